@@ -1,0 +1,88 @@
+#include "algorithms/engine.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+namespace kext {
+
+namespace {
+// Runs body(i) for i in [0, n): serially below the threshold, else with tbb::parallel_for.
+template <typename Body>
+void for_each_index(size_t n, size_t threshold, const Body& body) {
+  if (n < threshold) {
+    for (size_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t i = r.begin(); i != r.end(); ++i) body(i);
+  });
+}
+}  // namespace
+
+Engine::Engine(std::vector<std::unique_ptr<FilterPlugin>> filters, std::vector<WeightedScore> scores,
+               EngineOptions options)
+    : filters_(std::move(filters)), scores_(std::move(scores)), options_(options) {}
+
+FilterStatus Engine::filter_one(const PodContext& pod, const NodeInfo& node) const {
+  FilterStatus result;
+  for (const auto& f : filters_) {
+    FilterStatus s = f->filter(pod, node);
+    if (s.ok()) continue;
+    if (!options_.always_check_all_predicates) return s;
+    if (s.code == FilterCode::kUnresolvable || result.code == FilterCode::kSuccess) result.code = s.code;
+    for (auto& r : s.reasons) result.reasons.push_back(std::move(r));
+  }
+  return result;
+}
+
+std::vector<FilterStatus> Engine::filter(const PodContext& pod, std::span<const NodeInfo* const> nodes) const {
+  std::vector<FilterStatus> out(nodes.size());
+  for_each_index(nodes.size(), options_.parallel_threshold,
+                 [&](size_t i) { out[i] = filter_one(pod, *nodes[i]); });
+  return out;
+}
+
+bool Engine::fits(const PodContext& pod, const NodeInfo& node) const {
+  for (const auto& f : filters_) {
+    if (!f->filter(pod, node).ok()) return false;
+  }
+  return true;
+}
+
+ScoreMatrix Engine::score(const PodContext& pod, std::span<const NodeInfo* const> nodes) const {
+  ScoreMatrix m;
+  m.algorithms = scores_.size();
+  m.nodes = nodes.size();
+  m.raw.assign(m.algorithms * m.nodes, 0);
+  m.combined.assign(m.nodes, 0);
+
+  std::vector<std::unique_ptr<ScorePrepared>> prepared(m.algorithms);
+  for (size_t a = 0; a < m.algorithms; ++a) prepared[a] = scores_[a].plugin->prepare(pod, nodes);
+
+  // Map: the cell [a][n] is written only by the task that owns node n.
+  for_each_index(m.nodes, options_.parallel_threshold, [&](size_t n) {
+    for (size_t a = 0; a < m.algorithms; ++a) {
+      m.raw[a * m.nodes + n] = scores_[a].plugin->score(pod, prepared[a].get(), *nodes[n]);
+    }
+  });
+
+  // Reduce: each algorithm rewrites only its own row, so rows run in parallel.
+  m.reduced = m.raw;
+  const size_t reduce_work = m.nodes * m.algorithms;
+  for_each_index(m.algorithms, reduce_work < options_.parallel_threshold ? SIZE_MAX : 0, [&](size_t a) {
+    if (!scores_[a].plugin->has_reduce()) return;
+    scores_[a].plugin->reduce(std::span<int64_t>(m.reduced.data() + a * m.nodes, m.nodes));
+  });
+
+  int64_t weight_sum = 0;
+  for (const auto& s : scores_) weight_sum += s.weight;
+  if (weight_sum == 0) return m;
+  for (size_t n = 0; n < m.nodes; ++n) {
+    int64_t total = 0;
+    for (size_t a = 0; a < m.algorithms; ++a) total += scores_[a].weight * m.reduced[a * m.nodes + n];
+    m.combined[n] = total / weight_sum;
+  }
+  return m;
+}
+
+}  // namespace kext

@@ -1,0 +1,63 @@
+#pragma once
+// The filter loop and the map/reduce scoring engine.
+//
+// Map: one task per node fills scores[algorithm][node] (each cell written by exactly one task, so no
+// locks). Reduce: one task per algorithm that needs normalisation rewrites only its own row.
+// Combine: Σ weight·score / Σ weight per node (integer division).
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "algorithms/plugin.h"
+
+namespace kext {
+
+struct WeightedScore {
+  std::unique_ptr<ScorePlugin> plugin;
+  int64_t weight = 1;
+};
+
+struct ScoreMatrix {
+  size_t algorithms = 0;
+  size_t nodes = 0;
+  std::vector<int64_t> raw;       // [algorithm * nodes + node], after map, before reduce
+  std::vector<int64_t> reduced;   // after reduce (equals raw for algorithms without one)
+  std::vector<int64_t> combined;  // [node], the weighted reply score 0..10
+
+  int64_t raw_at(size_t a, size_t n) const { return raw[a * nodes + n]; }
+  int64_t at(size_t a, size_t n) const { return reduced[a * nodes + n]; }
+};
+
+struct EngineOptions {
+  // Below this many nodes the loops run serially: TBB's fixed cost outweighs the gain (measured in
+  // bench/engine_bench.cc; see README "Performance").
+  size_t parallel_threshold = 256;
+  // Stop at the first failing filter (legacy default); true reports every filter's reasons.
+  bool always_check_all_predicates = false;
+};
+
+class Engine {
+ public:
+  Engine(std::vector<std::unique_ptr<FilterPlugin>> filters, std::vector<WeightedScore> scores,
+         EngineOptions options = {});
+
+  // One status per node, in input order.
+  std::vector<FilterStatus> filter(const PodContext& pod, std::span<const NodeInfo* const> nodes) const;
+  // Runs only the filters: true if the pod fits the node (used by preemption's dry runs).
+  bool fits(const PodContext& pod, const NodeInfo& node) const;
+  ScoreMatrix score(const PodContext& pod, std::span<const NodeInfo* const> nodes) const;
+
+  const std::vector<std::unique_ptr<FilterPlugin>>& filters() const { return filters_; }
+  const std::vector<WeightedScore>& scores() const { return scores_; }
+  const EngineOptions& options() const { return options_; }
+
+ private:
+  FilterStatus filter_one(const PodContext& pod, const NodeInfo& node) const;
+
+  std::vector<std::unique_ptr<FilterPlugin>> filters_;
+  std::vector<WeightedScore> scores_;
+  EngineOptions options_;
+};
+
+}  // namespace kext

@@ -1,0 +1,24 @@
+#include "algorithms/filters/match_node_selector.h"
+
+#include "algorithms/node_selector.h"
+
+namespace kext {
+namespace {
+
+class MatchNodeSelector final : public FilterPlugin {
+ public:
+  std::string_view name() const override { return "MatchNodeSelector"; }
+
+  FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
+    if (match_required_affinity(pod.pod, *node.node)) return FilterStatus::success();
+    return FilterStatus::unresolvable({"node(s) didn't match Pod's node affinity/selector"});
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<FilterPlugin> make_match_node_selector_filter() {
+  return std::make_unique<MatchNodeSelector>();
+}
+
+}  // namespace kext

@@ -1,0 +1,20 @@
+#include "algorithms/filters/pod_fits_host.h"
+
+namespace kext {
+namespace {
+
+class PodFitsHost final : public FilterPlugin {
+ public:
+  std::string_view name() const override { return "PodFitsHost"; }
+
+  FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
+    if (pod.pod.node_name.empty() || pod.pod.node_name == node.name()) return FilterStatus::success();
+    return FilterStatus::unresolvable({"node(s) didn't match the requested node name"});
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<FilterPlugin> make_pod_fits_host_filter() { return std::make_unique<PodFitsHost>(); }
+
+}  // namespace kext

@@ -1,0 +1,29 @@
+#include "algorithms/filters/pod_tolerates_node_taints.h"
+
+#include <string>
+
+#include "algorithms/taints.h"
+
+namespace kext {
+namespace {
+
+class PodToleratesNodeTaints final : public FilterPlugin {
+ public:
+  std::string_view name() const override { return "PodToleratesNodeTaints"; }
+
+  FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
+    const Taint* taint = first_untolerated_scheduling_taint(node.node->taints, pod.pod.tolerations);
+    if (taint == nullptr) return FilterStatus::success();
+    // Same words as the modern TaintToleration plugin, so an empty value reads "{key: }" there too.
+    return FilterStatus::unresolvable(
+        {"node(s) had untolerated taint {" + taint->key + ": " + taint->value + "}"});
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<FilterPlugin> make_pod_tolerates_node_taints_filter() {
+  return std::make_unique<PodToleratesNodeTaints>();
+}
+
+}  // namespace kext

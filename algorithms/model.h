@@ -1,0 +1,136 @@
+#pragma once
+// The domain model the algorithms read: plain value types decoded once from Kubernetes objects.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/resources.h"
+
+namespace kext {
+
+using Labels = std::map<std::string, std::string, std::less<>>;
+
+// One requirement of a node selector term or a label selector: {key, operator, values}.
+struct SelectorRequirement {
+  std::string key;
+  std::string op;  // In, NotIn, Exists, DoesNotExist, Gt, Lt (Gt/Lt only for node selectors)
+  std::vector<std::string> values;
+};
+
+struct NodeSelectorTerm {
+  std::vector<SelectorRequirement> match_expressions;
+  std::vector<SelectorRequirement> match_fields;  // only metadata.name is a valid key
+};
+
+struct PreferredSchedulingTerm {
+  int32_t weight = 0;
+  NodeSelectorTerm preference;
+};
+
+struct NodeAffinity {
+  // nullopt = no required affinity (matches every node); an empty vector matches nothing.
+  std::optional<std::vector<NodeSelectorTerm>> required;
+  std::vector<PreferredSchedulingTerm> preferred;
+};
+
+struct Toleration {
+  std::string key;
+  std::string op;  // "Equal" (also when empty) or "Exists"
+  std::string value;
+  std::string effect;  // empty = every effect
+};
+
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
+};
+
+struct Container {
+  std::string name;
+  std::string image;
+  Resources requests;
+  // Whether the requests map named cpu/memory at all: a missing key gets the scoring default,
+  // an explicit "0" stays 0.
+  bool has_cpu_request = false;
+  bool has_memory_request = false;
+  bool restartable = false;  // init container with restartPolicy: Always (a sidecar)
+};
+
+struct Pod {
+  std::string name;
+  std::string namespace_;
+  std::string uid;
+  Labels labels;
+  std::string node_name;             // spec.nodeName
+  std::string nominated_node_name;   // status.nominatedNodeName
+  std::string phase;                 // status.phase
+  std::string preemption_policy;     // "" / PreemptLowerPriority / Never
+  std::optional<int32_t> priority;   // spec.priority; absent means 0
+  std::optional<int64_t> start_time; // status.startTime, Unix seconds
+  bool terminating = false;          // metadata.deletionTimestamp set
+  std::vector<Container> containers;
+  std::vector<Container> init_containers;
+  Resources overhead;
+  Labels node_selector;
+  std::optional<NodeAffinity> node_affinity;
+  std::vector<Toleration> tolerations;
+
+  int32_t effective_priority() const { return priority.value_or(0); }
+  bool is_terminal() const { return phase == "Succeeded" || phase == "Failed"; }
+};
+
+struct ContainerImage {
+  std::vector<std::string> names;
+  int64_t size_bytes = 0;
+};
+
+struct Node {
+  std::string name;
+  Labels labels;
+  Resources allocatable;
+  std::vector<Taint> taints;
+  bool unschedulable = false;
+  std::vector<ContainerImage> images;
+};
+
+// A pod with its requests computed once (they never change for a given pod object).
+struct PodInfo {
+  std::shared_ptr<const Pod> pod;
+  Resources requests;          // effective requests, as the fit filter uses them
+  Resources nonzero_requests;  // with the 100m / 200Mi per-container defaults, for scoring
+};
+
+PodInfo make_pod_info(std::shared_ptr<const Pod> pod);
+
+// A node with the aggregate of the pods assigned to it.
+struct NodeInfo {
+  std::shared_ptr<const Node> node;
+  std::vector<std::shared_ptr<const PodInfo>> pods;
+  Resources requested;
+  Resources nonzero_requested;
+
+  const std::string& name() const { return node->name; }
+  void add_pod(std::shared_ptr<const PodInfo> p);
+  // Removes by UID; returns false if the pod was not on this node.
+  bool remove_pod(const std::string& uid);
+};
+
+struct LabelSelector {
+  Labels match_labels;
+  std::vector<SelectorRequirement> match_expressions;
+};
+
+struct PodDisruptionBudget {
+  std::string name;
+  std::string namespace_;
+  // nullopt = nil selector. The scheduler matches nothing for both nil and empty selectors.
+  std::optional<LabelSelector> selector;
+  int32_t disruptions_allowed = 0;
+  std::vector<std::string> disrupted_pods;  // status.disruptedPods keys (pod names)
+};
+
+}  // namespace kext

@@ -1,0 +1,22 @@
+#include <algorithm>
+
+#include "algorithms/model.h"
+
+namespace kext {
+
+void NodeInfo::add_pod(std::shared_ptr<const PodInfo> p) {
+  requested.add(p->requests);
+  nonzero_requested.add(p->nonzero_requests);
+  pods.push_back(std::move(p));
+}
+
+bool NodeInfo::remove_pod(const std::string& uid) {
+  auto it = std::find_if(pods.begin(), pods.end(), [&](const auto& p) { return p->pod->uid == uid; });
+  if (it == pods.end()) return false;
+  requested.subtract((*it)->requests);
+  nonzero_requested.subtract((*it)->nonzero_requests);
+  pods.erase(it);
+  return true;
+}
+
+}  // namespace kext

@@ -1,0 +1,71 @@
+#pragma once
+// The two plugin interfaces every filter and score implements (kube-scheduler framework style).
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/model.h"
+
+namespace kext {
+
+inline constexpr int64_t kMaxScore = 10;  // extender scores are 0..10 (MaxExtenderPriority)
+
+// Everything about the pod being scheduled that is computed once per request.
+struct PodContext {
+  const Pod& pod;
+  Resources requests;          // effective requests (filters)
+  Resources nonzero_requests;  // with scoring defaults
+  explicit PodContext(const Pod& p);
+};
+
+enum class FilterCode {
+  kSuccess,
+  kUnschedulable,  // preemption may help -> FailedNodes
+  kUnresolvable,   // preemption cannot help -> FailedAndUnresolvableNodes
+};
+
+struct FilterStatus {
+  FilterCode code = FilterCode::kSuccess;
+  std::vector<std::string> reasons;  // Kubernetes' words, e.g. "Insufficient cpu"
+
+  bool ok() const { return code == FilterCode::kSuccess; }
+  static FilterStatus success() { return {}; }
+  static FilterStatus unschedulable(std::vector<std::string> r) { return {FilterCode::kUnschedulable, std::move(r)}; }
+  static FilterStatus unresolvable(std::vector<std::string> r) { return {FilterCode::kUnresolvable, std::move(r)}; }
+};
+
+class FilterPlugin {
+ public:
+  virtual ~FilterPlugin() = default;
+  virtual std::string_view name() const = 0;
+  // Must be thread-safe: called concurrently for different nodes.
+  virtual FilterStatus filter(const PodContext& pod, const NodeInfo& node) const = 0;
+};
+
+// Opaque per-request data a score plugin computes once before its map (e.g. image spread).
+struct ScorePrepared {
+  virtual ~ScorePrepared() = default;
+};
+
+class ScorePlugin {
+ public:
+  virtual ~ScorePlugin() = default;
+  virtual std::string_view name() const = 0;
+  // Runs once per request, serially, before the map; nodes are the nodes being scored.
+  virtual std::unique_ptr<ScorePrepared> prepare(const PodContext&, std::span<const NodeInfo* const>) const {
+    return nullptr;
+  }
+  // The map: one node's raw score. Must be thread-safe and touch nothing but its arguments.
+  virtual int64_t score(const PodContext& pod, const ScorePrepared* prepared, const NodeInfo& node) const = 0;
+  // The reduce: normalisation over all nodes of the request, in place. Default: none.
+  virtual bool has_reduce() const { return false; }
+  virtual void reduce(std::span<int64_t> /*scores*/) const {}
+};
+
+// DefaultNormalizeScore (kube-scheduler helper): scale to 0..max by the maximum, optionally reversed.
+void default_normalize_score(int64_t max_priority, bool reverse, std::span<int64_t> scores);
+
+}  // namespace kext

@@ -1,0 +1,33 @@
+#pragma once
+// PodDisruptionBudget matching and filterPodsWithPDBViolation (algorithms.md §2.3).
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "algorithms/model.h"
+
+namespace kext::preemption {
+
+// Which Kubernetes preemption behaviour to reproduce.
+//   kCurrent: ≈v1.19+ / DP-new — budgets consumed pod by pod, DisruptedPods skipped, victims re-sorted
+//             at the end (≈v1.32, PR #128307).
+//   kV1_16:   GS-1.16 (the seeds) — a pod violates when a matching PDB has disruptionsAllowed <= 0, no
+//             budget accounting, victims left in reprieve order.
+enum class Semantics { kCurrent, kV1_16 };
+
+// The scheduler's reading: same namespace, the pod has at least one label, and the selector is
+// neither nil nor empty (both match nothing there, unlike the eviction API) and matches the labels.
+bool pdb_matches(const PodDisruptionBudget& pdb, const Pod& pod);
+
+struct PdbSplit {
+  std::vector<std::shared_ptr<const PodInfo>> violating;
+  std::vector<std::shared_ptr<const PodInfo>> non_violating;
+};
+
+// Splits pods (already sorted most important first) into those whose eviction would violate a PDB
+// and the rest. Stable: each group keeps the input order. With kCurrent the budget is shared across
+// the list, so the most important matching pods use it up and the less important become violating.
+PdbSplit split_by_pdb_violation(std::span<const std::shared_ptr<const PodInfo>> sorted_pods,
+                                std::span<const PodDisruptionBudget> pdbs, Semantics semantics);
+
+}  // namespace kext::preemption

@@ -1,0 +1,58 @@
+#pragma once
+// pickOneNodeForPreemption, generalised to a total order over the candidates (algorithms.md §3.1).
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/model.h"
+
+namespace kext::preemption {
+
+struct Candidate {
+  std::string node_name;
+  std::vector<std::shared_ptr<const PodInfo>> victims;  // most important first (kCurrent)
+  int64_t num_pdb_violations = 0;
+  // The criterion that separated this candidate from the next one in the returned order ("last" for
+  // the final one). For logs: says why a node won.
+  std::string decided_by;
+};
+
+// The criteria in the order they are applied. Each one only breaks ties left by the previous ones,
+// so "the first criterion that leaves one node" equals the lexicographic minimum over these keys.
+enum class Criterion {
+  kZeroVictims,            // 0: GS-1.16 returned a node with no victims at once
+  kPdbViolations,          // 1: fewest
+  kHighestVictimPriority,  // 2: lowest priority of victims[0] (read as-is, not recomputed)
+  kSumOfPriorities,        // 3: smallest Σ (priority + 2^31)
+  kNumVictims,             // 4: fewest
+  kEarliestStartTime,      // 5: latest "earliest start among the highest-priority victims"
+  kNodeName,               // 6: Go picks at random (map order); we take the smaller name
+  kNone,                   // identical keys and names
+};
+
+std::string_view criterion_name(Criterion c);
+
+// Σ (int64(priority) + 2^31): every term is in [0, 2^32-1], so an extra victim never lowers the sum,
+// even with negative priorities.
+int64_t priority_sum_with_offset(std::span<const std::shared_ptr<const PodInfo>> victims);
+
+// GetEarliestPodStartTime: scans all victims (no order assumed) and returns the earliest start time
+// among those with the maximum priority; a missing start time counts as `now`. Victims must be non-empty.
+int64_t earliest_start_of_highest_priority(std::span<const std::shared_ptr<const PodInfo>> victims,
+                                           int64_t now_unix_seconds);
+
+// The criterion that decides between a and b, and whether a comes first.
+struct Comparison {
+  Criterion decided_by = Criterion::kNone;
+  bool a_first = false;
+};
+Comparison compare_candidates(const Candidate& a, const Candidate& b, int64_t now_unix_seconds);
+
+// Sorts best first and fills decided_by. candidates[0] is what pickOneNodeForPreemption picks
+// whenever Kubernetes' choice is deterministic.
+void order_candidates(std::vector<Candidate>& candidates, int64_t now_unix_seconds);
+
+}  // namespace kext::preemption

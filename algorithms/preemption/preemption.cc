@@ -1,0 +1,61 @@
+#include "algorithms/preemption/preemption.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <optional>
+
+namespace kext::preemption {
+
+bool eligible_to_preempt(const Pod& preemptor, const NodeInfo* nominated) {
+  if (preemptor.preemption_policy == "Never") return false;
+  if (nominated == nullptr || preemptor.nominated_node_name.empty()) return true;
+  const int32_t priority = preemptor.effective_priority();
+  return std::none_of(nominated->pods.begin(), nominated->pods.end(), [&](const auto& p) {
+    return p->pod->terminating && p->pod->effective_priority() < priority;
+  });
+}
+
+std::vector<Candidate> select_candidates(const PodContext& preemptor, std::span<const NodeInfo* const> nodes,
+                                         std::span<const PodDisruptionBudget> pdbs, const Engine& engine,
+                                         int64_t now_unix_seconds, const Options& options) {
+  const Pod& pod = preemptor.pod;
+  const NodeInfo* nominated = nullptr;
+  if (!pod.nominated_node_name.empty()) {
+    auto it = std::find_if(nodes.begin(), nodes.end(),
+                           [&](const NodeInfo* n) { return n->name() == pod.nominated_node_name; });
+    if (it != nodes.end()) nominated = *it;
+  }
+  if (!eligible_to_preempt(pod, nominated) || options.max_candidates == 0) return {};
+
+  // One slot per node, each written by exactly one task: no locking, and the input order is kept
+  // for the (stable) ordering step.
+  std::vector<std::optional<NodeVictims>> results(nodes.size());
+  auto run = [&](size_t i) {
+    results[i] = select_victims_on_node(preemptor, *nodes[i], pdbs, engine, now_unix_seconds, options.semantics);
+  };
+  if (nodes.size() > options.parallel_threshold) {
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, nodes.size()), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t i = r.begin(); i != r.end(); ++i) run(i);
+    });
+  } else {
+    for (size_t i = 0; i < nodes.size(); ++i) run(i);
+  }
+
+  std::vector<Candidate> candidates;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!results[i]) continue;
+    candidates.push_back(Candidate{nodes[i]->name(), std::move(results[i]->victims),
+                                   results[i]->num_pdb_violations, {}});
+  }
+  order_candidates(candidates, now_unix_seconds);
+  if (candidates.size() > options.max_candidates) {
+    candidates.resize(options.max_candidates);
+    // decided_by of the new last entry still names what separated it from the first one cut off,
+    // which is the useful information for a log line.
+  }
+  return candidates;
+}
+
+}  // namespace kext::preemption

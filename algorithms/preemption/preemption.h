@@ -1,0 +1,47 @@
+#pragma once
+// Preemption for the extender's preempt verb: over the nodes the scheduler passes in, choose the
+// node(s) and victims as kube-scheduler does (algorithms.md §1–4).
+//
+// Out of scope: nominated pods (the extender does not see the scheduler's nomination queue, so the
+// "filters with and without nominated pods" double check of §2.1 step 3 is not done and lower-priority
+// nominations are not cleared), candidate sampling (every node passed in is evaluated, as before
+// ≈v1.20 and as in modern code with ≤ 100 potential nodes), and extenders of extenders.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "algorithms/engine.h"
+#include "algorithms/model.h"
+#include "algorithms/plugin.h"
+#include "algorithms/preemption/pdb.h"
+#include "algorithms/preemption/pick_node.h"
+#include "algorithms/preemption/select_victims.h"
+
+namespace kext::preemption {
+
+struct Options {
+  Semantics semantics = Semantics::kCurrent;
+  size_t max_candidates = 1;  // how many of the best nodes to return, best first
+  // Below this many nodes the dry runs run serially: one dry run is a few microseconds, less than
+  // handing tasks to TBB (bench/preemption_bench.cc).
+  size_t parallel_threshold = 16;
+};
+
+// PodEligibleToPreemptOthers, GS-1.19 form: not eligible with preemptionPolicy Never, nor when the
+// nominated node (nullptr = none / unknown) holds a terminating pod of lower priority, which is most
+// likely a victim of an earlier round still shutting down. The modern check also requires the
+// DisruptionTarget condition; our Pod model does not carry conditions, so any terminating
+// lower-priority pod blocks (the v1.16/v1.19 rule).
+bool eligible_to_preempt(const Pod& preemptor, const NodeInfo* nominated);
+
+// Runs the dry run on every node (in parallel above options.parallel_threshold), then orders the
+// surviving nodes by pickOneNodeForPreemption's criteria and returns at most max_candidates of them.
+// Returns nothing when the preemptor is not eligible; its nominated node is looked up among `nodes`
+// (callers holding a wider snapshot should call eligible_to_preempt themselves first).
+// now_unix_seconds stands in for the start time of pods that have none.
+std::vector<Candidate> select_candidates(const PodContext& preemptor, std::span<const NodeInfo* const> nodes,
+                                         std::span<const PodDisruptionBudget> pdbs, const Engine& engine,
+                                         int64_t now_unix_seconds, const Options& options = {});
+
+}  // namespace kext::preemption

@@ -1,0 +1,40 @@
+#pragma once
+// SelectVictimsOnNode: the per-node dry run of preemption (algorithms.md §2).
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "algorithms/engine.h"
+#include "algorithms/model.h"
+#include "algorithms/plugin.h"
+#include "algorithms/preemption/pdb.h"
+
+namespace kext::preemption {
+
+// GetPodStartTime with Go's time.Now() replaced by one `now` per request, so that pods without a start
+// time all look equally young (youngest of all) and the order is reproducible.
+int64_t pod_start_time(const Pod& pod, int64_t now_unix_seconds);
+
+// MoreImportantPod: higher priority first; on equal priority the earlier start wins (the older pod is
+// kept, the newer one evicted first).
+bool more_important_pod(const Pod& a, const Pod& b, int64_t now_unix_seconds);
+
+struct NodeVictims {
+  // kCurrent: most important first. kV1_16: reprieve order (evicted violating pods, then the rest),
+  // which is what pickOneNodeForPreemption of that era read as "Pods[0]".
+  std::vector<std::shared_ptr<const PodInfo>> victims;
+  int64_t num_pdb_violations = 0;  // PDB-violating pods actually evicted
+};
+
+// nullopt when the node cannot be a candidate: the preemptor does not fit even with every
+// lower-priority pod removed, or (kCurrent only) there are no lower-priority pods or none needs to go.
+// With kV1_16 a node where the preemptor fits without evictions is returned with no victims, as
+// GS-1.16 did. The node is not modified: the dry run works on a copy. Nominated pods are not
+// considered (the extender does not see the scheduler's nomination queue).
+std::optional<NodeVictims> select_victims_on_node(const PodContext& preemptor, const NodeInfo& node,
+                                                  std::span<const PodDisruptionBudget> pdbs, const Engine& engine,
+                                                  int64_t now_unix_seconds, Semantics semantics);
+
+}  // namespace kext::preemption

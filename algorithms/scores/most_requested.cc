@@ -1,0 +1,31 @@
+#include "algorithms/scores/most_requested.h"
+
+namespace kext {
+
+namespace {
+
+// An over-committed resource scores 0 rather than 10: that is what v1.16 did, and the later clamp
+// is a different product.
+int64_t most_requested(int64_t requested, int64_t capacity) {
+  if (capacity == 0 || requested > capacity) return 0;
+  return static_cast<int64_t>(static_cast<__int128>(requested) * kMaxScore / capacity);
+}
+
+class MostRequested final : public ScorePlugin {
+ public:
+  std::string_view name() const override { return "MostRequestedPriority"; }
+
+  int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {
+    const Resources& alloc = node.node->allocatable;
+    int64_t cpu =
+        most_requested(node.nonzero_requested.milli_cpu + pod.nonzero_requests.milli_cpu, alloc.milli_cpu);
+    int64_t mem = most_requested(node.nonzero_requested.memory + pod.nonzero_requests.memory, alloc.memory);
+    return (cpu + mem) / 2;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ScorePlugin> make_most_requested_score() { return std::make_unique<MostRequested>(); }
+
+}  // namespace kext

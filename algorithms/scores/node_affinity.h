@@ -1,0 +1,15 @@
+#pragma once
+// NodeAffinityPriority: preferred node affinity (algorithms.md §6.3 score, §7.1 normalisation).
+#include <memory>
+
+#include "algorithms/plugin.h"
+
+namespace kext {
+
+// "NodeAffinityPriority": map = Σ weight of the preferred terms the node matches (expressions and
+// metadata.name fields, modern matching: an unparsable or empty term just does not match, where
+// v1.16 aborted the priority and looked at expressions only). Reduce = default_normalize_score(10,
+// false).
+std::unique_ptr<ScorePlugin> make_node_affinity_score();
+
+}  // namespace kext

@@ -1,0 +1,96 @@
+#include "algorithms/scores/requested_to_capacity_ratio.h"
+
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kext {
+
+int64_t broken_linear(std::span<const UtilizationShapePoint> shape, int64_t utilization) {
+  if (shape.empty()) return 0;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (utilization > shape[i].utilization) continue;
+    if (i == 0) return shape[0].score;
+    const auto& lo = shape[i - 1];
+    const auto& hi = shape[i];
+    // Policy validation requires strictly increasing utilizations; guard anyway so a bad shape
+    // cannot divide by zero.
+    if (hi.utilization <= lo.utilization) return hi.score;
+    return lo.score +
+           (hi.score - lo.score) * (utilization - lo.utilization) / (hi.utilization - lo.utilization);
+  }
+  return shape.back().score;
+}
+
+namespace {
+
+constexpr int64_t kMaxUtilization = 100;
+
+class RequestedToCapacityRatio final : public ScorePlugin {
+ public:
+  explicit RequestedToCapacityRatio(RequestedToCapacityRatioArgs args) : args_(std::move(args)) {
+    if (args_.resources.empty()) args_.resources = {{"cpu", 1}, {"memory", 1}};
+    // The legacy policy loader turned an omitted weight into 1 rather than disabling the resource.
+    for (auto& r : args_.resources) {
+      if (r.weight == 0) r.weight = 1;
+    }
+  }
+
+  std::string_view name() const override { return "RequestedToCapacityRatioPriority"; }
+
+  int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {
+    const Resources& alloc = node.node->allocatable;
+    int64_t node_score = 0;
+    int64_t weight_sum = 0;
+    for (const auto& res : args_.resources) {
+      int64_t requested = 0;
+      int64_t capacity = 0;
+      if (res.name == "cpu") {
+        requested = node.nonzero_requested.milli_cpu + pod.nonzero_requests.milli_cpu;
+        capacity = alloc.milli_cpu;
+      } else if (res.name == "memory") {
+        requested = node.nonzero_requested.memory + pod.nonzero_requests.memory;
+        capacity = alloc.memory;
+      } else if (res.name == "ephemeral-storage") {
+        requested = node.requested.ephemeral_storage + pod.requests.ephemeral_storage;
+        capacity = alloc.ephemeral_storage;
+      } else {
+        int64_t pod_request = pod.requests.scalar(res.name);
+        if (pod_request == 0) continue;  // scoring an unrequested device would favour idle GPU nodes
+        requested = node.requested.scalar(res.name) + pod_request;
+        capacity = alloc.scalar(res.name);
+      }
+      if (capacity == 0) continue;
+      int64_t s = resource_score(requested, capacity);
+      // A zero score is dropped from the mean rather than averaged in (modern RTCR behaviour).
+      if (s > 0) {
+        node_score += s * res.weight;
+        weight_sum += res.weight;
+      }
+    }
+    if (weight_sum == 0) return 0;
+    // std::round rounds half away from zero, like Go's math.Round.
+    return static_cast<int64_t>(
+        std::round(static_cast<double>(node_score) / static_cast<double>(weight_sum)));
+  }
+
+ private:
+  int64_t resource_score(int64_t requested, int64_t capacity) const {
+    if (requested > capacity) return broken_linear(args_.shape, kMaxUtilization);
+    // 128-bit so a huge byte count times 100 cannot overflow (master's scaledUtilization does too).
+    auto util = static_cast<int64_t>(static_cast<__int128>(requested) * kMaxUtilization / capacity);
+    return broken_linear(args_.shape, util);
+  }
+
+  RequestedToCapacityRatioArgs args_;
+};
+
+}  // namespace
+
+std::unique_ptr<ScorePlugin> make_requested_to_capacity_ratio_score(
+    const RequestedToCapacityRatioArgs& args) {
+  return std::make_unique<RequestedToCapacityRatio>(args);
+}
+
+}  // namespace kext

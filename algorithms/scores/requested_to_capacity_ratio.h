@@ -1,0 +1,27 @@
+#pragma once
+// RequestedToCapacityRatioPriority: modern RTCR semantics (algorithms.md §5.4) on the extender's
+// 0..10 scale.
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "algorithms/catalogue.h"
+#include "algorithms/plugin.h"
+
+namespace kext {
+
+// BuildBrokenLinearFunction: the first point with p <= utilization decides; before the first point
+// its score, past the last point the last score, in between integer linear interpolation. An empty
+// shape scores 0.
+int64_t broken_linear(std::span<const UtilizationShapePoint> shape, int64_t utilization);
+
+// "RequestedToCapacityRatioPriority". Per resource: f(100) if requested > allocatable, else
+// f(requested * 100 / allocatable). The shape's scores are used as given (0..10): the ×10 that
+// kube-scheduler ≥ v1.17 applies only exists to reach its 0..100 scale. Resources with allocatable 0
+// and resources scoring 0 add nothing to the weight sum; the node score is the weighted mean,
+// rounded half away from zero. Requested = non-zero requests for cpu/memory, actual requests for
+// everything else; a scalar the pod does not request is skipped. Empty resources = cpu 1, memory 1;
+// weight 0 means 1. No reduce.
+std::unique_ptr<ScorePlugin> make_requested_to_capacity_ratio_score(const RequestedToCapacityRatioArgs& args);
+
+}  // namespace kext

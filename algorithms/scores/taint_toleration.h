@@ -1,0 +1,14 @@
+#pragma once
+// TaintTolerationPriority: fewer untolerated PreferNoSchedule taints score higher (§6.2, §7.1).
+#include <memory>
+
+#include "algorithms/plugin.h"
+
+namespace kext {
+
+// "TaintTolerationPriority": map = count of the node's PreferNoSchedule taints not tolerated by the
+// pod's tolerations with an empty or PreferNoSchedule effect. Reduce = default_normalize_score(10,
+// true): the node with the most such taints gets 0, a node with none 10.
+std::unique_ptr<ScorePlugin> make_taint_toleration_score();
+
+}  // namespace kext

@@ -1,0 +1,52 @@
+// Decoding cost: a bare RapidJSON parse of the body vs the extender's full decode, both modes.
+#include <benchmark/benchmark.h>
+
+#include "bench/synthetic_cluster.h"
+#include "extender/codec/extender_args.h"
+
+namespace {
+
+const kext::bench::Workload& workload(size_t n) {
+  static std::map<size_t, kext::bench::Workload> cache;
+  auto it = cache.find(n);
+  if (it == cache.end()) it = cache.emplace(n, kext::bench::make_workload(n, 0)).first;
+  return it->second;
+}
+
+void BM_BareParseFull(benchmark::State& st) {
+  const std::string& body = workload(static_cast<size_t>(st.range(0))).full_request;
+  for (auto _ : st) {
+    rapidjson::Document d;
+    d.Parse(body.data(), body.size());
+    benchmark::DoNotOptimize(d.IsObject());
+  }
+  st.SetBytesProcessed(st.iterations() * static_cast<int64_t>(body.size()));
+}
+
+void BM_DecodeFull(benchmark::State& st) {
+  const std::string& body = workload(static_cast<size_t>(st.range(0))).full_request;
+  for (auto _ : st) {
+    kext::ExtenderArgs args;
+    kext::decode_extender_args(body, args);
+    benchmark::DoNotOptimize(args.nodes.size());
+  }
+  st.SetBytesProcessed(st.iterations() * static_cast<int64_t>(body.size()));
+}
+
+void BM_DecodeNames(benchmark::State& st) {
+  const std::string& body = workload(static_cast<size_t>(st.range(0))).names_request;
+  for (auto _ : st) {
+    kext::ExtenderArgs args;
+    kext::decode_extender_args(body, args);
+    benchmark::DoNotOptimize(args.node_names.size());
+  }
+  st.SetBytesProcessed(st.iterations() * static_cast<int64_t>(body.size()));
+}
+
+BENCHMARK(BM_BareParseFull)->Arg(500)->Arg(5000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DecodeFull)->Arg(500)->Arg(5000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DecodeNames)->Arg(500)->Arg(5000)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

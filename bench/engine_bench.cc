@@ -1,0 +1,63 @@
+// The map/reduce engine with the default policy, serial vs parallel, to find the break-even node count.
+#include <benchmark/benchmark.h>
+
+#include "bench/synthetic_cluster.h"
+#include "extender/state/snapshot_loader.h"
+#include "policy/policy.h"
+
+namespace {
+
+struct Fixture {
+  std::shared_ptr<const kext::ClusterState> state;
+  std::vector<const kext::NodeInfo*> nodes;
+  kext::Pod pod;
+};
+
+const Fixture& fixture(size_t n) {
+  static std::map<size_t, Fixture> cache;
+  auto it = cache.find(n);
+  if (it != cache.end()) return it->second;
+  Fixture f;
+  kext::ClusterStateBuilder b;
+  kext::load_snapshot_json(kext::bench::make_workload(n, 10).snapshot, b);
+  f.state = std::move(b).build();
+  for (size_t i = 0; i < n; ++i) f.nodes.push_back(f.state->find_node("node-" + std::to_string(i)));
+  kext::Container c;
+  c.requests.milli_cpu = 500;
+  c.requests.memory = 512 << 20;
+  c.has_cpu_request = c.has_memory_request = true;
+  c.image = "registry.example.com/app-1:1.0";
+  f.pod.containers.push_back(c);
+  return cache.emplace(n, std::move(f)).first->second;
+}
+
+void run(benchmark::State& st, bool parallel, bool scoring) {
+  const Fixture& f = fixture(static_cast<size_t>(st.range(0)));
+  kext::Policy p = kext::parse_policy(kext::default_policy_json());
+  p.parallel_threshold = parallel ? 0 : INT64_MAX;
+  auto engine = kext::build_engine(p);
+  for (auto _ : st) {
+    kext::PodContext ctx(f.pod);
+    if (scoring) {
+      benchmark::DoNotOptimize(engine->score(ctx, f.nodes));
+    } else {
+      benchmark::DoNotOptimize(engine->filter(ctx, f.nodes));
+    }
+  }
+  st.SetItemsProcessed(st.iterations() * st.range(0));
+}
+
+void BM_ScoreSerial(benchmark::State& st) { run(st, false, true); }
+void BM_ScoreParallel(benchmark::State& st) { run(st, true, true); }
+void BM_FilterSerial(benchmark::State& st) { run(st, false, false); }
+void BM_FilterParallel(benchmark::State& st) { run(st, true, false); }
+
+#define NODE_COUNTS Arg(16)->Arg(64)->Arg(100)->Arg(256)->Arg(500)->Arg(1000)->Arg(5000)
+BENCHMARK(BM_ScoreSerial)->NODE_COUNTS;
+BENCHMARK(BM_ScoreParallel)->NODE_COUNTS;
+BENCHMARK(BM_FilterSerial)->NODE_COUNTS;
+BENCHMARK(BM_FilterParallel)->NODE_COUNTS;
+
+}  // namespace
+
+BENCHMARK_MAIN();

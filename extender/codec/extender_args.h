@@ -1,0 +1,39 @@
+#pragma once
+// The scheduler's request envelopes (PascalCase, matched case-insensitively) and reply encoders.
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/model.h"
+#include "algorithms/plugin.h"
+#include "policy/json.h"
+
+namespace kext {
+
+// ExtenderArgs: {"Pod":…, "Nodes":{"items":[…]}|null, "NodeNames":[…]|null}.
+struct ExtenderArgs {
+  rapidjson::Document doc;  // owns the node objects echoed back in full-Nodes mode
+  Pod pod;
+  bool full_nodes = false;                // Nodes was sent (nodeCacheCapable: false)
+  std::vector<Node> nodes;                // full mode
+  std::vector<const json::Value*> node_json;  // full mode: the objects as received, for the echo
+  std::vector<std::string> node_names;    // names mode; in full mode the names of `nodes`
+};
+
+// Throws DecodeError naming the problem (missing Pod, wrong types, bad quantities, …).
+void decode_extender_args(std::string_view body, ExtenderArgs& out);
+
+// Parses the body into doc, with a clear error for empty or malformed JSON.
+void parse_body(std::string_view body, rapidjson::Document& doc);
+
+struct FilterReply {
+  std::vector<size_t> passed;                  // indices into the request's nodes
+  std::map<std::string, std::string> failed;   // preemption may help
+  std::map<std::string, std::string> unresolvable;
+};
+
+std::string encode_filter_reply(const ExtenderArgs& args, const FilterReply& reply);
+std::string encode_prioritize_reply(const std::vector<std::string>& hosts, const std::vector<int64_t>& scores);
+
+}  // namespace kext

@@ -1,0 +1,114 @@
+#include "extender/http/verbs.h"
+
+#include "extender/codec/extender_args.h"
+
+namespace kext {
+
+namespace {
+
+// The nodes of a request resolved against the cluster state. `infos[i]` is null when node i cannot be
+// evaluated (names mode, node unknown to the cluster state).
+struct ResolvedNodes {
+  std::vector<NodeInfo> owned;  // full mode: request objects + the pods the state has on them
+  std::vector<const NodeInfo*> infos;
+};
+
+ResolvedNodes resolve_nodes(const ExtenderArgs& args, const ClusterState& state) {
+  ResolvedNodes r;
+  r.infos.resize(args.node_names.size(), nullptr);
+  if (args.full_nodes) {
+    r.owned.resize(args.nodes.size());
+    for (size_t i = 0; i < args.nodes.size(); ++i) {
+      NodeInfo& info = r.owned[i];
+      if (const NodeInfo* known = state.find_node(args.nodes[i].name)) info = *known;
+      // The request's object wins over the snapshot's: it is what the scheduler sees now.
+      info.node = std::make_shared<const Node>(args.nodes[i]);
+      r.infos[i] = &info;
+    }
+  } else {
+    for (size_t i = 0; i < args.node_names.size(); ++i) {
+      const NodeInfo* known = state.find_node(args.node_names[i]);
+      if (known && known->node) r.infos[i] = known;
+    }
+  }
+  return r;
+}
+
+std::string join_reasons(const std::vector<std::string>& reasons) {
+  std::string out;
+  for (const auto& r : reasons) {
+    if (!out.empty()) out += ", ";
+    out += r;
+  }
+  return out;
+}
+
+constexpr std::string_view kUnknownNode = "node not found in the extender's cluster state";
+
+}  // namespace
+
+Reply bad_request(std::string_view message, int status) { return Reply{status, json::error_body(message)}; }
+
+Reply Verbs::filter(std::string_view body) const {
+  ExtenderArgs args;
+  try {
+    decode_extender_args(body, args);
+  } catch (const DecodeError& e) {
+    return bad_request(e.what());
+  }
+  auto state = state_.current();
+  ResolvedNodes nodes = resolve_nodes(args, *state);
+
+  std::vector<const NodeInfo*> known;
+  std::vector<size_t> known_index;
+  FilterReply reply;
+  for (size_t i = 0; i < nodes.infos.size(); ++i) {
+    if (nodes.infos[i]) {
+      known.push_back(nodes.infos[i]);
+      known_index.push_back(i);
+    } else {
+      reply.unresolvable[args.node_names[i]] = std::string(kUnknownNode);
+    }
+  }
+  PodContext pod(args.pod);
+  std::vector<FilterStatus> statuses = engine_.filter(pod, known);
+  for (size_t k = 0; k < statuses.size(); ++k) {
+    const size_t i = known_index[k];
+    const FilterStatus& s = statuses[k];
+    switch (s.code) {
+      case FilterCode::kSuccess: reply.passed.push_back(i); break;
+      case FilterCode::kUnschedulable: reply.failed[args.node_names[i]] = join_reasons(s.reasons); break;
+      case FilterCode::kUnresolvable: reply.unresolvable[args.node_names[i]] = join_reasons(s.reasons); break;
+    }
+  }
+  // A node both failed and unresolvable (duplicate names) is reported once, as unresolvable.
+  for (const auto& [name, _] : reply.unresolvable) reply.failed.erase(name);
+  return Reply{200, encode_filter_reply(args, reply)};
+}
+
+Reply Verbs::prioritize(std::string_view body) const {
+  ExtenderArgs args;
+  try {
+    decode_extender_args(body, args);
+  } catch (const DecodeError& e) {
+    return bad_request(e.what());
+  }
+  auto state = state_.current();
+  ResolvedNodes nodes = resolve_nodes(args, *state);
+
+  std::vector<const NodeInfo*> known;
+  std::vector<size_t> known_index;
+  for (size_t i = 0; i < nodes.infos.size(); ++i) {
+    if (!nodes.infos[i]) continue;
+    known.push_back(nodes.infos[i]);
+    known_index.push_back(i);
+  }
+  PodContext pod(args.pod);
+  ScoreMatrix m = engine_.score(pod, known);
+  // Every node sent gets a score; one the extender cannot see scores 0.
+  std::vector<int64_t> scores(args.node_names.size(), 0);
+  for (size_t k = 0; k < known_index.size(); ++k) scores[known_index[k]] = m.combined[k];
+  return Reply{200, encode_prioritize_reply(args.node_names, scores)};
+}
+
+}  // namespace kext

@@ -1,0 +1,69 @@
+#include "extender/state/snapshot_loader.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "extender/codec/k8s_decode.h"
+#include "policy/json.h"
+
+namespace kext {
+
+namespace {
+void add_object(const json::Value& item, std::string_view path, ClusterStateBuilder& builder) {
+  json::expect_object(item, path);
+  std::string kind = json::get_string(item, "kind", path);
+  if (kind == "Node") {
+    builder.add_node(decode_node(item, path));
+  } else if (kind == "Pod") {
+    builder.add_pod(decode_pod(item, path));
+  } else if (kind == "PodDisruptionBudget") {
+    builder.add_pdb(decode_pdb(item, path));
+  } else if (kind == "List" || kind.ends_with("List")) {
+    const json::Value* items = json::find_non_null(item, "items");
+    if (!items) return;
+    std::string ip = json::join_path(path, "items");
+    json::expect_array(*items, ip);
+    for (rapidjson::SizeType i = 0; i < items->Size(); ++i) {
+      std::string p = ip + "[" + std::to_string(i) + "]";
+      const json::Value& child = (*items)[i];
+      // Typed lists (NodeList) omit kind on their items.
+      if (kind != "List" && json::find_non_null(child, "kind") == nullptr) {
+        std::string item_kind = kind.substr(0, kind.size() - 4);
+        if (item_kind == "Node") builder.add_node(decode_node(child, p));
+        else if (item_kind == "Pod") builder.add_pod(decode_pod(child, p));
+        else if (item_kind == "PodDisruptionBudget") builder.add_pdb(decode_pdb(child, p));
+        continue;
+      }
+      add_object(child, p, builder);
+    }
+  }
+}
+}  // namespace
+
+void load_snapshot_json(std::string_view text, ClusterStateBuilder& builder) {
+  rapidjson::Document doc;
+  doc.Parse<json::kParseFlags>(text.data(), text.size());
+  if (doc.HasParseError()) {
+    throw DecodeError(std::string("invalid JSON at offset ") + std::to_string(doc.GetErrorOffset()) + ": " +
+                      rapidjson::GetParseError_En(doc.GetParseError()));
+  }
+  add_object(doc, "", builder);
+}
+
+std::shared_ptr<const ClusterState> load_snapshot_files(const std::vector<std::string>& paths) {
+  ClusterStateBuilder builder;
+  for (const auto& path : paths) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("--snapshot " + path + ": cannot open file");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    try {
+      load_snapshot_json(ss.str(), builder);
+    } catch (const DecodeError& e) {
+      throw std::runtime_error("--snapshot " + path + ": " + e.what());
+    }
+  }
+  return std::move(builder).build();
+}
+
+}  // namespace kext

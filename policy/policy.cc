@@ -1,0 +1,208 @@
+#include "policy/policy.h"
+
+#include <algorithm>
+#include <set>
+
+#include "policy/json.h"
+
+namespace kext {
+
+namespace {
+
+using json::Value;
+
+// A short embedded default: every filter, and the legacy DefaultProvider's node-level priorities.
+constexpr std::string_view kDefaultPolicy = R"({
+  "kind": "Policy",
+  "apiVersion": "v1",
+  "predicates": [
+    {"name": "CheckNodeUnschedulable"},
+    {"name": "PodFitsHost"},
+    {"name": "MatchNodeSelector"},
+    {"name": "PodFitsResources"},
+    {"name": "PodToleratesNodeTaints"}
+  ],
+  "priorities": [
+    {"name": "LeastRequestedPriority", "weight": 1},
+    {"name": "BalancedResourceAllocation", "weight": 1},
+    {"name": "NodeAffinityPriority", "weight": 1},
+    {"name": "TaintTolerationPriority", "weight": 1},
+    {"name": "ImageLocalityPriority", "weight": 1}
+  ],
+  "preemption": {"semantics": "current", "maxCandidates": 1}
+})";
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) { throw PolicyError(path + ": " + what); }
+
+std::string elem(std::string_view path, size_t i) { return std::string(path) + "[" + std::to_string(i) + "]"; }
+
+int64_t get_integer(const Value& obj, std::string_view key, std::string_view path, int64_t fallback) {
+  const Value* v = json::find_non_null(obj, key);
+  if (!v) return fallback;
+  if (!v->IsInt64()) fail(json::join_path(path, key), "must be an integer");
+  return v->GetInt64();
+}
+
+std::string get_name(const Value& entry, const std::string& path) {
+  if (!entry.IsObject()) fail(path, "must be an object");
+  const Value* name = json::find_non_null(entry, "name");
+  if (!name) fail(path + ".name", "missing");
+  if (!name->IsString()) fail(path + ".name", "must be a string");
+  return std::string(json::view(*name));
+}
+
+std::string known_list(const std::vector<std::string_view>& names) {
+  std::string out;
+  for (auto n : names) {
+    if (!out.empty()) out += ", ";
+    out += n;
+  }
+  return out;
+}
+
+RequestedToCapacityRatioArgs parse_rtcr(const Value& v, const std::string& path) {
+  if (!v.IsObject()) fail(path, "must be an object");
+  RequestedToCapacityRatioArgs args;
+  const Value* shape = json::find_non_null(v, "shape");
+  if (!shape) fail(path + ".shape", "missing");
+  if (!shape->IsArray() || shape->Empty()) fail(path + ".shape", "must be a non-empty array");
+  for (rapidjson::SizeType i = 0; i < shape->Size(); ++i) {
+    std::string p = elem(path + ".shape", i);
+    const Value& pt = (*shape)[i];
+    if (!pt.IsObject()) fail(p, "must be an object");
+    UtilizationShapePoint point;
+    point.utilization = get_integer(pt, "utilization", p, 0);
+    point.score = get_integer(pt, "score", p, 0);
+    if (point.utilization < 0 || point.utilization > 100) fail(p + ".utilization", "must be in 0..100");
+    if (point.score < 0 || point.score > 10) fail(p + ".score", "must be in 0..10");
+    if (i > 0 && point.utilization <= args.shape.back().utilization) {
+      fail(p + ".utilization", "must be strictly increasing");
+    }
+    args.shape.push_back(point);
+  }
+  if (const Value* res = json::find_non_null(v, "resources")) {
+    if (!res->IsArray()) fail(path + ".resources", "must be an array");
+    std::set<std::string> seen;
+    for (rapidjson::SizeType i = 0; i < res->Size(); ++i) {
+      std::string p = elem(path + ".resources", i);
+      ResourceWeight rw;
+      rw.name = get_name((*res)[i], p);
+      rw.weight = get_integer((*res)[i], "weight", p, 1);
+      if (rw.weight < 1) fail(p + ".weight", "must be >= 1");
+      if (!seen.insert(rw.name).second) fail(p + ".name", "duplicate resource \"" + rw.name + "\"");
+      args.resources.push_back(std::move(rw));
+    }
+  }
+  return args;
+}
+
+ScoreArgs parse_score_args(const std::string& name, const Value& entry, const std::string& path) {
+  ScoreArgs args;
+  const Value* argument = json::find_non_null(entry, "argument");
+  if (name == "RequestedToCapacityRatioPriority") {
+    const Value* rtcr = argument ? json::find_non_null(*argument, "requestedToCapacityRatioArguments") : nullptr;
+    if (!rtcr) fail(path + ".argument.requestedToCapacityRatioArguments", "missing");
+    args.requested_to_capacity_ratio = parse_rtcr(*rtcr, path + ".argument.requestedToCapacityRatioArguments");
+  } else if (argument) {
+    fail(path + ".argument", "priority " + name + " takes no argument");
+  }
+  return args;
+}
+
+}  // namespace
+
+std::string_view default_policy_json() { return kDefaultPolicy; }
+
+// A missing list means "the default policy's list" (as the legacy provider defaults did); an empty
+// list means none.
+static Policy parse_policy_impl(std::string_view text, bool parsing_default) {
+  rapidjson::Document doc;
+  doc.Parse<json::kParseFlags>(text.data(), text.size());
+  if (doc.HasParseError()) {
+    fail("policy", std::string("malformed JSON at offset ") + std::to_string(doc.GetErrorOffset()) + ": " +
+                       rapidjson::GetParseError_En(doc.GetParseError()));
+  }
+  if (!doc.IsObject()) fail("policy", "must be a JSON object");
+  std::string kind = json::get_string(doc, "kind", "");
+  if (!kind.empty() && kind != "Policy") fail("kind", "must be \"Policy\", got \"" + kind + "\"");
+
+  Policy policy;
+
+  const Value* preds = json::find(doc, "predicates");
+  if (preds && !preds->IsNull()) {
+    if (!preds->IsArray()) fail("predicates", "must be an array");
+    std::set<std::string> seen;
+    for (rapidjson::SizeType i = 0; i < preds->Size(); ++i) {
+      std::string p = elem("predicates", i);
+      std::string name = get_name((*preds)[i], p);
+      if (!make_filter(name)) fail(p + ".name", "unknown predicate \"" + name + "\" (known: " + known_list(filter_names()) + ")");
+      if (!seen.insert(name).second) fail(p + ".name", "duplicate predicate \"" + name + "\"");
+      policy.predicates.push_back({name});
+    }
+  } else if (!parsing_default) {
+    policy.predicates = parse_policy_impl(kDefaultPolicy, true).predicates;
+  }
+  std::stable_sort(policy.predicates.begin(), policy.predicates.end(),
+                   [](const auto& a, const auto& b) { return filter_rank(a.name) < filter_rank(b.name); });
+
+  const Value* prios = json::find(doc, "priorities");
+  if (prios && !prios->IsNull()) {
+    if (!prios->IsArray()) fail("priorities", "must be an array");
+    std::set<std::string> seen;
+    for (rapidjson::SizeType i = 0; i < prios->Size(); ++i) {
+      std::string p = elem("priorities", i);
+      const Value& entry = (*prios)[i];
+      PriorityPolicy prio;
+      prio.name = get_name(entry, p);
+      const auto known = score_names();
+      if (std::find(known.begin(), known.end(), prio.name) == known.end()) {
+        fail(p + ".name", "unknown priority \"" + prio.name + "\" (known: " + known_list(score_names()) + ")");
+      }
+      if (!seen.insert(prio.name).second) fail(p + ".name", "duplicate priority \"" + prio.name + "\"");
+      const Value* weight = json::find_non_null(entry, "weight");
+      if (!weight) fail(p + ".weight", "missing (every priority needs an explicit weight)");
+      if (!weight->IsInt64()) fail(p + ".weight", "must be an integer");
+      prio.weight = weight->GetInt64();
+      if (prio.weight < 1) fail(p + ".weight", "must be >= 1, got " + std::to_string(prio.weight));
+      if (prio.weight > 1000000) fail(p + ".weight", "must be <= 1000000");
+      prio.args = parse_score_args(prio.name, entry, p);
+      policy.priorities.push_back(std::move(prio));
+    }
+  } else if (!parsing_default) {
+    policy.priorities = parse_policy_impl(kDefaultPolicy, true).priorities;
+  }
+
+  if (policy.predicates.empty() && policy.priorities.empty()) {
+    fail("policy", "enables no predicate and no priority");
+  }
+  policy.always_check_all_predicates = json::get_bool(doc, "alwaysCheckAllPredicates", "");
+
+  if (const Value* pre = json::find_non_null(doc, "preemption")) {
+    if (!pre->IsObject()) fail("preemption", "must be an object");
+    std::string sem = json::get_string(*pre, "semantics", "preemption");
+    if (!sem.empty()) {
+      if (sem != "current" && sem != "v1.16") fail("preemption.semantics", "must be \"current\" or \"v1.16\", got \"" + sem + "\"");
+      policy.preemption.semantics = sem;
+    }
+    policy.preemption.max_candidates = get_integer(*pre, "maxCandidates", "preemption", 1);
+    if (policy.preemption.max_candidates < 1) fail("preemption.maxCandidates", "must be >= 1");
+  }
+  policy.parallel_threshold = get_integer(doc, "parallelThreshold", "", policy.parallel_threshold);
+  if (policy.parallel_threshold < 0) fail("parallelThreshold", "must be >= 0");
+  return policy;
+}
+
+Policy parse_policy(std::string_view text) { return parse_policy_impl(text, false); }
+
+std::unique_ptr<Engine> build_engine(const Policy& policy) {
+  std::vector<std::unique_ptr<FilterPlugin>> filters;
+  for (const auto& p : policy.predicates) filters.push_back(make_filter(p.name));
+  std::vector<WeightedScore> scores;
+  for (const auto& p : policy.priorities) scores.push_back({make_score(p.name, p.args), p.weight});
+  EngineOptions options;
+  options.parallel_threshold = static_cast<size_t>(policy.parallel_threshold);
+  options.always_check_all_predicates = policy.always_check_all_predicates;
+  return std::make_unique<Engine>(std::move(filters), std::move(scores), options);
+}
+
+}  // namespace kext

@@ -1,0 +1,49 @@
+#pragma once
+// The legacy kube-scheduler Policy file shape, validated once at start-up into a plain struct.
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/catalogue.h"
+#include "algorithms/engine.h"
+
+namespace kext {
+
+struct PolicyError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct PredicatePolicy {
+  std::string name;
+};
+
+struct PriorityPolicy {
+  std::string name;
+  int64_t weight = 1;
+  ScoreArgs args;
+};
+
+struct PreemptionPolicy {
+  std::string semantics = "current";  // "current" | "v1.16"
+  int64_t max_candidates = 1;
+};
+
+struct Policy {
+  std::vector<PredicatePolicy> predicates;  // in Kubernetes' predicate order
+  std::vector<PriorityPolicy> priorities;
+  bool always_check_all_predicates = false;
+  PreemptionPolicy preemption;
+  int64_t parallel_threshold = 256;  // engine: serial below this many nodes
+};
+
+// The policy the server runs without --policy.
+std::string_view default_policy_json();
+
+// Throws PolicyError whose message names the offending field (e.g. "priorities[1].weight: must be >= 1").
+Policy parse_policy(std::string_view text);
+
+std::unique_ptr<Engine> build_engine(const Policy& policy);
+
+}  // namespace kext

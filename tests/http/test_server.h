@@ -1,0 +1,85 @@
+#pragma once
+// Starts the real extender server on a free loopback port for a test, with a given policy and state.
+#include <httplib.h>
+
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "extender/http/server.h"
+#include "extender/state/snapshot_loader.h"
+#include "policy/json.h"
+#include "policy/policy.h"
+
+namespace kext::testing {
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline std::string fixture_path(const std::string& rel) { return std::string(KEXT_FIXTURES_DIR) + "/" + rel; }
+
+class TestServer {
+ public:
+  explicit TestServer(std::shared_ptr<const ClusterState> state,
+                      std::string policy_text = std::string(default_policy_json()), ServerConfig config = {})
+      : policy_(parse_policy(policy_text)), engine_(build_engine(policy_)), verbs_(*engine_, policy_, store_) {
+    store_.publish(std::move(state));
+    config.address = "127.0.0.1";
+    config.port = 0;
+    server_ = std::make_unique<Server>(config, verbs_, store_);
+    std::string error;
+    if (!server_->bind(&error)) throw std::runtime_error(error);
+    thread_ = std::thread([this] { server_->serve(); });
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+    client_->set_keep_alive(true);
+  }
+  ~TestServer() {
+    // Close our keep-alive connection first: cpp-httplib's workers only notice stop() once their
+    // idle connection ends.
+    client_.reset();
+    server_->stop();
+    thread_.join();
+  }
+
+  httplib::Client& client() { return *client_; }
+  StateStore& store() { return store_; }
+  int port() const { return server_->port(); }
+
+  httplib::Result post(const std::string& path, const std::string& body,
+                       const std::string& type = "application/json") {
+    return client_->Post(path.c_str(), body, type.c_str());
+  }
+
+ private:
+  Policy policy_;
+  std::unique_ptr<Engine> engine_;
+  StateStore store_;
+  Verbs verbs_;
+  std::unique_ptr<Server> server_;
+  std::thread thread_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+inline std::shared_ptr<const ClusterState> fixture_cluster() {
+  return load_snapshot_files({fixture_path("cluster.json")});
+}
+
+inline std::shared_ptr<const ClusterState> state_from_json(const std::string& text) {
+  ClusterStateBuilder b;
+  load_snapshot_json(text, b);
+  return std::move(b).build();
+}
+
+inline rapidjson::Document parse(const std::string& body) {
+  rapidjson::Document d;
+  d.Parse(body.data(), body.size());
+  return d;
+}
+
+}  // namespace kext::testing

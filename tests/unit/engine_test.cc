@@ -1,0 +1,141 @@
+#include "algorithms/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "policy/policy.h"
+
+namespace kext {
+namespace {
+
+// A score that records the node's index-free identity (its allocatable cpu) so serial and parallel
+// runs can be compared cell by cell.
+class CpuScore : public ScorePlugin {
+ public:
+  std::string_view name() const override { return "Cpu"; }
+  int64_t score(const PodContext&, const ScorePrepared*, const NodeInfo& n) const override {
+    return n.node->allocatable.milli_cpu % 11;
+  }
+};
+
+class ReversedCpuScore : public CpuScore {
+ public:
+  bool has_reduce() const override { return true; }
+  void reduce(std::span<int64_t> s) const override { default_normalize_score(10, true, s); }
+};
+
+std::vector<NodeInfo> random_nodes(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<NodeInfo> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    auto node = std::make_shared<Node>();
+    node->name = "node-" + std::to_string(i);
+    node->allocatable.milli_cpu = 1000 + rng() % 64000;
+    node->allocatable.memory = (1LL << 30) * (1 + rng() % 256);
+    node->allocatable.pods = 110;
+    out[i].node = node;
+    auto pod = std::make_shared<Pod>();
+    pod->uid = "p" + std::to_string(i);
+    Container c;
+    c.requests.milli_cpu = rng() % 8000;
+    c.requests.memory = (1LL << 20) * (rng() % 8192);
+    c.has_cpu_request = c.has_memory_request = true;
+    pod->containers.push_back(c);
+    out[i].add_pod(std::make_shared<const PodInfo>(make_pod_info(pod)));
+  }
+  return out;
+}
+
+std::shared_ptr<Node> cpu_node(const std::string& name, int64_t milli_cpu) {
+  auto n = std::make_shared<Node>();
+  n->name = name;
+  n->allocatable.milli_cpu = milli_cpu;
+  n->allocatable.memory = 1LL << 30;
+  n->allocatable.pods = 10;
+  return n;
+}
+
+std::unique_ptr<Engine> default_engine(size_t threshold) {
+  Policy p = parse_policy(default_policy_json());
+  p.parallel_threshold = static_cast<int64_t>(threshold);
+  return build_engine(p);
+}
+
+TEST(Engine, SerialAndParallelGiveTheSameMatrixAndFilterResults) {
+  auto nodes = random_nodes(3000, 7);
+  std::vector<const NodeInfo*> ptrs;
+  for (const auto& n : nodes) ptrs.push_back(&n);
+  Pod pod;
+  Container c;
+  c.requests.milli_cpu = 2000;
+  c.requests.memory = 1LL << 30;
+  c.has_cpu_request = c.has_memory_request = true;
+  pod.containers.push_back(c);
+  PodContext ctx(pod);
+
+  auto serial = default_engine(SIZE_MAX);
+  auto parallel = default_engine(0);
+  ScoreMatrix a = serial->score(ctx, ptrs);
+  ScoreMatrix b = parallel->score(ctx, ptrs);
+  EXPECT_EQ(a.raw, b.raw);
+  EXPECT_EQ(a.reduced, b.reduced);
+  EXPECT_EQ(a.combined, b.combined);
+  auto fa = serial->filter(ctx, ptrs);
+  auto fb = parallel->filter(ctx, ptrs);
+  ASSERT_EQ(fa.size(), fb.size());
+  size_t passed = 0;
+  for (size_t i = 0; i < fa.size(); ++i) {
+    EXPECT_EQ(fa[i].code, fb[i].code);
+    EXPECT_EQ(fa[i].reasons, fb[i].reasons);
+    passed += fa[i].ok();
+  }
+  EXPECT_GT(passed, 0u);
+  EXPECT_LT(passed, fa.size());
+}
+
+TEST(Engine, ReduceRunsPerAlgorithmAndWeightsCombineWithIntegerDivision) {
+  std::vector<WeightedScore> scores;
+  scores.push_back({std::make_unique<CpuScore>(), 1});
+  scores.push_back({std::make_unique<ReversedCpuScore>(), 2});
+  Engine engine({}, std::move(scores));
+  auto nodes = random_nodes(3, 1);
+  nodes[0].node = cpu_node("a", 10);
+  nodes[1].node = cpu_node("b", 5);
+  nodes[2].node = cpu_node("c", 0);
+  std::vector<const NodeInfo*> ptrs{&nodes[0], &nodes[1], &nodes[2]};
+  Pod pod;
+  ScoreMatrix m = engine.score(PodContext(pod), ptrs);
+  // Row 0 raw = 10, 5, 0 (no reduce). Row 1 raw = same, reversed normalisation: 0, 5, 10.
+  EXPECT_EQ(m.at(0, 0), 10);
+  EXPECT_EQ(m.at(1, 0), 0);
+  EXPECT_EQ(m.at(1, 1), 5);
+  EXPECT_EQ(m.at(1, 2), 10);
+  EXPECT_EQ(m.raw_at(1, 2), 0);
+  // (1*10 + 2*0)/3 = 3; (5 + 10)/3 = 5; (0 + 20)/3 = 6.
+  EXPECT_EQ(m.combined, (std::vector<int64_t>{3, 5, 6}));
+}
+
+TEST(Engine, AlwaysCheckAllPredicatesCollectsEveryReason) {
+  Policy p = parse_policy(R"({"predicates":[{"name":"CheckNodeUnschedulable"},{"name":"PodFitsResources"}],
+      "priorities":[],"alwaysCheckAllPredicates":true})");
+  auto engine = build_engine(p);
+  NodeInfo n;
+  auto node = cpu_node("n", 100);
+  node->unschedulable = true;
+  n.node = node;
+  Pod pod;
+  Container c;
+  c.requests.milli_cpu = 50;
+  c.requests.memory = 2LL << 30;
+  c.has_cpu_request = c.has_memory_request = true;
+  pod.containers.push_back(c);
+  std::vector<const NodeInfo*> ptrs{&n};
+  auto st = engine->filter(PodContext(pod), ptrs);
+  ASSERT_EQ(st.size(), 1u);
+  EXPECT_EQ(st[0].code, FilterCode::kUnresolvable);
+  EXPECT_EQ(st[0].reasons.size(), 2u);
+}
+
+}  // namespace
+}  // namespace kext

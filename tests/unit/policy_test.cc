@@ -1,0 +1,116 @@
+#include "policy/policy.h"
+
+#include <gtest/gtest.h>
+
+namespace kext {
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_policy(text);
+  } catch (const PolicyError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Policy, EmbeddedDefaultParsesAndBuilds) {
+  Policy p = parse_policy(default_policy_json());
+  EXPECT_EQ(p.predicates.size(), 5u);
+  EXPECT_EQ(p.priorities.size(), 5u);
+  auto engine = build_engine(p);
+  EXPECT_EQ(engine->filters().size(), 5u);
+  EXPECT_EQ(engine->scores().size(), 5u);
+}
+
+TEST(Policy, IssueExampleParses) {
+  Policy p = parse_policy(R"({"kind":"Policy","apiVersion":"v1","predicates":[{"name":"PodFitsResources"}],
+      "priorities":[{"name":"LeastRequestedPriority","weight":1}]})");
+  ASSERT_EQ(p.predicates.size(), 1u);
+  EXPECT_EQ(p.predicates[0].name, "PodFitsResources");
+  ASSERT_EQ(p.priorities.size(), 1u);
+  EXPECT_EQ(p.priorities[0].weight, 1);
+}
+
+TEST(Policy, PredicatesRunInKubernetesOrder) {
+  Policy p = parse_policy(R"({"predicates":[{"name":"PodToleratesNodeTaints"},{"name":"PodFitsResources"},
+      {"name":"CheckNodeUnschedulable"}],"priorities":[]})");
+  ASSERT_EQ(p.predicates.size(), 3u);
+  EXPECT_EQ(p.predicates[0].name, "CheckNodeUnschedulable");
+  EXPECT_EQ(p.predicates[1].name, "PodFitsResources");
+  EXPECT_EQ(p.predicates[2].name, "PodToleratesNodeTaints");
+}
+
+TEST(Policy, MissingListsTakeTheDefaultsEmptyListsMeanNone) {
+  Policy p = parse_policy(R"({"priorities":[{"name":"MostRequestedPriority","weight":3}]})");
+  EXPECT_EQ(p.predicates.size(), 5u);
+  ASSERT_EQ(p.priorities.size(), 1u);
+  EXPECT_EQ(p.priorities[0].weight, 3);
+  Policy q = parse_policy(R"({"predicates":[],"priorities":[{"name":"MostRequestedPriority","weight":3}]})");
+  EXPECT_TRUE(q.predicates.empty());
+}
+
+TEST(Policy, RequestedToCapacityRatioArguments) {
+  Policy p = parse_policy(R"({"predicates":[],"priorities":[{"name":"RequestedToCapacityRatioPriority","weight":2,
+      "argument":{"requestedToCapacityRatioArguments":{"shape":[{"utilization":0,"score":0},{"utilization":100,"score":10}],
+      "resources":[{"name":"cpu","weight":3},{"name":"memory","weight":1}]}}}]})");
+  ASSERT_EQ(p.priorities.size(), 1u);
+  const auto& a = p.priorities[0].args.requested_to_capacity_ratio;
+  ASSERT_TRUE(a.has_value());
+  ASSERT_EQ(a->shape.size(), 2u);
+  EXPECT_EQ(a->shape[1].score, 10);
+  ASSERT_EQ(a->resources.size(), 2u);
+  EXPECT_EQ(a->resources[0].weight, 3);
+}
+
+TEST(Policy, PreemptionSection) {
+  Policy p = parse_policy(R"({"preemption":{"semantics":"v1.16","maxCandidates":3}})");
+  EXPECT_EQ(p.preemption.semantics, "v1.16");
+  EXPECT_EQ(p.preemption.max_candidates, 3);
+}
+
+struct ErrorCase {
+  const char* text;
+  const char* expected;
+};
+
+TEST(Policy, ErrorsNameTheField) {
+  const ErrorCase cases[] = {
+      {"{", "policy: malformed JSON"},
+      {"[]", "policy: must be a JSON object"},
+      {R"({"kind":"KubeSchedulerConfiguration"})", "kind: must be \"Policy\""},
+      {R"({"predicates":{}})", "predicates: must be an array"},
+      {R"({"predicates":[{"name":"NoSuchThing"}]})", "predicates[0].name: unknown predicate \"NoSuchThing\""},
+      {R"({"predicates":[{}]})", "predicates[0].name: missing"},
+      {R"({"predicates":[{"name":5}]})", "predicates[0].name: must be a string"},
+      {R"({"predicates":[{"name":"PodFitsResources"},{"name":"PodFitsResources"}]})",
+       "predicates[1].name: duplicate predicate"},
+      {R"({"priorities":[{"name":"Nope","weight":1}]})", "priorities[0].name: unknown priority \"Nope\""},
+      {R"({"priorities":[{"name":"LeastRequestedPriority","weight":0}]})", "priorities[0].weight: must be >= 1"},
+      {R"({"priorities":[{"name":"LeastRequestedPriority","weight":-2}]})", "priorities[0].weight: must be >= 1"},
+      {R"({"priorities":[{"name":"LeastRequestedPriority"}]})", "priorities[0].weight: missing"},
+      {R"({"priorities":[{"name":"LeastRequestedPriority","weight":"1"}]})", "priorities[0].weight: must be an integer"},
+      {R"({"priorities":[{"name":"LeastRequestedPriority","weight":1},{"name":"LeastRequestedPriority","weight":2}]})",
+       "priorities[1].name: duplicate priority"},
+      {R"({"predicates":[],"priorities":[]})", "policy: enables no predicate and no priority"},
+      {R"({"priorities":[{"name":"RequestedToCapacityRatioPriority","weight":1}]})",
+       "priorities[0].argument.requestedToCapacityRatioArguments: missing"},
+      {R"({"priorities":[{"name":"RequestedToCapacityRatioPriority","weight":1,"argument":{"requestedToCapacityRatioArguments":{"shape":[{"utilization":50,"score":1},{"utilization":40,"score":2}]}}}]})",
+       "priorities[0].argument.requestedToCapacityRatioArguments.shape[1].utilization: must be strictly increasing"},
+      {R"({"priorities":[{"name":"RequestedToCapacityRatioPriority","weight":1,"argument":{"requestedToCapacityRatioArguments":{"shape":[{"utilization":0,"score":11}]}}}]})",
+       "shape[0].score: must be in 0..10"},
+      {R"({"priorities":[{"name":"RequestedToCapacityRatioPriority","weight":1,"argument":{"requestedToCapacityRatioArguments":{"shape":[{"utilization":0,"score":1}],"resources":[{"name":"cpu","weight":0}]}}}]})",
+       "resources[0].weight: must be >= 1"},
+      {R"({"priorities":[{"name":"LeastRequestedPriority","weight":1,"argument":{}}]})",
+       "priorities[0].argument: priority LeastRequestedPriority takes no argument"},
+      {R"({"preemption":{"semantics":"v1.99"}})", "preemption.semantics: must be"},
+      {R"({"preemption":{"maxCandidates":0}})", "preemption.maxCandidates: must be >= 1"},
+  };
+  for (const auto& c : cases) {
+    std::string err = error_of(c.text);
+    EXPECT_NE(err.find(c.expected), std::string::npos) << "policy " << c.text << "\n gave: " << err;
+  }
+}
+
+}  // namespace
+}  // namespace kext
