@@ -68,8 +68,9 @@ void Server::install_routes() {
   };
   post_verb("filter", &Verbs::filter);
   post_verb("prioritize", &Verbs::prioritize);
+  post_verb("preempt", &Verbs::preempt);
 
-  for (const char* verb : {"preempt", "bind"}) {
+  for (const char* verb : {"bind"}) {
     http_->Post(prefix + "/" + verb, [verb](const httplib::Request&, httplib::Response& res) {
       send(res, bad_request(std::string("verb \"") + verb + "\" is not implemented by this extender", 404));
     });

@@ -21,6 +21,8 @@ class Verbs {
 
   Reply filter(std::string_view body) const;
   Reply prioritize(std::string_view body) const;
+  // Implemented in preempt_verb.cc.
+  Reply preempt(std::string_view body) const;
 
  private:
   const Engine& engine_;
