@@ -1,4 +1,5 @@
-// The map/reduce engine with the default policy, serial vs parallel, to find the break-even node count.
+// The map/reduce engine with every algorithm of the catalogue on, serial vs parallel, to find the
+// break-even node count (the policy's default parallelThreshold).
 #include <benchmark/benchmark.h>
 
 #include "bench/synthetic_cluster.h"
@@ -31,9 +32,17 @@ const Fixture& fixture(size_t n) {
   return cache.emplace(n, std::move(f)).first->second;
 }
 
+// Every filter (the default's list) and every score, weight 1.
+constexpr std::string_view kAllAlgorithms = R"({"kind":"Policy","apiVersion":"v1","priorities":[
+  {"name":"LeastRequestedPriority","weight":1},{"name":"MostRequestedPriority","weight":1},
+  {"name":"BalancedResourceAllocation","weight":1},{"name":"NodeAffinityPriority","weight":1},
+  {"name":"TaintTolerationPriority","weight":1},{"name":"ImageLocalityPriority","weight":1},
+  {"name":"RequestedToCapacityRatioPriority","weight":1,"argument":{"requestedToCapacityRatioArguments":
+    {"shape":[{"utilization":0,"score":0},{"utilization":100,"score":10}]}}}]})";
+
 void run(benchmark::State& st, bool parallel, bool scoring) {
   const Fixture& f = fixture(static_cast<size_t>(st.range(0)));
-  kext::Policy p = kext::parse_policy(kext::default_policy_json());
+  kext::Policy p = kext::parse_policy(kAllAlgorithms);
   p.parallel_threshold = parallel ? 0 : INT64_MAX;
   auto engine = kext::build_engine(p);
   for (auto _ : st) {
