@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/image_names.h"
 #include "algorithms/resources.h"
 
 namespace kext {
@@ -83,18 +84,13 @@ struct Pod {
   bool is_terminal() const { return phase == "Succeeded" || phase == "Failed"; }
 };
 
-struct ContainerImage {
-  std::vector<std::string> names;
-  int64_t size_bytes = 0;
-};
-
 struct Node {
   std::string name;
   Labels labels;
   Resources allocatable;
   std::vector<Taint> taints;
   bool unschedulable = false;
-  std::vector<ContainerImage> images;
+  std::vector<NodeImage> images;  // status.images, one entry per name (see image_names.h)
 };
 
 // A pod with its requests computed once (they never change for a given pod object).

@@ -6,44 +6,11 @@
 
 namespace kext {
 
-std::string normalized_image_name(std::string_view image) {
-  // Same test as Kubernetes: a ':' after the last '/' is a tag (or the digest's "sha256:"); one
-  // before it belongs to a registry port.
-  auto colon = image.rfind(':');
-  auto slash = image.rfind('/');
-  std::string out(image);
-  if (colon == std::string_view::npos || (slash != std::string_view::npos && colon < slash)) out += ":latest";
-  return out;
-}
-
 namespace {
 
-constexpr std::string_view kDockerHub = "docker.io";
-
-// distribution/reference splitDockerDomain: the first path component is a registry only if it
-// looks like a host (has '.' or ':', is "localhost", or has upper case, which repositories cannot).
-bool is_registry(std::string_view component) {
-  if (component == "localhost") return true;
-  if (component.find_first_of(".:") != std::string_view::npos) return true;
-  return std::any_of(component.begin(), component.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
-}
-
-// The repository's last path component, without tag or digest: a cheap, allocation-free key that
-// must agree before the full canonical names are worth building.
-std::string_view image_basename(std::string_view image) {
-  if (auto at = image.find('@'); at != std::string_view::npos) image = image.substr(0, at);
-  auto slash = image.rfind('/');
-  auto colon = image.rfind(':');
-  if (colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash)) {
-    image = image.substr(0, colon);
-  }
-  if (slash != std::string_view::npos) image = image.substr(slash + 1);
-  return image;
-}
-
 struct PodImage {
-  std::string canonical;
-  std::string_view basename;  // points into canonical
+  bool named = false;  // an empty image name never matches
+  uint64_t key = 0;
   int64_t nodes_with_image = 0;
 };
 
@@ -55,10 +22,7 @@ struct ImagePrepared final : ScorePrepared {
 // The node's reported size of the image, or -1 if the node does not have it.
 int64_t size_on_node(const PodImage& image, const Node& node) {
   for (const auto& entry : node.images) {
-    for (const auto& name : entry.names) {
-      if (image_basename(name) != image.basename) continue;
-      if (canonical_image_name(name) == image.canonical) return entry.size_bytes;
-    }
+    if (entry.key == image.key) return entry.size_bytes;
   }
   return -1;
 }
@@ -73,18 +37,14 @@ class ImageLocality final : public ScorePlugin {
     prepared->total_nodes = static_cast<int64_t>(nodes.size());
     prepared->images.reserve(pod.pod.containers.size());
     for (const auto& c : pod.pod.containers) {
-      PodImage img;
-      img.canonical = c.image.empty() ? std::string() : canonical_image_name(c.image);
-      prepared->images.push_back(std::move(img));
+      prepared->images.push_back(PodImage{!c.image.empty(), c.image.empty() ? 0 : image_key(c.image), 0});
     }
-    // Basenames are taken only after the vector stops growing, since they view into the strings.
-    for (auto& img : prepared->images) img.basename = image_basename(img.canonical);
     for (size_t i = 0; i < prepared->images.size(); ++i) {
       auto& img = prepared->images[i];
-      if (img.canonical.empty()) continue;
+      if (!img.named) continue;
       // Two containers with one image share the count rather than scanning every node twice.
       auto same = std::find_if(prepared->images.begin(), prepared->images.begin() + static_cast<ptrdiff_t>(i),
-                               [&](const PodImage& o) { return o.canonical == img.canonical; });
+                               [&](const PodImage& o) { return o.named && o.key == img.key; });
       if (same != prepared->images.begin() + static_cast<ptrdiff_t>(i)) {
         img.nodes_with_image = same->nodes_with_image;
         continue;
@@ -102,7 +62,7 @@ class ImageLocality final : public ScorePlugin {
     if (p == nullptr || p->total_nodes == 0) return 0;
     int64_t sum = 0;
     for (const auto& img : p->images) {
-      if (img.canonical.empty()) continue;
+      if (!img.named) continue;
       int64_t size = size_on_node(img, *node.node);
       if (size < 0) continue;
       // Same operation order as scaledImageScore so the truncation matches bit for bit.
@@ -116,25 +76,6 @@ class ImageLocality final : public ScorePlugin {
 };
 
 }  // namespace
-
-std::string canonical_image_name(std::string_view image) {
-  std::string name = normalized_image_name(image);
-  std::string_view view = name;
-  std::string_view domain = kDockerHub;
-  std::string_view remainder = view;
-  if (auto slash = view.find('/'); slash != std::string_view::npos && is_registry(view.substr(0, slash))) {
-    domain = view.substr(0, slash);
-    remainder = view.substr(slash + 1);
-  }
-  if (domain == "index.docker.io") domain = kDockerHub;
-  if (domain != kDockerHub) return name;
-  std::string out(kDockerHub);
-  out += '/';
-  // Official images live under "library/" on Docker Hub.
-  if (remainder.find('/') == std::string_view::npos) out += "library/";
-  out += remainder;
-  return out;
-}
 
 std::unique_ptr<ScorePlugin> make_image_locality_score() { return std::make_unique<ImageLocality>(); }
 

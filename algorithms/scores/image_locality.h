@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "algorithms/image_names.h"
 #include "algorithms/plugin.h"
 
 namespace kext {
@@ -13,17 +14,8 @@ namespace kext {
 inline constexpr int64_t kImageLocalityMinThreshold = 23LL * 1024 * 1024;
 inline constexpr int64_t kImageLocalityMaxThreshold = 1000LL * 1024 * 1024;
 
-// normalizedImageName: an image with neither tag nor digest gets ":latest".
-std::string normalized_image_name(std::string_view image);
-
-// normalized_image_name, then Docker Hub's implicit forms spelled out, so "nginx", "library/nginx"
-// and "index.docker.io/library/nginx" all become "docker.io/library/nginx:latest". Kubernetes
-// leaves this as a TODO (pod "nginx" never matches a containerd node's "docker.io/library/nginx:
-// latest"); closing the gap only adds matches that name the very same image.
-std::string canonical_image_name(std::string_view image);
-
 // "ImageLocalityPriority": for each of the pod's regular containers (v1.16 ignores init containers)
-// whose image the node lists in status.images, add int64(size * (nodes having it / nodes scored)),
+// whose image (by image_key) the node lists in status.images, add int64(size * (nodes having it / nodes scored)),
 // the spread being counted in prepare() over the nodes of this request. The sum is clamped to
 // [23 MiB, 1000 MiB] and scaled: 10 * (sum - min) / (max - min). The size is the node's own
 // reported size (v1.16 took whichever node the cache saw first). No reduce.

@@ -291,10 +291,11 @@ Node decode_node(const Value& v, std::string_view path) {
     }
     for_each_element(*status, "images", stp, [&](const Value& e, const std::string& p) {
       expect_object(e, p);
-      ContainerImage img;
-      img.names = decode_string_array(e, "names", p);
-      img.size_bytes = json::get_int(e, "sizeBytes", p).value_or(0);
-      node.images.push_back(std::move(img));
+      const int64_t size = json::get_int(e, "sizeBytes", p).value_or(0);
+      // Keys straight from the JSON strings: nodes list dozens of images, and only keys are kept.
+      for_each_element(e, "names", p, [&](const Value& name, const std::string& np) {
+        node.images.push_back(NodeImage{image_key(json::expect_string(name, np)), size});
+      });
     });
   }
   return node;

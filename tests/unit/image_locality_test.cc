@@ -60,7 +60,7 @@ Pod pod_with_images(std::vector<std::string> images) {
 
 NodeInfo node_with(std::string name, std::vector<ContainerImage> images) {
   Node n = make_node(std::move(name), 4000, 0);
-  n.images = std::move(images);
+  n.images = index_images(images);
   return node_info(std::move(n));
 }
 

@@ -81,8 +81,10 @@ TEST(DecodeNode, TaintsImagesUnschedulableAllocatable) {
   EXPECT_EQ(n.allocatable.memory, 16264LL << 20);
   EXPECT_EQ(n.allocatable.pods, 110);
   EXPECT_EQ(n.allocatable.scalar("hugepages-2Mi"), 1LL << 30);
-  ASSERT_EQ(n.images.size(), 1u);
-  EXPECT_EQ(n.images[0].size_bytes, 12345);
+  ASSERT_EQ(n.images.size(), 2u);  // one entry per name
+  EXPECT_EQ(n.images[0].key, image_key("a:1"));
+  EXPECT_EQ(n.images[1].key, image_key("a@sha256:x"));
+  EXPECT_EQ(n.images[1].size_bytes, 12345);
 }
 
 TEST(DecodePdb, SelectorAndStatus) {

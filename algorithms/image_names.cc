@@ -1,0 +1,82 @@
+#include "algorithms/image_names.h"
+
+#include <algorithm>
+
+namespace kext {
+
+namespace {
+
+constexpr std::string_view kDockerHub = "docker.io";
+constexpr std::string_view kLatest = ":latest";
+
+// distribution/reference splitDockerDomain: the first path component is a registry only if it
+// looks like a host (has '.' or ':', is "localhost", or has upper case, which repositories cannot).
+bool is_registry(std::string_view component) {
+  if (component == "localhost") return true;
+  if (component.find_first_of(".:") != std::string_view::npos) return true;
+  return std::any_of(component.begin(), component.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+}
+
+// Same test as Kubernetes: a ':' after the last '/' is a tag (or the digest's "sha256:"); one
+// before it belongs to a registry port.
+bool has_tag_or_digest(std::string_view image) {
+  auto colon = image.rfind(':');
+  auto slash = image.rfind('/');
+  return colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash);
+}
+
+// The canonical name as up to four pieces whose concatenation it is; shared by the string and the
+// key so they cannot disagree.
+struct CanonicalPieces {
+  std::string_view parts[4];
+};
+
+CanonicalPieces canonical_pieces(std::string_view image) {
+  const std::string_view suffix = has_tag_or_digest(image) ? std::string_view() : kLatest;
+  std::string_view domain = kDockerHub;
+  std::string_view remainder = image;
+  if (auto slash = image.find('/'); slash != std::string_view::npos && is_registry(image.substr(0, slash))) {
+    domain = image.substr(0, slash);
+    remainder = image.substr(slash + 1);
+  }
+  if (domain == "index.docker.io") domain = kDockerHub;
+  if (domain != kDockerHub) return {{image, suffix, {}, {}}};
+  // Official images live under "library/" on Docker Hub.
+  const std::string_view library = remainder.find('/') == std::string_view::npos ? "library/" : "";
+  return {{"docker.io/", library, remainder, suffix}};
+}
+
+}  // namespace
+
+std::string normalized_image_name(std::string_view image) {
+  std::string out(image);
+  if (!has_tag_or_digest(image)) out += kLatest;
+  return out;
+}
+
+std::string canonical_image_name(std::string_view image) {
+  std::string out;
+  for (std::string_view part : canonical_pieces(image).parts) out += part;
+  return out;
+}
+
+uint64_t image_key(std::string_view image) {
+  uint64_t h = 14695981039346656037ULL;
+  for (std::string_view part : canonical_pieces(image).parts) {
+    for (char c : part) {
+      h ^= static_cast<unsigned char>(c);
+      h *= 1099511628211ULL;
+    }
+  }
+  return h;
+}
+
+std::vector<NodeImage> index_images(std::span<const ContainerImage> images) {
+  std::vector<NodeImage> out;
+  for (const auto& img : images) {
+    for (const auto& name : img.names) out.push_back(NodeImage{image_key(name), img.size_bytes});
+  }
+  return out;
+}
+
+}  // namespace kext

@@ -1,0 +1,42 @@
+#pragma once
+// Container image names as the scheduler compares them, and the compact key nodes keep instead of
+// the names themselves.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kext {
+
+// normalizedImageName: an image with neither tag nor digest gets ":latest".
+std::string normalized_image_name(std::string_view image);
+
+// normalized_image_name, then Docker Hub's implicit forms spelled out, so "nginx", "library/nginx"
+// and "index.docker.io/library/nginx" all become "docker.io/library/nginx:latest". Kubernetes
+// leaves this as a TODO (pod "nginx" never matches a containerd node's "docker.io/library/nginx:
+// latest"); closing the gap only adds matches that name the very same image.
+std::string canonical_image_name(std::string_view image);
+
+// 64-bit FNV-1a of canonical_image_name(image), computed without building the string: a node lists
+// ~50 images with several names each, and both decoding and ImageLocality's per-node lookup would
+// otherwise allocate per name. Two different canonical names share a key with probability ~2^-64
+// per pair.
+uint64_t image_key(std::string_view image);
+
+// One status.images entry as the API reports it.
+struct ContainerImage {
+  std::vector<std::string> names;
+  int64_t size_bytes = 0;
+};
+
+// What a node keeps of one image name: its key and the image's reported size.
+struct NodeImage {
+  uint64_t key = 0;
+  int64_t size_bytes = 0;
+};
+
+// One NodeImage per name, in the API's order (the first entry naming an image gives its size).
+std::vector<NodeImage> index_images(std::span<const ContainerImage> images);
+
+}  // namespace kext
