@@ -21,6 +21,8 @@ void run(benchmark::State& st, bool full) {
   kext::load_snapshot_json(w.snapshot, b);
   store.publish(std::move(b).build());
   kext::Policy policy = kext::parse_policy(kext::default_policy_json());
+  // KEXT_THRESHOLD=N overrides the parallel threshold, to compare serial and parallel end to end.
+  if (const char* t = std::getenv("KEXT_THRESHOLD")) policy.parallel_threshold = std::atoll(t);
   auto engine = kext::build_engine(policy);
   kext::Verbs verbs(*engine, policy, store);
   kext::ServerConfig cfg;
@@ -33,8 +35,10 @@ void run(benchmark::State& st, bool full) {
     return;
   }
   std::thread t([&] { server.serve(); });
-  httplib::Client cli("127.0.0.1", server.port());
+  auto client = std::make_unique<httplib::Client>("127.0.0.1", server.port());
+  httplib::Client& cli = *client;
   cli.set_keep_alive(true);
+  cli.set_tcp_nodelay(true);  // as Go's net/http does
   const std::string& body = full ? w.full_request : w.names_request;
   std::vector<double> lat;
   for (auto _ : st) {
@@ -48,6 +52,8 @@ void run(benchmark::State& st, bool full) {
     }
     lat.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
   }
+  // Close the connection first: a cpp-httplib worker only sees stop() once its keep-alive ends.
+  client.reset();
   server.stop();
   t.join();
   if (lat.empty()) return;
