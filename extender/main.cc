@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
     kext::StateStore store;
     if (!opts.snapshots.empty()) store.publish(kext::load_snapshot_files(opts.snapshots));
 
-    kext::Verbs verbs(*engine, policy, store);
+    kext::Verbs verbs(*engine, policy, store, opts.node_cache_entries);
     kext::Server server(opts.server, verbs, store);
     std::string error;
     if (!server.bind(&error)) throw std::runtime_error(error);

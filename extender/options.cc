@@ -26,6 +26,7 @@ std::string usage() {
          "  --snapshot FILE       cluster state from `kubectl get nodes,pods,pdb -A -o json` (repeatable)\n"
          "  --max-body-bytes N    largest request body accepted (default 67108864)\n"
          "  --threads N           HTTP worker threads, one per keep-alive connection (default 16)\n"
+         "  --node-cache-entries N  decoded full-mode node objects kept between requests (default 20000; 0 = off)\n"
          "  --help\n";
 }
 
@@ -62,6 +63,8 @@ Options parse_options(int argc, char** argv) {
       o.server.max_body_bytes = static_cast<size_t>(parse_int(arg, next(), 1024, int64_t{1} << 34));
     } else if (arg == "--threads") {
       o.server.threads = static_cast<size_t>(parse_int(arg, next(), 2, 1024));
+    } else if (arg == "--node-cache-entries") {
+      o.node_cache_entries = static_cast<size_t>(parse_int(arg, next(), 0, 10'000'000));
     } else {
       throw std::invalid_argument("unknown flag \"" + arg + "\"");
     }

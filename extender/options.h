@@ -11,6 +11,7 @@ struct Options {
   ServerConfig server;
   std::string policy_file;             // empty = embedded default
   std::vector<std::string> snapshots;  // --snapshot, repeatable
+  size_t node_cache_entries = 20000;  // Verbs' NodeDecodeCache capacity
   bool help = false;
 };
 

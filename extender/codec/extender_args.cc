@@ -1,5 +1,6 @@
 #include "extender/codec/extender_args.h"
 
+#include "extender/codec/json_scan.h"
 #include "extender/codec/k8s_decode.h"
 
 namespace kext {
@@ -14,33 +15,122 @@ void parse_body(std::string_view body, rapidjson::Document& doc) {
   if (!doc.IsObject()) throw DecodeError(std::string("request body: expected a JSON object, got ") + json::type_name(doc));
 }
 
-void decode_extender_args(std::string_view body, ExtenderArgs& out) {
-  parse_body(body, out.doc);
-  const json::Value* pod = json::find_non_null(out.doc, "Pod");
-  if (!pod) throw DecodeError("Pod: missing (the pod to schedule is required)");
-  out.pod = decode_pod(*pod, "Pod");
+namespace {
 
-  const json::Value* nodes = json::find_non_null(out.doc, "Nodes");
-  const json::Value* names = json::find_non_null(out.doc, "NodeNames");
-  if (nodes) {
-    out.full_nodes = true;
-    json::expect_object(*nodes, "Nodes");
-    if (const json::Value* items = json::find_non_null(*nodes, "items")) {
-      json::expect_array(*items, "Nodes.items");
-      out.nodes.reserve(items->Size());
-      out.node_json.reserve(items->Size());
-      out.node_names.reserve(items->Size());
-      for (rapidjson::SizeType i = 0; i < items->Size(); ++i) {
-        out.nodes.push_back(decode_node((*items)[i], "Nodes.items[" + std::to_string(i) + "]"));
-        out.node_json.push_back(&(*items)[i]);
-        out.node_names.push_back(out.nodes.back().name);
-      }
+// One envelope key's value, chosen as json::find chooses: the first exact match, else the first
+// case-insensitive one. Empty when absent.
+struct KeySlice {
+  std::string_view key;
+  std::string_view exact, folded;
+  std::string_view value() const { return exact.data() ? exact : folded; }
+  void offer(std::string_view k, std::string_view v) {
+    if (k == key) {
+      if (!exact.data()) exact = v;
+    } else if (!folded.data() && json::iequals(k, key)) {
+      folded = v;
     }
-  } else if (names) {
-    json::expect_array(*names, "NodeNames");
-    out.node_names.reserve(names->Size());
-    for (rapidjson::SizeType i = 0; i < names->Size(); ++i) {
-      out.node_names.emplace_back(json::expect_string((*names)[i], "NodeNames[" + std::to_string(i) + "]"));
+  }
+};
+
+// A raw key with escapes ("\u0050od") is decoded before matching; plain keys are used as they are.
+std::string unescape_key(std::string_view raw) {
+  rapidjson::Document d;
+  std::string quoted = "\"" + std::string(raw) + "\"";
+  d.Parse<json::kParseFlags>(quoted.data(), quoted.size());
+  return d.IsString() ? std::string(json::view(d)) : std::string(raw);
+}
+
+bool absent(std::string_view slice) { return !slice.data() || slice == "null"; }
+
+// Parses a slice the scanner has already validated; the type checks then name the field.
+void parse_slice(std::string_view slice, rapidjson::Document& doc) {
+  doc.Parse<json::kParseFlags>(slice.data(), slice.size());
+  if (doc.HasParseError()) throw DecodeError("malformed JSON");
+}
+
+// The body did not scan as a JSON object: parse_body names the problem exactly.
+[[noreturn]] void report_bad_body(std::string_view body) {
+  rapidjson::Document doc;
+  parse_body(body, doc);
+  throw DecodeError("malformed JSON");
+}
+
+std::shared_ptr<const Node> decode_node_slice(std::string_view slice, size_t i, NodeDecodeCache* cache) {
+  const uint64_t hash = cache && cache->enabled() ? json_scan::hash_bytes(slice) : 0;
+  if (cache) {
+    if (auto hit = cache->find(slice, hash)) return hit;
+  }
+  rapidjson::Document doc;
+  parse_slice(slice, doc);
+  auto node = std::make_shared<const Node>(decode_node(doc, "Nodes.items[" + std::to_string(i) + "]"));
+  if (cache) cache->insert(slice, hash, node);
+  return node;
+}
+
+}  // namespace
+
+// The envelope is cut into slices by a validating scanner instead of one DOM: a full-Nodes body is
+// megabytes of node objects, and each node is parsed only if the cache has not seen its bytes.
+void decode_extender_args(std::string_view body, ExtenderArgs& out, NodeDecodeCache* cache) {
+  // One validating pass records where the envelope, Nodes, items and each node object end (levels
+  // 1-4); the walks below then jump over them.
+  json_scan::Spans spans;
+  const size_t root = json_scan::skip_ws(body, 0);
+  if (root >= body.size() || body[root] != '{' || json_scan::skip_value(body, root, &spans, 4) == json_scan::kInvalid) {
+    report_bad_body(body);
+  }
+  auto offset = [&](std::string_view slice) { return static_cast<size_t>(slice.data() - body.data()); };
+  auto match_key = [](KeySlice& target, std::string_view key, std::string_view value) {
+    if (key.find('\\') == std::string_view::npos) {
+      target.offer(key, value);
+    } else {
+      target.offer(unescape_key(key), value);
+    }
+  };
+
+  KeySlice pod{"Pod", {}, {}}, nodes{"Nodes", {}, {}}, names{"NodeNames", {}, {}};
+  json_scan::for_each_member(body, root, &spans, [&](std::string_view key, std::string_view value) {
+    for (KeySlice* k : {&pod, &nodes, &names}) match_key(*k, key, value);
+    return true;
+  });
+
+  if (absent(pod.value())) throw DecodeError("Pod: missing (the pod to schedule is required)");
+  {
+    rapidjson::Document doc;
+    parse_slice(pod.value(), doc);
+    out.pod = decode_pod(doc, "Pod");
+  }
+
+  if (!absent(nodes.value())) {
+    out.full_nodes = true;
+    KeySlice items{"items", {}, {}};
+    if (!json_scan::for_each_member(body, offset(nodes.value()), &spans,
+                                    [&](std::string_view key, std::string_view value) {
+                                      match_key(items, key, value);
+                                      return true;
+                                    })) {
+      rapidjson::Document doc;
+      parse_slice(nodes.value(), doc);
+      json::expect_object(doc, "Nodes");
+    }
+    if (absent(items.value())) return;
+    size_t i = 0;
+    if (!json_scan::for_each_element(body, offset(items.value()), &spans, [&](std::string_view item) {
+          out.nodes.push_back(decode_node_slice(item, i++, cache));
+          out.node_raw.push_back(item);
+          out.node_names.push_back(out.nodes.back()->name);
+        })) {
+      rapidjson::Document doc;
+      parse_slice(items.value(), doc);
+      json::expect_array(doc, "Nodes.items");
+    }
+  } else if (!absent(names.value())) {
+    rapidjson::Document doc;
+    parse_slice(names.value(), doc);
+    json::expect_array(doc, "NodeNames");
+    out.node_names.reserve(doc.Size());
+    for (rapidjson::SizeType i = 0; i < doc.Size(); ++i) {
+      out.node_names.emplace_back(json::expect_string(doc[i], "NodeNames[" + std::to_string(i) + "]"));
     }
   } else {
     throw DecodeError("Nodes and NodeNames: both missing or null (one of them is required)");
@@ -73,7 +163,8 @@ std::string encode_filter_reply(const ExtenderArgs& args, const FilterReply& rep
     w.EndObject();
     w.Key("items");
     w.StartArray();
-    for (size_t i : reply.passed) args.node_json[i]->Accept(w);
+    // The bytes as received: the scheduler gets back exactly the objects it sent.
+    for (size_t i : reply.passed) w.RawValue(args.node_raw[i].data(), args.node_raw[i].size(), rapidjson::kObjectType);
     w.EndArray();
     w.EndObject();
     w.Key("NodeNames");

@@ -1,28 +1,30 @@
 #pragma once
 // The scheduler's request envelopes (PascalCase, matched case-insensitively) and reply encoders.
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "algorithms/model.h"
 #include "algorithms/plugin.h"
+#include "extender/codec/node_decode_cache.h"
 #include "policy/json.h"
 
 namespace kext {
 
 // ExtenderArgs: {"Pod":…, "Nodes":{"items":[…]}|null, "NodeNames":[…]|null}.
 struct ExtenderArgs {
-  rapidjson::Document doc;  // owns the node objects echoed back in full-Nodes mode
   Pod pod;
-  bool full_nodes = false;                // Nodes was sent (nodeCacheCapable: false)
-  std::vector<Node> nodes;                // full mode
-  std::vector<const json::Value*> node_json;  // full mode: the objects as received, for the echo
-  std::vector<std::string> node_names;    // names mode; in full mode the names of `nodes`
+  bool full_nodes = false;                          // Nodes was sent (nodeCacheCapable: false)
+  std::vector<std::shared_ptr<const Node>> nodes;   // full mode
+  std::vector<std::string_view> node_raw;           // full mode: each object's bytes in the body, for the echo
+  std::vector<std::string> node_names;              // names mode; in full mode the names of `nodes`
 };
 
-// Throws DecodeError naming the problem (missing Pod, wrong types, bad quantities, …).
-void decode_extender_args(std::string_view body, ExtenderArgs& out);
+// Throws DecodeError naming the problem (missing Pod, wrong types, bad quantities, …). node_raw
+// points into body. With a cache, node objects whose bytes were decoded before are reused.
+void decode_extender_args(std::string_view body, ExtenderArgs& out, NodeDecodeCache* cache = nullptr);
 
 // Parses the body into doc, with a clear error for empty or malformed JSON.
 void parse_body(std::string_view body, rapidjson::Document& doc);

@@ -20,9 +20,9 @@ ResolvedNodes resolve_nodes(const ExtenderArgs& args, const ClusterState& state)
     r.owned.resize(args.nodes.size());
     for (size_t i = 0; i < args.nodes.size(); ++i) {
       NodeInfo& info = r.owned[i];
-      if (const NodeInfo* known = state.find_node(args.nodes[i].name)) info = *known;
+      if (const NodeInfo* known = state.find_node(args.nodes[i]->name)) info = *known;
       // The request's object wins over the snapshot's: it is what the scheduler sees now.
-      info.node = std::make_shared<const Node>(args.nodes[i]);
+      info.node = args.nodes[i];
       r.infos[i] = &info;
     }
   } else {
@@ -52,7 +52,7 @@ Reply bad_request(std::string_view message, int status) { return Reply{status, j
 Reply Verbs::filter(std::string_view body) const {
   ExtenderArgs args;
   try {
-    decode_extender_args(body, args);
+    decode_extender_args(body, args, &node_cache_);
   } catch (const DecodeError& e) {
     return bad_request(e.what());
   }
@@ -89,7 +89,7 @@ Reply Verbs::filter(std::string_view body) const {
 Reply Verbs::prioritize(std::string_view body) const {
   ExtenderArgs args;
   try {
-    decode_extender_args(body, args);
+    decode_extender_args(body, args, &node_cache_);
   } catch (const DecodeError& e) {
     return bad_request(e.what());
   }
