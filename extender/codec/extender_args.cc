@@ -138,13 +138,13 @@ void decode_extender_args(std::string_view body, ExtenderArgs& out, NodeDecodeCa
 }
 
 namespace {
-void write_failed_map(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key,
-                      const std::map<std::string, std::string>& m) {
+void write_failed_map(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key, const ExtenderArgs& args,
+                      const std::vector<RejectedNode>& rejected) {
   w.Key(key);
   w.StartObject();
-  for (const auto& [node, reason] : m) {
-    json::write_string(w, node);
-    json::write_string(w, reason);
+  for (const auto& r : rejected) {
+    json::write_string(w, args.node_names[r.index]);
+    json::write_string(w, r.reason);
   }
   w.EndObject();
 }
@@ -176,8 +176,8 @@ std::string encode_filter_reply(const ExtenderArgs& args, const FilterReply& rep
     for (size_t i : reply.passed) json::write_string(w, args.node_names[i]);
     w.EndArray();
   }
-  write_failed_map(w, "FailedNodes", reply.failed);
-  write_failed_map(w, "FailedAndUnresolvableNodes", reply.unresolvable);
+  write_failed_map(w, "FailedNodes", args, reply.failed);
+  write_failed_map(w, "FailedAndUnresolvableNodes", args, reply.unresolvable);
   w.Key("Error");
   w.String("");
   w.EndObject();

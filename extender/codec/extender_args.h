@@ -29,10 +29,16 @@ void decode_extender_args(std::string_view body, ExtenderArgs& out, NodeDecodeCa
 // Parses the body into doc, with a clear error for empty or malformed JSON.
 void parse_body(std::string_view body, rapidjson::Document& doc);
 
+// A rejected node: its index in the request and Kubernetes' reasons, joined by ", ".
+struct RejectedNode {
+  size_t index = 0;
+  std::string reason;
+};
+
 struct FilterReply {
-  std::vector<size_t> passed;                  // indices into the request's nodes
-  std::map<std::string, std::string> failed;   // preemption may help
-  std::map<std::string, std::string> unresolvable;
+  std::vector<size_t> passed;               // indices into the request's nodes
+  std::vector<RejectedNode> failed;         // preemption may help
+  std::vector<RejectedNode> unresolvable;
 };
 
 std::string encode_filter_reply(const ExtenderArgs& args, const FilterReply& reply);

@@ -34,7 +34,8 @@ ResolvedNodes resolve_nodes(const ExtenderArgs& args, const ClusterState& state)
   return r;
 }
 
-std::string join_reasons(const std::vector<std::string>& reasons) {
+std::string join_reasons(std::vector<std::string>& reasons) {
+  if (reasons.size() == 1) return std::move(reasons[0]);
   std::string out;
   for (const auto& r : reasons) {
     if (!out.empty()) out += ", ";
@@ -67,22 +68,20 @@ Reply Verbs::filter(std::string_view body) const {
       known.push_back(nodes.infos[i]);
       known_index.push_back(i);
     } else {
-      reply.unresolvable[args.node_names[i]] = std::string(kUnknownNode);
+      reply.unresolvable.push_back({i, std::string(kUnknownNode)});
     }
   }
   PodContext pod(args.pod);
   std::vector<FilterStatus> statuses = engine_.filter(pod, known);
   for (size_t k = 0; k < statuses.size(); ++k) {
     const size_t i = known_index[k];
-    const FilterStatus& s = statuses[k];
+    FilterStatus& s = statuses[k];
     switch (s.code) {
       case FilterCode::kSuccess: reply.passed.push_back(i); break;
-      case FilterCode::kUnschedulable: reply.failed[args.node_names[i]] = join_reasons(s.reasons); break;
-      case FilterCode::kUnresolvable: reply.unresolvable[args.node_names[i]] = join_reasons(s.reasons); break;
+      case FilterCode::kUnschedulable: reply.failed.push_back({i, join_reasons(s.reasons)}); break;
+      case FilterCode::kUnresolvable: reply.unresolvable.push_back({i, join_reasons(s.reasons)}); break;
     }
   }
-  // A node both failed and unresolvable (duplicate names) is reported once, as unresolvable.
-  for (const auto& [name, _] : reply.unresolvable) reply.failed.erase(name);
   return Reply{200, encode_filter_reply(args, reply)};
 }
 
