@@ -32,7 +32,7 @@ struct ScoreMatrix {
 struct EngineOptions {
   // Below this many nodes the loops run serially: TBB's fixed cost outweighs the gain (measured in
   // bench/engine_bench.cc; see README "Performance").
-  size_t parallel_threshold = 256;
+  size_t parallel_threshold = 512;
   // Stop at the first failing filter (legacy default); true reports every filter's reasons.
   bool always_check_all_predicates = false;
 };

@@ -35,7 +35,9 @@ struct Policy {
   std::vector<PriorityPolicy> priorities;
   bool always_check_all_predicates = false;
   PreemptionPolicy preemption;
-  int64_t parallel_threshold = 256;  // engine: serial below this many nodes
+  // Engine: serial below this many nodes. Measured on 2 cores (bench/engine_bench.cc, all algorithms):
+  // scoring breaks even at ~500 nodes, filtering at ~1000.
+  int64_t parallel_threshold = 512;
 };
 
 // The policy the server runs without --policy.
