@@ -1,5 +1,7 @@
 #include "algorithms/scores/least_requested.h"
 
+#include "algorithms/scores/cpu_memory_mean.h"
+
 namespace kext {
 
 namespace {
@@ -15,11 +17,7 @@ class LeastRequested final : public ScorePlugin {
   std::string_view name() const override { return "LeastRequestedPriority"; }
 
   int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {
-    const Resources& alloc = node.node->allocatable;
-    int64_t cpu =
-        least_requested(node.nonzero_requested.milli_cpu + pod.nonzero_requests.milli_cpu, alloc.milli_cpu);
-    int64_t mem = least_requested(node.nonzero_requested.memory + pod.nonzero_requests.memory, alloc.memory);
-    return (cpu + mem) / 2;
+    return cpu_memory_mean(pod, node, least_requested);
   }
 };
 

@@ -1,5 +1,7 @@
 #include "algorithms/scores/most_requested.h"
 
+#include "algorithms/scores/cpu_memory_mean.h"
+
 namespace kext {
 
 namespace {
@@ -16,11 +18,7 @@ class MostRequested final : public ScorePlugin {
   std::string_view name() const override { return "MostRequestedPriority"; }
 
   int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {
-    const Resources& alloc = node.node->allocatable;
-    int64_t cpu =
-        most_requested(node.nonzero_requested.milli_cpu + pod.nonzero_requests.milli_cpu, alloc.milli_cpu);
-    int64_t mem = most_requested(node.nonzero_requested.memory + pod.nonzero_requests.memory, alloc.memory);
-    return (cpu + mem) / 2;
+    return cpu_memory_mean(pod, node, most_requested);
   }
 };
 

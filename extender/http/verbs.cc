@@ -11,6 +11,9 @@ namespace {
 struct ResolvedNodes {
   std::vector<NodeInfo> owned;  // full mode: request objects + the pods the state has on them
   std::vector<const NodeInfo*> infos;
+  // The evaluable nodes (non-null infos) in request order, and their indices in the request.
+  std::vector<const NodeInfo*> known;
+  std::vector<size_t> known_index;
 };
 
 ResolvedNodes resolve_nodes(const ExtenderArgs& args, const ClusterState& state) {
@@ -30,6 +33,11 @@ ResolvedNodes resolve_nodes(const ExtenderArgs& args, const ClusterState& state)
       const NodeInfo* known = state.find_node(args.node_names[i]);
       if (known && known->node) r.infos[i] = known;
     }
+  }
+  for (size_t i = 0; i < r.infos.size(); ++i) {
+    if (!r.infos[i]) continue;
+    r.known.push_back(r.infos[i]);
+    r.known_index.push_back(i);
   }
   return r;
 }
@@ -60,21 +68,14 @@ Reply Verbs::filter(std::string_view body) const {
   auto state = state_.current();
   ResolvedNodes nodes = resolve_nodes(args, *state);
 
-  std::vector<const NodeInfo*> known;
-  std::vector<size_t> known_index;
   FilterReply reply;
   for (size_t i = 0; i < nodes.infos.size(); ++i) {
-    if (nodes.infos[i]) {
-      known.push_back(nodes.infos[i]);
-      known_index.push_back(i);
-    } else {
-      reply.unresolvable.push_back({i, std::string(kUnknownNode)});
-    }
+    if (!nodes.infos[i]) reply.unresolvable.push_back({i, std::string(kUnknownNode)});
   }
   PodContext pod(args.pod);
-  std::vector<FilterStatus> statuses = engine_.filter(pod, known);
+  std::vector<FilterStatus> statuses = engine_.filter(pod, nodes.known);
   for (size_t k = 0; k < statuses.size(); ++k) {
-    const size_t i = known_index[k];
+    const size_t i = nodes.known_index[k];
     FilterStatus& s = statuses[k];
     switch (s.code) {
       case FilterCode::kSuccess: reply.passed.push_back(i); break;
@@ -95,18 +96,11 @@ Reply Verbs::prioritize(std::string_view body) const {
   auto state = state_.current();
   ResolvedNodes nodes = resolve_nodes(args, *state);
 
-  std::vector<const NodeInfo*> known;
-  std::vector<size_t> known_index;
-  for (size_t i = 0; i < nodes.infos.size(); ++i) {
-    if (!nodes.infos[i]) continue;
-    known.push_back(nodes.infos[i]);
-    known_index.push_back(i);
-  }
   PodContext pod(args.pod);
-  ScoreMatrix m = engine_.score(pod, known);
+  ScoreMatrix m = engine_.score(pod, nodes.known);
   // Every node sent gets a score; one the extender cannot see scores 0.
   std::vector<int64_t> scores(args.node_names.size(), 0);
-  for (size_t k = 0; k < known_index.size(); ++k) scores[known_index[k]] = m.combined[k];
+  for (size_t k = 0; k < nodes.known_index.size(); ++k) scores[nodes.known_index[k]] = m.combined[k];
   return Reply{200, encode_prioritize_reply(args.node_names, scores)};
 }
 
