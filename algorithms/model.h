@@ -113,6 +113,8 @@ struct NodeInfo {
   void add_pod(std::shared_ptr<const PodInfo> p);
   // Removes by UID; returns false if the pod was not on this node.
   bool remove_pod(const std::string& uid);
+  // Removes this exact pod object; returns false if it is not on this node.
+  bool remove_pod(const PodInfo* p);
 };
 
 struct LabelSelector {

@@ -13,6 +13,12 @@ void NodeInfo::add_pod(std::shared_ptr<const PodInfo> p) {
 bool NodeInfo::remove_pod(const std::string& uid) {
   auto it = std::find_if(pods.begin(), pods.end(), [&](const auto& p) { return p->pod->uid == uid; });
   if (it == pods.end()) return false;
+  return remove_pod(it->get());
+}
+
+bool NodeInfo::remove_pod(const PodInfo* p) {
+  auto it = std::find_if(pods.begin(), pods.end(), [&](const auto& q) { return q.get() == p; });
+  if (it == pods.end()) return false;
   requested.subtract((*it)->requests);
   nonzero_requested.subtract((*it)->nonzero_requests);
   pods.erase(it);

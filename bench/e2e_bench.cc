@@ -31,7 +31,16 @@ void run(benchmark::State& st, Mode mode) {
   kext::ServerConfig cfg;
   cfg.address = "127.0.0.1";
   cfg.port = 0;
-  kext::Server server(cfg, verbs, store);
+  // As kube-extender runs by default: metrics and a 1000-entry decision log. KEXT_DECISION_LOG=0
+  // turns the log off (its cost is the difference), KEXT_METRICS=0 the metrics too.
+  kext::Metrics metrics("bench");
+  const char* log_env = std::getenv("KEXT_DECISION_LOG");
+  const size_t log_size = log_env ? static_cast<size_t>(std::atoll(log_env)) : 1000;
+  std::unique_ptr<kext::DecisionLog> decisions;
+  if (log_size > 0) decisions = std::make_unique<kext::DecisionLog>(log_size);
+  const char* metrics_env = std::getenv("KEXT_METRICS");
+  const bool with_metrics = !(metrics_env && std::string(metrics_env) == "0");
+  kext::Server server(cfg, verbs, store, kext::ServerObservers{with_metrics ? &metrics : nullptr, decisions.get()});
   std::string err;
   if (!server.bind(&err)) {
     st.SkipWithError(err.c_str());

@@ -1,22 +1,19 @@
 // kube-extender: a Kubernetes scheduler extender (filter, prioritize) with a map/reduce engine.
-#include <csignal>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <thread>
 
+#include "extender/http/bind_verb.h"
 #include "extender/http/server.h"
+#include "extender/kube/live_state.h"
 #include "extender/options.h"
+#include "extender/shutdown_signals.h"
 #include "extender/state/snapshot_loader.h"
 
 namespace {
-
-kext::Server* g_server = nullptr;  // only for the signal handler: stop() is what a signal may call
-
-void on_signal(int) {
-  if (g_server) g_server->stop();
-}
 
 std::string read_file(const std::string& path, const char* flag) {
   std::ifstream in(path, std::ios::binary);
@@ -29,6 +26,8 @@ std::string read_file(const std::string& path, const char* flag) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any thread exists, so that every thread inherits the blocked SIGTERM/SIGINT.
+  kext::ShutdownSignals signals;
   kext::Options opts;
   try {
     opts = kext::parse_options(argc, argv);
@@ -55,19 +54,50 @@ int main(int argc, char** argv) {
     kext::StateStore store;
     if (!opts.snapshots.empty()) store.publish(kext::load_snapshot_files(opts.snapshots));
 
+    if (std::string tls_error = kext::validate_tls_files(opts.server.tls); !tls_error.empty()) {
+      throw std::runtime_error(tls_error);
+    }
+    kext::Metrics metrics(KEXT_VERSION);
+    std::unique_ptr<kext::DecisionLog> decisions;
+    if (opts.decision_log_size > 0) {
+      decisions = std::make_unique<kext::DecisionLog>(opts.decision_log_size, opts.decision_log_max_bytes);
+    }
+
+    // Live cluster state: fail fast on a wrong address, certificate or permission, then list+watch in
+    // the background (/readyz says when the first lists are in).
+    std::unique_ptr<kext::kube::ApiClient> api;
+    std::unique_ptr<kext::kube::LiveState> live;
+    std::unique_ptr<kext::BindVerb> binder;
+    if (opts.api.enabled()) {
+      api = std::make_unique<kext::kube::ApiClient>(kext::kube::resolve_api_config(opts.api));
+      kext::kube::check_api_access(*api);
+      kext::kube::LiveStateOptions live_opts;
+      live_opts.report_lag = [&metrics](const std::string& resource, double s) { metrics.set_watch_lag_seconds(resource, s); };
+      live = std::make_unique<kext::kube::LiveState>(*api, store, live_opts);
+      if (opts.api.bind) binder = std::make_unique<kext::BindVerb>(*api, live->cache(), opts.api.assume_ttl);
+    }
+
     kext::Verbs verbs(*engine, policy, store, opts.node_cache_entries);
-    kext::Server server(opts.server, verbs, store);
+    kext::Server server(opts.server, verbs, store, kext::ServerObservers{&metrics, decisions.get()});
     std::string error;
     if (!server.bind(&error)) throw std::runtime_error(error);
-    g_server = &server;
-    std::signal(SIGTERM, on_signal);
-    std::signal(SIGINT, on_signal);
+    if (binder) server.set_bind_handler([b = binder.get()](std::string_view body) { return b->bind(body); });
+    if (live) live->start();
+    const auto grace = std::chrono::seconds(opts.shutdown_grace_seconds);
+    signals.start([&server, grace](int sig) {
+      std::cerr << "kube-extender: " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << ", draining (grace "
+                << grace.count() << " s, " << server.in_flight() << " requests in flight)" << std::endl;
+      server.shutdown(grace);
+    });
     auto state = store.current();
     std::cerr << "kube-extender " << KEXT_VERSION << " listening on " << opts.server.address << ":" << server.port()
-              << opts.server.path_prefix << " (" << policy.predicates.size() << " predicates, "
+              << opts.server.path_prefix << (opts.server.tls.enabled() ? " (TLS" : " (plain HTTP")
+              << (opts.server.tls.client_ca_file.empty() ? ", " : ", client certificates required, ")
+              << policy.predicates.size() << " predicates, "
               << policy.priorities.size() << " priorities, " << state->node_object_count() << " nodes, "
               << state->pods_by_uid.size() << " pods)" << std::endl;
     server.serve();
+    signals.stop();  // the drain runs on its thread and uses `server`
     std::cerr << "kube-extender: stopped" << std::endl;
     return 0;
   } catch (const std::exception& e) {

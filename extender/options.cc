@@ -27,6 +27,16 @@ std::string usage() {
          "  --max-body-bytes N    largest request body accepted (default 67108864)\n"
          "  --threads N           HTTP worker threads, one per keep-alive connection (default 16)\n"
          "  --node-cache-entries N  decoded full-mode node objects kept between requests (default 20000; 0 = off)\n"
+         "  --record-dir DIR      append every verb request and reply to DIR/rec-*.jsonl (default: off)\n"
+         "  --record-max-bytes N  bound on DIR's recordings; the oldest quarter is deleted first (default 268435456)\n"
+         "  --tls-cert-file FILE  serve HTTPS with this PEM certificate (chain); needs --tls-private-key-file\n"
+         "  --tls-private-key-file FILE  the certificate's PEM private key (unencrypted)\n"
+         "  --client-ca-file FILE refuse clients without a certificate signed by this CA (mTLS; needs TLS)\n"
+         "  --decision-log-size N decisions kept for GET /debug/decisions (default 1000; 0 = off)\n"
+         "  --decision-log-max-bytes N  memory bound of that log; oldest dropped first (default 67108864)\n"
+         "  --shutdown-grace-seconds N  on SIGTERM, time for requests in flight to finish (default 10)\n"
+         "  -v N, --v N           log verbosity: 1 = one JSON line per request on stderr (default 0)\n"
+         + kube::api_flags_usage() +
          "  --help\n";
 }
 
@@ -46,6 +56,7 @@ Options parse_options(int argc, char** argv) {
       if (i + 1 >= argc) throw std::invalid_argument(arg + ": missing value");
       return argv[++i];
     };
+    if (arg == "-v" && !has_inline) arg = "--v";  // klog spells it -v
     if (arg == "--help" || arg == "-h") {
       o.help = true;
     } else if (arg == "--address") {
@@ -65,10 +76,32 @@ Options parse_options(int argc, char** argv) {
       o.server.threads = static_cast<size_t>(parse_int(arg, next(), 2, 1024));
     } else if (arg == "--node-cache-entries") {
       o.node_cache_entries = static_cast<size_t>(parse_int(arg, next(), 0, 10'000'000));
+    } else if (arg == "--record-dir") {
+      o.server.record_dir = next();
+      if (o.server.record_dir.empty()) throw std::invalid_argument("--record-dir: must not be empty");
+    } else if (arg == "--record-max-bytes") {
+      o.server.record_max_bytes = static_cast<size_t>(parse_int(arg, next(), 4096, int64_t{1} << 40));
+    } else if (arg == "--tls-cert-file") {
+      o.server.tls.cert_file = next();
+    } else if (arg == "--tls-private-key-file") {
+      o.server.tls.key_file = next();
+    } else if (arg == "--client-ca-file") {
+      o.server.tls.client_ca_file = next();
+    } else if (arg == "--decision-log-size") {
+      o.decision_log_size = static_cast<size_t>(parse_int(arg, next(), 0, 1'000'000));
+    } else if (arg == "--decision-log-max-bytes") {
+      o.decision_log_max_bytes = static_cast<size_t>(parse_int(arg, next(), 0, int64_t{1} << 40));
+    } else if (arg == "--shutdown-grace-seconds") {
+      o.shutdown_grace_seconds = static_cast<int>(parse_int(arg, next(), 0, 3600));
+    } else if (arg == "--v") {
+      o.server.verbosity = static_cast<int>(parse_int(arg, next(), 0, 10));
+    } else if (kube::parse_api_flag(arg, next, o.api)) {
     } else {
       throw std::invalid_argument("unknown flag \"" + arg + "\"");
     }
   }
+  check_tls_flags(o.server.tls);
+  kube::validate_api_flags(o.api, !o.snapshots.empty());
   return o;
 }
 

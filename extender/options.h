@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "extender/http/server.h"
+#include "extender/kube/api_flags.h"
 
 namespace kext {
 
@@ -12,6 +13,10 @@ struct Options {
   std::string policy_file;             // empty = embedded default
   std::vector<std::string> snapshots;  // --snapshot, repeatable
   size_t node_cache_entries = 20000;  // Verbs' NodeDecodeCache capacity
+  size_t decision_log_size = 1000;    // GET /debug/decisions ring (0 = off)
+  size_t decision_log_max_bytes = size_t{64} << 20;  // and its memory bound
+  int shutdown_grace_seconds = 10;    // SIGTERM: how long requests in flight may take to finish
+  kube::ApiFlags api;                  // --in-cluster / --kubeconfig / --api-server, --enable-bind
   bool help = false;
 };
 

@@ -18,6 +18,9 @@ struct Candidate {
   // The criterion that separated this candidate from the next one in the returned order ("last" for
   // the final one). For logs: says why a node won.
   std::string decided_by;
+  // False when the caller could not run the dry run (node unknown to its state) and kept the victims it
+  // was offered. Does not affect the order.
+  bool evaluated = true;
 };
 
 // The criteria in the order they are applied. Each one only breaks ties left by the previous ones,

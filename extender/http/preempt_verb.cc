@@ -41,6 +41,7 @@ const NodeInfo* without_preemptor(const NodeInfo* info, const std::string& preem
 preemption::Candidate passthrough_candidate(const OfferedVictims& offered, const ClusterState& state, int64_t now) {
   preemption::Candidate c;
   c.node_name = offered.node;
+  c.evaluated = false;
   c.num_pdb_violations = offered.num_pdb_violations;
   if (!offered.pods.empty()) {
     for (const Pod& p : offered.pods) {
@@ -62,22 +63,50 @@ preemption::Candidate passthrough_candidate(const OfferedVictims& offered, const
   return c;
 }
 
+// The chosen ones are the first `chosen` candidates with victims, in order.
+void record_candidates(std::vector<preemption::Candidate>& candidates, size_t chosen, Decision& decision) {
+  decision.candidates.reserve(candidates.size());
+  size_t taken = 0;
+  for (auto& c : candidates) {
+    CandidateRecord r;
+    r.node = std::move(c.node_name);
+    r.num_pdb_violations = c.num_pdb_violations;
+    r.decided_by = std::move(c.decided_by);
+    r.evaluated = c.evaluated;
+    r.chosen = taken < chosen && !c.victims.empty();
+    if (r.chosen) ++taken;
+    r.victims.reserve(c.victims.size());
+    for (const auto& v : c.victims) {
+      r.victims.push_back({v->pod->namespace_ + "/" + v->pod->name, v->pod->uid, v->pod->effective_priority()});
+    }
+    decision.candidates.push_back(std::move(r));
+  }
+}
+
 }  // namespace
 
-Reply Verbs::preempt(std::string_view body) const {
+Reply Verbs::preempt_traced(std::string_view body, VerbTrace* trace) const {
+  PhaseClock clock(trace);
+  Decision* decision = start_decision(trace, "preempt");
   PreemptionArgs args;
   try {
     args = decode_preemption_args(body);
   } catch (const DecodeError& e) {
     return bad_request(e.what());
   }
+  trace_pod(trace, args.pod);
+  if (trace) trace->nodes = args.nodes.size();
+  clock.end(Phase::kDecode);
   auto state = state_.current();
   const int64_t now = static_cast<int64_t>(std::time(nullptr));
 
   std::vector<ChosenVictims> chosen;
   const NodeInfo* nominated =
       args.pod.nominated_node_name.empty() ? nullptr : state->find_node(args.pod.nominated_node_name);
-  if (!preemption::eligible_to_preempt(args.pod, nominated)) return Reply{200, encode_preemption_reply(chosen)};
+  if (!preemption::eligible_to_preempt(args.pod, nominated)) {
+    clock.end(Phase::kCompute);
+    return Reply{200, encode_preemption_reply(chosen)};
+  }
 
   std::vector<std::unique_ptr<NodeInfo>> owned;
   std::vector<const NodeInfo*> known;
@@ -97,7 +126,7 @@ Reply Verbs::preempt(std::string_view body) const {
 
   PodContext pod(args.pod);
   std::vector<preemption::Candidate> evaluated = preemption::select_candidates(
-      pod, known, state->pdbs, engine_, now, preemption_options(policy_));
+      pod, known, *state->pdbs, engine_, now, preemption_options(policy_));
   candidates.insert(candidates.end(), std::make_move_iterator(evaluated.begin()),
                     std::make_move_iterator(evaluated.end()));
   preemption::order_candidates(candidates, now);
@@ -110,7 +139,11 @@ Reply Verbs::preempt(std::string_view body) const {
     for (const auto& p : c.victims) v.uids.push_back(p->pod->uid);
     chosen.push_back(std::move(v));
   }
-  return Reply{200, encode_preemption_reply(chosen)};
+  clock.end(Phase::kCompute);
+  Reply out{200, encode_preemption_reply(chosen)};
+  clock.end(Phase::kEncode);
+  if (decision) record_candidates(candidates, chosen.size(), *decision);
+  return out;
 }
 
 }  // namespace kext

@@ -2,6 +2,11 @@
 
 #include <httplib.h>
 
+#include <thread>
+
+#include "extender/http/connections.h"
+#include "extender/http/ops_routes.h"
+#include "extender/http/recorder.h"
 #include "policy/json.h"
 
 namespace kext {
@@ -27,10 +32,20 @@ bool content_type_ok(const httplib::Request& req) {
   return base == "application/json" || base.ends_with("+json");
 }
 
+std::string normalized_prefix(std::string p) {
+  while (!p.empty() && p.back() == '/') p.pop_back();
+  if (!p.empty() && p.front() != '/') p.insert(p.begin(), '/');
+  return p;
+}
+
 }  // namespace
 
-Server::Server(ServerConfig config, const Verbs& verbs, const StateStore& state)
-    : config_(std::move(config)), verbs_(verbs), state_(state), http_(std::make_unique<httplib::Server>()) {
+Server::Server(ServerConfig config, const Verbs& verbs, const StateStore& state, ServerObservers observers)
+    : config_(std::move(config)),
+      verbs_(verbs),
+      state_(state),
+      observer_(normalized_prefix(config_.path_prefix), observers, config_.verbosity),
+      http_(make_http_server(config_.tls)) {
   // landscape.md §6: cpp-httplib's defaults close keep-alive connections after 5 requests and leave
   // Nagle on (40 ms stalls); the Go client keeps idle connections 90 s, so outlive that.
   http_->set_tcp_nodelay(true);
@@ -41,40 +56,50 @@ Server::Server(ServerConfig config, const Verbs& verbs, const StateStore& state)
   http_->set_payload_max_length(config_.max_body_bytes);
   const size_t threads = config_.threads;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  if (!config_.record_dir.empty()) {
+    recorder_ = std::make_unique<Recorder>(RecorderConfig{config_.record_dir, config_.record_max_bytes});
+  }
+  observer_.attach(*http_);
+  install_ops_routes(*http_, observer_.observers(), state_);
   install_routes();
 }
 
 Server::~Server() = default;
 
 void Server::install_routes() {
-  const std::string prefix = [&] {
-    std::string p = config_.path_prefix;
-    while (!p.empty() && p.back() == '/') p.pop_back();
-    if (!p.empty() && p.front() != '/') p.insert(p.begin(), '/');
-    return p;
-  }();
+  const std::string prefix = normalized_prefix(config_.path_prefix);
 
-  using VerbFn = Reply (Verbs::*)(std::string_view) const;
+  using VerbFn = Reply (Verbs::*)(std::string_view, VerbTrace*) const;
   auto post_verb = [this, &prefix](const std::string& verb, VerbFn fn) {
-    http_->Post(prefix + "/" + verb, [this, fn](const httplib::Request& req, httplib::Response& res) {
-      if (!content_type_ok(req)) {
-        send(res, bad_request("Content-Type must be application/json, got \"" +
-                                  req.get_header_value("Content-Type") + "\"",
-                              415));
-        return;
-      }
-      send(res, (verbs_.*fn)(req.body));
+    http_->Post(prefix + "/" + verb, [this, fn, verb](const httplib::Request& req, httplib::Response& res) {
+      const Route route = observer_.route_of(req.path);
+      VerbTrace trace;
+      trace.want_decision = observer_.want_decision();
+      Reply reply = content_type_ok(req) ? (verbs_.*fn)(req.body, &trace)
+                                         : bad_request("Content-Type must be application/json, got \"" +
+                                                           req.get_header_value("Content-Type") + "\"",
+                                                       415);
+      observer_.on_verb(route, trace, reply);
+      if (recorder_) recorder_->record(verb, req, reply);
+      send(res, reply);
     });
   };
-  post_verb("filter", &Verbs::filter);
-  post_verb("prioritize", &Verbs::prioritize);
-  post_verb("preempt", &Verbs::preempt);
+  post_verb("filter", &Verbs::filter_traced);
+  post_verb("prioritize", &Verbs::prioritize_traced);
+  post_verb("preempt", &Verbs::preempt_traced);
 
-  for (const char* verb : {"bind"}) {
-    http_->Post(prefix + "/" + verb, [verb](const httplib::Request&, httplib::Response& res) {
-      send(res, bad_request(std::string("verb \"") + verb + "\" is not implemented by this extender", 404));
-    });
-  }
+  http_->Post(prefix + "/bind", [this](const httplib::Request& req, httplib::Response& res) {
+    const Route route = observer_.route_of(req.path);
+    VerbTrace trace;
+    Reply reply = !bind_                  ? bad_request("bind is not enabled on this extender (--enable-bind)", 404)
+                  : content_type_ok(req) ? bind_(req.body)
+                                         : bad_request("Content-Type must be application/json, got \"" +
+                                                           req.get_header_value("Content-Type") + "\"",
+                                                       415);
+    observer_.on_verb(route, trace, reply);
+    if (recorder_) recorder_->record("bind", req, reply);
+    send(res, reply);
+  });
   // Wrong method on a verb: 405 with a JSON error rather than cpp-httplib's bare 404.
   for (const char* verb : {"filter", "prioritize", "preempt", "bind"}) {
     std::string path = prefix + "/" + verb;
@@ -89,8 +114,14 @@ void Server::install_routes() {
   }
 
   http_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
+  // Not ready until the watch has listed every resource: answers from a half-filled cache would
+  // admit pods onto nodes that look empty.
   http_->Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
-    (void)state_;
+    if (!state_.ready()) {
+      res.status = 503;
+      res.set_content("cluster state not synced yet", "text/plain");
+      return;
+    }
     res.set_content("ok", "text/plain");
   });
   http_->Get("/version", [](const httplib::Request&, httplib::Response& res) {
@@ -122,6 +153,10 @@ void Server::install_routes() {
 }
 
 bool Server::bind(std::string* error) {
+  if (!http_->is_valid()) {
+    if (error) *error = "TLS: cannot load --tls-cert-file/--tls-private-key-file/--client-ca-file";
+    return false;
+  }
   if (config_.port == 0) {
     port_ = http_->bind_to_any_port(config_.address);
     if (port_ <= 0) {
@@ -138,7 +173,30 @@ bool Server::bind(std::string* error) {
   return true;
 }
 
-bool Server::serve() { return http_->listen_after_bind(); }
+bool Server::serve() {
+  serving_ = true;
+  // shutdown() may have run before serve(): cpp-httplib's stop() does nothing until listening starts.
+  const bool ok = stopping_ ? true : http_->listen_after_bind();
+  serving_ = false;
+  return ok;
+}
+
+void Server::shutdown(std::chrono::milliseconds grace) {
+  using Clock = std::chrono::steady_clock;
+  stopping_ = true;
+  http_->stop();
+  const auto grace_end = Clock::now() + grace;
+  while (observer_.in_flight() > 0 && Clock::now() < grace_end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  // What is left is idle keep-alive connections (or requests past the grace period).
+  const auto give_up = Clock::now() + std::chrono::seconds(5);
+  while (serving_ && Clock::now() < give_up) {
+    if (http_->is_running()) http_->stop();  // listening began after the first stop()
+    shutdown_connections_on_port(port_);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
 
 void Server::stop() { http_->stop(); }
 

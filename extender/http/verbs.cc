@@ -58,13 +58,40 @@ constexpr std::string_view kUnknownNode = "node not found in the extender's clus
 
 Reply bad_request(std::string_view message, int status) { return Reply{status, json::error_body(message)}; }
 
-Reply Verbs::filter(std::string_view body) const {
+Decision* start_decision(VerbTrace* trace, std::string_view verb) {
+  if (!trace || !trace->want_decision) return nullptr;
+  trace->decision = std::make_unique<Decision>();
+  trace->decision->verb = verb;
+  return trace->decision.get();
+}
+
+void trace_pod(VerbTrace* trace, const Pod& pod) {
+  if (!trace) return;
+  trace->pod.reserve(pod.namespace_.size() + 1 + pod.name.size());
+  trace->pod.assign(pod.namespace_).append("/").append(pod.name);
+  if (trace->decision) {
+    trace->decision->pod = trace->pod;
+    trace->decision->pod_uid = pod.uid;
+  }
+}
+
+std::shared_ptr<const std::vector<AlgorithmInfo>> Verbs::algorithm_infos(const Engine& engine) {
+  auto infos = std::make_shared<std::vector<AlgorithmInfo>>();
+  for (const auto& s : engine.scores()) infos->push_back({std::string(s.plugin->name()), s.weight});
+  return infos;
+}
+
+Reply Verbs::filter_traced(std::string_view body, VerbTrace* trace) const {
+  PhaseClock clock(trace);
+  Decision* decision = start_decision(trace, "filter");
   ExtenderArgs args;
   try {
     decode_extender_args(body, args, &node_cache_);
   } catch (const DecodeError& e) {
     return bad_request(e.what());
   }
+  trace_pod(trace, args.pod);
+  clock.end(Phase::kDecode);
   auto state = state_.current();
   ResolvedNodes nodes = resolve_nodes(args, *state);
 
@@ -83,16 +110,29 @@ Reply Verbs::filter(std::string_view body) const {
       case FilterCode::kUnresolvable: reply.unresolvable.push_back({i, join_reasons(s.reasons)}); break;
     }
   }
-  return Reply{200, encode_filter_reply(args, reply)};
+  clock.end(Phase::kCompute);
+  Reply out{200, encode_filter_reply(args, reply)};
+  clock.end(Phase::kEncode);
+  if (trace) trace->nodes = args.node_names.size();
+  if (decision) {
+    // Moved, not copied: the reply no longer needs them.
+    decision->nodes = std::move(args.node_names);
+    decision->filter = std::move(reply);
+  }
+  return out;
 }
 
-Reply Verbs::prioritize(std::string_view body) const {
+Reply Verbs::prioritize_traced(std::string_view body, VerbTrace* trace) const {
+  PhaseClock clock(trace);
+  Decision* decision = start_decision(trace, "prioritize");
   ExtenderArgs args;
   try {
     decode_extender_args(body, args, &node_cache_);
   } catch (const DecodeError& e) {
     return bad_request(e.what());
   }
+  trace_pod(trace, args.pod);
+  clock.end(Phase::kDecode);
   auto state = state_.current();
   ResolvedNodes nodes = resolve_nodes(args, *state);
 
@@ -101,7 +141,18 @@ Reply Verbs::prioritize(std::string_view body) const {
   // Every node sent gets a score; one the extender cannot see scores 0.
   std::vector<int64_t> scores(args.node_names.size(), 0);
   for (size_t k = 0; k < nodes.known_index.size(); ++k) scores[nodes.known_index[k]] = m.combined[k];
-  return Reply{200, encode_prioritize_reply(args.node_names, scores)};
+  clock.end(Phase::kCompute);
+  Reply out{200, encode_prioritize_reply(args.node_names, scores)};
+  clock.end(Phase::kEncode);
+  if (trace) trace->nodes = args.node_names.size();
+  if (decision) {
+    decision->nodes = std::move(args.node_names);
+    decision->algorithms = algorithms_;
+    decision->scores = std::move(m);
+    decision->scored_index = std::move(nodes.known_index);
+    decision->final_scores = std::move(scores);
+  }
+  return out;
 }
 
 }  // namespace kext

@@ -1,42 +1,32 @@
 #pragma once
-// An immutable view of the cluster. Writers (snapshot loader, later the watch) build a new one and
-// publish it; each request takes the current one once, so it never sees half an update and never
-// blocks a writer.
+// An immutable view of the cluster. The writer (StateCache: snapshot loader or watch) applies events to
+// its private shards and publishes a new view; each request takes the current one once, so it never
+// sees half an event and never blocks the writer.
 #include <atomic>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "algorithms/model.h"
+#include "extender/state/sharded_map.h"
 
 namespace kext {
+
+inline constexpr size_t kNodeShards = 256;
+inline constexpr size_t kPodShards = 1024;
 
 struct ClusterState {
   // Every node name that has a node object or a bound pod. NodeInfo::node is null when only pods
   // reference the name (a full-Nodes request can still supply the object).
-  std::unordered_map<std::string, std::shared_ptr<const NodeInfo>> nodes;
-  std::unordered_map<std::string, std::shared_ptr<const PodInfo>> pods_by_uid;
-  std::vector<PodDisruptionBudget> pdbs;
+  ShardedMap<std::shared_ptr<const NodeInfo>, kNodeShards> nodes;
+  // Non-terminal pods, bound or not, by UID ("namespace/name" for a pod without one).
+  ShardedMap<std::shared_ptr<const PodInfo>, kPodShards> pods_by_uid;
+  std::shared_ptr<const std::vector<PodDisruptionBudget>> pdbs = std::make_shared<std::vector<PodDisruptionBudget>>();
+  size_t node_objects = 0;
 
-  const NodeInfo* find_node(const std::string& name) const;
-  const PodInfo* find_pod(const std::string& uid) const;
-  size_t node_object_count() const;
-};
-
-// Accumulates objects, then builds the aggregates once.
-class ClusterStateBuilder {
- public:
-  void add_node(Node node);
-  // Terminal pods (Succeeded/Failed) are ignored: they hold no resources.
-  void add_pod(Pod pod);
-  void add_pdb(PodDisruptionBudget pdb);
-  std::shared_ptr<const ClusterState> build() &&;
-
- private:
-  std::vector<Node> nodes_;
-  std::vector<Pod> pods_;
-  std::vector<PodDisruptionBudget> pdbs_;
+  const NodeInfo* find_node(std::string_view name) const;
+  const PodInfo* find_pod(std::string_view uid) const;
+  size_t node_object_count() const { return node_objects; }
 };
 
 class StateStore {
@@ -45,8 +35,13 @@ class StateStore {
   std::shared_ptr<const ClusterState> current() const { return current_.load(std::memory_order_acquire); }
   void publish(std::shared_ptr<const ClusterState> s) { current_.store(std::move(s), std::memory_order_release); }
 
+  // /readyz: false until the source (watch) has its initial lists. A snapshot or no source is ready.
+  bool ready() const { return ready_.load(std::memory_order_acquire); }
+  void set_ready(bool r) { ready_.store(r, std::memory_order_release); }
+
  private:
   std::atomic<std::shared_ptr<const ClusterState>> current_;
+  std::atomic<bool> ready_{true};
 };
 
 }  // namespace kext

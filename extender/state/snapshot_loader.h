@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "extender/state/cluster_state.h"
+#include "extender/state/state_cache.h"
 
 namespace kext {
 

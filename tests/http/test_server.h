@@ -28,11 +28,15 @@ class TestServer {
  public:
   explicit TestServer(std::shared_ptr<const ClusterState> state,
                       std::string policy_text = std::string(default_policy_json()), ServerConfig config = {})
-      : policy_(parse_policy(policy_text)), engine_(build_engine(policy_)), verbs_(*engine_, policy_, store_) {
+      : policy_(parse_policy(policy_text)),
+        engine_(build_engine(policy_)),
+        verbs_(*engine_, policy_, store_),
+        metrics_("test"),
+        decisions_(64) {
     store_.publish(std::move(state));
     config.address = "127.0.0.1";
     config.port = 0;
-    server_ = std::make_unique<Server>(config, verbs_, store_);
+    server_ = std::make_unique<Server>(config, verbs_, store_, ServerObservers{&metrics_, &decisions_});
     std::string error;
     if (!server_->bind(&error)) throw std::runtime_error(error);
     thread_ = std::thread([this] { server_->serve(); });
@@ -50,6 +54,9 @@ class TestServer {
   httplib::Client& client() { return *client_; }
   StateStore& store() { return store_; }
   int port() const { return server_->port(); }
+  Server& server() { return *server_; }
+  Metrics& metrics() { return metrics_; }
+  DecisionLog& decisions() { return decisions_; }
 
   httplib::Result post(const std::string& path, const std::string& body,
                        const std::string& type = "application/json") {
@@ -61,6 +68,8 @@ class TestServer {
   std::unique_ptr<Engine> engine_;
   StateStore store_;
   Verbs verbs_;
+  Metrics metrics_;
+  DecisionLog decisions_;
   std::unique_ptr<Server> server_;
   std::thread thread_;
   std::unique_ptr<httplib::Client> client_;

@@ -11,10 +11,10 @@ TEST(SnapshotLoader, FixtureClusterLoadsNodesPodsAndPdbs) {
   auto s = load_snapshot_files({std::string(KEXT_SOURCE_DIR) + "/tests/fixtures/kube-scheduler-1.26/cluster.json"});
   EXPECT_EQ(s->node_object_count(), 5u);
   EXPECT_EQ(s->pods_by_uid.size(), 9u);
-  ASSERT_EQ(s->pdbs.size(), 1u);
-  EXPECT_EQ(s->pdbs[0].name, "low-pdb");
-  ASSERT_TRUE(s->pdbs[0].selector.has_value());
-  EXPECT_EQ(s->pdbs[0].selector->match_labels.at("pdb"), "protected");
+  ASSERT_EQ(s->pdbs->size(), 1u);
+  EXPECT_EQ((*s->pdbs)[0].name, "low-pdb");
+  ASSERT_TRUE((*s->pdbs)[0].selector.has_value());
+  EXPECT_EQ((*s->pdbs)[0].selector->match_labels.at("pdb"), "protected");
   const NodeInfo* a = s->find_node("node-a");
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->pods.size(), 2u);
@@ -39,7 +39,7 @@ TEST(SnapshotLoader, TerminalPodsDoNotCountAndSingleObjectsLoad) {
   auto s = std::move(b).build();
   EXPECT_EQ(s->find_node("n")->requested.milli_cpu, 300);
   EXPECT_EQ(s->find_node("n")->nonzero_requested.memory, 2 * (200LL << 20));
-  EXPECT_EQ(s->pods_by_uid.count("b"), 0u);
+  EXPECT_EQ(s->find_pod("b"), nullptr);
 }
 
 TEST(SnapshotLoader, ErrorsNameTheFileAndItem) {

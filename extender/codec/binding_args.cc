@@ -1,0 +1,59 @@
+#include "extender/codec/binding_args.h"
+
+#include "extender/codec/extender_args.h"
+#include "policy/json.h"
+
+namespace kext {
+
+BindingArgs decode_binding_args(std::string_view body) {
+  rapidjson::Document doc;
+  parse_body(body, doc);
+  json::expect_object(doc, "ExtenderBindingArgs");
+  BindingArgs a;
+  a.pod_name = json::get_string(doc, "PodName", "");
+  a.pod_namespace = json::get_string(doc, "PodNamespace", "");
+  a.pod_uid = json::get_string(doc, "PodUID", "");
+  a.node = json::get_string(doc, "Node", "");
+  for (auto [field, value] : {std::pair{"PodName", &a.pod_name}, {"PodNamespace", &a.pod_namespace}, {"Node", &a.node}}) {
+    if (value->empty()) throw DecodeError(std::string(field) + ": required (ExtenderBindingArgs)");
+    // The names go into an API path: anything but a DNS subdomain could reach another endpoint.
+    bool ok = value->size() <= 253;
+    for (char c : *value) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.');
+    if (!ok) throw DecodeError(std::string(field) + ": \"" + value->substr(0, 64) + "\" is not a valid Kubernetes name");
+  }
+  return a;
+}
+
+std::string encode_binding(const BindingArgs& args) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  w.StartObject();
+  w.Key("apiVersion");
+  w.String("v1");
+  w.Key("kind");
+  w.String("Binding");
+  w.Key("metadata");
+  w.StartObject();
+  w.Key("name");
+  json::write_string(w, args.pod_name);
+  w.Key("namespace");
+  json::write_string(w, args.pod_namespace);
+  if (!args.pod_uid.empty()) {
+    w.Key("uid");
+    json::write_string(w, args.pod_uid);
+  }
+  w.EndObject();
+  w.Key("target");
+  w.StartObject();
+  w.Key("apiVersion");
+  w.String("v1");
+  w.Key("kind");
+  w.String("Node");
+  w.Key("name");
+  json::write_string(w, args.node);
+  w.EndObject();
+  w.EndObject();
+  return sb.GetString();
+}
+
+}  // namespace kext

@@ -1,0 +1,26 @@
+#include "extender/http/bind_verb.h"
+
+#include "extender/codec/binding_args.h"
+#include "policy/json.h"
+
+namespace kext {
+
+Reply BindVerb::bind(std::string_view body) const {
+  BindingArgs args;
+  try {
+    args = decode_binding_args(body);
+  } catch (const DecodeError& e) {
+    return bad_request(e.what());
+  }
+  const std::string key = args.pod_uid.empty() ? args.pod_namespace + "/" + args.pod_name : args.pod_uid;
+  // Count it before the API call: the scheduler filters the next pod while this bind is in flight.
+  const bool assumed = cache_.batch().assume_pod(key, args.node, StateCache::Clock::now() + ttl_);
+  kube::ApiResponse r = api_.post("/api/v1/namespaces/" + args.pod_namespace + "/pods/" + args.pod_name + "/binding",
+                                  encode_binding(args));
+  if (r.ok()) return Reply{200, json::error_body("")};
+  if (assumed) cache_.batch().forget_assumed(key);
+  return Reply{200, json::error_body("binding pod " + args.pod_namespace + "/" + args.pod_name + " to node " +
+                                     args.node + ": " + r.describe())};
+}
+
+}  // namespace kext

@@ -1,0 +1,15 @@
+#pragma once
+// GET /metrics and GET /debug/decisions: the operator's view of a running server.
+#include "extender/http/request_observer.h"
+#include "extender/state/cluster_state.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace kext {
+
+// Routes exist only for the observers that are set; the rest answer 404 with a reason.
+void install_ops_routes(httplib::Server& http, const ServerObservers& observers, const StateStore& state);
+
+}  // namespace kext

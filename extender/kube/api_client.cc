@@ -1,0 +1,224 @@
+#include "extender/kube/api_client.h"
+
+#include <httplib.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include "policy/json.h"
+
+namespace kext::kube {
+
+namespace {
+
+using Bio = std::unique_ptr<BIO, decltype(&BIO_free)>;
+
+Bio bio_of(const std::string& pem) { return Bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free); }
+
+// Fresh objects per client: SSLClient takes ownership of the store, and up-references cert and key.
+X509_STORE* store_from_pem(const std::string& pem) {
+  Bio bio = bio_of(pem);
+  X509_STORE* store = X509_STORE_new();
+  int n = 0;
+  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
+    X509_STORE_add_cert(store, cert);
+    X509_free(cert);
+    ++n;
+  }
+  if (n == 0) {
+    X509_STORE_free(store);
+    return nullptr;
+  }
+  return store;
+}
+
+X509* cert_from_pem(const std::string& pem) {
+  Bio bio = bio_of(pem);
+  return PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr);
+}
+
+EVP_PKEY* key_from_pem(const std::string& pem) {
+  Bio bio = bio_of(pem);
+  return PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr);
+}
+
+void set_timeout(httplib::ClientImpl& c, std::chrono::milliseconds connect, std::chrono::milliseconds read) {
+  c.set_connection_timeout(connect.count() / 1000, (connect.count() % 1000) * 1000);
+  c.set_read_timeout(read.count() / 1000, (read.count() % 1000) * 1000);
+  c.set_write_timeout(10, 0);
+}
+
+std::string status_message(const std::string& body) {
+  rapidjson::Document d;
+  d.Parse(body.data(), body.size());
+  if (!d.HasParseError() && d.IsObject()) {
+    auto m = d.FindMember("message");
+    if (m != d.MemberEnd() && m->value.IsString()) return m->value.GetString();
+  }
+  return body.substr(0, 200);
+}
+
+}  // namespace
+
+std::string ApiResponse::describe() const {
+  if (status == 0) return error.empty() ? "no response" : error;
+  return "HTTP " + std::to_string(status) + (body.empty() ? "" : ": " + status_message(body));
+}
+
+void StreamCanceller::cancel() {
+  cancelled_.store(true);
+  std::lock_guard lock(mu_);
+  if (active_) active_->stop();
+}
+
+ApiClient::ApiClient(ApiConfig cfg, Timeouts timeouts) : cfg_(std::move(cfg)), timeouts_(timeouts) {
+  if (cfg_.scheme == "https") {
+    if (!cfg_.ca_pem.empty()) {
+      X509_STORE* s = store_from_pem(cfg_.ca_pem);
+      if (!s) throw ConfigError("certificate authority: no PEM certificate found");
+      X509_STORE_free(s);
+    }
+    if (!cfg_.client_cert_pem.empty()) {
+      X509* c = cert_from_pem(cfg_.client_cert_pem);
+      if (!c) throw ConfigError("client certificate: not a PEM certificate");
+      X509_free(c);
+      EVP_PKEY* k = key_from_pem(cfg_.client_key_pem);
+      if (!k) throw ConfigError("client key: not a PEM private key");
+      EVP_PKEY_free(k);
+    }
+  }
+}
+
+ApiClient::~ApiClient() = default;
+
+std::unique_ptr<httplib::ClientImpl> ApiClient::make_client(std::chrono::milliseconds read_timeout) const {
+  std::unique_ptr<httplib::ClientImpl> c;
+  if (cfg_.scheme == "https") {
+    std::unique_ptr<httplib::SSLClient> ssl;
+    if (!cfg_.client_cert_pem.empty()) {
+      X509* cert = cert_from_pem(cfg_.client_cert_pem);
+      EVP_PKEY* key = key_from_pem(cfg_.client_key_pem);
+      ssl = std::make_unique<httplib::SSLClient>(cfg_.host, cfg_.port, cert, key);
+      X509_free(cert);
+      EVP_PKEY_free(key);
+    } else {
+      ssl = std::make_unique<httplib::SSLClient>(cfg_.host, cfg_.port);
+    }
+    if (!cfg_.ca_pem.empty()) ssl->set_ca_cert_store(store_from_pem(cfg_.ca_pem));
+    ssl->enable_server_certificate_verification(!cfg_.insecure_skip_tls_verify);
+    c = std::move(ssl);
+  } else {
+    c = std::make_unique<httplib::ClientImpl>(cfg_.host, cfg_.port);
+  }
+  set_timeout(*c, timeouts_.connect, read_timeout);
+  c->set_keep_alive(true);
+  c->set_tcp_nodelay(true);
+  return c;
+}
+
+std::string ApiClient::bearer_token() {
+  if (cfg_.token_file.empty()) return cfg_.token;
+  std::lock_guard lock(token_mu_);
+  // Kubelet rotates projected tokens well before expiry; a minute of staleness is safe and keeps
+  // file reads off the bind path.
+  auto now = std::chrono::steady_clock::now();
+  if (token_.empty() || now - token_read_ > std::chrono::seconds(60)) {
+    try {
+      std::string t = read_config_file(cfg_.token_file, "token file");
+      while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
+      token_ = std::move(t);
+      token_read_ = now;
+    } catch (const ConfigError&) {
+      // Keep the last good token; the API's 401 will say the rest.
+    }
+  }
+  return token_;
+}
+
+std::unique_ptr<httplib::ClientImpl> ApiClient::take_pooled() {
+  {
+    std::lock_guard lock(pool_mu_);
+    if (!pool_.empty()) {
+      auto c = std::move(pool_.back());
+      pool_.pop_back();
+      return c;
+    }
+  }
+  return make_client(timeouts_.request);
+}
+
+void ApiClient::give_back(std::unique_ptr<httplib::ClientImpl> c) {
+  std::lock_guard lock(pool_mu_);
+  if (pool_.size() < 8) pool_.push_back(std::move(c));
+}
+
+namespace {
+httplib::Headers headers_with(const std::string& token) {
+  httplib::Headers h{{"Accept", "application/json"}, {"User-Agent", "kube-extender/" KEXT_VERSION}};
+  if (!token.empty()) h.emplace("Authorization", "Bearer " + token);
+  return h;
+}
+
+ApiResponse from_result(const httplib::Result& r) {
+  ApiResponse out;
+  if (!r) {
+    out.error = httplib::to_string(r.error());
+    return out;
+  }
+  out.status = r->status;
+  out.body = r->body;
+  return out;
+}
+}  // namespace
+
+ApiResponse ApiClient::get(const std::string& path) {
+  auto c = take_pooled();
+  auto r = c->Get(full_path(path), headers_with(bearer_token()));
+  ApiResponse out = from_result(r);
+  if (out.status != 0) give_back(std::move(c));
+  return out;
+}
+
+ApiResponse ApiClient::post(const std::string& path, const std::string& json_body) {
+  auto c = take_pooled();
+  auto r = c->Post(full_path(path), headers_with(bearer_token()), json_body, "application/json");
+  ApiResponse out = from_result(r);
+  if (out.status != 0) give_back(std::move(c));
+  return out;
+}
+
+ApiResponse ApiClient::stream(const std::string& path, std::chrono::milliseconds idle_timeout,
+                              const std::function<bool(std::string_view)>& on_data, StreamCanceller* canceller) {
+  auto c = make_client(idle_timeout);
+  c->set_keep_alive(false);
+  if (canceller) {
+    std::lock_guard lock(canceller->mu_);
+    if (canceller->cancelled()) return ApiResponse{0, "", "cancelled"};
+    canceller->active_ = c.get();
+  }
+  ApiResponse out;
+  auto r = c->Get(
+      full_path(path), headers_with(bearer_token()),
+      [&](const httplib::Response& res) {
+        out.status = res.status;
+        return true;
+      },
+      [&](const char* data, size_t n) {
+        if (out.status < 200 || out.status >= 300) {
+          if (out.body.size() < 65536) out.body.append(data, n);
+          return true;
+        }
+        return on_data(std::string_view(data, n));
+      });
+  if (canceller) {
+    std::lock_guard lock(canceller->mu_);
+    canceller->active_ = nullptr;
+  }
+  if (!r) {
+    out.error = httplib::to_string(r.error());
+    if (out.status == 0) return out;
+    // The stream broke after the status line: keep the status, report the error.
+  }
+  return out;
+}
+
+}  // namespace kext::kube

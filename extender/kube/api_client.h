@@ -1,0 +1,83 @@
+#pragma once
+// HTTP(S) to the Kubernetes API with the credentials of an ApiConfig: short requests on pooled
+// keep-alive connections (lists, binds) and long streaming GETs (watches) that another thread can cancel.
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "extender/kube/api_config.h"
+
+namespace httplib {
+class ClientImpl;
+}
+
+namespace kext::kube {
+
+struct ApiResponse {
+  int status = 0;     // 0: no HTTP response; see error
+  std::string body;
+  std::string error;  // transport error ("Connection refused", "Read timeout")
+  bool ok() const { return status >= 200 && status < 300; }
+  // "HTTP 403: <message from the Status body>" or the transport error.
+  std::string describe() const;
+};
+
+// Ends a stream() in progress from another thread (shutdown).
+class StreamCanceller {
+ public:
+  void cancel();
+  bool cancelled() const { return cancelled_.load(); }
+  void reset() { cancelled_.store(false); }
+
+ private:
+  friend class ApiClient;
+  std::mutex mu_;
+  httplib::ClientImpl* active_ = nullptr;
+  std::atomic<bool> cancelled_{false};
+};
+
+class ApiClient {
+ public:
+  struct Timeouts {
+    std::chrono::milliseconds connect{5000};
+    std::chrono::milliseconds request{60000};
+  };
+
+  // Parses the PEM material once: bad certificates or keys are start-up errors (ConfigError).
+  explicit ApiClient(ApiConfig cfg, Timeouts timeouts);
+  explicit ApiClient(ApiConfig cfg) : ApiClient(std::move(cfg), Timeouts{}) {}
+  ~ApiClient();
+
+  ApiResponse get(const std::string& path);
+  ApiResponse post(const std::string& path, const std::string& json_body);
+
+  // A GET whose body is handed to on_data piece by piece as it arrives (a watch). on_status sees the
+  // HTTP status first; for a non-2xx status the body is collected into the response instead. Silence
+  // longer than idle_timeout ends the stream with an error. on_data returning false ends it.
+  ApiResponse stream(const std::string& path, std::chrono::milliseconds idle_timeout,
+                     const std::function<bool(std::string_view)>& on_data, StreamCanceller* canceller);
+
+  const ApiConfig& config() const { return cfg_; }
+
+ private:
+  std::unique_ptr<httplib::ClientImpl> make_client(std::chrono::milliseconds read_timeout) const;
+  std::unique_ptr<httplib::ClientImpl> take_pooled();
+  void give_back(std::unique_ptr<httplib::ClientImpl> c);
+  std::string bearer_token();
+  std::string full_path(const std::string& path) const { return cfg_.base_path + path; }
+
+  ApiConfig cfg_;
+  Timeouts timeouts_;
+  std::mutex pool_mu_;
+  std::vector<std::unique_ptr<httplib::ClientImpl>> pool_;
+  std::mutex token_mu_;
+  std::string token_;
+  std::chrono::steady_clock::time_point token_read_{};
+};
+
+}  // namespace kext::kube

@@ -1,0 +1,86 @@
+#include "extender/kube/api_flags.h"
+
+#include <charconv>
+#include <stdexcept>
+
+namespace kext::kube {
+
+bool parse_api_flag(const std::string& arg, const std::function<std::string()>& value, ApiFlags& f) {
+  if (arg == "--kubeconfig") f.kubeconfig = value();
+  else if (arg == "--context") f.context = value();
+  else if (arg == "--in-cluster") f.in_cluster = true;
+  else if (arg == "--api-server") f.server = value();
+  else if (arg == "--api-token-file") f.token_file = value();
+  else if (arg == "--api-ca-file") f.ca_file = value();
+  else if (arg == "--api-client-cert-file") f.client_cert_file = value();
+  else if (arg == "--api-client-key-file") f.client_key_file = value();
+  else if (arg == "--api-insecure-skip-tls-verify") f.insecure_skip_tls_verify = true;
+  else if (arg == "--enable-bind") f.bind = true;
+  else if (arg == "--bind-assume-ttl-seconds") {
+    std::string v = value();
+    int64_t s = 0;
+    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), s);
+    if (ec != std::errc() || p != v.data() + v.size() || s < 1 || s > 3600)
+      throw std::invalid_argument(arg + ": expected an integer in 1..3600, got \"" + v + "\"");
+    f.assume_ttl = std::chrono::seconds(s);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void validate_api_flags(const ApiFlags& f, bool have_snapshot) {
+  int sources = f.in_cluster + !f.kubeconfig.empty() + !f.server.empty();
+  if (sources > 1) throw std::invalid_argument("--in-cluster, --kubeconfig and --api-server are alternatives: pass one");
+  if (sources == 1 && have_snapshot)
+    throw std::invalid_argument("--snapshot and the Kubernetes API (--in-cluster/--kubeconfig/--api-server) are alternative cluster-state sources: pass one");
+  if (!f.context.empty() && f.kubeconfig.empty()) throw std::invalid_argument("--context needs --kubeconfig");
+  bool api_detail = !f.token_file.empty() || !f.ca_file.empty() || !f.client_cert_file.empty() ||
+                    !f.client_key_file.empty() || f.insecure_skip_tls_verify;
+  if (api_detail && f.server.empty())
+    throw std::invalid_argument("--api-token-file/--api-ca-file/--api-client-*/--api-insecure-skip-tls-verify need --api-server");
+  if (f.client_cert_file.empty() != f.client_key_file.empty())
+    throw std::invalid_argument("--api-client-cert-file and --api-client-key-file go together");
+  if (f.bind && sources == 0) throw std::invalid_argument("--enable-bind needs the Kubernetes API (--in-cluster, --kubeconfig or --api-server)");
+}
+
+std::string api_flags_usage() {
+  return "  cluster state from the Kubernetes API (list+watch of nodes, pods, poddisruptionbudgets):\n"
+         "  --in-cluster          the pod's service account (KUBERNETES_SERVICE_HOST, token, ca.crt)\n"
+         "  --kubeconfig FILE     a kubeconfig (client certificate, token or tokenFile; no exec plugins)\n"
+         "  --context NAME        kubeconfig context (default: current-context)\n"
+         "  --api-server URL      explicit API URL, with --api-ca-file, --api-token-file,\n"
+         "                        --api-client-cert-file, --api-client-key-file, --api-insecure-skip-tls-verify\n"
+         "  --enable-bind         serve /bind: create the Binding through the API (RBAC: pods/binding create)\n"
+         "  --bind-assume-ttl-seconds N  a bound pod counts against its node until the watch shows it,\n"
+         "                        at most N seconds (default 30)\n";
+}
+
+ApiConfig resolve_api_config(const ApiFlags& f) {
+  if (f.in_cluster) return in_cluster_config();
+  if (!f.kubeconfig.empty()) return kubeconfig_config(f.kubeconfig, f.context);
+  ApiConfig cfg;
+  set_server_url(cfg, f.server);
+  if (!f.ca_file.empty()) cfg.ca_pem = read_config_file(f.ca_file, "--api-ca-file");
+  if (!f.client_cert_file.empty()) cfg.client_cert_pem = read_config_file(f.client_cert_file, "--api-client-cert-file");
+  if (!f.client_key_file.empty()) cfg.client_key_pem = read_config_file(f.client_key_file, "--api-client-key-file");
+  if (!f.token_file.empty()) {
+    read_config_file(f.token_file, "--api-token-file");
+    cfg.token_file = f.token_file;
+  }
+  cfg.insecure_skip_tls_verify = f.insecure_skip_tls_verify;
+  return cfg;
+}
+
+void check_api_access(ApiClient& api) {
+  ApiResponse r = api.get("/api/v1/nodes?limit=1");
+  const std::string where = "Kubernetes API at " + api.config().server_url();
+  if (r.status == 0) throw ConfigError("cannot reach the " + where + ": " + r.describe());
+  if (r.status == 401) throw ConfigError("the " + where + " rejected the credentials: " + r.describe());
+  if (r.status == 403)
+    throw ConfigError("the " + where + " forbids listing nodes (RBAC: get/list/watch nodes, pods, "
+                      "poddisruptionbudgets): " + r.describe());
+  if (!r.ok()) throw ConfigError("the " + where + " answered " + r.describe());
+}
+
+}  // namespace kext::kube

@@ -1,0 +1,80 @@
+#include "extender/kube/live_state.h"
+
+#include "extender/kube/cache_sinks.h"
+
+namespace kext::kube {
+
+LiveState::LiveState(ApiClient& api, StateStore& store, LiveStateOptions opts)
+    : store_(store), cache_(&store), opts_(std::move(opts)) {
+  struct Resource {
+    const char* name;
+    const char* path;
+    std::unique_ptr<ResourceSink> (*make)(StateCache&);
+  };
+  const Resource resources[] = {
+      {"nodes", "/api/v1/nodes", make_node_sink},
+      {"pods", "/api/v1/pods", make_pod_sink},
+      {"poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets", make_pdb_sink},
+  };
+  for (const auto& r : resources) {
+    sinks_.push_back(r.make(cache_));
+    ReflectorOptions o = opts_.reflector;
+    o.resource = r.name;
+    o.path = r.path;
+    reflectors_.push_back(std::make_unique<Reflector>(api, std::move(o), *sinks_.back()));
+  }
+}
+
+LiveState::~LiveState() { stop(); }
+
+void LiveState::start() {
+  store_.set_ready(false);
+  for (auto& r : reflectors_) r->start();
+  housekeeper_ = std::thread([this] { housekeeping(); });
+}
+
+void LiveState::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (auto& r : reflectors_) r->stop();
+  if (housekeeper_.joinable()) housekeeper_.join();
+}
+
+bool LiveState::synced() const {
+  for (const auto& r : reflectors_)
+    if (!r->status().synced) return false;
+  return true;
+}
+
+std::vector<LiveState::ResourceStatus> LiveState::status() const {
+  std::vector<ResourceStatus> out;
+  const char* names[] = {"nodes", "pods", "poddisruptionbudgets"};
+  for (size_t i = 0; i < reflectors_.size(); ++i) out.push_back({names[i], reflectors_[i]->status()});
+  return out;
+}
+
+void LiveState::housekeeping() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    // Readiness polls quickly until the first sync, then the loop only expires assumptions.
+    auto interval = store_.ready() ? opts_.housekeeping_interval : std::chrono::milliseconds(20);
+    cv_.wait_for(lock, interval, [this] { return stopping_; });
+    if (stopping_) break;
+    if (!store_.ready() && synced()) store_.set_ready(true);
+    cache_.expire_assumed(StateCache::Clock::now());
+    if (opts_.report_lag) {
+      lock.unlock();
+      auto now = std::chrono::steady_clock::now();
+      for (const auto& r : status()) {
+        if (!r.status.synced) continue;
+        opts_.report_lag(r.resource, std::chrono::duration<double>(now - r.status.last_activity).count());
+      }
+      lock.lock();
+    }
+  }
+}
+
+}  // namespace kext::kube

@@ -1,0 +1,60 @@
+#pragma once
+// The cluster state kept live from the Kubernetes API: a reflector per resource (nodes, pods,
+// PodDisruptionBudgets) feeding one StateCache, readiness once all three have listed, and the expiry
+// of bind assumptions the watch never confirmed.
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "extender/kube/api_client.h"
+#include "extender/kube/reflector.h"
+#include "extender/state/state_cache.h"
+
+namespace kext::kube {
+
+struct LiveStateOptions {
+  ReflectorOptions reflector;  // resource and path are filled in per resource
+  std::chrono::milliseconds housekeeping_interval{500};
+  // Called from housekeeping with each resource's seconds since its stream last delivered anything
+  // (events or bookmarks): how stale the cache may be. Optional.
+  std::function<void(const std::string& resource, double seconds)> report_lag;
+};
+
+class LiveState {
+ public:
+  LiveState(ApiClient& api, StateStore& store, LiveStateOptions opts = {});
+  ~LiveState();
+
+  // Marks the store not ready, then lists and watches in the background.
+  void start();
+  void stop();
+  bool synced() const;
+
+  struct ResourceStatus {
+    std::string resource;
+    ReflectorStatus status;
+  };
+  std::vector<ResourceStatus> status() const;
+
+  StateCache& cache() { return cache_; }
+
+ private:
+  void housekeeping();
+
+  StateStore& store_;
+  StateCache cache_;
+  LiveStateOptions opts_;
+  std::vector<std::unique_ptr<ResourceSink>> sinks_;
+  std::vector<std::unique_ptr<Reflector>> reflectors_;
+  std::thread housekeeper_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+};
+
+}  // namespace kext::kube

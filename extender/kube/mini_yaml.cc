@@ -1,0 +1,261 @@
+#include "extender/kube/mini_yaml.h"
+
+
+#include "policy/json.h"
+
+namespace kext::yaml {
+
+const Node* Node::get(std::string_view key) const {
+  if (kind != Kind::Map) return nullptr;
+  for (const auto& [k, v] : map)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+std::string Node::str(std::string_view key) const {
+  const Node* n = get(key);
+  return n && n->kind == Kind::Scalar ? n->scalar : std::string();
+}
+
+namespace {
+
+struct Line {
+  size_t number;  // 1-based, for errors
+  size_t indent;
+  std::string text;  // without indent and comment
+};
+
+[[noreturn]] void fail(size_t line, const std::string& what) {
+  throw YamlError("line " + std::to_string(line) + ": " + what);
+}
+
+// Removes a comment that starts outside quotes.
+std::string strip_comment(std::string_view s) {
+  char quote = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+      else if (c == '\\' && quote == '"') ++i;
+    } else if (c == '\'' || c == '"') {
+      if (i == 0 || s[i - 1] == ' ' || s[i - 1] == ':' || s[i - 1] == '-') quote = c;
+    } else if (c == '#' && (i == 0 || s[i - 1] == ' ')) {
+      s = s.substr(0, i);
+      break;
+    }
+  }
+  std::string out(s);
+  while (!out.empty() && (out.back() == ' ' || out.back() == '\r' || out.back() == '\t')) out.pop_back();
+  return out;
+}
+
+Node scalar_node(std::string_view raw, size_t line) {
+  Node n;
+  if (raw.empty() || raw == "~" || raw == "null") return n;
+  if (raw == "{}") {
+    n.kind = Node::Kind::Map;
+    return n;
+  }
+  if (raw == "[]") {
+    n.kind = Node::Kind::Seq;
+    return n;
+  }
+  n.kind = Node::Kind::Scalar;
+  if (raw.front() == '\'') {
+    if (raw.size() < 2 || raw.back() != '\'') fail(line, "unterminated single-quoted string");
+    for (size_t i = 1; i + 1 < raw.size(); ++i) {
+      n.scalar += raw[i];
+      if (raw[i] == '\'' && i + 2 < raw.size() && raw[i + 1] == '\'') ++i;
+    }
+    return n;
+  }
+  if (raw.front() == '"') {
+    if (raw.size() < 2 || raw.back() != '"') fail(line, "unterminated double-quoted string");
+    for (size_t i = 1; i + 1 < raw.size(); ++i) {
+      char c = raw[i];
+      if (c != '\\') {
+        n.scalar += c;
+        continue;
+      }
+      if (i + 2 >= raw.size()) fail(line, "dangling escape");
+      char e = raw[++i];
+      switch (e) {
+        case 'n': n.scalar += '\n'; break;
+        case 't': n.scalar += '\t'; break;
+        case '"': n.scalar += '"'; break;
+        case '\\': n.scalar += '\\'; break;
+        case '/': n.scalar += '/'; break;
+        default: fail(line, std::string("unsupported escape \\") + e);
+      }
+    }
+    return n;
+  }
+  if (raw.front() == '&' || raw.front() == '*' || raw.front() == '!' || raw.front() == '|' || raw.front() == '>' ||
+      raw.front() == '{' || raw.front() == '[') {
+    fail(line, "unsupported YAML construct \"" + std::string(raw.substr(0, 20)) + "\"");
+  }
+  n.scalar = std::string(raw);
+  return n;
+}
+
+// Splits "key: value" (or "key:"); returns false if the text is not a mapping entry.
+bool split_key(const std::string& text, std::string* key, std::string* value) {
+  size_t start = 0;
+  char quote = 0;
+  if (!text.empty() && (text[0] == '"' || text[0] == '\'')) {
+    quote = text[0];
+    size_t end = text.find(quote, 1);
+    if (end == std::string::npos) return false;
+    *key = text.substr(1, end - 1);
+    start = end + 1;
+    if (start >= text.size() || text[start] != ':') return false;
+  } else {
+    size_t p = 0;
+    for (;;) {
+      p = text.find(':', p);
+      if (p == std::string::npos) return false;
+      if (p + 1 == text.size() || text[p + 1] == ' ') break;
+      ++p;
+    }
+    *key = text.substr(0, p);
+    start = p;
+  }
+  size_t v = start + 1;
+  while (v < text.size() && text[v] == ' ') ++v;
+  *value = text.substr(v);
+  return true;
+}
+
+class Parser {
+ public:
+  explicit Parser(std::vector<Line> lines) : lines_(std::move(lines)) {}
+
+  Node document() {
+    if (lines_.empty()) return {};
+    Node n = block(lines_[0].indent);
+    if (pos_ < lines_.size()) fail(lines_[pos_].number, "unexpected indentation");
+    return n;
+  }
+
+ private:
+  Node block(size_t indent) {
+    const Line& first = lines_[pos_];
+    if (is_item(first.text)) return sequence(indent);
+    return mapping(indent);
+  }
+
+  static bool is_item(const std::string& t) { return t == "-" || t.rfind("- ", 0) == 0; }
+
+  Node sequence(size_t indent) {
+    Node n;
+    n.kind = Node::Kind::Seq;
+    while (pos_ < lines_.size() && lines_[pos_].indent == indent && is_item(lines_[pos_].text)) {
+      Line& l = lines_[pos_];
+      std::string rest = l.text.size() > 2 ? l.text.substr(2) : std::string();
+      size_t lead = 0;
+      while (lead < rest.size() && rest[lead] == ' ') ++lead;
+      rest = rest.substr(lead);
+      if (rest.empty()) {
+        ++pos_;
+        n.seq.push_back(nested_or_null(indent, l.number));
+        continue;
+      }
+      std::string key, value;
+      if (split_key(rest, &key, &value)) {
+        // "- key: v" opens a mapping at the key's column: re-read this line as that mapping's first.
+        l.indent = indent + 2 + lead;
+        l.text = rest;
+        n.seq.push_back(mapping(l.indent));
+      } else {
+        ++pos_;
+        n.seq.push_back(scalar_node(rest, l.number));
+      }
+    }
+    return n;
+  }
+
+  Node mapping(size_t indent) {
+    Node n;
+    n.kind = Node::Kind::Map;
+    while (pos_ < lines_.size() && lines_[pos_].indent == indent && !is_item(lines_[pos_].text)) {
+      const Line& l = lines_[pos_];
+      std::string key, value;
+      if (!split_key(l.text, &key, &value)) fail(l.number, "expected \"key: value\", got \"" + l.text + "\"");
+      ++pos_;
+      if (!value.empty()) {
+        n.map.emplace_back(key, scalar_node(value, l.number));
+        continue;
+      }
+      // A sequence may sit at its key's own indent (kubectl's style).
+      if (pos_ < lines_.size() && lines_[pos_].indent == indent && is_item(lines_[pos_].text)) {
+        n.map.emplace_back(key, sequence(indent));
+      } else {
+        n.map.emplace_back(key, nested_or_null(indent, l.number));
+      }
+    }
+    if (pos_ < lines_.size() && lines_[pos_].indent > indent) fail(lines_[pos_].number, "unexpected indentation");
+    return n;
+  }
+
+  Node nested_or_null(size_t indent, size_t) {
+    if (pos_ < lines_.size() && lines_[pos_].indent > indent) return block(lines_[pos_].indent);
+    return {};
+  }
+
+  std::vector<Line> lines_;
+  size_t pos_ = 0;
+};
+
+Node from_json(const json::Value& v) {
+  Node n;
+  if (v.IsObject()) {
+    n.kind = Node::Kind::Map;
+    for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it)
+      n.map.emplace_back(std::string(it->name.GetString(), it->name.GetStringLength()), from_json(it->value));
+  } else if (v.IsArray()) {
+    n.kind = Node::Kind::Seq;
+    for (const auto& e : v.GetArray()) n.seq.push_back(from_json(e));
+  } else if (v.IsString()) {
+    n.kind = Node::Kind::Scalar;
+    n.scalar.assign(v.GetString(), v.GetStringLength());
+  } else if (v.IsBool()) {
+    n.kind = Node::Kind::Scalar;
+    n.scalar = v.GetBool() ? "true" : "false";
+  } else if (v.IsNumber()) {
+    n.kind = Node::Kind::Scalar;
+    n.scalar = v.IsInt64() ? std::to_string(v.GetInt64()) : std::to_string(v.GetDouble());
+  }
+  return n;
+}
+
+}  // namespace
+
+Node parse(std::string_view text) {
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && text[first] == '{') {
+    rapidjson::Document d;
+    d.Parse<json::kParseFlags>(text.data(), text.size());
+    if (d.HasParseError()) throw YamlError("invalid JSON at offset " + std::to_string(d.GetErrorOffset()));
+    return from_json(d);
+  }
+  std::vector<Line> lines;
+  size_t number = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view raw = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++number;
+    size_t indent = 0;
+    while (indent < raw.size() && raw[indent] == ' ') ++indent;
+    if (indent < raw.size() && raw[indent] == '\t') fail(number, "tabs are not allowed for indentation");
+    std::string body = strip_comment(raw.substr(indent));
+    if (body.empty() || body == "---") continue;
+    lines.push_back({number, indent, std::move(body)});
+    if (end == text.size()) break;
+  }
+  return Parser(std::move(lines)).document();
+}
+
+}  // namespace kext::yaml

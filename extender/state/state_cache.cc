@@ -1,0 +1,220 @@
+#include "extender/state/state_cache.h"
+
+#include <unordered_set>
+
+#include "algorithms/pod_requests.h"
+
+namespace kext {
+
+namespace {
+
+// The cache keeps only what decisions about *existing* pods read (requests, identity, labels for
+// budgets, priority and start time for preemption): containers, tolerations and affinity matter only
+// for the pod being scheduled, which always comes in the request.
+std::shared_ptr<const PodInfo> cached_pod_info(Pod pod) {
+  PodInfo info;
+  info.requests = compute_pod_requests(pod, false);
+  info.nonzero_requests = compute_pod_requests(pod, true);
+  // Assigning {} would keep the vectors' buffers (and a move keeps them too): swap them out.
+  std::vector<Container>().swap(pod.containers);
+  std::vector<Container>().swap(pod.init_containers);
+  std::vector<Toleration>().swap(pod.tolerations);
+  std::vector<ScalarResource>().swap(pod.overhead.scalars);
+  pod.node_selector.clear();
+  pod.node_affinity.reset();
+  pod.nominated_node_name.shrink_to_fit();
+  info.pod = std::make_shared<const Pod>(std::move(pod));
+  return std::make_shared<const PodInfo>(std::move(info));
+}
+
+std::string pdb_key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+
+}  // namespace
+
+std::string StateCache::pod_key(const Pod& pod) {
+  return pod.uid.empty() ? pod.namespace_ + "/" + pod.name : pod.uid;
+}
+
+StateCache::Batch::~Batch() {
+  if (c_.store_) c_.store_->publish(c_.view_locked());
+}
+
+void StateCache::Batch::upsert_node(Node node) { c_.upsert_node_locked(std::move(node)); }
+void StateCache::Batch::delete_node(const std::string& name) { c_.delete_node_locked(name); }
+void StateCache::Batch::upsert_pod(Pod pod) { c_.upsert_pod_locked(std::move(pod)); }
+void StateCache::Batch::delete_pod(const std::string& key) { c_.delete_pod_locked(key); }
+
+void StateCache::Batch::upsert_pdb(PodDisruptionBudget pdb) {
+  std::string key = pdb_key(pdb.namespace_, pdb.name);
+  c_.pdbs_[key] = std::move(pdb);
+  c_.pdbs_dirty_ = true;
+}
+
+void StateCache::Batch::delete_pdb(const std::string& namespace_, const std::string& name) {
+  c_.pdbs_dirty_ |= c_.pdbs_.erase(pdb_key(namespace_, name)) > 0;
+}
+
+void StateCache::Batch::replace_nodes(std::vector<Node> nodes) {
+  std::unordered_set<std::string> listed;
+  for (const auto& n : nodes) listed.insert(n.name);
+  std::vector<std::string> gone;
+  c_.nodes_.for_each([&](const std::string& name, const std::shared_ptr<const NodeInfo>& info) {
+    if (info->node && !listed.contains(name)) gone.push_back(name);
+  });
+  for (const auto& name : gone) c_.delete_node_locked(name);
+  for (auto& n : nodes) c_.upsert_node_locked(std::move(n));
+}
+
+void StateCache::Batch::replace_pods(std::vector<Pod> pods) {
+  std::unordered_set<std::string> listed;
+  for (const auto& p : pods) listed.insert(pod_key(p));
+  std::vector<std::string> gone;
+  c_.pods_.for_each([&](const std::string& key, const auto&) {
+    if (!listed.contains(key)) gone.push_back(key);
+  });
+  for (const auto& key : gone) c_.delete_pod_locked(key);
+  for (auto& p : pods) c_.upsert_pod_locked(std::move(p));
+}
+
+void StateCache::Batch::replace_pdbs(std::vector<PodDisruptionBudget> pdbs) {
+  c_.pdbs_.clear();
+  for (auto& b : pdbs) {
+    std::string key = pdb_key(b.namespace_, b.name);
+    c_.pdbs_[key] = std::move(b);
+  }
+  c_.pdbs_dirty_ = true;
+}
+
+bool StateCache::Batch::assume_pod(const std::string& key, const std::string& node, Clock::time_point until) {
+  const auto* found = c_.pods_.find(key);
+  if (!found) return false;
+  std::shared_ptr<const PodInfo> current = *found;
+  if (!current->pod->node_name.empty() && !c_.assumed_.contains(key)) return true;  // the watch was first
+  if (!c_.assumed_.contains(key)) c_.assumed_original_[key] = current;
+  auto pod = std::make_shared<Pod>(*current->pod);
+  pod->node_name = node;
+  c_.put_pod_info_locked(key, std::make_shared<const PodInfo>(PodInfo{pod, current->requests, current->nonzero_requests}));
+  c_.assumed_[key] = Assumed{node, until};
+  return true;
+}
+
+void StateCache::Batch::forget_assumed(const std::string& key) { c_.restore_assumed_locked(key); }
+
+void StateCache::restore_assumed_locked(const std::string& key) {
+  if (assumed_.erase(key) == 0) return;
+  auto orig = assumed_original_.find(key);
+  if (orig == assumed_original_.end()) return;
+  put_pod_info_locked(key, orig->second);
+  assumed_original_.erase(orig);
+}
+
+void StateCache::expire_assumed(Clock::time_point now) {
+  std::unique_lock lock(mu_);
+  std::vector<std::string> due;
+  for (const auto& [key, a] : assumed_)
+    if (a.until <= now) due.push_back(key);
+  for (const auto& key : due) restore_assumed_locked(key);
+  if (!due.empty() && store_) store_->publish(view_locked());
+}
+
+std::shared_ptr<const ClusterState> StateCache::view() {
+  std::unique_lock lock(mu_);
+  return view_locked();
+}
+
+std::shared_ptr<const ClusterState> StateCache::view_locked() {
+  auto s = std::make_shared<ClusterState>();
+  s->nodes = nodes_.publish();
+  s->pods_by_uid = pods_.publish();
+  s->node_objects = node_objects_;
+  if (pdbs_dirty_) {
+    auto v = std::make_shared<std::vector<PodDisruptionBudget>>();
+    v->reserve(pdbs_.size());
+    for (const auto& [_, b] : pdbs_) v->push_back(b);
+    pdb_view_ = std::move(v);
+    pdbs_dirty_ = false;
+  }
+  s->pdbs = pdb_view_;
+  return s;
+}
+
+void StateCache::upsert_node_locked(Node node) {
+  std::string name = node.name;
+  auto next = std::make_shared<NodeInfo>();
+  if (const auto* old = nodes_.find(name)) *next = **old;
+  if (!next->node) ++node_objects_;
+  next->node = std::make_shared<const Node>(std::move(node));
+  nodes_.put(name, std::move(next));
+}
+
+void StateCache::delete_node_locked(const std::string& name) {
+  const auto* old = nodes_.find(name);
+  if (!old || !(*old)->node) return;
+  --node_objects_;
+  if ((*old)->pods.empty()) {
+    nodes_.erase(name);
+    return;
+  }
+  // Pods still name the node (they are deleted after it): keep their aggregate.
+  auto next = std::make_shared<NodeInfo>(**old);
+  next->node.reset();
+  nodes_.put(name, std::move(next));
+}
+
+void StateCache::upsert_pod_locked(Pod pod) {
+  std::string key = pod_key(pod);
+  if (auto a = assumed_.find(key); a != assumed_.end()) {
+    if (!pod.node_name.empty() || pod.is_terminal()) {
+      assumed_.erase(a);  // the watch caught up with the bind (or overrode it)
+      assumed_original_.erase(key);
+    } else {
+      // Still unbound as far as the API has shown: keep counting it where we bound it.
+      auto info = cached_pod_info(pod);
+      assumed_original_[key] = info;
+      pod.node_name = a->second.node;
+    }
+  }
+  if (pod.is_terminal()) {
+    delete_pod_locked(key);
+    return;
+  }
+  put_pod_info_locked(key, cached_pod_info(std::move(pod)));
+}
+
+void StateCache::put_pod_info_locked(const std::string& key, std::shared_ptr<const PodInfo> info) {
+  if (const auto* old = pods_.find(key); old && !(*old)->pod->node_name.empty()) {
+    node_remove_pod((*old)->pod->node_name, old->get());
+  }
+  if (!info->pod->node_name.empty()) node_add_pod(info->pod->node_name, info);
+  pods_.put(key, std::move(info));
+}
+
+void StateCache::delete_pod_locked(const std::string& key) {
+  assumed_.erase(key);
+  assumed_original_.erase(key);
+  const auto* old = pods_.find(key);
+  if (!old) return;
+  if (!(*old)->pod->node_name.empty()) node_remove_pod((*old)->pod->node_name, old->get());
+  pods_.erase(key);
+}
+
+void StateCache::node_add_pod(const std::string& node, std::shared_ptr<const PodInfo> info) {
+  auto next = std::make_shared<NodeInfo>();
+  if (const auto* old = nodes_.find(node)) *next = **old;
+  next->add_pod(std::move(info));
+  nodes_.put(node, std::move(next));
+}
+
+void StateCache::node_remove_pod(const std::string& node, const PodInfo* info) {
+  const auto* old = nodes_.find(node);
+  if (!old) return;
+  auto next = std::make_shared<NodeInfo>(**old);
+  next->remove_pod(info);
+  if (!next->node && next->pods.empty()) {
+    nodes_.erase(node);
+    return;
+  }
+  nodes_.put(node, std::move(next));
+}
+
+}  // namespace kext

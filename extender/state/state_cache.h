@@ -1,0 +1,103 @@
+#pragma once
+// The writer side of the cluster state: the snapshot loader and the watch feed objects and events here,
+// per-node aggregates change incrementally with each pod, and publish() hands readers a new immutable
+// ClusterState. One writer at a time (a mutex between the watch threads); readers never lock.
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "extender/state/cluster_state.h"
+
+namespace kext {
+
+class StateCache {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // Applies a group of changes under the writer lock; the destructor publishes them together.
+  class Batch {
+   public:
+    ~Batch();
+    Batch(Batch&&) = delete;
+
+    void upsert_node(Node node);
+    void delete_node(const std::string& name);
+    // Terminal pods (Succeeded/Failed) are removed: they hold no resources.
+    void upsert_pod(Pod pod);
+    void delete_pod(const std::string& key);
+    void upsert_pdb(PodDisruptionBudget pdb);
+    void delete_pdb(const std::string& namespace_, const std::string& name);
+    // A complete list: objects of that kind not in it are gone (relist after 410, or a restart).
+    void replace_nodes(std::vector<Node> nodes);
+    void replace_pods(std::vector<Pod> pods);
+    void replace_pdbs(std::vector<PodDisruptionBudget> pdbs);
+
+    // Bind: the pod counts against `node` at once, until the watch shows it bound or `until` passes.
+    // Returns false if the pod is unknown.
+    bool assume_pod(const std::string& key, const std::string& node, Clock::time_point until);
+    // The bind failed: the pod goes back to what the API last showed.
+    void forget_assumed(const std::string& key);
+
+   private:
+    friend class StateCache;
+    explicit Batch(StateCache& c) : c_(c), lock_(c.mu_) {}
+    StateCache& c_;
+    std::unique_lock<std::mutex> lock_;
+  };
+
+  // store may be null (a builder that only hands out views).
+  explicit StateCache(StateStore* store = nullptr) : store_(store) {}
+
+  Batch batch() { return Batch(*this); }
+  // Drops assumptions whose time is up (the bind did not show up in the watch).
+  void expire_assumed(Clock::time_point now);
+  // A view of everything applied so far.
+  std::shared_ptr<const ClusterState> view();
+
+  static std::string pod_key(const Pod& pod);
+
+ private:
+  struct Assumed {
+    std::string node;
+    Clock::time_point until;
+  };
+
+  void upsert_node_locked(Node node);
+  void delete_node_locked(const std::string& name);
+  void upsert_pod_locked(Pod pod);
+  void put_pod_info_locked(const std::string& key, std::shared_ptr<const PodInfo> info);
+  void delete_pod_locked(const std::string& key);
+  void restore_assumed_locked(const std::string& key);
+  void node_add_pod(const std::string& node, std::shared_ptr<const PodInfo> info);
+  void node_remove_pod(const std::string& node, const PodInfo* info);
+  std::shared_ptr<const ClusterState> view_locked();
+
+  std::mutex mu_;
+  StateStore* store_;
+  ShardedMapWriter<std::shared_ptr<const NodeInfo>, kNodeShards> nodes_;
+  ShardedMapWriter<std::shared_ptr<const PodInfo>, kPodShards> pods_;
+  size_t node_objects_ = 0;
+  std::map<std::string, PodDisruptionBudget> pdbs_;  // by namespace/name
+  std::shared_ptr<const std::vector<PodDisruptionBudget>> pdb_view_ = std::make_shared<std::vector<PodDisruptionBudget>>();
+  bool pdbs_dirty_ = false;
+  std::map<std::string, Assumed> assumed_;  // by pod key
+  // The pod as the API last showed it, for assumed pods: restored when the assumption expires.
+  std::map<std::string, std::shared_ptr<const PodInfo>> assumed_original_;
+};
+
+// Accumulates objects, then hands out the state once (snapshot files, tests).
+class ClusterStateBuilder {
+ public:
+  void add_node(Node node) { cache_.batch().upsert_node(std::move(node)); }
+  void add_pod(Pod pod) { cache_.batch().upsert_pod(std::move(pod)); }
+  void add_pdb(PodDisruptionBudget pdb) { cache_.batch().upsert_pdb(std::move(pdb)); }
+  std::shared_ptr<const ClusterState> build() && { return cache_.view(); }
+
+ private:
+  StateCache cache_;
+};
+
+}  // namespace kext

@@ -1,0 +1,126 @@
+// SIGTERM on the real binary, and the drain itself: requests in flight finish, idle keep-alive
+// connections do not hold the exit.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <future>
+
+#include "test_server.h"
+
+namespace kext::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The child's exit status, or -1 if it is still running after `timeout`.
+int wait_exit(pid_t pid, std::chrono::milliseconds timeout) {
+  const auto end = Clock::now() + timeout;
+  while (Clock::now() < end) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return -1;
+}
+
+// Starts kube-extender on a free loopback port; returns its pid and port (read from its start-up line).
+std::pair<pid_t, int> start_extender(int& stderr_fd) {
+  int fds[2];
+  if (pipe(fds) != 0) return {-1, 0};
+  const std::string snapshot = fixture_path("cluster.json");
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], STDERR_FILENO);
+    close(fds[0]);
+    close(fds[1]);
+    execl(KEXT_BINARY, KEXT_BINARY, "--address", "127.0.0.1", "--port", "0", "--snapshot", snapshot.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(fds[1]);
+  stderr_fd = fds[0];
+  std::string out;
+  char buf[512];
+  const std::string marker = "listening on 127.0.0.1:";
+  while (out.find(marker) == std::string::npos || out.find(' ', out.find(marker) + marker.size()) == std::string::npos) {
+    const ssize_t n = read(stderr_fd, buf, sizeof buf);
+    if (n <= 0) return {pid, 0};
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return {pid, std::atoi(out.c_str() + out.find(marker) + marker.size())};
+}
+
+TEST(Shutdown, SigtermExitsZeroPromptlyWithAnIdleKeepAliveConnection) {
+  int err_fd = -1;
+  auto [pid, port] = start_extender(err_fd);
+  ASSERT_GT(pid, 0);
+  ASSERT_GT(port, 0) << "no start-up line";
+  {
+    httplib::Client client("127.0.0.1", port);
+    client.set_keep_alive(true);
+    auto res = client.Post("/filter", read_file(fixture_path("default/0001-filter--low-1-first.json")),
+                           "application/json");
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 200);
+    // The connection stays open and idle: a worker sits on it for the 120 s keep-alive timeout.
+    const auto t0 = Clock::now();
+    ASSERT_EQ(kill(pid, SIGTERM), 0);
+    EXPECT_EQ(wait_exit(pid, std::chrono::seconds(5)), 0);
+    EXPECT_LT(Clock::now() - t0, std::chrono::seconds(3));
+  }
+  std::string log;
+  char buf[512];
+  for (ssize_t n; (n = read(err_fd, buf, sizeof buf)) > 0;) log.append(buf, static_cast<size_t>(n));
+  close(err_fd);
+  EXPECT_NE(log.find("SIGTERM, draining"), std::string::npos) << log;
+  EXPECT_NE(log.find("stopped"), std::string::npos) << log;
+  if (wait_exit(pid, std::chrono::milliseconds(0)) == -1) kill(pid, SIGKILL);
+}
+
+TEST(Shutdown, DrainLetsTheRequestInFlightFinish) {
+  TestServer server(fixture_cluster());
+  const std::string body = read_file(fixture_path("default/0001-filter--low-1-first.json"));
+
+  int sock = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(server.port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  // Headers and half the body: the request is in flight while the server is told to stop.
+  const std::string head = "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+                           std::to_string(body.size()) + "\r\n\r\n";
+  ASSERT_EQ(send(sock, head.data(), head.size(), 0), static_cast<ssize_t>(head.size()));
+  const size_t half = body.size() / 2;
+  ASSERT_EQ(send(sock, body.data(), half, 0), static_cast<ssize_t>(half));
+  for (int i = 0; i < 200 && server.server().in_flight() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(server.server().in_flight(), 1u);
+
+  auto drained = std::async(std::launch::async, [&] { server.server().shutdown(std::chrono::seconds(5)); });
+  EXPECT_EQ(drained.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout);
+  // No new connections once draining.
+  httplib::Client late("127.0.0.1", server.port());
+  late.set_connection_timeout(1, 0);
+  EXPECT_FALSE(late.Get("/healthz"));
+
+  const size_t rest = body.size() - half;
+  ASSERT_EQ(send(sock, body.data() + half, rest, 0), static_cast<ssize_t>(rest));
+  std::string reply;
+  char buf[4096];
+  for (ssize_t n; reply.find("\r\n\r\n") == std::string::npos && (n = recv(sock, buf, sizeof buf, 0)) > 0;) {
+    reply.append(buf, static_cast<size_t>(n));
+  }
+  EXPECT_EQ(reply.rfind("HTTP/1.1 200", 0), 0u) << reply.substr(0, 200);
+  EXPECT_EQ(drained.wait_for(std::chrono::seconds(3)), std::future_status::ready);
+  close(sock);
+}
+
+}  // namespace
+}  // namespace kext::testing

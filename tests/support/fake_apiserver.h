@@ -1,0 +1,120 @@
+#pragma once
+// An in-repo Kubernetes API server for tests and benchmarks: list (paginated, consistent snapshots,
+// expiring continue tokens) and watch (chunked stream, one JSON event per line, bookmarks, 410 for a
+// compacted resourceVersion) of nodes, pods and poddisruptionbudgets, pod bindings, over TLS with a
+// client certificate; and faults to inject.
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace httplib {
+class Server;
+class DataSink;
+}  // namespace httplib
+
+namespace kext::testing {
+
+class FakeApiServer {
+ public:
+  struct Options {
+    bool tls = true;
+    bool require_client_cert = true;  // client.crt from tests/fixtures/certs
+    std::string token;                // when set, requests need "Authorization: Bearer <token>"
+    size_t threads = 64;
+  };
+
+  FakeApiServer();
+  explicit FakeApiServer(Options o);
+  ~FakeApiServer();
+
+  int port() const { return port_; }
+  std::string url() const;
+  // A kubeconfig for this server with the test certificates (as files, or inline as *-data).
+  std::string kubeconfig(bool inline_data = false) const;
+
+  // Objects. resource: "nodes", "pods" or "poddisruptionbudgets"; key: "namespace/name" or "name".
+  void put(const std::string& resource, const std::string& json);
+  void remove(const std::string& resource, const std::string& key);
+  std::map<std::string, std::string> objects(const std::string& resource) const;
+  uint64_t resource_version() const;
+
+  // Faults.
+  void compact();                      // every resourceVersion up to now answers 410 Gone
+  void restart();                      // open streams break; a new resourceVersion history begins
+  void drop_streams_mid_event();       // each open stream sends half of its next event, then drops
+  void hang_streams();                 // open streams go silent, connections left open
+  void fail_requests(int count, int status);  // the next list/watch requests answer this status
+  void set_list_delay(std::chrono::milliseconds d);
+  void set_gone_as_http_status(bool b);  // 410 as an HTTP status instead of an ERROR event
+  void expire_next_watch();            // the next watch gets 410 whatever its resourceVersion
+  void bookmark();                     // a BOOKMARK on every open stream
+
+  int lists_served() const;
+  int watches_served() const;
+
+  struct Binding {
+    std::string namespace_, name, node;
+  };
+  std::vector<Binding> bindings() const;
+  void fail_binds(int status, std::string message);  // 0: binds succeed again
+  // Whether a bind sets spec.nodeName on the pod (a MODIFIED event), as the real API does.
+  void set_bind_updates_pod(bool b);
+
+ private:
+  struct Event {
+    std::string resource;
+    std::string text;  // {"type":…,"object":…}
+    uint64_t rv;
+  };
+  struct Stream;
+  struct ListSnapshot {
+    uint64_t rv;
+    uint64_t epoch;
+    std::vector<std::string> items;
+  };
+
+  void install_routes();
+  void serve_list(const std::string& resource, const std::string& limit, const std::string& cont, std::string* body,
+                  int* status);
+  bool pump(const std::shared_ptr<Stream>& st, httplib::DataSink& sink);
+  void record_locked(const std::string& resource, const char* type, const std::string& object_json, uint64_t rv);
+  std::string with_rv(const std::string& json, uint64_t rv) const;
+
+  Options opts_;
+  std::unique_ptr<httplib::Server> http_;
+  std::thread thread_;
+  int port_ = 0;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  uint64_t rv_ = 1000;
+  uint64_t oldest_valid_rv_ = 1000;
+  uint64_t epoch_ = 0;
+  std::map<std::string, std::map<std::string, std::string>> objects_;
+  std::vector<Event> history_;
+  std::map<uint64_t, ListSnapshot> snapshots_;
+  uint64_t next_snapshot_ = 1;
+  uint64_t next_stream_ = 1;
+  uint64_t hang_upto_ = 0;
+  uint64_t drop_upto_ = 0;
+  uint64_t bookmark_gen_ = 0;
+  int fail_count_ = 0;
+  int fail_status_ = 500;
+  bool gone_as_http_ = false;
+  bool expire_next_watch_ = false;
+  std::chrono::milliseconds list_delay_{0};
+  int lists_ = 0;
+  int watches_ = 0;
+  std::vector<Binding> bindings_;
+  int bind_fail_status_ = 0;
+  std::string bind_fail_message_;
+  bool bind_updates_pod_ = true;
+};
+
+}  // namespace kext::testing

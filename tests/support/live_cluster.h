@@ -1,0 +1,51 @@
+#pragma once
+// A FakeApiServer, a client configured through a kubeconfig file, and a LiveState feeding a store:
+// what the watch, bind and sync tests start from.
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include "extender/kube/api_config.h"
+#include "extender/kube/live_state.h"
+#include "tests/support/fake_apiserver.h"
+
+namespace kext::testing {
+
+inline std::string write_temp(const std::string& name, const std::string& text) {
+  auto path = std::filesystem::temp_directory_path() / ("kext-" + std::to_string(::getpid()) + "-" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+// Backoffs and timeouts in milliseconds so that faults resolve quickly in tests.
+inline kube::LiveStateOptions fast_live_options() {
+  using namespace std::chrono_literals;
+  kube::LiveStateOptions o;
+  o.reflector.backoff_initial = 20ms;
+  o.reflector.backoff_max = 200ms;
+  o.reflector.idle_timeout = 600ms;
+  o.reflector.page_size = 2;
+  o.housekeeping_interval = 20ms;
+  return o;
+}
+
+inline std::unique_ptr<kube::ApiClient> client_for(const FakeApiServer& api, bool inline_data = false) {
+  using namespace std::chrono_literals;
+  const std::string kc = write_temp(inline_data ? "kubeconfig-inline" : "kubeconfig", api.kubeconfig(inline_data));
+  return std::make_unique<kube::ApiClient>(kube::kubeconfig_config(kc), kube::ApiClient::Timeouts{1000ms, 5000ms});
+}
+
+inline bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds limit = std::chrono::seconds(5)) {
+  auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return done();
+}
+
+}  // namespace kext::testing

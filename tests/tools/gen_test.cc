@@ -1,0 +1,98 @@
+// extender-gen: deterministic from the seed, and everything it writes is accepted by the extender.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "temp_dir.h"
+#include "tests/http/test_server.h"
+#include "tools/gen/cluster.h"
+#include "tools/gen/workload.h"
+#include "tools/load/exchanges.h"
+#include "tools/load/replay.h"
+
+namespace kext::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+gen::GenOptions small(uint64_t seed) {
+  gen::GenOptions o;
+  o.nodes = 40;
+  o.pods_per_node = 4;
+  o.seed = seed;
+  o.cycles = 6;
+  o.preempt_every = 3;
+  return o;
+}
+
+const char* const kFiles[] = {"cluster.json", "names/rec-000001.jsonl", "full/rec-000001.jsonl"};
+
+TEST(Gen, SameSeedSameBytesOtherSeedOtherBytes) {
+  TempDir a("gen-a"), b("gen-b"), c("gen-c");
+  gen::write_workload(small(7), a.str());
+  gen::write_workload(small(7), b.str());
+  gen::write_workload(small(8), c.str());
+  for (const char* f : kFiles) {
+    SCOPED_TRACE(f);
+    const std::string bytes = slurp(a.path() / f);
+    ASSERT_FALSE(bytes.empty());
+    EXPECT_TRUE(bytes == slurp(b.path() / f));
+    EXPECT_FALSE(bytes == slurp(c.path() / f));
+  }
+}
+
+TEST(Gen, NodesAreShapedLikeRealOnes) {
+  TempDir dir("gen-shape");
+  auto s = gen::write_workload(small(1), dir.str());
+  EXPECT_EQ(s.nodes, 40u);
+  EXPECT_EQ(s.pods, 160u);
+  EXPECT_GT(s.pdbs, 0u);
+  EXPECT_GE(s.average_node_bytes, 10'000u);
+  EXPECT_LE(s.average_node_bytes, 14'000u);
+  EXPECT_EQ(s.requests_per_mode, 6u * 2 + 2);
+}
+
+TEST(Gen, RequestSizesFollowKubeScheduler) {
+  EXPECT_EQ(gen::feasible_nodes_to_find(40), 40u);
+  EXPECT_EQ(gen::feasible_nodes_to_find(100), 100u);
+  EXPECT_EQ(gen::feasible_nodes_to_find(500), 230u);
+  EXPECT_EQ(gen::feasible_nodes_to_find(5000), 500u);
+  EXPECT_EQ(gen::feasible_nodes_to_find(15000), 750u);
+  EXPECT_EQ(gen::preemption_candidates(40), 40u);
+  EXPECT_EQ(gen::preemption_candidates(500), 100u);
+  EXPECT_EQ(gen::preemption_candidates(15000), 1500u);
+}
+
+TEST(Gen, TheExtenderAcceptsTheClusterAndEveryRequest) {
+  TempDir dir("gen-accept");
+  gen::write_workload(small(3), dir.str());
+  auto state = load_snapshot_files({(dir.path() / "cluster.json").string()});
+  EXPECT_EQ(state->node_object_count(), 40u);
+  EXPECT_EQ(state->pods_by_uid.size(), 160u);
+  TestServer server(state);
+  for (const char* mode : {"names", "full"}) {
+    SCOPED_TRACE(mode);
+    auto exchanges = load::read_exchanges((dir.path() / mode).string());
+    ASSERT_EQ(exchanges.size(), 14u);
+    load::ReplayOptions o;
+    o.target.host = "127.0.0.1";
+    o.target.port = server.port();
+    auto r = load::replay(exchanges, o);
+    EXPECT_EQ(r.requests, 14u);
+    EXPECT_EQ(r.verbs["filter"].requests, 6u);
+    EXPECT_EQ(r.verbs["prioritize"].requests, 6u);
+    EXPECT_EQ(r.verbs["preempt"].requests, 2u);
+    EXPECT_EQ(r.errors.total(), 0u);  // every reply 200 without an Error
+  }
+  // Names mode resolves through the snapshot: the filter must find the nodes, not report them unknown.
+  auto first = load::read_exchanges((dir.path() / "names").string(), {{"filter"}, false}).front();
+  auto res = server.post("/filter", first.record.body);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->body.find("not found"), std::string::npos) << res->body.substr(0, 300);
+  auto reply = parse(res->body);
+  ASSERT_TRUE(reply["NodeNames"].IsArray());
+  EXPECT_GT(reply["NodeNames"].Size(), 0u);
+}
+
+}  // namespace
+}  // namespace kext::testing

@@ -1,0 +1,166 @@
+// The writer side of the cluster state: incremental per-node aggregates, views that never change
+// under a reader, replace after a relist, and bind assumptions.
+#include "extender/state/state_cache.h"
+
+#include <gtest/gtest.h>
+
+namespace kext {
+namespace {
+
+Node node(const std::string& name, int64_t milli_cpu = 4000) {
+  Node n;
+  n.name = name;
+  n.allocatable.milli_cpu = milli_cpu;
+  return n;
+}
+
+Pod pod(const std::string& uid, const std::string& node_name, int64_t milli_cpu, const std::string& phase = "Running") {
+  Pod p;
+  p.name = uid;
+  p.namespace_ = "default";
+  p.uid = uid;
+  p.node_name = node_name;
+  p.phase = phase;
+  Container c;
+  c.name = "c";
+  c.image = "nginx";
+  c.requests.milli_cpu = milli_cpu;
+  c.has_cpu_request = true;
+  p.containers.push_back(c);
+  return p;
+}
+
+int64_t cpu(const ClusterState& s, const std::string& n) {
+  const NodeInfo* info = s.find_node(n);
+  return info ? info->requested.milli_cpu : -1;
+}
+
+TEST(StateCache, AggregatesFollowEachPodEvent) {
+  StateStore store;
+  StateCache cache(&store);
+  {
+    auto b = cache.batch();
+    b.upsert_node(node("a"));
+    b.upsert_pod(pod("p1", "a", 100));
+    b.upsert_pod(pod("p2", "a", 200));
+  }
+  EXPECT_EQ(cpu(*store.current(), "a"), 300);
+  EXPECT_EQ(store.current()->find_node("a")->nonzero_requested.memory, 2 * (200LL << 20));
+  cache.batch().upsert_pod(pod("p1", "a", 500));  // resized
+  EXPECT_EQ(cpu(*store.current(), "a"), 700);
+  cache.batch().upsert_pod(pod("p2", "b", 200));  // moved (unusual, but the UID decides)
+  EXPECT_EQ(cpu(*store.current(), "a"), 500);
+  EXPECT_EQ(cpu(*store.current(), "b"), 200);
+  EXPECT_EQ(store.current()->find_node("b")->node, nullptr);  // pods only: no object yet
+  cache.batch().upsert_pod(pod("p1", "a", 500, "Succeeded"));
+  EXPECT_EQ(cpu(*store.current(), "a"), 0);
+  EXPECT_EQ(store.current()->find_pod("p1"), nullptr);
+  cache.batch().delete_pod("p2");
+  EXPECT_EQ(store.current()->find_node("b"), nullptr);  // neither object nor pods: gone
+  EXPECT_EQ(store.current()->pods_by_uid.size(), 0u);
+}
+
+TEST(StateCache, CachedPodsKeepOnlyWhatDecisionsRead) {
+  StateCache cache;
+  Pod p = pod("p", "a", 250);
+  p.tolerations.push_back({"k", "Exists", "", ""});
+  p.labels["app"] = "web";
+  p.priority = 7;
+  cache.batch().upsert_pod(p);
+  auto s = cache.view();
+  const PodInfo* info = s->find_pod("p");
+  ASSERT_NE(info, nullptr);
+  EXPECT_EQ(info->requests.milli_cpu, 250);
+  EXPECT_TRUE(info->pod->containers.empty());
+  EXPECT_TRUE(info->pod->tolerations.empty());
+  EXPECT_EQ(info->pod->labels.at("app"), "web");
+  EXPECT_EQ(info->pod->effective_priority(), 7);
+}
+
+TEST(StateCache, AViewNeverChangesUnderItsReader) {
+  StateStore store;
+  StateCache cache(&store);
+  {
+    auto b = cache.batch();
+    for (int i = 0; i < 2000; ++i) b.upsert_node(node("n" + std::to_string(i)));
+    for (int i = 0; i < 5000; ++i) b.upsert_pod(pod("p" + std::to_string(i), "n" + std::to_string(i % 2000), 10));
+  }
+  auto before = store.current();
+  {
+    auto b = cache.batch();
+    b.upsert_pod(pod("new", "n0", 1000));
+    b.delete_pod("p0");
+    b.delete_node("n5");
+  }
+  auto after = store.current();
+  EXPECT_EQ(cpu(*before, "n0"), 30);
+  EXPECT_EQ(before->find_pod("new"), nullptr);
+  EXPECT_NE(before->find_pod("p0"), nullptr);
+  EXPECT_NE(before->find_node("n5")->node, nullptr);
+  EXPECT_EQ(cpu(*after, "n0"), 1020);
+  EXPECT_EQ(after->find_pod("p0"), nullptr);
+  EXPECT_EQ(after->find_node("n5")->node, nullptr);  // its pods still hold the name
+  EXPECT_EQ(before->node_object_count(), 2000u);
+  EXPECT_EQ(after->node_object_count(), 1999u);
+  // Untouched nodes are shared between the views, not copied.
+  EXPECT_EQ(before->find_node("n1999"), after->find_node("n1999"));
+}
+
+TEST(StateCache, ReplaceDropsWhatTheListDoesNotHave) {
+  StateCache cache;
+  {
+    auto b = cache.batch();
+    b.upsert_node(node("a"));
+    b.upsert_node(node("b"));
+    b.upsert_pod(pod("p1", "a", 100));
+    b.upsert_pod(pod("p2", "b", 100));
+    PodDisruptionBudget pdb;
+    pdb.name = "old";
+    pdb.namespace_ = "default";
+    b.upsert_pdb(pdb);
+  }
+  {
+    auto b = cache.batch();
+    b.replace_nodes({node("a", 8000)});
+    b.replace_pods({pod("p1", "a", 300), pod("p3", "a", 1)});
+    PodDisruptionBudget pdb;
+    pdb.name = "new";
+    pdb.namespace_ = "default";
+    b.replace_pdbs({pdb});
+  }
+  auto s = cache.view();
+  EXPECT_EQ(s->find_node("b"), nullptr);
+  EXPECT_EQ(s->find_node("a")->node->allocatable.milli_cpu, 8000);
+  EXPECT_EQ(cpu(*s, "a"), 301);
+  EXPECT_EQ(s->find_pod("p2"), nullptr);
+  ASSERT_EQ(s->pdbs->size(), 1u);
+  EXPECT_EQ((*s->pdbs)[0].name, "new");
+}
+
+TEST(StateCache, AssumptionsCountUntilConfirmedForgottenOrExpired) {
+  StateCache cache;
+  cache.batch().upsert_node(node("a"));
+  cache.batch().upsert_pod(pod("w", "", 600));
+  const auto now = StateCache::Clock::now();
+  EXPECT_FALSE(cache.batch().assume_pod("unknown", "a", now + std::chrono::seconds(30)));
+  ASSERT_TRUE(cache.batch().assume_pod("w", "a", now + std::chrono::seconds(30)));
+  EXPECT_EQ(cpu(*cache.view(), "a"), 600);
+  // An unrelated update that still shows the pod unbound keeps the assumption.
+  cache.batch().upsert_pod(pod("w", "", 600));
+  EXPECT_EQ(cpu(*cache.view(), "a"), 600);
+  cache.expire_assumed(now + std::chrono::seconds(31));
+  EXPECT_EQ(cpu(*cache.view(), "a"), 0);
+  EXPECT_EQ(cache.view()->find_pod("w")->pod->node_name, "");
+
+  ASSERT_TRUE(cache.batch().assume_pod("w", "a", now + std::chrono::seconds(30)));
+  cache.batch().forget_assumed("w");
+  EXPECT_EQ(cpu(*cache.view(), "a"), 0);
+
+  ASSERT_TRUE(cache.batch().assume_pod("w", "a", now + std::chrono::seconds(30)));
+  cache.batch().upsert_pod(pod("w", "a", 600));  // the watch shows the bind
+  cache.expire_assumed(now + std::chrono::seconds(31));
+  EXPECT_EQ(cpu(*cache.view(), "a"), 600);  // confirmed: expiry no longer undoes it
+}
+
+}  // namespace
+}  // namespace kext

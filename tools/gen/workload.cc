@@ -1,0 +1,222 @@
+#include "tools/gen/workload.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "extender/http/record_format.h"
+#include "extender/http/recorder.h"
+#include "tools/gen/prng.h"
+
+namespace kext::gen {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int64_t kTrafficStart = 1767225600 + 86400 * 28;
+constexpr int32_t kPendingPriorities[] = {0, 100, 1000, 1000, 10000};
+constexpr int32_t kPreemptorPriority = 100000;
+constexpr size_t kVictimsPerNode = 4;
+
+class Output {
+ public:
+  explicit Output(const fs::path& path) : path_(path), out_(path, std::ios::binary | std::ios::trunc) {
+    if (!out_) throw std::runtime_error(path.string() + ": cannot create");
+  }
+  void write(std::string_view s) {
+    out_.write(s.data(), static_cast<std::streamsize>(s.size()));
+    bytes_ += s.size();
+  }
+  uint64_t close() {
+    out_.close();
+    if (!out_) throw std::runtime_error(path_.string() + ": write failed");
+    return bytes_;
+  }
+
+ private:
+  fs::path path_;
+  std::ofstream out_;
+  uint64_t bytes_ = 0;
+};
+
+uint64_t write_cluster(const Cluster& c, const fs::path& path) {
+  Output out(path);
+  out.write(R"({"kind":"List","apiVersion":"v1","metadata":{"resourceVersion":""},"items":[)");
+  bool first = true;
+  auto item = [&](const std::string& json) {
+    if (!first) out.write(",");
+    first = false;
+    out.write(json);
+  };
+  for (const auto& n : c.nodes) item(with_type_meta(n.json, "Node", "v1"));
+  for (const auto& p : c.pods) item(with_type_meta(pod_json(p), "Pod", "v1"));
+  for (const auto& p : c.pdbs) item(with_type_meta(pdb_json(p), "PodDisruptionBudget", "policy/v1"));
+  out.write("]}\n");
+  return out.close();
+}
+
+// The nodes one scheduling cycle sends: kube-scheduler starts where the previous cycle stopped and takes
+// the first `want` nodes that pass its own filters (here: schedulable, taint tolerated).
+std::vector<size_t> pick_nodes(const Cluster& c, size_t want, bool tolerates_dedicated, size_t* next_start) {
+  std::vector<size_t> out;
+  const size_t n = c.nodes.size();
+  size_t examined = 0;
+  for (; examined < n && out.size() < want; ++examined) {
+    const size_t i = (*next_start + examined) % n;
+    const NodeSpec& node = c.nodes[i];
+    if (node.unschedulable || (node.dedicated && !tolerates_dedicated)) continue;
+    out.push_back(i);
+  }
+  if (n > 0) *next_start = (*next_start + examined) % n;
+  return out;
+}
+
+std::string filter_body(const Cluster& c, const std::string& pod, const std::vector<size_t>& nodes, bool full) {
+  std::string s = "{\"Pod\":" + pod;
+  if (full) {
+    s += R"(,"Nodes":{"metadata":{},"items":[)";
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      if (k) s += ',';
+      s += c.nodes[nodes[k]].json;
+    }
+    s += R"(]},"NodeNames":null})";
+  } else {
+    s += R"(,"Nodes":null,"NodeNames":[)";
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      if (k) s += ',';
+      s += '"' + c.nodes[nodes[k]].name + '"';
+    }
+    s += "]}";
+  }
+  return s;
+}
+
+std::string preempt_body(const Cluster& c, const std::string& pod, std::vector<size_t> nodes, int32_t priority,
+                         bool full) {
+  // Go marshals map keys sorted; node names are zero-padded, so index order is name order.
+  std::sort(nodes.begin(), nodes.end());
+  std::string s = "{\"Pod\":" + pod + (full ? R"(,"NodeNameToVictims":{)" : R"(,"NodeNameToVictims":null,"NodeNameToMetaVictims":{)");
+  bool first_node = true;
+  for (size_t i : nodes) {
+    // The dry run's victims: the least important lower-priority pods, offered most important first.
+    std::vector<size_t> victims;
+    for (size_t p : c.pods_on[i]) {
+      if (c.pods[p].priority < priority) victims.push_back(p);
+    }
+    std::sort(victims.begin(), victims.end(), [&](size_t a, size_t b) {
+      return c.pods[a].priority != c.pods[b].priority ? c.pods[a].priority < c.pods[b].priority : a < b;
+    });
+    if (victims.size() > kVictimsPerNode) victims.resize(kVictimsPerNode);
+    if (victims.empty()) continue;
+    std::reverse(victims.begin(), victims.end());
+    int violations = 0;
+    for (size_t p : victims) {
+      for (const auto& pdb : c.pdbs) {
+        if (pdb.app == c.pods[p].app && pdb.namespace_ == c.pods[p].namespace_ && pdb.disruptions_allowed <= 0) ++violations;
+      }
+    }
+    if (!first_node) s += ',';
+    first_node = false;
+    s += '"' + c.nodes[i].name + R"(":{"Pods":[)";
+    for (size_t k = 0; k < victims.size(); ++k) {
+      if (k) s += ',';
+      s += full ? pod_json(c.pods[victims[k]]) : R"({"UID":")" + c.pods[victims[k]].uid + "\"}";
+    }
+    s += R"(],"NumPDBViolations":)" + std::to_string(violations) + "}";
+  }
+  s += full ? R"(},"NodeNameToMetaVictims":null})" : "}}";
+  return s;
+}
+
+PodSpec pending_pod(const Cluster& c, Prng& rng, size_t cycle, int32_t priority) {
+  PodSpec p;
+  const size_t a = rng.below(60);
+  p.app = "app-" + std::to_string(a);
+  p.namespace_ = "default";
+  p.template_hash = rng.hex(10);
+  p.owner_uid = rng.uid();
+  p.name = p.app + "-" + p.template_hash + "-" + rng.hex(5);
+  p.uid = rng.uid();
+  const Image& im = c.images[10 + rng.below(c.images.size() - 10)];
+  p.image = im.repo + ":" + im.tag;
+  p.priority = priority;
+  p.cpu_milli = priority == kPreemptorPriority ? 2000 + static_cast<int64_t>(rng.below(2000))
+                                               : 100 + static_cast<int64_t>(rng.below(900));
+  p.memory_mi = priority == kPreemptorPriority ? 4096 + static_cast<int64_t>(rng.below(4096))
+                                               : 128 + static_cast<int64_t>(rng.below(1024));
+  p.created = kTrafficStart + static_cast<int64_t>(cycle);
+  p.tolerates_dedicated = rng.chance(10);
+  return p;
+}
+
+class Recording {
+ public:
+  explicit Recording(const fs::path& dir) : out_((fs::create_directories(dir), dir / Recorder::file_name(1))) {}
+  void add(const std::string& verb, std::string body) {
+    RecordEntry e;
+    e.seq = ++seq_;
+    // Synthetic arrival times 10 ms apart: deterministic, and plausible for a busy scheduler.
+    e.time = static_cast<double>(kTrafficStart) + static_cast<double>(seq_) * 0.01;
+    e.verb = verb;
+    e.content_type = "application/json";
+    e.content_length = std::to_string(body.size());
+    e.body = std::move(body);
+    out_.write(encode_record_line(e));
+  }
+  size_t count() const { return seq_; }
+  void close() { out_.close(); }
+
+ private:
+  Output out_;
+  size_t seq_ = 0;
+};
+
+}  // namespace
+
+WorkloadSummary write_workload(const GenOptions& o, const std::string& out_dir) {
+  const fs::path dir(out_dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir)) throw std::runtime_error(out_dir + ": cannot create directory");
+  const Cluster c = make_cluster(o);
+  WorkloadSummary sum;
+  sum.nodes = c.nodes.size();
+  sum.pods = c.pods.size();
+  sum.pdbs = c.pdbs.size();
+  for (const auto& n : c.nodes) sum.average_node_bytes += n.json.size();
+  if (!c.nodes.empty()) sum.average_node_bytes /= c.nodes.size();
+  sum.cluster_bytes = write_cluster(c, dir / "cluster.json");
+
+  // Traffic has its own stream so that adding traffic options never changes the cluster.
+  Prng rng(o.seed ^ 0x7261666669635eedULL);
+  const size_t per_request = o.nodes_per_request ? std::min(o.nodes_per_request, c.nodes.size())
+                                                 : feasible_nodes_to_find(c.nodes.size());
+  sum.nodes_per_request = per_request;
+  Recording names(dir / "names"), full(dir / "full");
+  size_t next_start = 0, next_preempt_start = 0;
+  for (size_t cycle = 0; cycle < o.cycles; ++cycle) {
+    const PodSpec pod = pending_pod(c, rng, cycle, kPendingPriorities[rng.below(std::size(kPendingPriorities))]);
+    const std::string pod_text = pod_json(pod);
+    const auto nodes = pick_nodes(c, per_request, pod.tolerates_dedicated, &next_start);
+    for (const char* verb : {"filter", "prioritize"}) {
+      names.add(verb, filter_body(c, pod_text, nodes, false));
+      full.add(verb, filter_body(c, pod_text, nodes, true));
+    }
+    if (o.preempt_every && (cycle + 1) % o.preempt_every == 0) {
+      const PodSpec preemptor = pending_pod(c, rng, cycle, kPreemptorPriority);
+      const std::string text = pod_json(preemptor);
+      const auto candidates =
+          pick_nodes(c, preemption_candidates(c.nodes.size()), preemptor.tolerates_dedicated, &next_preempt_start);
+      names.add("preempt", preempt_body(c, text, candidates, kPreemptorPriority, false));
+      full.add("preempt", preempt_body(c, text, candidates, kPreemptorPriority, true));
+    }
+  }
+  sum.requests_per_mode = names.count();
+  names.close();
+  full.close();
+  return sum;
+}
+
+}  // namespace kext::gen

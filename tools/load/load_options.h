@@ -1,0 +1,23 @@
+#pragma once
+// extender-load's command line.
+#include <string>
+
+#include "tools/load/exchanges.h"
+#include "tools/load/replay.h"
+
+namespace kext::load {
+
+struct LoadOptions {
+  std::string input;  // recording directory, .jsonl file or fixture directory
+  ReadOptions read;
+  ReplayOptions replay;
+  bool json = false;
+  bool quiet = false;
+  bool help = false;
+};
+
+// Throws std::invalid_argument naming the flag.
+LoadOptions parse_load_options(int argc, char** argv);
+std::string load_usage();
+
+}  // namespace kext::load

@@ -1,0 +1,146 @@
+#include "tools/load/report.h"
+
+#include <cstdio>
+
+#include "policy/json.h"
+
+namespace kext::load {
+
+namespace {
+
+constexpr double kQuantiles[] = {0.5, 0.9, 0.99, 0.999};
+constexpr const char* kQuantileNames[] = {"p50", "p90", "p99", "p99.9"};
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string ms(double us) { return fmt("%.3f", us / 1000.0); }
+
+std::string bytes(uint64_t b) {
+  if (b >= (1u << 20)) return fmt("%.1f MiB", static_cast<double>(b) / (1 << 20));
+  if (b >= 1024) return fmt("%.1f KiB", static_cast<double>(b) / 1024);
+  return std::to_string(b) + " B";
+}
+
+std::string pad(std::string s, size_t w, bool left = false) {
+  if (s.size() >= w) return s;
+  return left ? s + std::string(w - s.size(), ' ') : std::string(w - s.size(), ' ') + s;
+}
+
+double rps(uint64_t n, double s) { return s > 0 ? static_cast<double>(n) / s : 0; }
+
+}  // namespace
+
+std::string format_text(const ReplayResult& r, const ReplayOptions& o) {
+  std::string out = "extender-load: " + std::to_string(r.requests) + " requests in " + fmt("%.2f", r.elapsed_s) +
+                    " s (" + fmt("%.1f", rps(r.requests, r.elapsed_s)) + " req/s), " +
+                    std::to_string(o.connections) + " connection(s), " +
+                    (o.rate > 0 ? "open loop at " + fmt("%g", o.rate) + " req/s" : std::string("closed loop")) + "\n";
+  out += pad("verb", 12, true) + pad("requests", 10) + pad("req/s", 10);
+  for (const char* q : kQuantileNames) out += pad(std::string(q) + " ms", 11);
+  out += pad("max ms", 11) + "\n";
+  for (const auto& [verb, v] : r.verbs) {
+    out += pad(verb, 12, true) + pad(std::to_string(v.requests), 10) + pad(fmt("%.1f", rps(v.requests, r.elapsed_s)), 10);
+    for (double q : kQuantiles) out += pad(ms(percentile(v.latency_us, q)), 11);
+    out += pad(ms(v.latency_us.empty() ? 0 : v.latency_us.back()), 11) + "\n";
+  }
+  if (r.errors.total() == 0) {
+    out += "errors: none\n";
+  } else {
+    out += "errors: connect " + std::to_string(r.errors.connect) + ", timeout " + std::to_string(r.errors.timeout) +
+           ", transport " + std::to_string(r.errors.transport) + ", Error body " + std::to_string(r.errors.error_body);
+    for (auto [status, n] : r.errors.http_status) out += ", HTTP " + std::to_string(status) + " " + std::to_string(n);
+    out += "\n";
+  }
+  out += "bytes: sent " + bytes(r.bytes_sent) + ", received " + bytes(r.bytes_received) + " (bodies)\n";
+  if (o.check) {
+    out += "check: " + std::to_string(r.checked) + " compared, " + std::to_string(r.differences) + " different, " +
+           std::to_string(r.unchecked) + " without a recorded reply\n";
+    for (const auto& d : r.first_differences) out += "  " + d + "\n";
+  }
+  return out;
+}
+
+std::string format_json(const ReplayResult& r, const ReplayOptions& o) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  w.Key("requests");
+  w.Uint64(r.requests);
+  w.Key("elapsed_s");
+  w.Double(r.elapsed_s);
+  w.Key("rps");
+  w.Double(rps(r.requests, r.elapsed_s));
+  w.Key("connections");
+  w.Uint64(o.connections);
+  w.Key("rate");
+  w.Double(o.rate);
+  w.Key("bytes_sent");
+  w.Uint64(r.bytes_sent);
+  w.Key("bytes_received");
+  w.Uint64(r.bytes_received);
+  w.Key("verbs");
+  w.StartObject();
+  for (const auto& [verb, v] : r.verbs) {
+    json::write_string(w, verb);
+    w.StartObject();
+    w.Key("requests");
+    w.Uint64(v.requests);
+    w.Key("rps");
+    w.Double(rps(v.requests, r.elapsed_s));
+    for (size_t i = 0; i < std::size(kQuantiles); ++i) {
+      w.Key((std::string(kQuantileNames[i]) + "_us").c_str());
+      w.Double(percentile(v.latency_us, kQuantiles[i]));
+    }
+    w.Key("max_us");
+    w.Double(v.latency_us.empty() ? 0 : v.latency_us.back());
+    w.Key("bytes_sent");
+    w.Uint64(v.bytes_sent);
+    w.Key("bytes_received");
+    w.Uint64(v.bytes_received);
+    w.EndObject();
+  }
+  w.EndObject();
+  w.Key("errors");
+  w.StartObject();
+  w.Key("total");
+  w.Uint64(r.errors.total());
+  w.Key("connect");
+  w.Uint64(r.errors.connect);
+  w.Key("timeout");
+  w.Uint64(r.errors.timeout);
+  w.Key("transport");
+  w.Uint64(r.errors.transport);
+  w.Key("error_body");
+  w.Uint64(r.errors.error_body);
+  w.Key("http_status");
+  w.StartObject();
+  for (auto [status, n] : r.errors.http_status) {
+    w.Key(std::to_string(status).c_str());
+    w.Uint64(n);
+  }
+  w.EndObject();
+  w.EndObject();
+  if (o.check) {
+    w.Key("check");
+    w.StartObject();
+    w.Key("compared");
+    w.Uint64(r.checked);
+    w.Key("differences");
+    w.Uint64(r.differences);
+    w.Key("unchecked");
+    w.Uint64(r.unchecked);
+    w.Key("first_differences");
+    w.StartArray();
+    for (const auto& d : r.first_differences) json::write_string(w, d);
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize()) + "\n";
+}
+
+}  // namespace kext::load
