@@ -61,27 +61,34 @@ struct Container {
   bool restartable = false;  // init container with restartPolicy: Always (a sidecar)
 };
 
-struct Pod {
+// What decisions read about a pod that is already in the cluster (a potential victim, a pod counted
+// on its node): identity, labels for disruption budgets, priority and start time for preemption. The
+// cache keeps only this much of each pod.
+struct PodMeta {
   std::string name;
   std::string namespace_;
   std::string uid;
   Labels labels;
   std::string node_name;             // spec.nodeName
-  std::string nominated_node_name;   // status.nominatedNodeName
   std::string phase;                 // status.phase
-  std::string preemption_policy;     // "" / PreemptLowerPriority / Never
   std::optional<int32_t> priority;   // spec.priority; absent means 0
   std::optional<int64_t> start_time; // status.startTime, Unix seconds
   bool terminating = false;          // metadata.deletionTimestamp set
+
+  int32_t effective_priority() const { return priority.value_or(0); }
+  bool is_terminal() const { return phase == "Succeeded" || phase == "Failed"; }
+};
+
+// The pod being scheduled: everything the filters and scores read.
+struct Pod : PodMeta {
+  std::string nominated_node_name;   // status.nominatedNodeName
+  std::string preemption_policy;     // "" / PreemptLowerPriority / Never
   std::vector<Container> containers;
   std::vector<Container> init_containers;
   Resources overhead;
   Labels node_selector;
   std::optional<NodeAffinity> node_affinity;
   std::vector<Toleration> tolerations;
-
-  int32_t effective_priority() const { return priority.value_or(0); }
-  bool is_terminal() const { return phase == "Succeeded" || phase == "Failed"; }
 };
 
 struct Node {
@@ -95,7 +102,7 @@ struct Node {
 
 // A pod with its requests computed once (they never change for a given pod object).
 struct PodInfo {
-  std::shared_ptr<const Pod> pod;
+  std::shared_ptr<const PodMeta> pod;
   Resources requests;          // effective requests, as the fit filter uses them
   Resources nonzero_requests;  // with the 100m / 200Mi per-container defaults, for scoring
 };

@@ -7,7 +7,7 @@
 
 namespace kext::preemption {
 
-bool pdb_matches(const PodDisruptionBudget& pdb, const Pod& pod) {
+bool pdb_matches(const PodDisruptionBudget& pdb, const PodMeta& pod) {
   if (pod.labels.empty()) return false;
   if (pdb.namespace_ != pod.namespace_) return false;
   if (!pdb.selector) return false;                             // nil -> labels.Nothing()
@@ -30,7 +30,7 @@ PdbSplit split_by_pdb_violation(std::span<const std::shared_ptr<const PodInfo>> 
   }
 
   for (const auto& info : sorted_pods) {
-    const Pod& pod = *info->pod;
+    const PodMeta& pod = *info->pod;
     if (pod.labels.empty()) {
       out.non_violating.push_back(info);
       continue;

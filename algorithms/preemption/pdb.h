@@ -17,7 +17,7 @@ enum class Semantics { kCurrent, kV1_16 };
 
 // The scheduler's reading: same namespace, the pod has at least one label, and the selector is
 // neither nil nor empty (both match nothing there, unlike the eviction API) and matches the labels.
-bool pdb_matches(const PodDisruptionBudget& pdb, const Pod& pod);
+bool pdb_matches(const PodDisruptionBudget& pdb, const PodMeta& pod);
 
 struct PdbSplit {
   std::vector<std::shared_ptr<const PodInfo>> violating;

@@ -4,11 +4,11 @@
 
 namespace kext::preemption {
 
-int64_t pod_start_time(const Pod& pod, int64_t now_unix_seconds) {
+int64_t pod_start_time(const PodMeta& pod, int64_t now_unix_seconds) {
   return pod.start_time.value_or(now_unix_seconds);
 }
 
-bool more_important_pod(const Pod& a, const Pod& b, int64_t now_unix_seconds) {
+bool more_important_pod(const PodMeta& a, const PodMeta& b, int64_t now_unix_seconds) {
   const int32_t pa = a.effective_priority();
   const int32_t pb = b.effective_priority();
   if (pa != pb) return pa > pb;

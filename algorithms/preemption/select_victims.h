@@ -15,11 +15,11 @@ namespace kext::preemption {
 
 // GetPodStartTime with Go's time.Now() replaced by one `now` per request, so that pods without a start
 // time all look equally young (youngest of all) and the order is reproducible.
-int64_t pod_start_time(const Pod& pod, int64_t now_unix_seconds);
+int64_t pod_start_time(const PodMeta& pod, int64_t now_unix_seconds);
 
 // MoreImportantPod: higher priority first; on equal priority the earlier start wins (the older pod is
 // kept, the newer one evicted first).
-bool more_important_pod(const Pod& a, const Pod& b, int64_t now_unix_seconds);
+bool more_important_pod(const PodMeta& a, const PodMeta& b, int64_t now_unix_seconds);
 
 struct NodeVictims {
   // kCurrent: most important first. kV1_16: reprieve order (evicted violating pods, then the rest),

@@ -8,22 +8,13 @@ namespace kext {
 
 namespace {
 
-// The cache keeps only what decisions about *existing* pods read (requests, identity, labels for
-// budgets, priority and start time for preemption): containers, tolerations and affinity matter only
-// for the pod being scheduled, which always comes in the request.
 std::shared_ptr<const PodInfo> cached_pod_info(Pod pod) {
   PodInfo info;
   info.requests = compute_pod_requests(pod, false);
   info.nonzero_requests = compute_pod_requests(pod, true);
-  // Assigning {} would keep the vectors' buffers (and a move keeps them too): swap them out.
-  std::vector<Container>().swap(pod.containers);
-  std::vector<Container>().swap(pod.init_containers);
-  std::vector<Toleration>().swap(pod.tolerations);
-  std::vector<ScalarResource>().swap(pod.overhead.scalars);
-  pod.node_selector.clear();
-  pod.node_affinity.reset();
-  pod.nominated_node_name.shrink_to_fit();
-  info.pod = std::make_shared<const Pod>(std::move(pod));
+  // Only the PodMeta part is kept: containers, tolerations and affinity matter only for the pod being
+  // scheduled, which always comes in the request.
+  info.pod = std::make_shared<const PodMeta>(std::move(static_cast<PodMeta&>(pod)));
   return std::make_shared<const PodInfo>(std::move(info));
 }
 
@@ -31,7 +22,7 @@ std::string pdb_key(const std::string& ns, const std::string& name) { return ns 
 
 }  // namespace
 
-std::string StateCache::pod_key(const Pod& pod) {
+std::string StateCache::pod_key(const PodMeta& pod) {
   return pod.uid.empty() ? pod.namespace_ + "/" + pod.name : pod.uid;
 }
 
@@ -91,7 +82,7 @@ bool StateCache::Batch::assume_pod(const std::string& key, const std::string& no
   std::shared_ptr<const PodInfo> current = *found;
   if (!current->pod->node_name.empty() && !c_.assumed_.contains(key)) return true;  // the watch was first
   if (!c_.assumed_.contains(key)) c_.assumed_original_[key] = current;
-  auto pod = std::make_shared<Pod>(*current->pod);
+  auto pod = std::make_shared<PodMeta>(*current->pod);
   pod->node_name = node;
   c_.put_pod_info_locked(key, std::make_shared<const PodInfo>(PodInfo{pod, current->requests, current->nonzero_requests}));
   c_.assumed_[key] = Assumed{node, until};

@@ -57,7 +57,7 @@ class StateCache {
   // A view of everything applied so far.
   std::shared_ptr<const ClusterState> view();
 
-  static std::string pod_key(const Pod& pod);
+  static std::string pod_key(const PodMeta& pod);
 
  private:
   struct Assumed {

@@ -39,7 +39,7 @@ using Names = std::vector<std::string>;
 
 TEST(PdbMatchTest, SchedulerReading) {
   const auto db_info = pod("a", {{"app", "db"}});
-  const Pod& db = *db_info->pod;
+  const PodMeta& db = *db_info->pod;
   EXPECT_TRUE(pdb_matches(pdb("p", {{"app", "db"}}, 1), db));
   EXPECT_FALSE(pdb_matches(pdb("p", {{"app", "web"}}, 1), db));
 
