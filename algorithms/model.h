@@ -61,6 +61,35 @@ struct Container {
   bool restartable = false;  // init container with restartPolicy: Always (a sidecar)
 };
 
+// A pod's labels, shared between pods that have the same ones (the replicas of a ReplicaSet): the
+// cache interns them, which is most of a cached pod's size otherwise. Reads like a const map;
+// assigning a map replaces it.
+class SharedLabels {
+ public:
+  SharedLabels() = default;
+  SharedLabels(Labels l) : p_(l.empty() ? nullptr : std::make_shared<const Labels>(std::move(l))) {}
+  explicit SharedLabels(std::shared_ptr<const Labels> p) : p_(std::move(p)) {}
+
+  const Labels& get() const { return p_ ? *p_ : empty_labels(); }
+  operator const Labels&() const { return get(); }
+  const std::shared_ptr<const Labels>& shared() const { return p_; }
+
+  bool empty() const { return get().empty(); }
+  size_t size() const { return get().size(); }
+  Labels::const_iterator find(std::string_view k) const { return get().find(k); }
+  Labels::const_iterator begin() const { return get().begin(); }
+  Labels::const_iterator end() const { return get().end(); }
+  const std::string& at(const std::string& k) const { return get().at(k); }
+  bool operator==(const SharedLabels& o) const { return get() == o.get(); }
+
+ private:
+  static const Labels& empty_labels() {
+    static const Labels kEmpty;
+    return kEmpty;
+  }
+  std::shared_ptr<const Labels> p_;
+};
+
 // What decisions read about a pod that is already in the cluster (a potential victim, a pod counted
 // on its node): identity, labels for disruption budgets, priority and start time for preemption. The
 // cache keeps only this much of each pod.
@@ -68,7 +97,7 @@ struct PodMeta {
   std::string name;
   std::string namespace_;
   std::string uid;
-  Labels labels;
+  SharedLabels labels;
   std::string node_name;             // spec.nodeName
   std::string phase;                 // status.phase
   std::optional<int32_t> priority;   // spec.priority; absent means 0

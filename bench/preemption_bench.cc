@@ -45,7 +45,7 @@ Cluster make_cluster(size_t n_nodes, size_t pods_per_node) {
       pod->namespace_ = "default";
       pod->uid = "uid-" + pod->name;
       pod->node_name = node->name;
-      pod->labels = {{"app", "svc-" + std::to_string(rng() % 10)}};
+      pod->labels = Labels{{"app", "svc-" + std::to_string(rng() % 10)}};
       pod->priority = static_cast<int32_t>(rng() % 2000);
       pod->start_time = kNow - static_cast<int64_t>(rng() % 100000);
       Container ctr;

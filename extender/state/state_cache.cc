@@ -8,19 +8,32 @@ namespace kext {
 
 namespace {
 
-std::shared_ptr<const PodInfo> cached_pod_info(Pod pod) {
+std::string pdb_key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+
+}  // namespace
+
+std::shared_ptr<const PodInfo> StateCache::cached_pod_info(Pod pod) {
   PodInfo info;
   info.requests = compute_pod_requests(pod, false);
   info.nonzero_requests = compute_pod_requests(pod, true);
+  pod.labels = intern(pod.labels);
   // Only the PodMeta part is kept: containers, tolerations and affinity matter only for the pod being
   // scheduled, which always comes in the request.
   info.pod = std::make_shared<const PodMeta>(std::move(static_cast<PodMeta&>(pod)));
   return std::make_shared<const PodInfo>(std::move(info));
 }
 
-std::string pdb_key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
-
-}  // namespace
+SharedLabels StateCache::intern(const SharedLabels& labels) {
+  if (labels.empty()) return {};
+  auto [it, inserted] = interned_labels_.try_emplace(labels.get());
+  if (auto shared = it->second.lock()) return SharedLabels(std::move(shared));
+  it->second = labels.shared();
+  if (interned_labels_.size() >= intern_sweep_at_) {
+    std::erase_if(interned_labels_, [](const auto& e) { return e.second.expired(); });
+    intern_sweep_at_ = std::max<size_t>(1024, 2 * interned_labels_.size());
+  }
+  return labels;
+}
 
 std::string StateCache::pod_key(const PodMeta& pod) {
   return pod.uid.empty() ? pod.namespace_ + "/" + pod.name : pod.uid;

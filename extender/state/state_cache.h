@@ -68,6 +68,8 @@ class StateCache {
   void upsert_node_locked(Node node);
   void delete_node_locked(const std::string& name);
   void upsert_pod_locked(Pod pod);
+  std::shared_ptr<const PodInfo> cached_pod_info(Pod pod);
+  SharedLabels intern(const SharedLabels& labels);
   void put_pod_info_locked(const std::string& key, std::shared_ptr<const PodInfo> info);
   void delete_pod_locked(const std::string& key);
   void restore_assumed_locked(const std::string& key);
@@ -84,6 +86,9 @@ class StateCache {
   std::shared_ptr<const std::vector<PodDisruptionBudget>> pdb_view_ = std::make_shared<std::vector<PodDisruptionBudget>>();
   bool pdbs_dirty_ = false;
   std::map<std::string, Assumed> assumed_;  // by pod key
+  // Label sets shared by cached pods; expired entries are swept when the table has doubled.
+  std::map<Labels, std::weak_ptr<const Labels>> interned_labels_;
+  size_t intern_sweep_at_ = 1024;
   // The pod as the API last showed it, for assumed pods: restored when the assumption expires.
   std::map<std::string, std::shared_ptr<const PodInfo>> assumed_original_;
 };

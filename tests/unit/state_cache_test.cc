@@ -64,7 +64,7 @@ TEST(StateCache, CachedPodsKeepOnlyWhatDecisionsRead) {
   StateCache cache;
   Pod p = pod("p", "a", 250);
   p.tolerations.push_back({"k", "Exists", "", ""});
-  p.labels["app"] = "web";
+  p.labels = Labels{{"app", "web"}};
   p.priority = 7;
   cache.batch().upsert_pod(p);
   auto s = cache.view();
