@@ -4,64 +4,24 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <future>
 
-#include "test_server.h"
+#include "tests/http/test_server.h"
+#include "tests/support/extender_process.h"
 
 namespace kext::testing {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The child's exit status, or -1 if it is still running after `timeout`.
-int wait_exit(pid_t pid, std::chrono::milliseconds timeout) {
-  const auto end = Clock::now() + timeout;
-  while (Clock::now() < end) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return -1;
-}
-
-// Starts kube-extender on a free loopback port; returns its pid and port (read from its start-up line).
-std::pair<pid_t, int> start_extender(int& stderr_fd) {
-  int fds[2];
-  if (pipe(fds) != 0) return {-1, 0};
-  const std::string snapshot = fixture_path("cluster.json");
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], STDERR_FILENO);
-    close(fds[0]);
-    close(fds[1]);
-    execl(KEXT_BINARY, KEXT_BINARY, "--address", "127.0.0.1", "--port", "0", "--snapshot", snapshot.c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(fds[1]);
-  stderr_fd = fds[0];
-  std::string out;
-  char buf[512];
-  const std::string marker = "listening on 127.0.0.1:";
-  while (out.find(marker) == std::string::npos || out.find(' ', out.find(marker) + marker.size()) == std::string::npos) {
-    const ssize_t n = read(stderr_fd, buf, sizeof buf);
-    if (n <= 0) return {pid, 0};
-    out.append(buf, static_cast<size_t>(n));
-  }
-  return {pid, std::atoi(out.c_str() + out.find(marker) + marker.size())};
-}
-
 TEST(Shutdown, SigtermExitsZeroPromptlyWithAnIdleKeepAliveConnection) {
-  int err_fd = -1;
-  auto [pid, port] = start_extender(err_fd);
-  ASSERT_GT(pid, 0);
-  ASSERT_GT(port, 0) << "no start-up line";
+  ExtenderProcess extender({"--snapshot", fixture_path("cluster.json")});
+  ASSERT_GT(extender.port(), 0) << "no start-up line: " << extender.log();
   {
-    httplib::Client client("127.0.0.1", port);
+    httplib::Client client("127.0.0.1", extender.port());
     client.set_keep_alive(true);
     auto res = client.Post("/filter", read_file(fixture_path("default/0001-filter--low-1-first.json")),
                            "application/json");
@@ -69,17 +29,12 @@ TEST(Shutdown, SigtermExitsZeroPromptlyWithAnIdleKeepAliveConnection) {
     EXPECT_EQ(res->status, 200);
     // The connection stays open and idle: a worker sits on it for the 120 s keep-alive timeout.
     const auto t0 = Clock::now();
-    ASSERT_EQ(kill(pid, SIGTERM), 0);
-    EXPECT_EQ(wait_exit(pid, std::chrono::seconds(5)), 0);
+    ASSERT_EQ(kill(extender.pid(), SIGTERM), 0);
+    EXPECT_EQ(extender.wait_exit(std::chrono::seconds(5)), 0);
     EXPECT_LT(Clock::now() - t0, std::chrono::seconds(3));
   }
-  std::string log;
-  char buf[512];
-  for (ssize_t n; (n = read(err_fd, buf, sizeof buf)) > 0;) log.append(buf, static_cast<size_t>(n));
-  close(err_fd);
-  EXPECT_NE(log.find("SIGTERM, draining"), std::string::npos) << log;
-  EXPECT_NE(log.find("stopped"), std::string::npos) << log;
-  if (wait_exit(pid, std::chrono::milliseconds(0)) == -1) kill(pid, SIGKILL);
+  EXPECT_NE(extender.log().find("SIGTERM, draining"), std::string::npos) << extender.log();
+  EXPECT_NE(extender.log().find("stopped"), std::string::npos) << extender.log();
 }
 
 TEST(Shutdown, DrainLetsTheRequestInFlightFinish) {

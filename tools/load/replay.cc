@@ -1,7 +1,5 @@
 #include "tools/load/replay.h"
 
-#include <httplib.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -14,6 +12,7 @@
 #include <thread>
 
 #include "policy/json.h"
+#include "tools/load/http_connection.h"
 #include "tools/load/json_compare.h"
 
 namespace kext::load {
@@ -52,7 +51,7 @@ bool has_error_body(const std::string& body) {
   return i + 1 < body.size() && body[i] == '"' && body[i + 1] != '"';
 }
 
-void check_reply(const Exchange& ex, const httplib::Response& res, size_t shown, ReplayResult& r) {
+void check_reply(const Exchange& ex, const HttpReply& res, size_t shown, ReplayResult& r) {
   if (ex.record.status == 0) {
     ++r.unchecked;
     return;
@@ -72,15 +71,8 @@ void check_reply(const Exchange& ex, const httplib::Response& res, size_t shown,
 
 void worker(Shared& sh, ReplayResult& r) {
   const ReplayOptions& o = sh.options;
-  httplib::Client cli(o.target.host, o.target.port);
-  cli.set_keep_alive(true);
-  cli.set_tcp_nodelay(true);  // as Go's net/http, which kube-scheduler uses
-  const auto timeout = std::chrono::duration<double>(o.timeout_s);
-  const auto secs = static_cast<time_t>(o.timeout_s);
-  const auto usecs = static_cast<time_t>((o.timeout_s - static_cast<double>(secs)) * 1e6);
-  cli.set_connection_timeout(secs, usecs);
-  cli.set_read_timeout(secs, usecs);
-  cli.set_write_timeout(secs, usecs);
+  HttpConnection connection(o.target.host, o.target.port, std::chrono::duration<double>(o.timeout_s));
+  HttpReply reply;
   const size_t n = sh.exchanges.size();
   for (;;) {
     const uint64_t i = sh.next.fetch_add(1, std::memory_order_relaxed);
@@ -98,34 +90,31 @@ void worker(Shared& sh, ReplayResult& r) {
     const Exchange& ex = sh.exchanges[i % n];
     const RecordEntry& rec = ex.record;
     VerbResult& v = r.verbs[rec.verb];
-    const auto sent = Clock::now();
-    auto res = cli.Post(o.target.prefix + "/" + rec.verb, rec.body, rec.content_type.c_str());
+    const HttpFailure failure = connection.post(o.target.prefix + "/" + rec.verb, rec.body, rec.content_type, reply);
     const auto end = Clock::now();
     ++v.requests;
     v.bytes_sent += rec.body.size();
     bool failed = false;
-    if (!res) {
+    if (failure == HttpFailure::kConnect) {
       failed = true;
-      const httplib::Error err = res.error();
-      if (err == httplib::Error::Connection) {
-        ++r.errors.connect;
-      } else if (err == httplib::Error::ConnectionTimeout ||
-                 ((err == httplib::Error::Read || err == httplib::Error::Write) && end - sent >= timeout * 0.95)) {
-        ++r.errors.timeout;
-      } else {
-        ++r.errors.transport;
-      }
+      ++r.errors.connect;
+    } else if (failure == HttpFailure::kTimeout) {
+      failed = true;
+      ++r.errors.timeout;
+    } else if (failure == HttpFailure::kTransport) {
+      failed = true;
+      ++r.errors.transport;
     } else {
       v.latency_us.push_back(std::chrono::duration<double, std::micro>(end - scheduled).count());
-      v.bytes_received += res->body.size();
-      if (res->status != 200) {
+      v.bytes_received += reply.body.size();
+      if (reply.status != 200) {
         failed = true;
-        ++r.errors.http_status[res->status];
-      } else if (has_error_body(res->body)) {
+        ++r.errors.http_status[reply.status];
+      } else if (has_error_body(reply.body)) {
         failed = true;
         ++r.errors.error_body;
       }
-      if (o.check) check_reply(ex, *res, o.shown_differences, r);
+      if (o.check) check_reply(ex, reply, o.shown_differences, r);
     }
     sh.done.fetch_add(1, std::memory_order_relaxed);
     if (failed) sh.failed.fetch_add(1, std::memory_order_relaxed);

@@ -1,0 +1,56 @@
+#pragma once
+// One keep-alive HTTP/1.1 client connection for the load tool. Not cpp-httplib's client: that one
+// reads replies 4 KiB at a time through a growing string and spent ~9 ms of CPU per 1.2 MB full-Nodes
+// filter reply, three times the server's own time, so the tool measured itself. Go's net/http (what
+// kube-scheduler uses) reads bodies in large pieces; this does the same: Content-Length bodies land in
+// a string reserved once, with recv() calls as large as the kernel allows.
+#include <chrono>
+#include <string>
+#include <string_view>
+
+namespace kext::load {
+
+struct HttpReply {
+  int status = 0;
+  std::string body;
+};
+
+enum class HttpFailure {
+  kNone,
+  kConnect,    // no connection could be made
+  kTimeout,    // the whole exchange did not finish within the timeout
+  kTransport,  // reset, closed mid-reply, or a reply that is not HTTP/1.x
+};
+
+class HttpConnection {
+ public:
+  HttpConnection(std::string host, int port, std::chrono::duration<double> timeout);
+  ~HttpConnection();
+  HttpConnection(const HttpConnection&) = delete;
+  HttpConnection& operator=(const HttpConnection&) = delete;
+
+  // POSTs `body`; on kNone, `reply` holds the status and body. A kept-alive connection the server has
+  // closed in the meantime is reopened once, as Go's transport does for idempotent-looking retries.
+  HttpFailure post(std::string_view path, std::string_view body, std::string_view content_type, HttpReply& reply);
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  HttpFailure connect_socket(Clock::time_point deadline);
+  HttpFailure exchange(std::string_view head, std::string_view body, HttpReply& reply, Clock::time_point deadline,
+                       bool& nothing_received);
+  HttpFailure wait(short events, Clock::time_point deadline) const;
+  HttpFailure read_more(Clock::time_point deadline);  // appends to buffer_
+  HttpFailure read_chunked(HttpReply& reply, Clock::time_point deadline);
+  void close_socket();
+
+  std::string host_;
+  int port_;
+  Clock::duration timeout_;
+  int fd_ = -1;
+  bool keep_alive_ = false;
+  bool eof_ = false;  // the last read_more failed because the server closed the connection
+  std::string buffer_;  // bytes received and not yet consumed
+  size_t consumed_ = 0;
+};
+
+}  // namespace kext::load
