@@ -1,7 +1,6 @@
 // End-to-end latency of filter+prioritize over one keep-alive connection (as kube-scheduler calls),
 // at 500 and 5000 nodes in both modes. Reports p50/p99 in microseconds as counters.
 #include <benchmark/benchmark.h>
-#include <httplib.h>
 
 #include <algorithm>
 #include <chrono>
@@ -10,6 +9,7 @@
 #include "bench/synthetic_cluster.h"
 #include "extender/http/server.h"
 #include "extender/state/snapshot_loader.h"
+#include "tools/load/http_connection.h"
 
 namespace {
 
@@ -47,19 +47,19 @@ void run(benchmark::State& st, Mode mode) {
     return;
   }
   std::thread t([&] { server.serve(); });
-  auto client = std::make_unique<httplib::Client>("127.0.0.1", server.port());
-  httplib::Client& cli = *client;
-  cli.set_keep_alive(true);
-  cli.set_tcp_nodelay(true);  // as Go's net/http does
+  // The load tool's client: Go-like large reads, TCP_NODELAY, one keep-alive connection.
+  auto client = std::make_unique<kext::load::HttpConnection>("127.0.0.1", server.port(), std::chrono::seconds(30));
+  kext::load::HttpConnection& cli = *client;
   const std::string& body = full ? w.full_request : w.names_request;
   std::vector<double> lat;
+  kext::load::HttpReply f, p;
   for (auto _ : st) {
     auto t0 = std::chrono::steady_clock::now();
     // The floor: two round trips that do no work, what cpp-httplib and loopback cost by themselves.
-    auto f = mode == Mode::kFloor ? cli.Get("/healthz") : cli.Post("/filter", body, "application/json");
-    auto p = mode == Mode::kFloor ? cli.Get("/healthz") : cli.Post("/prioritize", body, "application/json");
+    const auto ef = mode == Mode::kFloor ? cli.get("/healthz", f) : cli.post("/filter", body, "application/json", f);
+    const auto ep = mode == Mode::kFloor ? cli.get("/healthz", p) : cli.post("/prioritize", body, "application/json", p);
     auto t1 = std::chrono::steady_clock::now();
-    if (!f || !p || f->status != 200 || p->status != 200) {
+    if (ef != kext::load::HttpFailure::kNone || ep != kext::load::HttpFailure::kNone || f.status != 200 || p.status != 200) {
       st.SkipWithError("request failed");
       break;
     }

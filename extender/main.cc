@@ -1,4 +1,6 @@
 // kube-extender: a Kubernetes scheduler extender (filter, prioritize) with a map/reduce engine.
+#include <malloc.h>
+
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -52,7 +54,12 @@ int main(int argc, char** argv) {
     auto engine = kext::build_engine(policy);
 
     kext::StateStore store;
-    if (!opts.snapshots.empty()) store.publish(kext::load_snapshot_files(opts.snapshots));
+    if (!opts.snapshots.empty()) {
+      store.publish(kext::load_snapshot_files(opts.snapshots));
+      // The file text and its DOM (several times the size of the cache) were freed in small pieces
+      // that glibc keeps; hand them back (15000 nodes / 150,000 pods: RSS 1.7 GB -> see README).
+      malloc_trim(0);
+    }
 
     if (std::string tls_error = kext::validate_tls_files(opts.server.tls); !tls_error.empty()) {
       throw std::runtime_error(tls_error);

@@ -17,9 +17,13 @@ namespace {
 // application/json when the client accepts gzip (Go always does), which only costs CPU on loopback.
 constexpr const char* kJsonType = "application/json; charset=utf-8";
 
-void send(httplib::Response& res, const Reply& reply) {
+// Moves the body in: set_content copies, and a multi-megabyte full-Nodes filter echo copied into
+// fresh pages cost more in page faults than the whole verb (15000 nodes: ~80 ms of 110).
+void send(httplib::Response& res, Reply&& reply) {
   res.status = reply.status;
-  res.set_content(reply.body, kJsonType);
+  res.body = std::move(reply.body);
+  res.headers.erase("Content-Type");
+  res.set_header("Content-Type", kJsonType);
 }
 
 bool content_type_ok(const httplib::Request& req) {
@@ -81,7 +85,7 @@ void Server::install_routes() {
                                                        415);
       observer_.on_verb(route, trace, reply);
       if (recorder_) recorder_->record(verb, req, reply);
-      send(res, reply);
+      send(res, std::move(reply));
     });
   };
   post_verb("filter", &Verbs::filter_traced);
@@ -98,7 +102,7 @@ void Server::install_routes() {
                                                        415);
     observer_.on_verb(route, trace, reply);
     if (recorder_) recorder_->record("bind", req, reply);
-    send(res, reply);
+    send(res, std::move(reply));
   });
   // Wrong method on a verb: 405 with a JSON error rather than cpp-httplib's bare 404.
   for (const char* verb : {"filter", "prioritize", "preempt", "bind"}) {

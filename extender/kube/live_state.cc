@@ -1,5 +1,7 @@
 #include "extender/kube/live_state.h"
 
+#include <malloc.h>
+
 #include "extender/kube/cache_sinks.h"
 
 namespace kext::kube {
@@ -63,7 +65,11 @@ void LiveState::housekeeping() {
     auto interval = store_.ready() ? opts_.housekeeping_interval : std::chrono::milliseconds(20);
     cv_.wait_for(lock, interval, [this] { return stopping_; });
     if (stopping_) break;
-    if (!store_.ready() && synced()) store_.set_ready(true);
+    if (!store_.ready() && synced()) {
+      store_.set_ready(true);
+      // The initial lists' text and DOMs were freed in pieces glibc keeps; return them once.
+      malloc_trim(0);
+    }
     cache_.expire_assumed(StateCache::Clock::now());
     if (opts_.report_lag) {
       lock.unlock();

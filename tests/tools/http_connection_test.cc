@@ -118,10 +118,12 @@ TEST(HttpConnection, KeepAliveReusesOneConnectionAndSendsTheExactBody) {
   ASSERT_EQ(c.post("/prioritize", big, "application/json", reply), HttpFailure::kNone);
   EXPECT_EQ(reply.body.size(), big.size());
   EXPECT_EQ(reply.body, big);
-  ASSERT_EQ(c.post("/x", "", "", reply), HttpFailure::kNone);
+  ASSERT_EQ(c.get("/healthz", reply), HttpFailure::kNone);
   EXPECT_EQ(reply.body, "");
   EXPECT_EQ(peer.connections(), 1);
   ASSERT_EQ(peer.requests().size(), 3u);
+  EXPECT_EQ(peer.requests()[2], "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(peer.port()) +
+                                    "\r\nUser-Agent: extender-load\r\n\r\n");
   EXPECT_EQ(peer.requests()[0].rfind("POST /filter HTTP/1.1\r\n", 0), 0u);
   EXPECT_NE(peer.requests()[0].find("Content-Type: application/json\r\n"), std::string::npos);
   EXPECT_NE(peer.requests()[0].find("\r\n\r\n" + body), std::string::npos);

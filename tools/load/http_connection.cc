@@ -248,12 +248,12 @@ HttpFailure HttpConnection::exchange(std::string_view head, std::string_view bod
   }
 }
 
-HttpFailure HttpConnection::post(std::string_view path, std::string_view body, std::string_view content_type,
-                                 HttpReply& reply) {
+HttpFailure HttpConnection::request(std::string_view method, std::string_view path, std::string_view body,
+                                    std::string_view content_type, HttpReply& reply) {
   const auto deadline = Clock::now() + timeout_;
   std::string head;
   head.reserve(160 + path.size() + host_.size() + content_type.size());
-  head.append("POST ").append(path).append(" HTTP/1.1\r\nHost: ");
+  head.append(method).append(" ").append(path).append(" HTTP/1.1\r\nHost: ");
   if (host_.find(':') != std::string::npos) {
     head.append("[").append(host_).append("]");
   } else {
@@ -261,7 +261,8 @@ HttpFailure HttpConnection::post(std::string_view path, std::string_view body, s
   }
   head.append(":").append(std::to_string(port_)).append("\r\nUser-Agent: extender-load\r\n");
   if (!content_type.empty()) head.append("Content-Type: ").append(content_type).append("\r\n");
-  head.append("Content-Length: ").append(std::to_string(body.size())).append("\r\n\r\n");
+  if (method != "GET") head.append("Content-Length: ").append(std::to_string(body.size())).append("\r\n");
+  head.append("\r\n");
 
   for (int attempt = 0;; ++attempt) {
     const bool reused = fd_ >= 0;

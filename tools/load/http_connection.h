@@ -29,9 +29,14 @@ class HttpConnection {
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
 
-  // POSTs `body`; on kNone, `reply` holds the status and body. A kept-alive connection the server has
+  // Sends one request; on kNone, `reply` holds the status and body. A kept-alive connection the server has
   // closed in the meantime is reopened once, as Go's transport does for idempotent-looking retries.
-  HttpFailure post(std::string_view path, std::string_view body, std::string_view content_type, HttpReply& reply);
+  HttpFailure post(std::string_view path, std::string_view body, std::string_view content_type, HttpReply& reply) {
+    return request("POST", path, body, content_type, reply);
+  }
+  HttpFailure get(std::string_view path, HttpReply& reply) { return request("GET", path, {}, {}, reply); }
+  HttpFailure request(std::string_view method, std::string_view path, std::string_view body,
+                      std::string_view content_type, HttpReply& reply);
 
  private:
   using Clock = std::chrono::steady_clock;
