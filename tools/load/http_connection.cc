@@ -95,28 +95,22 @@ HttpFailure HttpConnection::connect_socket(Clock::time_point deadline) {
 }
 
 HttpFailure HttpConnection::read_more(Clock::time_point deadline) {
-  if (consumed_ == buffer_.size()) {
+  eof_ = false;
+  if (consumed_ == buffer_.size()) {  // keeps the capacity: no allocation once warm
     buffer_.clear();
     consumed_ = 0;
   }
-  eof_ = false;
-  const size_t old = buffer_.size();
-  buffer_.resize(old + kReadPiece);
+  if (!scratch_) scratch_ = std::make_unique<char[]>(kReadPiece);
   for (;;) {
-    const ssize_t n = ::recv(fd_, buffer_.data() + old, kReadPiece, 0);
+    // poll first: the reply is rarely there yet, and poll+recv is one syscall fewer than
+    // recv (EAGAIN) + poll + recv.
+    if (HttpFailure f = wait(POLLIN, deadline); f != HttpFailure::kNone) return f;
+    const ssize_t n = ::recv(fd_, scratch_.get(), kReadPiece, 0);
     if (n > 0) {
-      buffer_.resize(old + static_cast<size_t>(n));
+      buffer_.append(scratch_.get(), static_cast<size_t>(n));
       return HttpFailure::kNone;
     }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      if (HttpFailure f = wait(POLLIN, deadline); f != HttpFailure::kNone) {
-        buffer_.resize(old);
-        return f;
-      }
-      continue;
-    }
-    buffer_.resize(old);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
     eof_ = n == 0;  // closed by the server
     return HttpFailure::kTransport;
   }

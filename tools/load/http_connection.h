@@ -5,6 +5,7 @@
 // kube-scheduler uses) reads bodies in large pieces; this does the same: Content-Length bodies land in
 // a string reserved once, with recv() calls as large as the kernel allows.
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -54,7 +55,8 @@ class HttpConnection {
   int fd_ = -1;
   bool keep_alive_ = false;
   bool eof_ = false;  // the last read_more failed because the server closed the connection
-  std::string buffer_;  // bytes received and not yet consumed
+  std::string buffer_;  // bytes received; those before consumed_ are used up
+  std::unique_ptr<char[]> scratch_;  // what one recv() fills
   size_t consumed_ = 0;
 };
 
