@@ -20,9 +20,7 @@ void run(benchmark::State& st, Mode mode) {
   const size_t n = static_cast<size_t>(st.range(0));
   auto w = kext::bench::make_workload(n, 10);
   kext::StateStore store;
-  kext::ClusterStateBuilder b;
-  kext::load_snapshot_json(w.snapshot, b);
-  store.publish(std::move(b).build());
+  kext::bench::publish_snapshot(w, store);
   kext::Policy policy = kext::parse_policy(kext::default_policy_json());
   // KEXT_THRESHOLD=N overrides the parallel threshold, to compare serial and parallel end to end.
   if (const char* t = std::getenv("KEXT_THRESHOLD")) policy.parallel_threshold = std::atoll(t);

@@ -5,6 +5,9 @@
 #include <random>
 #include <string>
 
+#include "extender/state/cluster_state.h"
+#include "extender/state/snapshot_loader.h"
+
 namespace kext::bench {
 
 inline std::string node_object(size_t i, std::mt19937& rng) {
@@ -71,6 +74,13 @@ inline Workload make_workload(size_t nodes, size_t pods_per_node, uint32_t seed 
   w.names_request = R"({"Pod":)" + pod + R"(,"Nodes":null,"NodeNames":[)" + names + "]}";
   w.full_request = R"({"Pod":)" + pod + R"(,"Nodes":{"metadata":{},"items":[)" + node_items + R"(]},"NodeNames":null})";
   return w;
+}
+
+// The workload's cluster, published as the current state of `store` (what --snapshot does).
+inline void publish_snapshot(const Workload& w, StateStore& store) {
+  ClusterStateBuilder b;
+  load_snapshot_json(w.snapshot, b);
+  store.publish(std::move(b).build());
 }
 
 }  // namespace kext::bench

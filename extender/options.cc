@@ -1,21 +1,10 @@
 #include "extender/options.h"
 
-#include <charconv>
 #include <stdexcept>
 
-namespace kext {
+#include "extender/command_line.h"
 
-namespace {
-int64_t parse_int(const std::string& flag, const std::string& v, int64_t lo, int64_t hi) {
-  int64_t out = 0;
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-  if (ec != std::errc() || p != v.data() + v.size() || out < lo || out > hi) {
-    throw std::invalid_argument(flag + ": expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
-                                ", got \"" + v + "\"");
-  }
-  return out;
-}
-}  // namespace
+namespace kext {
 
 std::string usage() {
   return "usage: kube-extender [flags]\n"
@@ -42,28 +31,17 @@ std::string usage() {
 
 Options parse_options(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    bool has_inline = false;
-    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      has_inline = true;
-    }
-    auto next = [&]() -> std::string {
-      if (has_inline) return value;
-      if (i + 1 >= argc) throw std::invalid_argument(arg + ": missing value");
-      return argv[++i];
-    };
-    if (arg == "-v" && !has_inline) arg = "--v";  // klog spells it -v
+  for (ArgCursor cursor(argc, argv); cursor.advance();) {
+    std::string arg = cursor.flag();
+    auto next = [&] { return cursor.value(); };
+    if (arg == "-v" && !cursor.has_inline_value()) arg = "--v";  // klog spells it -v
     if (arg == "--help" || arg == "-h") {
       o.help = true;
     } else if (arg == "--address") {
       o.server.address = next();
       if (o.server.address.empty()) throw std::invalid_argument("--address: must not be empty");
     } else if (arg == "--port") {
-      o.server.port = static_cast<int>(parse_int(arg, next(), 0, 65535));
+      o.server.port = static_cast<int>(parse_flag_integer<int64_t>(arg, next(), 0, 65535));
     } else if (arg == "--path-prefix") {
       o.server.path_prefix = next();
     } else if (arg == "--policy") {
@@ -71,16 +49,16 @@ Options parse_options(int argc, char** argv) {
     } else if (arg == "--snapshot") {
       o.snapshots.push_back(next());
     } else if (arg == "--max-body-bytes") {
-      o.server.max_body_bytes = static_cast<size_t>(parse_int(arg, next(), 1024, int64_t{1} << 34));
+      o.server.max_body_bytes = static_cast<size_t>(parse_flag_integer<int64_t>(arg, next(), 1024, int64_t{1} << 34));
     } else if (arg == "--threads") {
-      o.server.threads = static_cast<size_t>(parse_int(arg, next(), 2, 1024));
+      o.server.threads = static_cast<size_t>(parse_flag_integer<int64_t>(arg, next(), 2, 1024));
     } else if (arg == "--node-cache-entries") {
-      o.node_cache_entries = static_cast<size_t>(parse_int(arg, next(), 0, 10'000'000));
+      o.node_cache_entries = static_cast<size_t>(parse_flag_integer<int64_t>(arg, next(), 0, 10'000'000));
     } else if (arg == "--record-dir") {
       o.server.record_dir = next();
       if (o.server.record_dir.empty()) throw std::invalid_argument("--record-dir: must not be empty");
     } else if (arg == "--record-max-bytes") {
-      o.server.record_max_bytes = static_cast<size_t>(parse_int(arg, next(), 4096, int64_t{1} << 40));
+      o.server.record_max_bytes = static_cast<size_t>(parse_flag_integer<int64_t>(arg, next(), 4096, int64_t{1} << 40));
     } else if (arg == "--tls-cert-file") {
       o.server.tls.cert_file = next();
     } else if (arg == "--tls-private-key-file") {
@@ -88,13 +66,13 @@ Options parse_options(int argc, char** argv) {
     } else if (arg == "--client-ca-file") {
       o.server.tls.client_ca_file = next();
     } else if (arg == "--decision-log-size") {
-      o.decision_log_size = static_cast<size_t>(parse_int(arg, next(), 0, 1'000'000));
+      o.decision_log_size = static_cast<size_t>(parse_flag_integer<int64_t>(arg, next(), 0, 1'000'000));
     } else if (arg == "--decision-log-max-bytes") {
-      o.decision_log_max_bytes = static_cast<size_t>(parse_int(arg, next(), 0, int64_t{1} << 40));
+      o.decision_log_max_bytes = static_cast<size_t>(parse_flag_integer<int64_t>(arg, next(), 0, int64_t{1} << 40));
     } else if (arg == "--shutdown-grace-seconds") {
-      o.shutdown_grace_seconds = static_cast<int>(parse_int(arg, next(), 0, 3600));
+      o.shutdown_grace_seconds = static_cast<int>(parse_flag_integer<int64_t>(arg, next(), 0, 3600));
     } else if (arg == "--v") {
-      o.server.verbosity = static_cast<int>(parse_int(arg, next(), 0, 10));
+      o.server.verbosity = static_cast<int>(parse_flag_integer<int64_t>(arg, next(), 0, 10));
     } else if (kube::parse_api_flag(arg, next, o.api)) {
     } else {
       throw std::invalid_argument("unknown flag \"" + arg + "\"");

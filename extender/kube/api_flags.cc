@@ -1,7 +1,8 @@
 #include "extender/kube/api_flags.h"
 
-#include <charconv>
 #include <stdexcept>
+
+#include "extender/command_line.h"
 
 namespace kext::kube {
 
@@ -17,12 +18,7 @@ bool parse_api_flag(const std::string& arg, const std::function<std::string()>& 
   else if (arg == "--api-insecure-skip-tls-verify") f.insecure_skip_tls_verify = true;
   else if (arg == "--enable-bind") f.bind = true;
   else if (arg == "--bind-assume-ttl-seconds") {
-    std::string v = value();
-    int64_t s = 0;
-    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), s);
-    if (ec != std::errc() || p != v.data() + v.size() || s < 1 || s > 3600)
-      throw std::invalid_argument(arg + ": expected an integer in 1..3600, got \"" + v + "\"");
-    f.assume_ttl = std::chrono::seconds(s);
+    f.assume_ttl = std::chrono::seconds(parse_flag_integer<int64_t>(arg, value(), 1, 3600));
   } else {
     return false;
   }

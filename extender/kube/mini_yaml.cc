@@ -1,6 +1,5 @@
 #include "extender/kube/mini_yaml.h"
 
-
 #include "policy/json.h"
 
 namespace kext::yaml {
@@ -17,12 +16,21 @@ std::string Node::str(std::string_view key) const {
   return n && n->kind == Kind::Scalar ? n->scalar : std::string();
 }
 
+const Node* Node::at(std::initializer_list<std::string_view> path) const {
+  const Node* n = this;
+  for (auto k : path) {
+    if (!(n = n->get(k))) return nullptr;
+  }
+  return n;
+}
+
 namespace {
 
 struct Line {
   size_t number;  // 1-based, for errors
   size_t indent;
-  std::string text;  // without indent and comment
+  std::string text;   // without indent and comment
+  std::string block;  // for "key: |" / "key: |-": the block scalar's text, read from the raw lines
 };
 
 [[noreturn]] void fail(size_t line, const std::string& what) {
@@ -56,8 +64,31 @@ Node scalar_node(std::string_view raw, size_t line) {
     n.kind = Node::Kind::Map;
     return n;
   }
-  if (raw == "[]") {
+  if (raw.front() == '[' && raw.back() == ']') {  // one-line flow sequence of scalars
     n.kind = Node::Kind::Seq;
+    std::string_view inner = raw.substr(1, raw.size() - 2);
+    char quote = 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= inner.size(); ++i) {
+      const char c = i < inner.size() ? inner[i] : ',';
+      if (quote) {
+        if (c == quote) quote = 0;
+      } else if (c == '"' || c == '\'') {
+        quote = c;
+      } else if (c == ',') {
+        std::string_view item = inner.substr(start, i - start);
+        while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+        while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+        if (!item.empty()) {
+          if (item.front() == '[' || item.front() == '{') fail(line, "nested flow collections are not supported");
+          n.seq.push_back(scalar_node(item, line));
+        } else if (i < inner.size()) {
+          fail(line, "empty item in a flow sequence");
+        }
+        start = i + 1;
+      }
+    }
+    if (quote) fail(line, "unterminated quoted string in a flow sequence");
     return n;
   }
   n.kind = Node::Kind::Scalar;
@@ -182,6 +213,10 @@ class Parser {
       std::string key, value;
       if (!split_key(l.text, &key, &value)) fail(l.number, "expected \"key: value\", got \"" + l.text + "\"");
       ++pos_;
+      if (value == "|" || value == "|-") {
+        n.map.emplace_back(key, Node{Node::Kind::Scalar, l.block, {}, {}});
+        continue;
+      }
       if (!value.empty()) {
         n.map.emplace_back(key, scalar_node(value, l.number));
         continue;
@@ -230,16 +265,42 @@ Node from_json(const json::Value& v) {
 
 }  // namespace
 
-Node parse(std::string_view text) {
-  size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && text[first] == '{') {
-    rapidjson::Document d;
-    d.Parse<json::kParseFlags>(text.data(), text.size());
-    if (d.HasParseError()) throw YamlError("invalid JSON at offset " + std::to_string(d.GetErrorOffset()));
-    return from_json(d);
+namespace {
+
+// The value of a "key: |" or "key: |-" line (comments are text inside a block scalar, so this reads the
+// raw lines): every following line indented deeper than the key, or blank.
+std::string block_scalar(std::string_view text, size_t& pos, size_t key_indent, bool keep_final_newline,
+                         size_t& number) {
+  std::vector<std::string_view> body;
+  size_t block_indent = std::string_view::npos;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view raw = text.substr(pos, end - pos);
+    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+    const size_t indent = raw.find_first_not_of(' ');
+    const bool blank = indent == std::string_view::npos;
+    if (!blank) {
+      if (indent <= key_indent) break;
+      if (block_indent == std::string_view::npos) block_indent = indent;
+      if (indent < block_indent) break;
+    }
+    body.push_back(blank ? std::string_view() : raw.substr(block_indent));
+    pos = end + 1;
+    ++number;
   }
+  while (!body.empty() && body.back().empty()) body.pop_back();
+  std::string out;
+  for (size_t k = 0; k < body.size(); ++k) {
+    out += body[k];
+    if (k + 1 < body.size() || keep_final_newline) out += '\n';
+  }
+  return out;
+}
+
+// Parses lines [first line number `number`) of one YAML document.
+Node parse_document(std::string_view text, size_t number) {
   std::vector<Line> lines;
-  size_t number = 0;
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t end = text.find('\n', pos);
@@ -252,10 +313,51 @@ Node parse(std::string_view text) {
     if (indent < raw.size() && raw[indent] == '\t') fail(number, "tabs are not allowed for indentation");
     std::string body = strip_comment(raw.substr(indent));
     if (body.empty() || body == "---") continue;
-    lines.push_back({number, indent, std::move(body)});
+    Line line{number, indent, std::move(body), {}};
+    if (line.text.ends_with(": |") || line.text.ends_with(": |-")) {
+      line.block = block_scalar(text, pos, indent, line.text.back() == '|', number);
+    }
+    lines.push_back(std::move(line));
     if (end == text.size()) break;
   }
   return Parser(std::move(lines)).document();
+}
+
+}  // namespace
+
+Node parse(std::string_view text) {
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && text[first] == '{') {
+    rapidjson::Document d;
+    d.Parse<json::kParseFlags>(text.data(), text.size());
+    if (d.HasParseError()) throw YamlError("invalid JSON at offset " + std::to_string(d.GetErrorOffset()));
+    return from_json(d);
+  }
+  return parse_document(text, 0);
+}
+
+std::vector<Node> parse_all(std::string_view text) {
+  std::vector<Node> docs;
+  size_t start = 0, start_number = 0, number = 0, pos = 0;
+  auto flush = [&](size_t end) {
+    Node d = parse_document(text.substr(start, end - start), start_number);
+    if (d.kind != Node::Kind::Null) docs.push_back(std::move(d));
+  };
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    ++number;
+    if (line == "---" || line.starts_with("--- ")) {
+      flush(pos);
+      start = end + 1;
+      start_number = number;
+    }
+    pos = end + 1;
+  }
+  if (start <= text.size()) flush(text.size());
+  return docs;
 }
 
 }  // namespace kext::yaml

@@ -1,8 +1,10 @@
 #pragma once
-// The YAML a kubeconfig is written in: block mappings and sequences (including "- key: v" items and
-// sequences at their key's indent, as kubectl writes them), plain and quoted scalars, comments, and
-// the flow forms {} and []. JSON documents are read too. Anchors, tags and block scalars are not:
-// they are reported as errors rather than misread.
+// The YAML that kubeconfigs and this repository's manifests are written in: block mappings and
+// sequences (including "- key: v" items and sequences at their key's indent, as kubectl writes them),
+// plain and quoted scalars, `|`/`|-` block scalars, comments, {} and one-line flow sequences of
+// scalars, and documents split by `---`. JSON documents are read too. Anchors, tags, folded scalars
+// and nested flow collections are not: they are reported as errors rather than misread.
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -25,9 +27,13 @@ struct Node {
   const Node* get(std::string_view key) const;
   // The scalar under key, or "" when it is missing or not a scalar.
   std::string str(std::string_view key) const;
+  // Follows a path of keys through nested maps; null when any step is missing.
+  const Node* at(std::initializer_list<std::string_view> path) const;
 };
 
-// Throws YamlError with the line number.
+// One document (a `---` line is skipped). Throws YamlError with the line number.
 Node parse(std::string_view text);
+// Every document of a stream split by `---` lines; empty documents are dropped.
+std::vector<Node> parse_all(std::string_view text);
 
 }  // namespace kext::yaml

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <map>
 
+#include "extender/kube/mini_yaml.h"
 #include "test_server.h"
-#include "yaml_subset.h"
 
 namespace kext::testing {
 namespace {
@@ -280,7 +280,7 @@ TEST(Manifests, DefaultSchedulerSnippetIsAnExtenderEntryForThatService) {
   EXPECT_TRUE(e.str("bindVerb").empty());  // a failed bind cannot be ignored
 }
 
-TEST(YamlSubset, ReadsTheConstructsTheManifestsUse) {
+TEST(MiniYaml, ReadsTheConstructsTheManifestsUse) {
   auto docs = yaml::parse_all(R"(# comment
 a: 1  # trailing
 b:
@@ -293,6 +293,11 @@ c:
 d: |
   line 1
     indented
+  # kept: a comment inside a block scalar is text
+
+  last
+h: |-
+  no final newline
 e: [a, "b"]
 f: {}
 ---
@@ -305,10 +310,13 @@ g: 'q'
   EXPECT_EQ(d.get("b")->seq[1].scalar, "y # not a comment");
   EXPECT_EQ(d.get("b")->seq[2].str("l"), "w");
   EXPECT_EQ(d.get("c")->seq[0].scalar, "p");
-  EXPECT_EQ(d.str("d"), "line 1\n  indented\n");
+  EXPECT_EQ(d.str("d"), "line 1\n  indented\n# kept: a comment inside a block scalar is text\n\nlast\n");
+  EXPECT_EQ(d.str("h"), "no final newline");
   EXPECT_EQ(strings(d.get("e")), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(d.get("f")->kind, Node::Kind::Map);
   EXPECT_EQ(docs[1].str("g"), "q");
+  EXPECT_THROW(yaml::parse_all("a: [[1]]\n"), yaml::YamlError);
+  EXPECT_THROW(yaml::parse_all("a: >\n  folded\n"), yaml::YamlError);
 }
 
 }  // namespace

@@ -1,22 +1,14 @@
 #include "tools/load/load_options.h"
 
-#include <charconv>
 #include <cstdlib>
 #include <stdexcept>
+
+#include "extender/command_line.h"
 
 namespace kext::load {
 
 namespace {
 
-uint64_t parse_uint(const std::string& flag, const std::string& v, uint64_t lo, uint64_t hi) {
-  uint64_t out = 0;
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-  if (ec != std::errc() || p != v.data() + v.size() || out < lo || out > hi) {
-    throw std::invalid_argument(flag + ": expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
-                                ", got \"" + v + "\"");
-  }
-  return out;
-}
 
 double parse_positive(const std::string& flag, const std::string& v) {
   char* end = nullptr;
@@ -50,31 +42,20 @@ std::string load_usage() {
 LoadOptions parse_load_options(int argc, char** argv) {
   LoadOptions o;
   bool have_url = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    bool has_inline = false;
-    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      has_inline = true;
-    }
-    auto next = [&]() -> std::string {
-      if (has_inline) return value;
-      if (i + 1 >= argc) throw std::invalid_argument(arg + ": missing value");
-      return argv[++i];
-    };
+  for (ArgCursor cursor(argc, argv); cursor.advance();) {
+    std::string arg = cursor.flag();
+    auto next = [&] { return cursor.value(); };
     if (arg == "--help" || arg == "-h") {
       o.help = true;
     } else if (arg == "--url") {
       o.replay.target = parse_target(next());
       have_url = true;
     } else if (arg == "--connections" || arg == "-c") {
-      o.replay.connections = parse_uint(arg, next(), 1, 1024);
+      o.replay.connections = parse_flag_integer<uint64_t>(arg, next(), 1, 1024);
     } else if (arg == "--rate") {
       o.replay.rate = parse_positive(arg, next());
     } else if (arg == "--count" || arg == "-n") {
-      o.replay.count = parse_uint(arg, next(), 1, UINT64_MAX);
+      o.replay.count = parse_flag_integer<uint64_t>(arg, next(), 1, UINT64_MAX);
     } else if (arg == "--duration") {
       o.replay.duration_s = parse_positive(arg, next());
     } else if (arg == "--timeout") {
@@ -90,7 +71,7 @@ LoadOptions parse_load_options(int argc, char** argv) {
     } else if (arg == "--check") {
       o.replay.check = true;
     } else if (arg == "--show-differences") {
-      o.replay.shown_differences = parse_uint(arg, next(), 0, 1000);
+      o.replay.shown_differences = parse_flag_integer<uint64_t>(arg, next(), 0, 1000);
     } else if (arg == "--json") {
       o.json = true;
     } else if (arg == "--quiet" || arg == "-q") {
