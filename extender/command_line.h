@@ -12,8 +12,8 @@ Int parse_flag_integer(const std::string& flag, const std::string& v, Int lo, In
   Int out = 0;
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
   if (ec != std::errc() || p != v.data() + v.size() || out < lo || out > hi) {
-    throw std::invalid_argument(flag + ": expected an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
-                                ", got \"" + v + "\"");
+    throw std::invalid_argument(flag + ": expected an integer in " + std::to_string(lo) + ".." +
+                                std::to_string(hi) + ", got \"" + v + "\"");
   }
   return out;
 }

@@ -64,7 +64,8 @@ class ScriptedPeer {
       while (open && next < replies_.size()) {
         size_t end;
         char buf[65536];
-        while ((end = in.find("\r\n\r\n")) == std::string::npos || in.size() < end + 4 + content_length(in, end)) {
+        while ((end = in.find("\r\n\r\n")) == std::string::npos ||
+               in.size() < end + 4 + content_length(in, end)) {
           const ssize_t n = recv(fd, buf, sizeof buf, 0);
           if (n <= 0) {
             open = false;
@@ -102,8 +103,8 @@ class ScriptedPeer {
 };
 
 std::string ok(const std::string& body) {
-  return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
-         "\r\n\r\n" + body;
+  return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+         std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
 TEST(HttpConnection, KeepAliveReusesOneConnectionAndSendsTheExactBody) {

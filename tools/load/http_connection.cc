@@ -20,8 +20,9 @@ namespace {
 constexpr size_t kReadPiece = 256 * 1024;
 
 bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return std::tolower(x) == std::tolower(y); });
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(x) == std::tolower(y);
+         });
 }
 
 std::string_view trim(std::string_view s) {
@@ -66,7 +67,8 @@ HttpFailure HttpConnection::connect_socket(Clock::time_point deadline) {
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
-  if (::getaddrinfo(host_.c_str(), std::to_string(port_).c_str(), &hints, &found) != 0) return HttpFailure::kConnect;
+  if (::getaddrinfo(host_.c_str(), std::to_string(port_).c_str(), &hints, &found) != 0)
+    return HttpFailure::kConnect;
   HttpFailure result = HttpFailure::kConnect;
   for (addrinfo* a = found; a && fd_ < 0; a = a->ai_next) {
     fd_ = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
@@ -77,7 +79,8 @@ HttpFailure HttpConnection::connect_socket(Clock::time_point deadline) {
       if (err == EINPROGRESS) {
         result = wait(POLLOUT, deadline);
         socklen_t len = sizeof err;
-        err = result == HttpFailure::kNone && ::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &len) == 0 ? err : -1;
+        err = result == HttpFailure::kNone && ::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &len) == 0 ? err
+                                                                                                       : -1;
       }
     }
     if (err != 0) {
@@ -149,7 +152,8 @@ HttpFailure HttpConnection::exchange(std::string_view head, std::string_view bod
                                      Clock::time_point deadline, bool& nothing_received) {
   nothing_received = true;
   // Head and body in one sendmsg, so a small request is one segment even with TCP_NODELAY.
-  iovec parts[2] = {{const_cast<char*>(head.data()), head.size()}, {const_cast<char*>(body.data()), body.size()}};
+  iovec parts[2] = {{const_cast<char*>(head.data()), head.size()},
+                    {const_cast<char*>(body.data()), body.size()}};
   size_t sent = 0;
   const size_t total = head.size() + body.size();
   while (sent < total) {
@@ -218,7 +222,8 @@ HttpFailure HttpConnection::exchange(std::string_view head, std::string_view bod
       reply.body.assign(buffer_, consumed_);
       consumed_ = buffer_.size();
       for (;;) {
-        if (HttpFailure f = read_more(deadline); f != HttpFailure::kNone) return eof_ ? HttpFailure::kNone : f;
+        if (HttpFailure f = read_more(deadline); f != HttpFailure::kNone)
+          return eof_ ? HttpFailure::kNone : f;
         reply.body.append(buffer_, consumed_);
         consumed_ = buffer_.size();
       }

@@ -32,7 +32,8 @@ class HttpConnection {
 
   // Sends one request; on kNone, `reply` holds the status and body. A kept-alive connection the server has
   // closed in the meantime is reopened once, as Go's transport does for idempotent-looking retries.
-  HttpFailure post(std::string_view path, std::string_view body, std::string_view content_type, HttpReply& reply) {
+  HttpFailure post(std::string_view path, std::string_view body, std::string_view content_type,
+                   HttpReply& reply) {
     return request("POST", path, body, content_type, reply);
   }
   HttpFailure get(std::string_view path, HttpReply& reply) { return request("GET", path, {}, {}, reply); }
@@ -42,8 +43,8 @@ class HttpConnection {
  private:
   using Clock = std::chrono::steady_clock;
   HttpFailure connect_socket(Clock::time_point deadline);
-  HttpFailure exchange(std::string_view head, std::string_view body, HttpReply& reply, Clock::time_point deadline,
-                       bool& nothing_received);
+  HttpFailure exchange(std::string_view head, std::string_view body, HttpReply& reply,
+                       Clock::time_point deadline, bool& nothing_received);
   HttpFailure wait(short events, Clock::time_point deadline) const;
   HttpFailure read_more(Clock::time_point deadline);  // appends to buffer_
   HttpFailure read_chunked(HttpReply& reply, Clock::time_point deadline);
@@ -54,8 +55,8 @@ class HttpConnection {
   Clock::duration timeout_;
   int fd_ = -1;
   bool keep_alive_ = false;
-  bool eof_ = false;  // the last read_more failed because the server closed the connection
-  std::string buffer_;  // bytes received; those before consumed_ are used up
+  bool eof_ = false;                 // the last read_more failed because the server closed the connection
+  std::string buffer_;               // bytes received; those before consumed_ are used up
   std::unique_ptr<char[]> scratch_;  // what one recv() fills
   size_t consumed_ = 0;
 };
