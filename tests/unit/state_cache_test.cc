@@ -75,6 +75,36 @@ TEST(StateCache, CachedPodsKeepOnlyWhatDecisionsRead) {
   EXPECT_EQ(info->pod->effective_priority(), 7);
 }
 
+// Replicas share one label set; a pod whose labels change gets its own, and sets no pod uses any more
+// are not kept alive by the intern table.
+TEST(StateCache, PodsWithTheSameLabelsShareOneCopy) {
+  StateCache cache;
+  for (const char* uid : {"r1", "r2", "r3"}) {
+    Pod p = pod(uid, "a", 100);
+    p.labels = Labels{{"app", "web"}, {"pod-template-hash", "abc"}};
+    cache.batch().upsert_pod(p);
+  }
+  {
+    Pod other = pod("o1", "a", 100);
+    other.labels = Labels{{"app", "db"}};
+    cache.batch().upsert_pod(std::move(other));
+  }
+  auto s = cache.view();
+  const auto& r1 = s->find_pod("r1")->pod->labels.shared();
+  ASSERT_NE(r1, nullptr);
+  EXPECT_EQ(r1.get(), s->find_pod("r2")->pod->labels.shared().get());
+  EXPECT_EQ(r1.get(), s->find_pod("r3")->pod->labels.shared().get());
+  EXPECT_NE(r1.get(), s->find_pod("o1")->pod->labels.shared().get());
+
+  std::weak_ptr<const Labels> db = s->find_pod("o1")->pod->labels.shared();
+  Pod relabelled = pod("o1", "a", 100);
+  relabelled.labels = Labels{{"app", "db"}, {"tier", "2"}};
+  cache.batch().upsert_pod(relabelled);
+  s.reset();
+  EXPECT_TRUE(db.expired());  // only the pod held it; the table holds weak references
+  EXPECT_EQ(cache.view()->find_pod("o1")->pod->labels.at("tier"), "2");
+}
+
 TEST(StateCache, AViewNeverChangesUnderItsReader) {
   StateStore store;
   StateCache cache(&store);
