@@ -127,6 +127,11 @@ inline void write_string(rapidjson::Writer<rapidjson::StringBuffer>& w, std::str
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
 
+inline void write_member(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key, std::string_view s) {
+  w.Key(key);
+  write_string(w, s);
+}
+
 // {"Error":"..."} — the reply shape for every error.
 inline std::string error_body(std::string_view message) {
   rapidjson::StringBuffer buf;

@@ -2,9 +2,7 @@
 
 #include <unistd.h>
 
-#include <chrono>
-#include <ctime>
-
+#include "extender/rfc3339.h"
 #include "policy/json.h"
 
 namespace kext {
@@ -12,22 +10,9 @@ namespace kext {
 std::string access_log_line(const AccessEntry& e) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  const auto now = std::chrono::system_clock::now();
-  const time_t secs = std::chrono::system_clock::to_time_t(now);
-  const auto millis =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char ts[40];
-  const size_t n = std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
-  std::snprintf(ts + n, sizeof ts - n, ".%03dZ", static_cast<int>(millis));
-
-  auto str = [&](const char* key, std::string_view v) {
-    w.Key(key);
-    w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
-  };
+  auto str = [&](const char* key, std::string_view v) { json::write_member(w, key, v); };
   w.StartObject();
-  str("time", ts);
+  str("time", rfc3339(unix_micros_now(), 3));
   str("msg", "request");
   str("verb", e.verb);
   str("path", e.path);

@@ -1,7 +1,6 @@
 #include "extender/http/decision.h"
 
-#include <ctime>
-
+#include "extender/rfc3339.h"
 #include "policy/json.h"
 
 namespace kext {
@@ -10,20 +9,6 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-void key_string(Writer& w, const char* key, std::string_view value) {
-  w.Key(key);
-  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
-
-std::string rfc3339_micros(int64_t unix_micros) {
-  const time_t secs = static_cast<time_t>(unix_micros / 1'000'000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[40];
-  const size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  std::snprintf(buf + n, sizeof buf - n, ".%06lldZ", static_cast<long long>(unix_micros % 1'000'000));
-  return buf;
-}
 
 void write_filter_nodes(Writer& w, const Decision& d) {
   enum Outcome : uint8_t { kUnset, kPassed, kFailed, kUnresolvable };
@@ -44,9 +29,9 @@ void write_filter_nodes(Writer& w, const Decision& d) {
   static constexpr const char* kNames[] = {"unknown", "passed", "failed", "unresolvable"};
   for (size_t i = 0; i < d.nodes.size(); ++i) {
     w.StartObject();
-    key_string(w, "name", d.nodes[i]);
-    key_string(w, "filter", kNames[outcome[i]]);
-    if (reason[i]) key_string(w, "reasons", *reason[i]);
+    json::write_member(w, "name", d.nodes[i]);
+    json::write_member(w, "filter", kNames[outcome[i]]);
+    if (reason[i]) json::write_member(w, "reasons", *reason[i]);
     w.EndObject();
   }
 }
@@ -60,7 +45,7 @@ void write_prioritize_nodes(Writer& w, const Decision& d) {
   const size_t algorithms = d.algorithms ? std::min(d.algorithms->size(), d.scores.algorithms) : 0;
   for (size_t i = 0; i < d.nodes.size(); ++i) {
     w.StartObject();
-    key_string(w, "name", d.nodes[i]);
+    json::write_member(w, "name", d.nodes[i]);
     const size_t k = column[i];
     if (k == SIZE_MAX || k >= d.scores.nodes) {
       w.Key("known");
@@ -71,7 +56,7 @@ void write_prioritize_nodes(Writer& w, const Decision& d) {
       for (size_t a = 0; a < algorithms; ++a) {
         const AlgorithmInfo& alg = (*d.algorithms)[a];
         w.StartObject();
-        key_string(w, "algorithm", alg.name);
+        json::write_member(w, "algorithm", alg.name);
         w.Key("raw");  // before normalisation
         w.Int64(d.scores.raw_at(a, k));
         w.Key("score");  // 0..10, before weighting
@@ -93,20 +78,20 @@ void write_prioritize_nodes(Writer& w, const Decision& d) {
 void write_candidates(Writer& w, const Decision& d) {
   for (const CandidateRecord& c : d.candidates) {
     w.StartObject();
-    key_string(w, "name", c.node);
+    json::write_member(w, "name", c.node);
     w.Key("chosen");
     w.Bool(c.chosen);
     w.Key("evaluated");
     w.Bool(c.evaluated);
     w.Key("numPDBViolations");
     w.Int64(c.num_pdb_violations);
-    key_string(w, "decidedBy", c.decided_by);
+    json::write_member(w, "decidedBy", c.decided_by);
     w.Key("victims");
     w.StartArray();
     for (const VictimRecord& v : c.victims) {
       w.StartObject();
-      key_string(w, "pod", v.pod);
-      key_string(w, "uid", v.uid);
+      json::write_member(w, "pod", v.pod);
+      json::write_member(w, "uid", v.uid);
       w.Key("priority");
       w.Int(v.priority);
       w.EndObject();
@@ -120,10 +105,10 @@ void write_decision(Writer& w, const Decision& d) {
   w.StartObject();
   w.Key("seq");
   w.Uint64(d.seq);
-  key_string(w, "time", rfc3339_micros(d.unix_micros));
-  key_string(w, "verb", d.verb);
-  key_string(w, "pod", d.pod);
-  key_string(w, "podUID", d.pod_uid);
+  json::write_member(w, "time", rfc3339(d.unix_micros, 6));
+  json::write_member(w, "verb", d.verb);
+  json::write_member(w, "pod", d.pod);
+  json::write_member(w, "podUID", d.pod_uid);
   w.Key("status");
   w.Int(d.status);
   w.Key("durationSeconds");
@@ -134,7 +119,7 @@ void write_decision(Writer& w, const Decision& d) {
     w.RawValue(d.error_body.data(), d.error_body.size(), rapidjson::kObjectType);
   }
   if (d.verb == "preempt") {
-    if (!d.candidates.empty()) key_string(w, "decidedBy", d.candidates.front().decided_by);
+    if (!d.candidates.empty()) json::write_member(w, "decidedBy", d.candidates.front().decided_by);
     w.Key("nodes");
     w.StartArray();
     write_candidates(w, d);

@@ -3,9 +3,9 @@
 #include <httplib.h>
 
 #include <chrono>
-#include <ctime>
 
 #include "extender/http/access_log.h"
+#include "extender/rfc3339.h"
 
 namespace kext {
 
@@ -25,11 +25,6 @@ thread_local RequestContext t_request;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-int64_t unix_micros_now() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 #include "tools/gen/objects.h"
 
 #include <cstdint>
-#include <ctime>
 #include <string_view>
+
+#include "extender/rfc3339.h"
 
 namespace kext::gen {
 
@@ -28,14 +29,7 @@ std::string hex_digest(std::string_view seed, size_t n) {
 
 }  // namespace
 
-std::string rfc3339(int64_t unix_seconds) {
-  std::time_t t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string rfc3339(int64_t unix_seconds) { return kext::rfc3339(unix_seconds * 1'000'000); }
 
 const char* priority_class_name(int32_t priority) {
   switch (priority) {
