@@ -34,13 +34,10 @@ std::string encode_binding(const BindingArgs& args) {
   w.String("Binding");
   w.Key("metadata");
   w.StartObject();
-  w.Key("name");
-  json::write_string(w, args.pod_name);
-  w.Key("namespace");
-  json::write_string(w, args.pod_namespace);
+  json::write_member(w, "name", args.pod_name);
+  json::write_member(w, "namespace", args.pod_namespace);
   if (!args.pod_uid.empty()) {
-    w.Key("uid");
-    json::write_string(w, args.pod_uid);
+    json::write_member(w, "uid", args.pod_uid);
   }
   w.EndObject();
   w.Key("target");
@@ -49,8 +46,7 @@ std::string encode_binding(const BindingArgs& args) {
   w.String("v1");
   w.Key("kind");
   w.String("Node");
-  w.Key("name");
-  json::write_string(w, args.node);
+  json::write_member(w, "name", args.node);
   w.EndObject();
   w.EndObject();
   return sb.GetString();

@@ -208,8 +208,7 @@ std::string encode_prioritize_reply(const std::vector<std::string>& hosts, const
   w.StartArray();
   for (size_t i = 0; i < hosts.size(); ++i) {
     w.StartObject();
-    w.Key("Host");
-    json::write_string(w, hosts[i]);
+    json::write_member(w, "Host", hosts[i]);
     w.Key("Score");
     w.Int64(scores[i]);
     w.EndObject();

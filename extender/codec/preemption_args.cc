@@ -74,8 +74,7 @@ std::string encode_preemption_reply(const std::vector<ChosenVictims>& chosen) {
     w.StartArray();
     for (const auto& uid : c.uids) {
       w.StartObject();
-      w.Key("UID");
-      json::write_string(w, uid);
+      json::write_member(w, "UID", uid);
       w.EndObject();
     }
     w.EndArray();

@@ -12,7 +12,7 @@ Reply BindVerb::bind(std::string_view body) const {
   } catch (const DecodeError& e) {
     return bad_request(e.what());
   }
-  const std::string key = args.pod_uid.empty() ? args.pod_namespace + "/" + args.pod_name : args.pod_uid;
+  const std::string key = StateCache::pod_key(args.pod_uid, args.pod_namespace, args.pod_name);
   // Count it before the API call: the scheduler filters the next pod while this bind is in flight.
   const bool assumed = cache_.batch().assume_pod(key, args.node, StateCache::Clock::now() + ttl_);
   kube::ApiResponse r = api_.post("/api/v1/namespaces/" + args.pod_namespace + "/pods/" + args.pod_name + "/binding",

@@ -53,8 +53,7 @@ bool LiveState::synced() const {
 
 std::vector<LiveState::ResourceStatus> LiveState::status() const {
   std::vector<ResourceStatus> out;
-  const char* names[] = {"nodes", "pods", "poddisruptionbudgets"};
-  for (size_t i = 0; i < reflectors_.size(); ++i) out.push_back({names[i], reflectors_[i]->status()});
+  for (const auto& r : reflectors_) out.push_back({r->resource(), r->status()});
   return out;
 }
 

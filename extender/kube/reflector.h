@@ -53,6 +53,7 @@ class Reflector {
   void start();
   void stop();
   ReflectorStatus status() const;
+  const std::string& resource() const { return opts_.resource; }
 
  private:
   enum class WatchEnd { Expired, Gone, Failed, Stopped };

@@ -35,8 +35,8 @@ SharedLabels StateCache::intern(const SharedLabels& labels) {
   return labels;
 }
 
-std::string StateCache::pod_key(const PodMeta& pod) {
-  return pod.uid.empty() ? pod.namespace_ + "/" + pod.name : pod.uid;
+std::string StateCache::pod_key(std::string_view uid, std::string_view namespace_, std::string_view name) {
+  return uid.empty() ? std::string(namespace_).append("/").append(name) : std::string(uid);
 }
 
 StateCache::Batch::~Batch() {
@@ -82,11 +82,8 @@ void StateCache::Batch::replace_pods(std::vector<Pod> pods) {
 
 void StateCache::Batch::replace_pdbs(std::vector<PodDisruptionBudget> pdbs) {
   c_.pdbs_.clear();
-  for (auto& b : pdbs) {
-    std::string key = pdb_key(b.namespace_, b.name);
-    c_.pdbs_[key] = std::move(b);
-  }
   c_.pdbs_dirty_ = true;
+  for (auto& b : pdbs) upsert_pdb(std::move(b));
 }
 
 bool StateCache::Batch::assume_pod(const std::string& key, const std::string& node, Clock::time_point until) {

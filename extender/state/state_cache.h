@@ -57,7 +57,8 @@ class StateCache {
   // A view of everything applied so far.
   std::shared_ptr<const ClusterState> view();
 
-  static std::string pod_key(const PodMeta& pod);
+  static std::string pod_key(const PodMeta& pod) { return pod_key(pod.uid, pod.namespace_, pod.name); }
+  static std::string pod_key(std::string_view uid, std::string_view namespace_, std::string_view name);
 
  private:
   struct Assumed {
