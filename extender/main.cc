@@ -3,26 +3,23 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <thread>
 
 #include "extender/http/bind_verb.h"
 #include "extender/http/server.h"
 #include "extender/kube/live_state.h"
 #include "extender/options.h"
+#include "extender/read_file.h"
 #include "extender/shutdown_signals.h"
 #include "extender/state/snapshot_loader.h"
 
 namespace {
 
 std::string read_file(const std::string& path, const char* flag) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(std::string(flag) + " " + path + ": cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text;
+  if (!kext::read_whole_file(path, text)) throw std::runtime_error(std::string(flag) + " " + path + ": cannot open file");
+  return text;
 }
 
 }  // namespace

@@ -4,10 +4,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "extender/kube/mini_yaml.h"
+#include "extender/read_file.h"
 
 namespace kext::kube {
 
@@ -49,12 +48,9 @@ void set_server_url(ApiConfig& cfg, const std::string& url) {
 }
 
 std::string read_config_file(const std::string& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(what + " " + path + ": " + std::strerror(errno));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw ConfigError(what + " " + path + ": read error");
-  return ss.str();
+  std::string text;
+  if (!read_whole_file(path, text)) throw ConfigError(what + " " + path + ": " + std::strerror(errno));
+  return text;
 }
 
 std::string base64_decode(const std::string& in, const std::string& what) {

@@ -1,9 +1,8 @@
 #include "extender/state/snapshot_loader.h"
 
-#include <fstream>
-#include <sstream>
 
 #include "extender/codec/k8s_decode.h"
+#include "extender/read_file.h"
 #include "policy/json.h"
 
 namespace kext {
@@ -53,12 +52,10 @@ void load_snapshot_json(std::string_view text, ClusterStateBuilder& builder) {
 std::shared_ptr<const ClusterState> load_snapshot_files(const std::vector<std::string>& paths) {
   ClusterStateBuilder builder;
   for (const auto& path : paths) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("--snapshot " + path + ": cannot open file");
-    std::stringstream ss;
-    ss << in.rdbuf();
+    std::string text;
+    if (!read_whole_file(path, text)) throw std::runtime_error("--snapshot " + path + ": cannot open file");
     try {
-      load_snapshot_json(ss.str(), builder);
+      load_snapshot_json(text, builder);
     } catch (const DecodeError& e) {
       throw std::runtime_error("--snapshot " + path + ": " + e.what());
     }

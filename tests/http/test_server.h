@@ -2,13 +2,12 @@
 // Starts the real extender server on a free loopback port for a test, with a given policy and state.
 #include <httplib.h>
 
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <thread>
 
 #include "extender/http/server.h"
+#include "extender/read_file.h"
 #include "extender/state/snapshot_loader.h"
 #include "policy/json.h"
 #include "policy/policy.h"
@@ -16,10 +15,9 @@
 namespace kext::testing {
 
 inline std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text;
+  read_whole_file(path, text);  // a missing fixture shows as an empty body in the assertion
+  return text;
 }
 
 inline std::string fixture_path(const std::string& rel) { return std::string(KEXT_FIXTURES_DIR) + "/" + rel; }

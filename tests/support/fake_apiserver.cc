@@ -2,9 +2,8 @@
 
 #include <httplib.h>
 
-#include <fstream>
-#include <sstream>
 
+#include "extender/read_file.h"
 #include "policy/json.h"
 
 namespace kext::testing {
@@ -68,10 +67,9 @@ std::string base64(const std::string& in) {
 }
 
 std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text;
+  read_whole_file(path, text);
+  return text;
 }
 
 }  // namespace

@@ -4,8 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
+
+#include "extender/read_file.h"
 
 namespace kext::testing {
 
@@ -29,10 +30,9 @@ class TempDir {
 };
 
 inline std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text;
+  kext::read_whole_file(p.string(), text);
+  return text;
 }
 
 inline void spit(const std::filesystem::path& p, const std::string& text) {

@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 
+#include "extender/read_file.h"
 #include "policy/json.h"
 
 namespace kext::load {
@@ -16,11 +16,9 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error(p.string() + ": cannot open");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text;
+  if (!read_whole_file(p.string(), text)) throw std::runtime_error(p.string() + ": cannot open");
+  return text;
 }
 
 bool wanted(const ReadOptions& o, const std::string& verb) {
