@@ -2,41 +2,25 @@
 
 #include <httplib.h>
 #include <openssl/err.h>
-#include <openssl/pem.h>
 #include <openssl/ssl.h>
-#include <openssl/x509.h>
 
 #include <stdexcept>
+
+#include "extender/pem.h"
+#include "extender/read_file.h"
 
 namespace kext {
 
 namespace {
 
-struct BioDeleter {
-  void operator()(BIO* b) const { BIO_free(b); }
-};
-struct X509Deleter {
-  void operator()(X509* x) const { X509_free(x); }
-};
-struct KeyDeleter {
-  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
-};
-
-std::unique_ptr<BIO, BioDeleter> open_file(const std::string& path) {
-  return std::unique_ptr<BIO, BioDeleter>(BIO_new_file(path.c_str(), "r"));
-}
-
 std::string check_files(const TlsConfig& tls) {
-  auto cert_bio = open_file(tls.cert_file);
-  if (!cert_bio) return "--tls-cert-file " + tls.cert_file + ": cannot open file";
-  std::unique_ptr<X509, X509Deleter> cert(PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr));
+  std::string pem;
+  if (!read_whole_file(tls.cert_file, pem)) return "--tls-cert-file " + tls.cert_file + ": cannot open file";
+  X509Ptr cert = pem_certificate(pem);
   if (!cert) return "--tls-cert-file " + tls.cert_file + ": no PEM certificate in the file";
 
-  auto key_bio = open_file(tls.key_file);
-  if (!key_bio) return "--tls-private-key-file " + tls.key_file + ": cannot open file";
-  // An empty passphrase callback result: an encrypted key fails here instead of prompting on a tty.
-  auto no_passphrase = [](char*, int, int, void*) -> int { return 0; };
-  std::unique_ptr<EVP_PKEY, KeyDeleter> key(PEM_read_bio_PrivateKey(key_bio.get(), nullptr, no_passphrase, nullptr));
+  if (!read_whole_file(tls.key_file, pem)) return "--tls-private-key-file " + tls.key_file + ": cannot open file";
+  PrivateKeyPtr key = pem_private_key(pem);
   if (!key) return "--tls-private-key-file " + tls.key_file + ": no unencrypted PEM private key in the file";
   if (X509_check_private_key(cert.get(), key.get()) != 1) {
     return "--tls-private-key-file " + tls.key_file + ": does not match the certificate in --tls-cert-file " +
@@ -44,10 +28,8 @@ std::string check_files(const TlsConfig& tls) {
   }
 
   if (!tls.client_ca_file.empty()) {
-    auto ca_bio = open_file(tls.client_ca_file);
-    if (!ca_bio) return "--client-ca-file " + tls.client_ca_file + ": cannot open file";
-    std::unique_ptr<X509, X509Deleter> ca(PEM_read_bio_X509(ca_bio.get(), nullptr, nullptr, nullptr));
-    if (!ca) return "--client-ca-file " + tls.client_ca_file + ": no PEM certificate in the file";
+    if (!read_whole_file(tls.client_ca_file, pem)) return "--client-ca-file " + tls.client_ca_file + ": cannot open file";
+    if (!pem_certificate(pem)) return "--client-ca-file " + tls.client_ca_file + ": no PEM certificate in the file";
   }
   return {};
 }

@@ -4,6 +4,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include "extender/pem.h"
 #include "policy/json.h"
 
 namespace kext::kube {
@@ -14,7 +15,7 @@ using Bio = std::unique_ptr<BIO, decltype(&BIO_free)>;
 
 Bio bio_of(const std::string& pem) { return Bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free); }
 
-// Fresh objects per client: SSLClient takes ownership of the store, and up-references cert and key.
+// A fresh store per client: SSLClient takes ownership of it.
 X509_STORE* store_from_pem(const std::string& pem) {
   Bio bio = bio_of(pem);
   X509_STORE* store = X509_STORE_new();
@@ -29,16 +30,6 @@ X509_STORE* store_from_pem(const std::string& pem) {
     return nullptr;
   }
   return store;
-}
-
-X509* cert_from_pem(const std::string& pem) {
-  Bio bio = bio_of(pem);
-  return PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr);
-}
-
-EVP_PKEY* key_from_pem(const std::string& pem) {
-  Bio bio = bio_of(pem);
-  return PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr);
 }
 
 void set_timeout(httplib::ClientImpl& c, std::chrono::milliseconds connect, std::chrono::milliseconds read) {
@@ -78,12 +69,8 @@ ApiClient::ApiClient(ApiConfig cfg, Timeouts timeouts) : cfg_(std::move(cfg)), t
       X509_STORE_free(s);
     }
     if (!cfg_.client_cert_pem.empty()) {
-      X509* c = cert_from_pem(cfg_.client_cert_pem);
-      if (!c) throw ConfigError("client certificate: not a PEM certificate");
-      X509_free(c);
-      EVP_PKEY* k = key_from_pem(cfg_.client_key_pem);
-      if (!k) throw ConfigError("client key: not a PEM private key");
-      EVP_PKEY_free(k);
+      if (!pem_certificate(cfg_.client_cert_pem)) throw ConfigError("client certificate: not a PEM certificate");
+      if (!pem_private_key(cfg_.client_key_pem)) throw ConfigError("client key: not a PEM private key");
     }
   }
 }
@@ -95,11 +82,10 @@ std::unique_ptr<httplib::ClientImpl> ApiClient::make_client(std::chrono::millise
   if (cfg_.scheme == "https") {
     std::unique_ptr<httplib::SSLClient> ssl;
     if (!cfg_.client_cert_pem.empty()) {
-      X509* cert = cert_from_pem(cfg_.client_cert_pem);
-      EVP_PKEY* key = key_from_pem(cfg_.client_key_pem);
-      ssl = std::make_unique<httplib::SSLClient>(cfg_.host, cfg_.port, cert, key);
-      X509_free(cert);
-      EVP_PKEY_free(key);
+      // SSLClient up-references the certificate and key; ours are freed on scope exit.
+      X509Ptr cert = pem_certificate(cfg_.client_cert_pem);
+      PrivateKeyPtr key = pem_private_key(cfg_.client_key_pem);
+      ssl = std::make_unique<httplib::SSLClient>(cfg_.host, cfg_.port, cert.get(), key.get());
     } else {
       ssl = std::make_unique<httplib::SSLClient>(cfg_.host, cfg_.port);
     }
