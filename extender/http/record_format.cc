@@ -32,7 +32,7 @@ void append_json_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
-std::string encode_record_line(const RecordEntry& e) {
+std::string encode_record_line(const RecordView& e) {
   std::string out;
   out.reserve(e.body.size() + e.reply.size() + 256);
   char t[64];

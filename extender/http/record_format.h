@@ -23,8 +23,22 @@ struct RecordEntry {
 // default).
 void append_json_string(std::string& out, std::string_view s);
 
+// What a record line is written from: the server records request and reply bodies without copying
+// them into a RecordEntry first.
+struct RecordView {
+  uint64_t seq = 0;
+  double time = 0;
+  std::string_view verb, content_type, content_length, body;
+  int status = 0;
+  std::string_view reply;
+};
+
 // The record as one line, '\n' included.
-std::string encode_record_line(const RecordEntry& e);
+std::string encode_record_line(const RecordView& e);
+inline std::string encode_record_line(const RecordEntry& e) {
+  return encode_record_line(
+      RecordView{e.seq, e.time, e.verb, e.content_type, e.content_length, e.body, e.status, e.reply});
+}
 
 // Parses one line; false with the reason in *error on malformed input (never throws).
 bool decode_record_line(std::string_view line, RecordEntry* out, std::string* error);

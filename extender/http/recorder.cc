@@ -96,17 +96,18 @@ void Recorder::enforce_bound_locked() {
 
 void Recorder::record(std::string_view verb, const httplib::Request& req, const Reply& reply) noexcept {
   try {
-    RecordEntry e;
+    const std::string content_type = req.get_header_value("Content-Type");
+    const std::string content_length = req.get_header_value("Content-Length");
+    RecordView e;
     e.seq = next_seq();
     e.time = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     e.verb = verb;
-    e.content_type = req.get_header_value("Content-Type");
-    e.content_length = req.get_header_value("Content-Length");
-    // Copies are cheap next to the escaping below; escaping happens outside the lock so that
-    // concurrent connections only serialise on the write itself.
+    e.content_type = content_type;
+    e.content_length = content_length;
     e.body = req.body;
     e.status = reply.status;
     e.reply = reply.body;
+    // Escaping happens outside the lock, so concurrent connections only serialise on the write.
     record_line(encode_record_line(e));
   } catch (...) {
     dropped_.fetch_add(1, std::memory_order_relaxed);
