@@ -154,15 +154,16 @@ PodSpec pending_pod(const Cluster& c, Prng& rng, size_t cycle, int32_t priority)
 class Recording {
  public:
   explicit Recording(const fs::path& dir) : out_((fs::create_directories(dir), dir / Recorder::file_name(1))) {}
-  void add(const std::string& verb, std::string body) {
-    RecordEntry e;
+  void add(std::string_view verb, std::string_view body) {
+    const std::string length = std::to_string(body.size());
+    RecordView e;
     e.seq = ++seq_;
     // Synthetic arrival times 10 ms apart: deterministic, and plausible for a busy scheduler.
     e.time = static_cast<double>(kTrafficStart) + static_cast<double>(seq_) * 0.01;
     e.verb = verb;
     e.content_type = "application/json";
-    e.content_length = std::to_string(body.size());
-    e.body = std::move(body);
+    e.content_length = length;
+    e.body = body;
     out_.write(encode_record_line(e));
   }
   size_t count() const { return seq_; }
@@ -200,9 +201,12 @@ WorkloadSummary write_workload(const GenOptions& o, const std::string& out_dir) 
     const PodSpec pod = pending_pod(c, rng, cycle, kPendingPriorities[rng.below(std::size(kPendingPriorities))]);
     const std::string pod_text = pod_json(pod);
     const auto nodes = pick_nodes(c, per_request, pod.tolerates_dedicated, &next_start);
+    // The scheduler sends prioritize the same body as filter.
+    const std::string names_body = filter_body(c, pod_text, nodes, false);
+    const std::string full_body = filter_body(c, pod_text, nodes, true);
     for (const char* verb : {"filter", "prioritize"}) {
-      names.add(verb, filter_body(c, pod_text, nodes, false));
-      full.add(verb, filter_body(c, pod_text, nodes, true));
+      names.add(verb, names_body);
+      full.add(verb, full_body);
     }
     if (o.preempt_every && (cycle + 1) % o.preempt_every == 0) {
       const PodSpec preemptor = pending_pod(c, rng, cycle, kPreemptorPriority);
