@@ -13,17 +13,13 @@
 #include <charconv>
 #include <cstring>
 
+#include "policy/json.h"
+
 namespace kext::load {
 
 namespace {
 
 constexpr size_t kReadPiece = 256 * 1024;
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(x) == std::tolower(y);
-         });
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -205,14 +201,14 @@ HttpFailure HttpConnection::exchange(std::string_view head, std::string_view bod
       if (colon == std::string_view::npos) continue;
       const std::string_view name = trim(line.substr(0, colon));
       const std::string_view value = trim(line.substr(colon + 1));
-      if (iequals(name, "Content-Length")) {
+      if (json::iequals(name, "Content-Length")) {
         if (!parse_number(value, length)) return HttpFailure::kTransport;
         has_length = true;
-      } else if (iequals(name, "Transfer-Encoding")) {
+      } else if (json::iequals(name, "Transfer-Encoding")) {
         chunked = value.find("chunked") != std::string_view::npos;
-      } else if (iequals(name, "Connection")) {
-        if (iequals(value, "close")) keep_alive_ = false;
-        if (iequals(value, "keep-alive")) keep_alive_ = true;
+      } else if (json::iequals(name, "Connection")) {
+        if (json::iequals(value, "close")) keep_alive_ = false;
+        if (json::iequals(value, "keep-alive")) keep_alive_ = true;
       }
     }
     reply.body.clear();
