@@ -18,7 +18,8 @@ namespace {
 
 std::string read_file(const std::string& path, const char* flag) {
   std::string text;
-  if (!kext::read_whole_file(path, text)) throw std::runtime_error(std::string(flag) + " " + path + ": cannot open file");
+  if (!kext::read_whole_file(path, text))
+    throw std::runtime_error(std::string(flag) + " " + path + ": cannot open file");
   return text;
 }
 
@@ -39,13 +40,14 @@ int main(int argc, char** argv) {
     return 0;
   }
   try {
-    const std::string policy_text =
-        opts.policy_file.empty() ? std::string(kext::default_policy_json()) : read_file(opts.policy_file, "--policy");
+    const std::string policy_text = opts.policy_file.empty() ? std::string(kext::default_policy_json())
+                                                             : read_file(opts.policy_file, "--policy");
     kext::Policy policy;
     try {
       policy = kext::parse_policy(policy_text);
     } catch (const kext::PolicyError& e) {
-      throw std::runtime_error("policy " + (opts.policy_file.empty() ? std::string("(embedded)") : opts.policy_file) +
+      throw std::runtime_error("policy " +
+                               (opts.policy_file.empty() ? std::string("(embedded)") : opts.policy_file) +
                                ": " + e.what());
     }
     auto engine = kext::build_engine(policy);
@@ -76,7 +78,9 @@ int main(int argc, char** argv) {
       api = std::make_unique<kext::kube::ApiClient>(kext::kube::resolve_api_config(opts.api));
       kext::kube::check_api_access(*api);
       kext::kube::LiveStateOptions live_opts;
-      live_opts.report_lag = [&metrics](const std::string& resource, double s) { metrics.set_watch_lag_seconds(resource, s); };
+      live_opts.report_lag = [&metrics](const std::string& resource, double s) {
+        metrics.set_watch_lag_seconds(resource, s);
+      };
       live = std::make_unique<kext::kube::LiveState>(*api, store, live_opts);
       if (opts.api.bind) binder = std::make_unique<kext::BindVerb>(*api, live->cache(), opts.api.assume_ttl);
     }
@@ -94,12 +98,18 @@ int main(int argc, char** argv) {
       server.shutdown(grace);
     });
     auto state = store.current();
-    std::cerr << "kube-extender " << KEXT_VERSION << " listening on " << opts.server.address << ":" << server.port()
-              << opts.server.path_prefix << (opts.server.tls.enabled() ? " (TLS" : " (plain HTTP")
+    std::cerr << "kube-extender " << KEXT_VERSION << " listening on " << opts.server.address << ":"
+              << server.port() << opts.server.path_prefix
+              << (opts.server.tls.enabled() ? " (TLS" : " (plain HTTP")
               << (opts.server.tls.client_ca_file.empty() ? ", " : ", client certificates required, ")
-              << policy.predicates.size() << " predicates, "
-              << policy.priorities.size() << " priorities, " << state->node_object_count() << " nodes, "
-              << state->pods_by_uid.size() << " pods)" << std::endl;
+              << policy.predicates.size() << " predicates, " << policy.priorities.size() << " priorities, "
+              << state->node_object_count() << " nodes, " << state->pods_by_uid.size() << " pods)"
+              << std::endl;
+    if (server.metrics_port() >= 0) {
+      std::cerr << "kube-extender: /metrics, /healthz, /readyz also on "
+                << (opts.server.metrics_address.empty() ? opts.server.address : opts.server.metrics_address)
+                << ":" << server.metrics_port() << " (plain HTTP)" << std::endl;
+    }
     server.serve();
     signals.stop();  // the drain runs on its thread and uses `server`
     std::cerr << "kube-extender: stopped" << std::endl;

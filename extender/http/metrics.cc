@@ -12,7 +12,8 @@ namespace {
 constexpr double kSecondsBuckets[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
                                       0.05,   0.1,     0.25,   0.5,   1,      2.5,   5,    10};
 constexpr double kNodesBuckets[] = {1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000};
-constexpr double kBytesBuckets[] = {256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864};
+constexpr double kBytesBuckets[] = {256,    1024,    4096,    16384,    65536,
+                                    262144, 1048576, 4194304, 16777216, 67108864};
 
 constexpr const char* kPhaseNames[kPhaseCount] = {"decode", "compute", "encode"};
 
@@ -46,13 +47,14 @@ bool is_verb(size_t route) { return route <= static_cast<size_t>(Route::kBind); 
 }  // namespace
 
 std::string_view route_name(Route r) {
-  static constexpr std::string_view kNames[kRouteCount] = {"filter",  "prioritize", "preempt", "bind", "healthz",
-                                                           "readyz",  "metrics",    "debug",   "other"};
+  static constexpr std::string_view kNames[kRouteCount] = {
+      "filter", "prioritize", "preempt", "bind", "healthz", "readyz", "metrics", "debug", "other"};
   const auto i = static_cast<size_t>(r);
   return i < kRouteCount ? kNames[i] : "other";
 }
 
-Histogram::Histogram(std::span<const double> bounds) : bounds_(bounds.first(std::min(bounds.size(), size_t{19}))) {}
+Histogram::Histogram(std::span<const double> bounds)
+    : bounds_(bounds.first(std::min(bounds.size(), size_t{19}))) {}
 
 void Histogram::observe(double v) {
   // Linear search: at most 16 bounds, cheaper than a branchy binary search at this size.
@@ -156,21 +158,44 @@ std::string Metrics::render(const ClusterState* state) const {
             "Time from the request line to the reply written, by route.", false, &RouteStats::duration);
   per_route("kube_extender_request_bytes", "Request body size in bytes, by route.", false,
             &RouteStats::request_bytes);
-  per_route("kube_extender_request_nodes", "Nodes in the request (filter, prioritize, preempt candidates).", true,
-            &RouteStats::nodes);
+  per_route("kube_extender_request_nodes", "Nodes in the request (filter, prioritize, preempt candidates).",
+            true, &RouteStats::nodes);
 
   header(out, "kube_extender_phase_duration_seconds", "histogram",
          "Time the verbs spend decoding the body, computing, and encoding the reply.");
   for (size_t r = 0; r < kRouteCount; ++r) {
     if (!is_verb(r)) continue;
     for (size_t p = 0; p < kPhaseCount; ++p) {
-      const std::string labels = "verb=\"" + std::string(route_name(static_cast<Route>(r))) + "\",phase=\"" +
-                                 kPhaseNames[p] + "\"";
+      const std::string labels =
+          "verb=\"" + std::string(route_name(static_cast<Route>(r))) + "\",phase=\"" + kPhaseNames[p] + "\"";
       routes_[r].phases[p].render(out, "kube_extender_phase_duration_seconds", labels);
     }
   }
 
-  header(out, "kube_extender_cache_objects", "gauge", "Objects in the extender's cluster state, by resource.");
+  header(out, "kube_extender_http_open_connections", "gauge", "Client connections open, across listeners.");
+  out.append("kube_extender_http_open_connections ")
+      .append(std::to_string(open_connections_.load(std::memory_order_relaxed)))
+      .append("\n");
+  static constexpr std::string_view kRefusalNames[kRefusalCount] = {
+      "connections", "queue_full", "memory", "header_too_large", "body_too_large", "malformed", "tls"};
+  header(out, "kube_extender_http_refusals_total", "counter",
+         "Connections or requests refused by the transport before any handler ran, by cause.");
+  for (size_t i = 0; i < kRefusalCount; ++i) {
+    out.append("kube_extender_http_refusals_total{cause=\"").append(kRefusalNames[i]).append("\"} ");
+    out.append(std::to_string(refusals_[i].load(std::memory_order_relaxed))).append("\n");
+  }
+  static constexpr std::string_view kTimeoutNames[kTimeoutCount] = {"request", "idle", "write"};
+  header(
+      out, "kube_extender_http_timeouts_total", "counter",
+      "Connections closed by a deadline: a request not received in time (408), an idle keep-alive, a reply "
+      "not read in time.");
+  for (size_t i = 0; i < kTimeoutCount; ++i) {
+    out.append("kube_extender_http_timeouts_total{cause=\"").append(kTimeoutNames[i]).append("\"} ");
+    out.append(std::to_string(timeouts_[i].load(std::memory_order_relaxed))).append("\n");
+  }
+
+  header(out, "kube_extender_cache_objects", "gauge",
+         "Objects in the extender's cluster state, by resource.");
   const size_t nodes = state ? state->node_object_count() : 0;
   const size_t pods = state ? state->pods_by_uid.size() : 0;
   const size_t pdbs = state && state->pdbs ? state->pdbs->size() : 0;

@@ -19,9 +19,34 @@ namespace kext {
 struct ClusterState;
 
 // The `verb` label: a fixed set so that arbitrary request paths cannot grow the series count.
-enum class Route : uint8_t { kFilter, kPrioritize, kPreempt, kBind, kHealthz, kReadyz, kMetrics, kDebug, kOther };
+enum class Route : uint8_t {
+  kFilter,
+  kPrioritize,
+  kPreempt,
+  kBind,
+  kHealthz,
+  kReadyz,
+  kMetrics,
+  kDebug,
+  kOther
+};
 inline constexpr size_t kRouteCount = 9;
 std::string_view route_name(Route r);
+
+// Why the transport refused a connection or a request without running it (the `cause` label).
+enum class Refusal : uint8_t {
+  kConnections,     // --max-connections open already (or no file descriptor left)
+  kQueueFull,       // --max-queued-requests whole requests already wait for a worker
+  kMemory,          // --max-buffered-bytes of request bytes already held
+  kHeaderTooLarge,  // 431
+  kBodyTooLarge,    // 413
+  kMalformed,       // 400: framing the transport cannot trust
+  kTls,             // failed TLS handshake (no or bad client certificate, not TLS)
+};
+inline constexpr size_t kRefusalCount = 7;
+// Which deadline ended a connection (the `cause` label).
+enum class Timeout : uint8_t { kRequest, kIdle, kWrite };
+inline constexpr size_t kTimeoutCount = 3;
 
 // Fixed upper bounds; counts are per bucket and made cumulative when rendered.
 class Histogram {
@@ -47,6 +72,20 @@ class Metrics {
   void observe_verb(Route route, const VerbTrace& trace);
   // For the API watch: how far behind the cluster the cache is, per resource ("nodes", "pods", …).
   void set_watch_lag_seconds(std::string_view resource, double seconds);
+  // The transport's bounds at work.
+  void count_refusal(Refusal cause) {
+    refusals_[static_cast<size_t>(cause)].fetch_add(1, std::memory_order_relaxed);
+  }
+  void count_timeout(Timeout cause) {
+    timeouts_[static_cast<size_t>(cause)].fetch_add(1, std::memory_order_relaxed);
+  }
+  void add_open_connections(int64_t delta) { open_connections_.fetch_add(delta, std::memory_order_relaxed); }
+  uint64_t refusals(Refusal cause) const {
+    return refusals_[static_cast<size_t>(cause)].load(std::memory_order_relaxed);
+  }
+  uint64_t timeouts(Timeout cause) const {
+    return timeouts_[static_cast<size_t>(cause)].load(std::memory_order_relaxed);
+  }
 
   // Prometheus text format 0.0.4. state (may be null) gives the cache object counts.
   std::string render(const ClusterState* state) const;
@@ -64,6 +103,9 @@ class Metrics {
 
   std::string version_;
   std::array<RouteStats, kRouteCount> routes_;
+  std::array<std::atomic<uint64_t>, kRefusalCount> refusals_{};
+  std::array<std::atomic<uint64_t>, kTimeoutCount> timeouts_{};
+  std::atomic<int64_t> open_connections_{0};
   mutable std::mutex lag_mutex_;
   std::map<std::string, double, std::less<>> watch_lag_;
 };

@@ -20,14 +20,16 @@ void error(httplib::Response& res, int status, std::string_view message) {
 
 }  // namespace
 
+void install_metrics_route(httplib::Server& http, Metrics* metrics, const StateStore& state) {
+  if (!metrics) return;
+  http.Get("/metrics", [metrics, &state](const httplib::Request&, httplib::Response& res) {
+    auto current = state.current();
+    res.set_content(metrics->render(current.get()), "text/plain; version=0.0.4; charset=utf-8");
+  });
+}
+
 void install_ops_routes(httplib::Server& http, const ServerObservers& observers, const StateStore& state) {
-  Metrics* metrics = observers.metrics;
-  if (metrics) {
-    http.Get("/metrics", [metrics, &state](const httplib::Request&, httplib::Response& res) {
-      auto current = state.current();
-      res.set_content(metrics->render(current.get()), "text/plain; version=0.0.4; charset=utf-8");
-    });
-  }
+  install_metrics_route(http, observers.metrics, state);
 
   DecisionLog* log = observers.decisions;
   http.Get("/debug/decisions", [log](const httplib::Request& req, httplib::Response& res) {

@@ -11,5 +11,7 @@ namespace kext {
 
 // Routes exist only for the observers that are set; the rest answer 404 with a reason.
 void install_ops_routes(httplib::Server& http, const ServerObservers& observers, const StateStore& state);
+// GET /metrics alone (the metrics listener serves it without /debug/*); nothing when metrics is null.
+void install_metrics_route(httplib::Server& http, Metrics* metrics, const StateStore& state);
 
 }  // namespace kext

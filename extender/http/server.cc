@@ -2,11 +2,9 @@
 
 #include <httplib.h>
 
-#include <thread>
-
-#include "extender/http/connections.h"
 #include "extender/http/ops_routes.h"
 #include "extender/http/recorder.h"
+#include "extender/http/router.h"
 #include "policy/json.h"
 
 namespace kext {
@@ -42,6 +40,54 @@ std::string normalized_prefix(std::string p) {
   return p;
 }
 
+// cpp-httplib's own defaults would close keep-alive connections after 5 requests; the transport owns
+// connections, so these only shape the reply's Connection/Keep-Alive headers and the body bound.
+void configure_router(Router& router, const ServerConfig& config) {
+  router.set_keep_alive_max_count(SIZE_MAX);
+  router.set_keep_alive_timeout(
+      std::chrono::duration_cast<std::chrono::seconds>(config.limits.idle_timeout).count());
+  router.set_payload_max_length(config.limits.max_body_bytes);
+}
+
+void install_probes(Router& router, const StateStore& state) {
+  router.Get("/healthz",
+             [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
+  // Not ready until the watch has listed every resource: answers from a half-filled cache would
+  // admit pods onto nodes that look empty.
+  router.Get("/readyz", [&state](const httplib::Request&, httplib::Response& res) {
+    if (!state.ready()) {
+      res.status = 503;
+      res.set_content("cluster state not synced yet", "text/plain");
+      return;
+    }
+    res.set_content("ok", "text/plain");
+  });
+}
+
+void install_error_handlers(Router& router) {
+  router.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    if (res.status == 413) {
+      send(res, bad_request("request body too large", 413));
+    } else if (res.status == 404) {
+      send(res, bad_request("no such path: " + req.method + " " + req.path, 404));
+    } else {
+      send(res, bad_request("HTTP error " + std::to_string(res.status), res.status));
+    }
+  });
+  // Last line of defence: an unexpected exception becomes a 500 with a JSON error, never a crash.
+  router.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+    std::string what = "internal error";
+    try {
+      std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = std::string("internal error: ") + e.what();
+    } catch (...) {
+    }
+    send(res, bad_request(what, 500));
+  });
+}
+
 }  // namespace
 
 Server::Server(ServerConfig config, const Verbs& verbs, const StateStore& state, ServerObservers observers)
@@ -49,23 +95,31 @@ Server::Server(ServerConfig config, const Verbs& verbs, const StateStore& state,
       verbs_(verbs),
       state_(state),
       observer_(normalized_prefix(config_.path_prefix), observers, config_.verbosity),
-      http_(make_http_server(config_.tls)) {
-  // landscape.md §6: cpp-httplib's defaults close keep-alive connections after 5 requests and leave
-  // Nagle on (40 ms stalls); the Go client keeps idle connections 90 s, so outlive that.
-  http_->set_tcp_nodelay(true);
-  http_->set_keep_alive_max_count(SIZE_MAX);
-  http_->set_keep_alive_timeout(120);
-  http_->set_read_timeout(10, 0);
-  http_->set_write_timeout(10, 0);
-  http_->set_payload_max_length(config_.max_body_bytes);
-  const size_t threads = config_.threads;
-  http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+      router_(std::make_unique<Router>()),
+      tls_(make_server_tls_context(config_.tls)) {
   if (!config_.record_dir.empty()) {
     recorder_ = std::make_unique<Recorder>(RecorderConfig{config_.record_dir, config_.record_max_bytes});
   }
-  observer_.attach(*http_);
-  install_ops_routes(*http_, observer_.observers(), state_);
+  configure_router(*router_, config_);
+  observer_.attach(*router_);
+  install_ops_routes(*router_, observer_.observers(), state_);
   install_routes();
+  install_probes(*router_, state_);
+  install_error_handlers(*router_);
+
+  std::vector<Listener> listeners{Listener{config_.address, config_.port, router_.get(), tls_.get()}};
+  if (config_.metrics_port >= 0) {
+    metrics_router_ = std::make_unique<Router>();
+    configure_router(*metrics_router_, config_);
+    observer_.attach(*metrics_router_);
+    install_metrics_route(*metrics_router_, observer_.observers().metrics, state_);
+    install_probes(*metrics_router_, state_);
+    install_error_handlers(*metrics_router_);
+    listeners.push_back(Listener{config_.metrics_address.empty() ? config_.address : config_.metrics_address,
+                                 config_.metrics_port, metrics_router_.get(), nullptr});
+  }
+  transport_ =
+      std::make_unique<Transport>(config_.limits, std::move(listeners), observer_.observers().metrics);
 }
 
 Server::~Server() = default;
@@ -75,7 +129,7 @@ void Server::install_routes() {
 
   using VerbFn = Reply (Verbs::*)(std::string_view, VerbTrace*) const;
   auto post_verb = [this, &prefix](const std::string& verb, VerbFn fn) {
-    http_->Post(prefix + "/" + verb, [this, fn, verb](const httplib::Request& req, httplib::Response& res) {
+    router_->Post(prefix + "/" + verb, [this, fn, verb](const httplib::Request& req, httplib::Response& res) {
       const Route route = observer_.route_of(req.path);
       VerbTrace trace;
       trace.want_decision = observer_.want_decision();
@@ -92,10 +146,10 @@ void Server::install_routes() {
   post_verb("prioritize", &Verbs::prioritize_traced);
   post_verb("preempt", &Verbs::preempt_traced);
 
-  http_->Post(prefix + "/bind", [this](const httplib::Request& req, httplib::Response& res) {
+  router_->Post(prefix + "/bind", [this](const httplib::Request& req, httplib::Response& res) {
     const Route route = observer_.route_of(req.path);
     VerbTrace trace;
-    Reply reply = !bind_                  ? bad_request("bind is not enabled on this extender (--enable-bind)", 404)
+    Reply reply = !bind_ ? bad_request("bind is not enabled on this extender (--enable-bind)", 404)
                   : content_type_ok(req) ? bind_(req.body)
                                          : bad_request("Content-Type must be application/json, got \"" +
                                                            req.get_header_value("Content-Type") + "\"",
@@ -111,97 +165,25 @@ void Server::install_routes() {
       res.set_header("Allow", "POST");
       send(res, bad_request("method " + req.method + " not allowed on " + req.path + ": use POST", 405));
     };
-    http_->Get(path, not_allowed);
-    http_->Put(path, not_allowed);
-    http_->Delete(path, not_allowed);
-    http_->Patch(path, not_allowed);
+    router_->Get(path, not_allowed);
+    router_->Put(path, not_allowed);
+    router_->Delete(path, not_allowed);
+    router_->Patch(path, not_allowed);
   }
 
-  http_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
-  // Not ready until the watch has listed every resource: answers from a half-filled cache would
-  // admit pods onto nodes that look empty.
-  http_->Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
-    if (!state_.ready()) {
-      res.status = 503;
-      res.set_content("cluster state not synced yet", "text/plain");
-      return;
-    }
-    res.set_content("ok", "text/plain");
-  });
-  http_->Get("/version", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content(std::string("{\"version\":\"") + KEXT_VERSION + "\",\"compiler\":\"" + __VERSION__ + "\"}",
-                    kJsonType);
-  });
-
-  http_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty()) return;
-    if (res.status == 413) {
-      send(res, bad_request("request body too large", 413));
-    } else if (res.status == 404) {
-      send(res, bad_request("no such path: " + req.method + " " + req.path, 404));
-    } else {
-      send(res, bad_request("HTTP error " + std::to_string(res.status), res.status));
-    }
-  });
-  // Last line of defence: an unexpected exception becomes a 500 with a JSON error, never a crash.
-  http_->set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "internal error";
-    try {
-      std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = std::string("internal error: ") + e.what();
-    } catch (...) {
-    }
-    send(res, bad_request(what, 500));
+  router_->Get("/version", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(
+        std::string("{\"version\":\"") + KEXT_VERSION + "\",\"compiler\":\"" + __VERSION__ + "\"}",
+        kJsonType);
   });
 }
 
-bool Server::bind(std::string* error) {
-  if (!http_->is_valid()) {
-    if (error) *error = "TLS: cannot load --tls-cert-file/--tls-private-key-file/--client-ca-file";
-    return false;
-  }
-  if (config_.port == 0) {
-    port_ = http_->bind_to_any_port(config_.address);
-    if (port_ <= 0) {
-      if (error) *error = "cannot bind " + config_.address + " to any port";
-      return false;
-    }
-    return true;
-  }
-  if (!http_->bind_to_port(config_.address, config_.port)) {
-    if (error) *error = "cannot listen on " + config_.address + ":" + std::to_string(config_.port) + " (in use or not permitted)";
-    return false;
-  }
-  port_ = config_.port;
-  return true;
-}
+bool Server::bind(std::string* error) { return transport_->bind(error); }
 
-bool Server::serve() {
-  serving_ = true;
-  // shutdown() may have run before serve(): cpp-httplib's stop() does nothing until listening starts.
-  const bool ok = stopping_ ? true : http_->listen_after_bind();
-  serving_ = false;
-  return ok;
-}
+bool Server::serve() { return transport_->run(); }
 
-void Server::shutdown(std::chrono::milliseconds grace) {
-  using Clock = std::chrono::steady_clock;
-  stopping_ = true;
-  http_->stop();
-  const auto grace_end = Clock::now() + grace;
-  while (observer_.in_flight() > 0 && Clock::now() < grace_end) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  // What is left is idle keep-alive connections (or requests past the grace period).
-  const auto give_up = Clock::now() + std::chrono::seconds(5);
-  while (serving_ && Clock::now() < give_up) {
-    if (http_->is_running()) http_->stop();  // listening began after the first stop()
-    shutdown_connections_on_port(port_);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
+void Server::shutdown(std::chrono::milliseconds grace) { transport_->drain(grace); }
 
-void Server::stop() { http_->stop(); }
+void Server::stop() { transport_->stop(); }
 
 }  // namespace kext

@@ -1,11 +1,9 @@
 #pragma once
 // Serving over TLS, optionally requiring client certificates (mTLS). Plain HTTP when no cert is set.
+#include <openssl/ssl.h>
+
 #include <memory>
 #include <string>
-
-namespace httplib {
-class Server;
-}
 
 namespace kext {
 
@@ -23,7 +21,13 @@ void check_tls_flags(const TlsConfig& tls);
 // than with cpp-httplib's silent "invalid server". Empty string when fine or TLS is off.
 std::string validate_tls_files(const TlsConfig& tls);
 
-// An httplib::SSLServer when TLS is enabled (check is_valid()), else a plain httplib::Server.
-std::unique_ptr<httplib::Server> make_http_server(const TlsConfig& tls);
+struct SslCtxFree {
+  void operator()(SSL_CTX* ctx) const { SSL_CTX_free(ctx); }
+};
+using SslCtxPtr = std::unique_ptr<SSL_CTX, SslCtxFree>;
+
+// The server's TLS context (TLS 1.2 or later; with client_ca_file, a client certificate signed by it
+// is required). Null when TLS is off; throws std::runtime_error naming the flag when a file is unusable.
+SslCtxPtr make_server_tls_context(const TlsConfig& tls);
 
 }  // namespace kext

@@ -135,7 +135,7 @@ TEST(BadInputCatalogue, EveryCaseGetsA4xxJsonErrorAndTheServerKeepsServing) {
 
 TEST(BadInputCatalogue, OversizedBodyIsRefused) {
   ServerConfig cfg;
-  cfg.max_body_bytes = 4096;
+  cfg.limits.max_body_bytes = 4096;
   TestServer server(std::make_shared<const ClusterState>(), std::string(default_policy_json()), cfg);
   auto res = server.post("/filter", std::string(10000, ' '));
   ASSERT_TRUE(res);

@@ -15,7 +15,8 @@ std::string node(const std::string& name, const std::string& spec = "") {
 }
 
 std::string cluster() {
-  return R"({"kind":"List","items":[)" + node("n1") + "," + node("n2") + "," + node("n3", R"("unschedulable":true)") +
+  return R"({"kind":"List","items":[)" + node("n1") + "," + node("n2") + "," +
+         node("n3", R"("unschedulable":true)") +
          R"(,{"kind":"Pod","metadata":{"name":"p","namespace":"default","uid":"u-p"},"spec":{"nodeName":"n1","containers":[{"name":"c"}]},"status":{"phase":"Running"}})" +
          R"(,{"kind":"PodDisruptionBudget","apiVersion":"policy/v1","metadata":{"name":"b","namespace":"default"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"a":"b"}}},"status":{"disruptionsAllowed":0}}]})";
 }
@@ -49,9 +50,18 @@ std::vector<Sample> parse_metrics(const std::string& text, std::map<std::string,
     if (line.rfind("# HELP ", 0) == 0) continue;
     Sample s;
     const size_t brace = line.find('{');
+    if (brace == std::string::npos) {  // `name value`: a series without labels
+      const size_t sp = line.find(' ');
+      EXPECT_NE(sp, std::string::npos) << line;
+      if (sp == std::string::npos) continue;
+      s.name = line.substr(0, sp);
+      s.value = std::stod(line.substr(sp + 1));
+      out.push_back(s);
+      continue;
+    }
     const size_t close = line.find("} ");
-    EXPECT_TRUE(brace != std::string::npos && close != std::string::npos && brace < close) << line;
-    if (brace == std::string::npos || close == std::string::npos) continue;
+    EXPECT_TRUE(close != std::string::npos && brace < close) << line;
+    if (close == std::string::npos) continue;
     s.name = line.substr(0, brace);
     std::string labels = line.substr(brace + 1, close - brace - 1);
     if (size_t le = labels.find("le=\""); le != std::string::npos) {
@@ -104,7 +114,8 @@ TEST(Metrics, CountsLatenciesAndCacheAfterKnownTraffic) {
   EXPECT_EQ(value_of(samples, "kube_extender_requests_total", R"(verb="healthz",code="200")"), 1);
   EXPECT_EQ(value_of(samples, "kube_extender_request_duration_seconds_count", R"(verb="filter")"), 4);
   EXPECT_GT(value_of(samples, "kube_extender_request_duration_seconds_sum", R"(verb="filter")"), 0);
-  EXPECT_EQ(value_of(samples, "kube_extender_request_bytes_sum", R"(verb="filter")"), 3.0 * kRequest.size() + 1);
+  EXPECT_EQ(value_of(samples, "kube_extender_request_bytes_sum", R"(verb="filter")"),
+            3.0 * kRequest.size() + 1);
   // Only the decoded requests describe work: 3 filters of 4 nodes.
   EXPECT_EQ(value_of(samples, "kube_extender_request_nodes_count", R"(verb="filter")"), 3);
   EXPECT_EQ(value_of(samples, "kube_extender_request_nodes_sum", R"(verb="filter")"), 12);

@@ -2,6 +2,7 @@
 // Starts the real extender server on a free loopback port for a test, with a given policy and state.
 #include <httplib.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -25,7 +26,8 @@ inline std::string fixture_path(const std::string& rel) { return std::string(KEX
 class TestServer {
  public:
   explicit TestServer(std::shared_ptr<const ClusterState> state,
-                      std::string policy_text = std::string(default_policy_json()), ServerConfig config = {})
+                      std::string policy_text = std::string(default_policy_json()), ServerConfig config = {},
+                      std::function<Reply(std::string_view)> bind_handler = {})
       : policy_(parse_policy(policy_text)),
         engine_(build_engine(policy_)),
         verbs_(*engine_, policy_, store_),
@@ -37,13 +39,12 @@ class TestServer {
     server_ = std::make_unique<Server>(config, verbs_, store_, ServerObservers{&metrics_, &decisions_});
     std::string error;
     if (!server_->bind(&error)) throw std::runtime_error(error);
+    if (bind_handler) server_->set_bind_handler(std::move(bind_handler));
     thread_ = std::thread([this] { server_->serve(); });
     client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
     client_->set_keep_alive(true);
   }
   ~TestServer() {
-    // Close our keep-alive connection first: cpp-httplib's workers only notice stop() once their
-    // idle connection ends.
     client_.reset();
     server_->stop();
     thread_.join();

@@ -1,9 +1,11 @@
 // TLS and mTLS on the real server with the test certificates in tests/fixtures/certs.
+#include "extender/http/tls.h"
+
 #include <gtest/gtest.h>
 
-#include "extender/http/tls.h"
 #include "extender/options.h"
 #include "test_server.h"
+#include "tests/support/raw_client.h"
 
 namespace kext::testing {
 namespace {
@@ -19,9 +21,11 @@ ServerConfig tls_config(bool require_client_cert) {
 }
 
 // A client that verifies the server against the test CA, optionally presenting a certificate.
-std::unique_ptr<httplib::SSLClient> client(int port, const std::string& cert_name = "", const std::string& key_name = "") {
-  auto c = cert_name.empty() ? std::make_unique<httplib::SSLClient>("127.0.0.1", port)
-                             : std::make_unique<httplib::SSLClient>("127.0.0.1", port, cert(cert_name), cert(key_name));
+std::unique_ptr<httplib::SSLClient> client(int port, const std::string& cert_name = "",
+                                           const std::string& key_name = "") {
+  auto c = cert_name.empty()
+               ? std::make_unique<httplib::SSLClient>("127.0.0.1", port)
+               : std::make_unique<httplib::SSLClient>("127.0.0.1", port, cert(cert_name), cert(key_name));
   c->set_ca_cert_path(cert("ca.crt"));
   c->enable_server_certificate_verification(true);
   c->set_connection_timeout(2, 0);
@@ -37,9 +41,31 @@ TEST(Tls, ServesHttpsWithTheGivenCertificate) {
   EXPECT_EQ(res->status, 200);
   EXPECT_EQ(res->body, "ok");
 
-  auto filter = c->Post("/filter", read_file(fixture_path("default/0001-filter--low-1-first.json")), "application/json");
+  auto filter = c->Post("/filter", read_file(fixture_path("default/0001-filter--low-1-first.json")),
+                        "application/json");
   ASSERT_TRUE(filter);
   EXPECT_EQ(filter->status, 200) << filter->body;
+}
+
+TEST(Tls, StalledAndGarbageHandshakesDoNotBlockOtherClients) {
+  TestServer server(fixture_cluster(), std::string(default_policy_json()), tls_config(true));
+  std::vector<RawConnection> attackers;
+  for (int i = 0; i < 40; ++i) attackers.emplace_back(server.port());  // connect, send nothing
+  for (int i = 0; i < 10; ++i) {
+    attackers.emplace_back(server.port());
+    attackers.back().send(std::string_view("\x16\x03\x01\x02\x00\x01", 6));  // half a ClientHello
+  }
+  for (int i = 0; i < 10; ++i) {
+    attackers.emplace_back(server.port());
+    attackers.back().send("GET /healthz HTTP/1.1\r\n\r\n");  // not TLS at all
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto c = client(server.port(), "client.crt", "client.key");
+  auto res = c->Post("/filter", read_file(fixture_path("default/0001-filter--low-1-first.json")),
+                     "application/json");
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 200);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 2.0);
 }
 
 TEST(Tls, PlainHttpClientGetsNoReply) {
@@ -82,7 +108,8 @@ TEST(TlsFlags, RefusesIncompleteCombinations) {
   EXPECT_THROW(parse({"--tls-cert-file", "a.crt"}), std::invalid_argument);
   EXPECT_THROW(parse({"--tls-private-key-file", "a.key"}), std::invalid_argument);
   EXPECT_THROW(parse({"--client-ca-file", "ca.crt"}), std::invalid_argument);
-  Options o = parse({"--tls-cert-file", "a.crt", "--tls-private-key-file", "a.key", "--client-ca-file", "ca.crt"});
+  Options o =
+      parse({"--tls-cert-file", "a.crt", "--tls-private-key-file", "a.key", "--client-ca-file", "ca.crt"});
   EXPECT_TRUE(o.server.tls.enabled());
   EXPECT_EQ(o.server.tls.client_ca_file, "ca.crt");
   EXPECT_FALSE(parse({}).server.tls.enabled());  // plain HTTP stays the default

@@ -1,0 +1,807 @@
+#include "extender/http/transport.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "extender/http/request_framing.h"
+#include "extender/http/router.h"
+#include "policy/json.h"
+
+namespace kext {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How often deadlines are checked: their resolution.
+constexpr auto kSweepInterval = std::chrono::milliseconds(100);
+// A worker writes its reply itself for at most this long; a client that has not taken it by then
+// gets the rest from the reactor, so a client that does not read holds no worker. Loopback takes a
+// 60 MB full-Nodes reply in ~40 ms, so only a stalled reader ever reaches it.
+constexpr auto kWorkerWriteBudget = std::chrono::milliseconds(200);
+// Read at most this much from one connection per readiness event, so one fast upload cannot keep
+// the reactor from the others.
+constexpr size_t kReadPerEvent = size_t{4} << 20;
+constexpr size_t kScratchBytes = size_t{256} << 10;
+// After refusing a request the transport has not read, it keeps reading (and discarding) this long
+// before closing, so that the client sees the refusal rather than a reset from unread data.
+constexpr auto kLinger = std::chrono::milliseconds(1000);
+constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+
+const char* reason_phrase(int status) {
+  switch (status) {
+    case 400:
+      return "Bad Request";
+    case 408:
+      return "Request Timeout";
+    case 413:
+      return "Payload Too Large";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Error";
+  }
+}
+
+std::string error_reply(int status, std::string_view reason, bool retry_after) {
+  const std::string body = json::error_body(reason);
+  std::string out =
+      "HTTP/1.1 " + std::to_string(status) + " " + reason_phrase(status) +
+      "\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: " + std::to_string(body.size()) +
+      "\r\nConnection: close\r\n";
+  if (retry_after) out += "Retry-After: 1\r\n";
+  out += "\r\n";
+  out += body;
+  return out;
+}
+
+void address_of(const sockaddr_storage& a, std::string& ip, int& port) {
+  char buf[INET6_ADDRSTRLEN] = {};
+  if (a.ss_family == AF_INET) {
+    const auto& v4 = reinterpret_cast<const sockaddr_in&>(a);
+    inet_ntop(AF_INET, &v4.sin_addr, buf, sizeof buf);
+    port = ntohs(v4.sin_port);
+  } else if (a.ss_family == AF_INET6) {
+    const auto& v6 = reinterpret_cast<const sockaddr_in6&>(a);
+    inet_ntop(AF_INET6, &v6.sin6_addr, buf, sizeof buf);
+    port = ntohs(v6.sin6_port);
+  }
+  ip = buf;
+}
+
+enum class Io { kDone, kWouldBlockRead, kWouldBlockWrite, kClosed, kFailed };
+
+// One non-blocking read or write of a plain or TLS socket; *n is the byte count when kDone.
+Io classify_ssl(SSL* ssl, int r) {
+  switch (SSL_get_error(ssl, r)) {
+    case SSL_ERROR_WANT_READ:
+      return Io::kWouldBlockRead;
+    case SSL_ERROR_WANT_WRITE:
+      return Io::kWouldBlockWrite;
+    case SSL_ERROR_ZERO_RETURN:
+      return Io::kClosed;
+    default:
+      ERR_clear_error();
+      return Io::kFailed;
+  }
+}
+
+Io io_read(int fd, SSL* ssl, char* buf, size_t len, size_t* n) {
+  if (ssl) {
+    const int r = SSL_read(ssl, buf, static_cast<int>(std::min<size_t>(len, INT32_MAX)));
+    if (r > 0) {
+      *n = static_cast<size_t>(r);
+      return Io::kDone;
+    }
+    return classify_ssl(ssl, r);
+  }
+  while (true) {
+    const ssize_t r = ::recv(fd, buf, len, 0);
+    if (r > 0) {
+      *n = static_cast<size_t>(r);
+      return Io::kDone;
+    }
+    if (r == 0) return Io::kClosed;
+    if (errno == EINTR) continue;
+    return errno == EAGAIN || errno == EWOULDBLOCK ? Io::kWouldBlockRead : Io::kFailed;
+  }
+}
+
+Io io_write(int fd, SSL* ssl, const char* buf, size_t len, size_t* n) {
+  if (ssl) {
+    const int r = SSL_write(ssl, buf, static_cast<int>(std::min<size_t>(len, INT32_MAX)));
+    if (r > 0) {
+      *n = static_cast<size_t>(r);
+      return Io::kDone;
+    }
+    return classify_ssl(ssl, r);
+  }
+  while (true) {
+    const ssize_t r = ::send(fd, buf, len, MSG_NOSIGNAL);
+    if (r >= 0) {
+      *n = static_cast<size_t>(r);
+      return Io::kDone;
+    }
+    if (errno == EINTR) continue;
+    return errno == EAGAIN || errno == EWOULDBLOCK ? Io::kWouldBlockWrite : Io::kFailed;
+  }
+}
+
+// Descriptors are the one resource a connection flood takes; use every one the hard limit allows.
+void raise_descriptor_limit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+  }
+}
+
+}  // namespace
+
+struct Transport::Poll {
+  enum Kind { kListener, kWake, kConnection } kind;
+  size_t listener = 0;
+  Connection* conn = nullptr;
+};
+
+struct Transport::Connection {
+  enum class Phase { kHandshake, kReading, kRunning, kWriting, kLinger };
+
+  Poll tag{Poll::kConnection, 0, nullptr};
+  int fd = -1;
+  SSL* ssl = nullptr;
+  size_t listener = 0;
+  size_t index = 0;  // in connections_
+  Phase phase = Phase::kReading;
+  std::string in;  // received, not yet consumed; starts at the current request
+  RequestFramer framer;
+  std::string out;  // to send before anything else (refusals, 100 Continue, a reply's rest)
+  size_t out_sent = 0;
+  size_t accounted = 0;  // bytes of `in` and `out` counted in Transport::buffered_
+  Clock::time_point deadline;
+  Timeout deadline_cause = Timeout::kRequest;
+  bool request_started = false;  // a byte of the current request has arrived
+  bool continue_sent = false;
+  bool close_after_write = false;
+  bool broken = false;       // a write failed in the worker
+  bool peer_closed = false;  // the client shut its side after sending: answer, then close
+  uint32_t armed = 0;
+  bool registered = false;
+  std::string remote_ip, local_ip;
+  int remote_port = 0, local_port = 0;
+};
+
+namespace {
+
+// What cpp-httplib's request processing reads and writes: the request's bytes from memory, the reply
+// straight to the socket (moved to the connection's out buffer once the worker's budget is spent).
+class ConnectionStream final : public httplib::Stream {
+ public:
+  ConnectionStream(Transport::Connection& c, size_t end, std::atomic<size_t>& buffered)
+      : c_(c), end_(end), buffered_(buffered), budget_end_(Clock::now() + kWorkerWriteBudget) {}
+
+  bool is_readable() const override { return pos_ < end_; }
+  bool is_writable() const override { return !c_.broken; }
+  ssize_t read(char* ptr, size_t size) override {
+    const size_t n = std::min(size, end_ - pos_);
+    std::memcpy(ptr, c_.in.data() + pos_, n);
+    pos_ += n;
+    return static_cast<ssize_t>(n);
+  }
+  ssize_t write(const char* ptr, size_t size) override;
+  void get_remote_ip_and_port(std::string& ip, int& port) const override {
+    ip = c_.remote_ip;
+    port = c_.remote_port;
+  }
+  void get_local_ip_and_port(std::string& ip, int& port) const override {
+    ip = c_.local_ip;
+    port = c_.local_port;
+  }
+  socket_t socket() const override { return c_.fd; }
+
+ private:
+  void spill(const char* ptr, size_t size) {
+    c_.out.append(ptr, size);
+    c_.accounted += size;
+    buffered_.fetch_add(size, std::memory_order_relaxed);
+  }
+
+  Transport::Connection& c_;
+  size_t pos_ = 0;
+  size_t end_;
+  std::atomic<size_t>& buffered_;
+  Clock::time_point budget_end_;
+  bool first_write_ = true;
+};
+
+ssize_t ConnectionStream::write(const char* ptr, size_t size) {
+  // The reactor answered Expect: 100-continue while the body was arriving (or the body was already
+  // whole); cpp-httplib would send a second, late 100 Continue.
+  if (std::exchange(first_write_, false) && std::string_view(ptr, size) == kContinue) {
+    return static_cast<ssize_t>(size);
+  }
+  if (c_.broken) return -1;
+  if (!c_.out.empty()) {
+    spill(ptr, size);
+    return static_cast<ssize_t>(size);
+  }
+  size_t done = 0;
+  while (done < size) {
+    size_t n = 0;
+    const Io io = io_write(c_.fd, c_.ssl, ptr + done, size - done, &n);
+    if (io == Io::kDone) {
+      done += n;
+      continue;
+    }
+    if (io == Io::kClosed || io == Io::kFailed) {
+      c_.broken = true;
+      return -1;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(budget_end_ - Clock::now());
+    if (left.count() <= 0) {
+      spill(ptr + done, size - done);
+      return static_cast<ssize_t>(size);
+    }
+    pollfd p{c_.fd, static_cast<short>(io == Io::kWouldBlockRead ? POLLIN : POLLOUT), 0};
+    ::poll(&p, 1, static_cast<int>(left.count()) + 1);
+  }
+  return static_cast<ssize_t>(size);
+}
+
+}  // namespace
+
+Transport::Transport(TransportLimits limits, std::vector<Listener> listeners, Metrics* metrics)
+    : limits_(limits), listeners_(std::move(listeners)), metrics_(metrics) {
+  // SSL_write reaches write(2), which raises SIGPIPE on a peer that has gone; the error is enough.
+  ::signal(SIGPIPE, SIG_IGN);
+  raise_descriptor_limit();
+}
+
+Transport::~Transport() {
+  stop();
+  for (int fd : listen_fds_) {
+    if (fd >= 0) ::close(fd);
+  }
+  if (epoll_fd_ >= 0) ::close(epoll_fd_);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+  if (spare_fd_ >= 0) ::close(spare_fd_);
+}
+
+bool Transport::bind(std::string* error) {
+  for (Listener& l : listeners_) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    addrinfo* found = nullptr;
+    const std::string port = std::to_string(l.port);
+    if (int rc = ::getaddrinfo(l.address.c_str(), port.c_str(), &hints, &found); rc != 0) {
+      if (error) *error = "cannot listen on " + l.address + ":" + port + ": " + gai_strerror(rc);
+      return false;
+    }
+    int fd = -1;
+    int last_errno = 0;
+    for (addrinfo* a = found; a && fd < 0; a = a->ai_next) {
+      fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+      if (fd < 0) continue;
+      int one = 1;
+      ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+      if (::bind(fd, a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd, SOMAXCONN) != 0) {
+        last_errno = errno;
+        ::close(fd);
+        fd = -1;
+      }
+    }
+    ::freeaddrinfo(found);
+    if (fd < 0) {
+      if (error) {
+        *error = "cannot listen on " + l.address + ":" + port + " (" + std::strerror(last_errno) + ")";
+      }
+      return false;
+    }
+    sockaddr_storage bound{};
+    socklen_t len = sizeof bound;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len);
+    std::string ip;
+    address_of(bound, ip, l.port);
+    listen_fds_.push_back(fd);
+  }
+  return true;
+}
+
+bool Transport::run() {
+  if (listen_fds_.size() != listeners_.size() || stop_) return false;
+  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (epoll_fd_ < 0 || wake_fd_ < 0) return false;
+  auto add = [this](int fd, Poll::Kind kind, size_t listener) {
+    polls_.push_back(std::make_unique<Poll>(Poll{kind, listener, nullptr}));
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = polls_.back().get();
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+  };
+  add(wake_fd_, Poll::kWake, 0);
+  for (size_t i = 0; i < listen_fds_.size(); ++i) add(listen_fds_[i], Poll::kListener, i);
+
+  running_ = true;
+  for (size_t i = 0; i < limits_.threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  reactor_loop();
+
+  // Workers finish the request they run (their connections are closed below), then exit.
+  {
+    std::lock_guard lock(jobs_mutex_);
+    stop_ = true;
+  }
+  jobs_cv_.notify_all();
+  for (auto& w : workers_) w.join();
+  workers_.clear();
+  jobs_.clear();
+  returns_.clear();
+  while (!connections_.empty()) close_connection(connections_.back().get());
+  for (int& fd : listen_fds_) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+  {
+    std::lock_guard lock(done_mutex_);
+    running_ = false;
+  }
+  done_cv_.notify_all();
+  return true;
+}
+
+void Transport::wake() {
+  if (wake_fd_ < 0) return;
+  const uint64_t one = 1;
+  [[maybe_unused]] ssize_t r = ::write(wake_fd_, &one, sizeof one);
+}
+
+void Transport::stop() {
+  stop_ = true;
+  jobs_cv_.notify_all();
+  wake();
+}
+
+void Transport::drain(std::chrono::milliseconds grace) {
+  drain_deadline_ns_ = (Clock::now() + grace).time_since_epoch().count();
+  draining_ = true;
+  wake();
+  std::unique_lock lock(done_mutex_);
+  done_cv_.wait_for(lock, grace + std::chrono::seconds(5), [this] { return !running_.load(); });
+}
+
+void Transport::reactor_loop() {
+  std::vector<epoll_event> events(256);
+  auto next_sweep = Clock::now() + kSweepInterval;
+  bool listeners_closed = false;
+  while (!stop_.load(std::memory_order_acquire)) {
+    const int n = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()),
+                               static_cast<int>(kSweepInterval.count()));
+    for (int i = 0; i < n; ++i) {
+      auto* p = static_cast<Poll*>(events[static_cast<size_t>(i)].data.ptr);
+      if (p->kind == Poll::kWake) {
+        uint64_t v;
+        [[maybe_unused]] ssize_t r = ::read(wake_fd_, &v, sizeof v);
+        std::vector<Connection*> back;
+        {
+          std::lock_guard lock(returns_mutex_);
+          back.swap(returns_);
+        }
+        for (Connection* c : back) returned(c);
+      } else if (p->kind == Poll::kListener) {
+        if (!listeners_closed) accept_ready(p->listener);
+      } else {
+        on_event(*p->conn, events[static_cast<size_t>(i)].events);
+      }
+    }
+    const auto now = Clock::now();
+    if (draining_.load(std::memory_order_acquire)) {
+      if (!listeners_closed) {
+        for (int& fd : listen_fds_) {
+          ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+          ::close(fd);
+          fd = -1;
+        }
+        listeners_closed = true;
+      }
+      // Idle keep-alive connections go now; the rest as their request finishes.
+      for (size_t i = connections_.size(); i-- > 0;) {
+        Connection* c = connections_[i].get();
+        if (c->phase == Connection::Phase::kReading && !c->request_started && c->out.empty())
+          close_connection(c);
+      }
+      if (connections_.empty() || now.time_since_epoch().count() >= drain_deadline_ns_.load()) break;
+    }
+    if (now >= next_sweep) {
+      sweep(now);
+      next_sweep = now + kSweepInterval;
+    }
+  }
+}
+
+void Transport::accept_ready(size_t listener) {
+  const int lfd = listen_fds_[listener];
+  while (true) {
+    sockaddr_storage peer{};
+    socklen_t len = sizeof peer;
+    const int fd = ::accept4(lfd, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if ((errno == EMFILE || errno == ENFILE) && spare_fd_ >= 0) {
+        // Out of descriptors: take the spare one to accept the connection only to close it, so the
+        // kernel's queue does not keep waking us.
+        ::close(spare_fd_);
+        const int dropped = ::accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
+        if (dropped >= 0) ::close(dropped);
+        spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (metrics_) metrics_->count_refusal(Refusal::kConnections);
+        if (dropped >= 0) continue;
+      }
+      return;  // EAGAIN: the queue is empty
+    }
+    if (open_.load(std::memory_order_relaxed) >= limits_.max_connections) {
+      if (!listeners_[listener].tls) {
+        static const std::string busy = error_reply(
+            503, "too many connections (--max-connections " + std::to_string(limits_.max_connections) + ")",
+            true);
+        [[maybe_unused]] ssize_t r = ::send(fd, busy.data(), busy.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      }
+      ::close(fd);
+      if (metrics_) metrics_->count_refusal(Refusal::kConnections);
+      continue;
+    }
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+
+    auto owned = std::make_unique<Connection>();
+    Connection& c = *owned;
+    c.tag.conn = &c;
+    c.fd = fd;
+    c.listener = listener;
+    c.index = connections_.size();
+    c.framer = RequestFramer(FrameLimits{limits_.max_header_bytes, limits_.max_body_bytes});
+    address_of(peer, c.remote_ip, c.remote_port);
+    sockaddr_storage local{};
+    len = sizeof local;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0)
+      address_of(local, c.local_ip, c.local_port);
+    // A new connection must deliver a whole request (and its TLS handshake) within request_timeout.
+    c.deadline = Clock::now() + limits_.request_timeout;
+    c.deadline_cause = Timeout::kRequest;
+    connections_.push_back(std::move(owned));
+    open_.fetch_add(1, std::memory_order_relaxed);
+    if (metrics_) metrics_->add_open_connections(1);
+    if (SSL_CTX* ctx = listeners_[listener].tls) {
+      c.ssl = SSL_new(ctx);
+      if (!c.ssl) {
+        close_connection(&c);
+        continue;
+      }
+      SSL_set_fd(c.ssl, fd);
+      SSL_set_accept_state(c.ssl);
+      c.phase = Connection::Phase::kHandshake;
+    }
+    arm(c, true, false);
+  }
+}
+
+void Transport::arm(Connection& c, bool in, bool out) {
+  const uint32_t want = (in ? EPOLLIN : 0u) | (out ? EPOLLOUT : 0u) | EPOLLRDHUP;
+  if (c.registered && c.armed == want) return;
+  epoll_event ev{};
+  ev.events = want;
+  ev.data.ptr = &c.tag;
+  ::epoll_ctl(epoll_fd_, c.registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c.fd, &ev);
+  c.registered = true;
+  c.armed = want;
+}
+
+void Transport::on_event(Connection& c, uint32_t events) {
+  switch (c.phase) {
+    case Connection::Phase::kHandshake:
+      return handshake(c);
+    case Connection::Phase::kReading:
+      if (!c.out.empty() && (events & EPOLLOUT)) {
+        flush(c);
+        if (c.phase != Connection::Phase::kReading) return;
+      }
+      if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read_ready(c);
+      return;
+    case Connection::Phase::kWriting:
+      if (events & (EPOLLHUP | EPOLLERR)) return close_connection(&c);
+      return flush(c);
+    case Connection::Phase::kLinger: {
+      // Read and drop what the client still sends; close at its end or the linger deadline.
+      char drop[16384];
+      while (true) {
+        size_t n = 0;
+        const Io io = io_read(c.fd, c.ssl, drop, sizeof drop, &n);
+        if (io == Io::kDone) continue;
+        if (io != Io::kWouldBlockRead) return close_connection(&c);
+        return;
+      }
+    }
+    case Connection::Phase::kRunning:
+      return;  // not registered while a worker has it
+  }
+}
+
+void Transport::handshake(Connection& c) {
+  const int r = SSL_do_handshake(c.ssl);
+  if (r == 1) {
+    c.phase = Connection::Phase::kReading;
+    return read_ready(c);  // the client's first request may already be in OpenSSL's buffer
+  }
+  switch (classify_ssl(c.ssl, r)) {
+    case Io::kWouldBlockRead:
+      return arm(c, true, false);
+    case Io::kWouldBlockWrite:
+      return arm(c, false, true);
+    default:
+      if (metrics_) metrics_->count_refusal(Refusal::kTls);
+      return close_connection(&c);
+  }
+}
+
+void Transport::read_ready(Connection& c) {
+  thread_local std::vector<char> scratch(kScratchBytes);
+  size_t got = 0;
+  bool want_out = false;
+  while (got < kReadPerEvent) {
+    size_t n = 0;
+    const Io io = io_read(c.fd, c.ssl, scratch.data(), scratch.size(), &n);
+    if (io == Io::kWouldBlockRead) break;
+    if (io == Io::kWouldBlockWrite) {
+      want_out = true;
+      break;
+    }
+    if (io == Io::kClosed && !c.in.empty()) {
+      // Half-closed after a request (printf | nc does this): answer what was sent, then close.
+      c.peer_closed = true;
+      break;
+    }
+    if (io != Io::kDone) return close_connection(&c);  // the peer closed or the socket failed
+    if (buffered_.load(std::memory_order_relaxed) + n > limits_.max_buffered_bytes) {
+      return refuse(c, 503,
+                    "the extender holds --max-buffered-bytes (" + std::to_string(limits_.max_buffered_bytes) +
+                        ") of request bytes; retry",
+                    Refusal::kMemory, true);
+    }
+    c.in.append(scratch.data(), n);
+    c.accounted += n;
+    buffered_.fetch_add(n, std::memory_order_relaxed);
+    got += n;
+    if (!c.request_started) {
+      set_started(c, true);
+      if (c.deadline_cause == Timeout::kIdle) {
+        c.deadline = Clock::now() + limits_.request_timeout;
+        c.deadline_cause = Timeout::kRequest;
+      }
+    }
+  }
+  if (got > 0 || c.peer_closed) {
+    if (c.peer_closed && c.framer.feed(c.in) == RequestFramer::Status::kNeedMore) return close_connection(&c);
+    return advance_request(c);
+  }
+  arm(c, true, want_out || !c.out.empty());
+}
+
+void Transport::advance_request(Connection& c) {
+  if (c.in.empty()) return arm(c, true, !c.out.empty());
+  switch (c.framer.feed(c.in)) {
+    case RequestFramer::Status::kRejected: {
+      const int status = c.framer.reject_status();
+      const Refusal cause = status == 431   ? Refusal::kHeaderTooLarge
+                            : status == 413 ? Refusal::kBodyTooLarge
+                                            : Refusal::kMalformed;
+      return refuse(c, status, c.framer.reject_reason(), cause, false);
+    }
+    case RequestFramer::Status::kNeedMore:
+      if (c.peer_closed) return close_connection(&c);
+      if (c.framer.headers_done() && c.framer.expects_continue() && !c.continue_sent) {
+        c.continue_sent = true;
+        c.out.append(kContinue);
+        return flush(c);
+      }
+      return arm(c, true, !c.out.empty());
+    case RequestFramer::Status::kComplete:
+      return dispatch(c);
+  }
+}
+
+void Transport::dispatch(Connection& c) {
+  {
+    std::unique_lock lock(jobs_mutex_);
+    if (jobs_.size() >= limits_.max_queued_requests) {
+      lock.unlock();
+      return refuse(c, 503,
+                    "all workers busy and " + std::to_string(limits_.max_queued_requests) +
+                        " requests queued (--max-queued-requests); retry",
+                    Refusal::kQueueFull, true);
+    }
+    if (c.registered) {
+      ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
+      c.registered = false;
+    }
+    c.phase = Connection::Phase::kRunning;
+    set_started(c, false);  // the request is the worker's now (and counted in flight by the server)
+    jobs_.push_back(&c);
+  }
+  jobs_cv_.notify_one();
+}
+
+void Transport::worker_loop() {
+  while (true) {
+    Connection* c = nullptr;
+    {
+      std::unique_lock lock(jobs_mutex_);
+      jobs_cv_.wait(lock, [this] { return stop_.load() || !jobs_.empty(); });
+      if (stop_.load()) return;
+      c = jobs_.front();
+      jobs_.pop_front();
+    }
+    const size_t end = c->framer.request_end();
+    bool client_closes = false;
+    const bool closing = draining_.load(std::memory_order_acquire);
+    try {
+      ConnectionStream stream(*c, end, buffered_);
+      listeners_[c->listener].router->process_request(stream, closing, client_closes, nullptr);
+    } catch (...) {
+      c->broken = true;  // cpp-httplib handles the handlers' exceptions; this is out of memory or worse
+    }
+    c->in.erase(0, end);
+    c->accounted -= end;
+    buffered_.fetch_sub(end, std::memory_order_relaxed);
+    c->framer.reset();
+    c->continue_sent = false;
+    set_started(*c, !c->in.empty());  // a pipelined request has begun
+    c->close_after_write = client_closes || closing;
+    {
+      std::lock_guard lock(returns_mutex_);
+      returns_.push_back(c);
+    }
+    wake();
+  }
+}
+
+void Transport::returned(Connection* c) {
+  if (c->broken) return close_connection(c);
+  const auto now = Clock::now();
+  if (!c->out.empty()) {
+    c->phase = Connection::Phase::kWriting;
+    c->deadline = now + limits_.write_timeout;
+    c->deadline_cause = Timeout::kWrite;
+    return flush(*c);
+  }
+  if (c->close_after_write || (c->peer_closed && c->in.empty())) return close_connection(c);
+  c->phase = Connection::Phase::kReading;
+  if (c->request_started) {
+    c->deadline = now + limits_.request_timeout;
+    c->deadline_cause = Timeout::kRequest;
+    return advance_request(*c);
+  }
+  c->deadline = now + limits_.idle_timeout;
+  c->deadline_cause = Timeout::kIdle;
+  arm(*c, true, false);
+}
+
+void Transport::flush(Connection& c) {
+  while (c.out_sent < c.out.size()) {
+    size_t n = 0;
+    const Io io = io_write(c.fd, c.ssl, c.out.data() + c.out_sent, c.out.size() - c.out_sent, &n);
+    if (io == Io::kDone) {
+      c.out_sent += n;
+      continue;
+    }
+    if (io == Io::kWouldBlockWrite || io == Io::kWouldBlockRead) {
+      return arm(c, c.phase == Connection::Phase::kReading || io == Io::kWouldBlockRead, true);
+    }
+    return close_connection(&c);
+  }
+  const size_t sent = c.out.size();
+  buffered_.fetch_sub(std::min(sent, c.accounted - c.in.size()), std::memory_order_relaxed);
+  c.accounted -= std::min(sent, c.accounted - c.in.size());
+  c.out.clear();
+  c.out_sent = 0;
+  if (c.phase == Connection::Phase::kReading) return arm(c, true, false);
+  if (c.phase != Connection::Phase::kWriting) return;
+  if (c.close_after_write) {
+    if (c.ssl) return close_connection(&c);
+    // A refusal: the client may still be sending what was refused; read and drop it for a moment.
+    ::shutdown(c.fd, SHUT_WR);
+    c.phase = Connection::Phase::kLinger;
+    c.deadline = Clock::now() + kLinger;
+    return arm(c, true, false);
+  }
+  returned(&c);  // the rest of a reply is out: back to keep-alive
+}
+
+void Transport::refuse(Connection& c, int status, std::string_view reason, Refusal cause, bool retry_after) {
+  if (metrics_) metrics_->count_refusal(cause);
+  answer_and_close(c, status, reason, retry_after);
+}
+
+void Transport::answer_and_close(Connection& c, int status, std::string_view reason, bool retry_after) {
+  set_started(c, false);
+  buffered_.fetch_sub(c.in.size(), std::memory_order_relaxed);
+  c.accounted -= c.in.size();
+  c.in.clear();
+  c.in.shrink_to_fit();
+  const std::string reply = error_reply(status, reason, retry_after);
+  c.out.append(reply);
+  c.accounted += reply.size();
+  buffered_.fetch_add(reply.size(), std::memory_order_relaxed);
+  c.close_after_write = true;
+  c.phase = Connection::Phase::kWriting;
+  c.deadline = Clock::now() + std::min(limits_.write_timeout, std::chrono::milliseconds(kLinger));
+  c.deadline_cause = Timeout::kWrite;
+  flush(c);
+}
+
+void Transport::sweep(Clock::time_point now) {
+  for (size_t i = connections_.size(); i-- > 0;) {
+    if (i >= connections_.size()) continue;
+    Connection& c = *connections_[i];
+    if (c.phase == Connection::Phase::kRunning || now < c.deadline) continue;
+    if (c.phase == Connection::Phase::kLinger) {
+      close_connection(&c);
+      continue;
+    }
+    if (metrics_) metrics_->count_timeout(c.deadline_cause);
+    if (c.phase == Connection::Phase::kReading && c.request_started) {
+      // Tell the client why; counted as a timeout, not also as a refusal.
+      answer_and_close(
+          c, 408, "request not received within " + std::to_string(limits_.request_timeout.count()) + " ms",
+          false);
+      continue;
+    }
+    close_connection(&c);
+  }
+}
+
+void Transport::set_started(Connection& c, bool started) {
+  if (c.request_started == started) return;
+  c.request_started = started;
+  receiving_.fetch_add(started ? 1 : -1, std::memory_order_acq_rel);
+}
+
+void Transport::close_connection(Connection* c) {
+  set_started(*c, false);
+  if (c->registered) ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
+  if (c->ssl) {
+    SSL_shutdown(c->ssl);  // one non-blocking close_notify, best effort
+    SSL_free(c->ssl);
+    ERR_clear_error();
+  }
+  ::close(c->fd);
+  buffered_.fetch_sub(c->accounted, std::memory_order_relaxed);
+  open_.fetch_sub(1, std::memory_order_relaxed);
+  if (metrics_) metrics_->add_open_connections(-1);
+  const size_t i = c->index;
+  if (i + 1 != connections_.size()) {
+    connections_[i] = std::move(connections_.back());
+    connections_[i]->index = i;
+  }
+  connections_.pop_back();
+}
+
+}  // namespace kext

@@ -1,0 +1,138 @@
+#pragma once
+// The connections under cpp-httplib: who may connect, how long they may take, and which thread reads.
+//
+// cpp-httplib 0.11 gives each connection a worker for its whole life and bounds each read(2), not a
+// request: 16 clients that stall mid-body (or trickle a byte every few seconds, or just hold an idle
+// keep-alive connection) take every worker and the scheduler's requests wait. Here one reactor
+// thread owns every socket while it is idle or receiving, reads without blocking, and hands a request
+// to a worker only once it is whole (RequestFramer). A worker runs cpp-httplib's own request
+// processing (routing, handlers, the reply) on those bytes and writes the reply; a client that stops
+// reading has its reply's remainder moved back to the reactor. Every stage has a bound:
+//   - connections: at most `max_connections`; beyond it a 503 and close (counted);
+//   - a request: header block ≤ max_header_bytes (431), body ≤ max_body_bytes (413, refused from the
+//     declared length, never read), whole request within request_timeout from its first byte —
+//     or from accept, on a new connection (408);
+//   - idle keep-alive: closed after idle_timeout (longer than Go's 90 s IdleConnTimeout, so the
+//     scheduler's client closes first and never races a close);
+//   - memory: request bytes buffered across all connections ≤ max_buffered_bytes (503);
+//   - workers: `threads`; whole requests waiting for one ≤ max_queued_requests (503 + Retry-After);
+//   - a reply: drained within write_timeout or the connection is closed.
+#include <openssl/ssl.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "extender/http/metrics.h"
+
+namespace kext {
+
+struct TransportLimits {
+  size_t threads = 16;            // workers; a connection holds one only while its request runs
+  size_t max_connections = 4096;  // open at once, across listeners
+  size_t max_header_bytes = 32u << 10;
+  size_t max_body_bytes = 64u << 20;
+  size_t max_queued_requests = 256;             // whole requests waiting for a worker
+  size_t max_buffered_bytes = size_t{1} << 30;  // request bytes held across connections
+  std::chrono::milliseconds request_timeout{10'000};
+  std::chrono::milliseconds idle_timeout{120'000};
+  std::chrono::milliseconds write_timeout{10'000};
+};
+
+class Router;
+
+struct Listener {
+  std::string address;
+  int port = 0;              // 0 = any free port; the bound one after Transport::bind()
+  Router* router = nullptr;  // must outlive the Transport
+  SSL_CTX* tls = nullptr;    // null = plain HTTP; must outlive the Transport
+};
+
+class Transport {
+ public:
+  // metrics may be null.
+  Transport(TransportLimits limits, std::vector<Listener> listeners, Metrics* metrics);
+  ~Transport();
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  // Binds every listener; false with the reason in *error when one cannot be bound.
+  bool bind(std::string* error);
+  int port(size_t listener) const { return listeners_[listener].port; }
+  // Serves until stop() or a finished drain; returns false if it could not start.
+  bool run();
+  // Stops at once: the reactor stops, workers finish the request they run, every socket closes.
+  void stop();
+  // Graceful: stops accepting and closes idle connections; requests being received or run finish (a
+  // kept-alive connection is closed after its reply) until none is left or `grace` has passed.
+  void drain(std::chrono::milliseconds grace);
+  bool running() const { return running_.load(std::memory_order_acquire); }
+
+  size_t open_connections() const { return open_.load(std::memory_order_relaxed); }
+  // Requests of which some bytes have arrived but that no worker runs yet.
+  size_t receiving() const { return static_cast<size_t>(receiving_.load(std::memory_order_acquire)); }
+
+  struct Connection;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Poll;
+
+  void reactor_loop();
+  void worker_loop();
+  void accept_ready(size_t listener);
+  void on_event(Connection& c, uint32_t events);
+  void read_ready(Connection& c);
+  void handshake(Connection& c);
+  void advance_request(Connection& c);
+  void dispatch(Connection& c);
+  void returned(Connection* c);
+  void flush(Connection& c);
+  void refuse(Connection& c, int status, std::string_view reason, Refusal cause, bool retry_after);
+  void answer_and_close(Connection& c, int status, std::string_view reason, bool retry_after);
+  void arm(Connection& c, bool in, bool out);
+  void close_connection(Connection* c);
+  void set_started(Connection& c, bool started);
+  void sweep(Clock::time_point now);
+  void wake();
+
+  TransportLimits limits_;
+  std::vector<Listener> listeners_;
+  std::vector<int> listen_fds_;
+  Metrics* metrics_;
+  int epoll_fd_ = -1;
+  int wake_fd_ = -1;
+  int spare_fd_ = -1;  // given up to accept-and-close when out of descriptors (EMFILE)
+
+  // Reactor-owned.
+  std::vector<std::unique_ptr<Connection>> connections_;
+  std::vector<std::unique_ptr<Poll>> polls_;  // epoll tags of the listeners and the wake fd
+
+  // Reactor -> workers.
+  std::mutex jobs_mutex_;
+  std::condition_variable jobs_cv_;
+  std::deque<Connection*> jobs_;
+  // Workers -> reactor.
+  std::mutex returns_mutex_;
+  std::vector<Connection*> returns_;
+
+  std::vector<std::thread> workers_;
+  std::atomic<size_t> open_{0};
+  std::atomic<size_t> buffered_{0};
+  std::atomic<int64_t> receiving_{0};
+  std::atomic<bool> running_{false};
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> draining_{false};
+  std::atomic<int64_t> drain_deadline_ns_{0};
+  std::mutex done_mutex_;
+  std::condition_variable done_cv_;
+};
+
+}  // namespace kext
