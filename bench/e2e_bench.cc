@@ -53,7 +53,7 @@ void run(benchmark::State& st, Mode mode) {
   kext::load::HttpReply f, p;
   for (auto _ : st) {
     auto t0 = std::chrono::steady_clock::now();
-    // The floor: two round trips that do no work, what cpp-httplib and loopback cost by themselves.
+    // The floor: two round trips that do no work, what the transport and loopback cost by themselves.
     const auto ef = mode == Mode::kFloor ? cli.get("/healthz", f) : cli.post("/filter", body, "application/json", f);
     const auto ep = mode == Mode::kFloor ? cli.get("/healthz", p) : cli.post("/prioritize", body, "application/json", p);
     auto t1 = std::chrono::steady_clock::now();
@@ -63,7 +63,6 @@ void run(benchmark::State& st, Mode mode) {
     }
     lat.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
   }
-  // Close the connection first: a cpp-httplib worker only sees stop() once its keep-alive ends.
   client.reset();
   server.stop();
   t.join();

@@ -15,8 +15,9 @@ Reply BindVerb::bind(std::string_view body) const {
   const std::string key = StateCache::pod_key(args.pod_uid, args.pod_namespace, args.pod_name);
   // Count it before the API call: the scheduler filters the next pod while this bind is in flight.
   const bool assumed = cache_.batch().assume_pod(key, args.node, StateCache::Clock::now() + ttl_);
-  kube::ApiResponse r = api_.post("/api/v1/namespaces/" + args.pod_namespace + "/pods/" + args.pod_name + "/binding",
-                                  encode_binding(args));
+  kube::ApiResponse r =
+      api_.post("/api/v1/namespaces/" + args.pod_namespace + "/pods/" + args.pod_name + "/binding",
+                encode_binding(args));
   if (r.ok()) return Reply{200, json::error_body("")};
   if (assumed) cache_.batch().forget_assumed(key);
   return Reply{200, json::error_body("binding pod " + args.pod_namespace + "/" + args.pod_name + " to node " +

@@ -9,7 +9,6 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-
 void write_filter_nodes(Writer& w, const Decision& d) {
   enum Outcome : uint8_t { kUnset, kPassed, kFailed, kUnresolvable };
   std::vector<Outcome> outcome(d.nodes.size(), kUnset);
@@ -150,7 +149,8 @@ size_t approximate_bytes(const Decision& d) {
     b += rejected->capacity() * sizeof(RejectedNode);
     for (const auto& r : *rejected) b += str(r.reason);
   }
-  b += (d.scores.raw.capacity() + d.scores.reduced.capacity() + d.scores.combined.capacity()) * sizeof(int64_t);
+  b += (d.scores.raw.capacity() + d.scores.reduced.capacity() + d.scores.combined.capacity()) *
+       sizeof(int64_t);
   b += d.scored_index.capacity() * sizeof(size_t) + d.final_scores.capacity() * sizeof(int64_t);
   b += d.candidates.capacity() * sizeof(CandidateRecord);
   for (const auto& c : d.candidates) {

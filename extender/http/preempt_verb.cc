@@ -15,7 +15,8 @@ namespace {
 
 preemption::Options preemption_options(const Policy& policy) {
   preemption::Options o;
-  o.semantics = policy.preemption.semantics == "v1.16" ? preemption::Semantics::kV1_16 : preemption::Semantics::kCurrent;
+  o.semantics = policy.preemption.semantics == "v1.16" ? preemption::Semantics::kV1_16
+                                                       : preemption::Semantics::kCurrent;
   // Everything is ordered here; truncation happens after the passed-through nodes join the order.
   o.max_candidates = std::numeric_limits<size_t>::max();
   return o;
@@ -38,7 +39,8 @@ const NodeInfo* without_preemptor(const NodeInfo* info, const std::string& preem
 // A node the extender cannot evaluate (no node object in its state): the scheduler's own victims are
 // kept as they are, so that node still competes in the ordering. Meta victims must resolve through
 // the state; an unknown UID is the caller's error to see.
-preemption::Candidate passthrough_candidate(const OfferedVictims& offered, const ClusterState& state, int64_t now) {
+preemption::Candidate passthrough_candidate(const OfferedVictims& offered, const ClusterState& state,
+                                            int64_t now) {
   preemption::Candidate c;
   c.node_name = offered.node;
   c.evaluated = false;
@@ -51,15 +53,17 @@ preemption::Candidate passthrough_candidate(const OfferedVictims& offered, const
     for (size_t i = 0; i < offered.uids.size(); ++i) {
       const PodInfo* known = state.find_pod(offered.uids[i]);
       if (!known) {
-        throw DecodeError("NodeNameToMetaVictims[\"" + offered.node + "\"].Pods[" + std::to_string(i) + "].UID \"" +
-                          offered.uids[i] + "\": no such pod in the extender's cluster state, and node \"" +
-                          offered.node + "\" is unknown to it too");
+        throw DecodeError("NodeNameToMetaVictims[\"" + offered.node + "\"].Pods[" + std::to_string(i) +
+                          "].UID \"" + offered.uids[i] +
+                          "\": no such pod in the extender's cluster state, and node \"" + offered.node +
+                          "\" is unknown to it too");
       }
       c.victims.push_back(std::make_shared<const PodInfo>(*known));
     }
   }
-  std::stable_sort(c.victims.begin(), c.victims.end(),
-                   [now](const auto& a, const auto& b) { return preemption::more_important_pod(*a->pod, *b->pod, now); });
+  std::stable_sort(c.victims.begin(), c.victims.end(), [now](const auto& a, const auto& b) {
+    return preemption::more_important_pod(*a->pod, *b->pod, now);
+  });
   return c;
 }
 
@@ -77,7 +81,8 @@ void record_candidates(std::vector<preemption::Candidate>& candidates, size_t ch
     if (r.chosen) ++taken;
     r.victims.reserve(c.victims.size());
     for (const auto& v : c.victims) {
-      r.victims.push_back({v->pod->namespace_ + "/" + v->pod->name, v->pod->uid, v->pod->effective_priority()});
+      r.victims.push_back(
+          {v->pod->namespace_ + "/" + v->pod->name, v->pod->uid, v->pod->effective_priority()});
     }
     decision.candidates.push_back(std::move(r));
   }
@@ -125,8 +130,8 @@ Reply Verbs::preempt_traced(std::string_view body, VerbTrace* trace) const {
   }
 
   PodContext pod(args.pod);
-  std::vector<preemption::Candidate> evaluated = preemption::select_candidates(
-      pod, known, *state->pdbs, engine_, now, preemption_options(policy_));
+  std::vector<preemption::Candidate> evaluated =
+      preemption::select_candidates(pod, known, *state->pdbs, engine_, now, preemption_options(policy_));
   candidates.insert(candidates.end(), std::make_move_iterator(evaluated.begin()),
                     std::make_move_iterator(evaluated.end()));
   preemption::order_candidates(candidates, now);

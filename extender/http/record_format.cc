@@ -17,11 +17,21 @@ void append_json_string(std::string& out, std::string_view s) {
     out.append(s.data() + run, i - run);
     run = i + 1;
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         out += "\\u00";
         out += kHex[c >> 4];
@@ -83,10 +93,13 @@ bool decode_record_line(std::string_view line, RecordEntry* out, std::string* er
   };
   if (!str(d, "verb", &e.verb, true) || e.verb.empty()) return fail("\"verb\": missing or not a string");
   if (!str(d, "body", &e.body, true)) return fail("\"body\": missing or not a string");
-  if (auto it = d.FindMember("seq"); it != d.MemberEnd() && it->value.IsUint64()) e.seq = it->value.GetUint64();
-  if (auto it = d.FindMember("t"); it != d.MemberEnd() && it->value.IsNumber()) e.time = it->value.GetDouble();
+  if (auto it = d.FindMember("seq"); it != d.MemberEnd() && it->value.IsUint64())
+    e.seq = it->value.GetUint64();
+  if (auto it = d.FindMember("t"); it != d.MemberEnd() && it->value.IsNumber())
+    e.time = it->value.GetDouble();
   if (auto it = d.FindMember("headers"); it != d.MemberEnd() && it->value.IsObject()) {
-    if (!str(it->value, "Content-Type", &e.content_type, false)) return fail("\"headers.Content-Type\": not a string");
+    if (!str(it->value, "Content-Type", &e.content_type, false))
+      return fail("\"headers.Content-Type\": not a string");
     if (!str(it->value, "Content-Length", &e.content_length, false)) {
       return fail("\"headers.Content-Length\": not a string");
     }

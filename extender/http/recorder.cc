@@ -60,7 +60,8 @@ Recorder::Recorder(RecorderConfig config) : config_(std::move(config)) {
   }
   std::sort(files_.begin(), files_.end(), [](const File& a, const File& b) { return a.index < b.index; });
   if (!open_next_locked()) {
-    throw std::runtime_error("--record-dir " + config_.dir + ": cannot create " + file_name(files_.back().index));
+    throw std::runtime_error("--record-dir " + config_.dir + ": cannot create " +
+                             file_name(files_.back().index));
   }
   flusher_ = std::thread([this] { flusher_loop(); });
 }
@@ -94,7 +95,8 @@ void Recorder::enforce_bound_locked() {
   }
 }
 
-void Recorder::record(std::string_view verb, const httplib::Request& req, const Reply& reply) noexcept {
+void Recorder::record(std::string_view verb, const httplib::Request& req, std::string_view body,
+                      const Reply& reply) noexcept {
   try {
     const std::string content_type = req.get_header_value("Content-Type");
     const std::string content_length = req.get_header_value("Content-Length");
@@ -104,7 +106,7 @@ void Recorder::record(std::string_view verb, const httplib::Request& req, const 
     e.verb = verb;
     e.content_type = content_type;
     e.content_length = content_length;
-    e.body = req.body;
+    e.body = body;
     e.status = reply.status;
     e.reply = reply.body;
     // Escaping happens outside the lock, so concurrent connections only serialise on the write.

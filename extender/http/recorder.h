@@ -35,7 +35,8 @@ class Recorder {
   Recorder& operator=(const Recorder&) = delete;
 
   // Thread-safe. Never throws: an I/O failure only counts as dropped (the server must keep serving).
-  void record(std::string_view verb, const httplib::Request& req, const Reply& reply) noexcept;
+  void record(std::string_view verb, const httplib::Request& req, std::string_view body,
+              const Reply& reply) noexcept;
   void record_line(const std::string& line) noexcept;
   void flush() noexcept;
 

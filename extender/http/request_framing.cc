@@ -128,6 +128,7 @@ RequestFramer::Status RequestFramer::parse_headers(std::string_view head) {
                            std::to_string(limits_.max_body_bytes) + " bytes (--max-body-bytes)");
   }
   stage_ = chunked ? Stage::kChunkSize : Stage::kBody;
+  chunked_ = chunked;
   pos_ = body_start_;
   return Status::kNeedMore;
 }

@@ -32,6 +32,12 @@ class RequestFramer {
   bool headers_done() const { return stage_ > Stage::kHeaders; }
   // Expect: 100-continue was sent (valid once headers_done()).
   bool expects_continue() const { return expect_continue_; }
+  // The whole request's size once the header block has declared it (Content-Length); 0 before, or
+  // for a chunked body.
+  size_t expected_end() const { return stage_ == Stage::kBody ? body_start_ + content_length_ : 0; }
+  // Where the body starts, and whether it is chunk-encoded (valid once headers_done()).
+  size_t body_start() const { return body_start_; }
+  bool chunked() const { return stage_ >= Stage::kChunkSize && stage_ <= Stage::kTrailers ? true : chunked_; }
   // Bytes of the whole request, header block and body (valid once kComplete).
   size_t request_end() const { return end_; }
   // 400, 413 or 431 and why (valid once kRejected).
@@ -58,6 +64,7 @@ class RequestFramer {
   size_t body_bytes_ = 0;  // chunked: data bytes so far
   size_t end_ = 0;
   bool expect_continue_ = false;
+  bool chunked_ = false;
   int reject_status_ = 0;
   std::string reject_reason_;
 };

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "extender/http/access_log.h"
+#include "extender/http/router.h"
 #include "extender/rfc3339.h"
 
 namespace kext {
@@ -38,7 +39,9 @@ void RequestObserver::attach(httplib::Server& http) {
     return httplib::Server::HandlerResponse::Unhandled;
   });
   http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
-    on_end(req.path, res.status, req.body.size());
+    // Verb bodies are read in place by their handlers (received_body), not into req.body.
+    const std::optional<std::string_view> in_place = received_body();
+    on_end(req.path, res.status, in_place ? in_place->size() : req.body.size());
   });
 }
 

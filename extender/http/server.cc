@@ -127,36 +127,34 @@ Server::~Server() = default;
 void Server::install_routes() {
   const std::string prefix = normalized_prefix(config_.path_prefix);
 
-  using VerbFn = Reply (Verbs::*)(std::string_view, VerbTrace*) const;
-  auto post_verb = [this, &prefix](const std::string& verb, VerbFn fn) {
-    router_->Post(prefix + "/" + verb, [this, fn, verb](const httplib::Request& req, httplib::Response& res) {
+  // Every verb: the body in place (no copy into req.body), the Content-Type check, observation,
+  // recording, the reply moved out.
+  using Compute = std::function<Reply(std::string_view body, VerbTrace * trace)>;
+  auto post_verb = [this, &prefix](const std::string& verb, Compute compute) {
+    router_->Post(prefix + "/" + verb, [this, verb, compute = std::move(compute)](
+                                           const httplib::Request& req, httplib::Response& res,
+                                           const httplib::ContentReader& reader) {
       const Route route = observer_.route_of(req.path);
       VerbTrace trace;
       trace.want_decision = observer_.want_decision();
-      Reply reply = content_type_ok(req) ? (verbs_.*fn)(req.body, &trace)
+      std::string owned;
+      const std::string_view body = request_body(reader, owned);
+      Reply reply = content_type_ok(req) ? compute(body, &trace)
                                          : bad_request("Content-Type must be application/json, got \"" +
                                                            req.get_header_value("Content-Type") + "\"",
                                                        415);
       observer_.on_verb(route, trace, reply);
-      if (recorder_) recorder_->record(verb, req, reply);
+      if (recorder_) recorder_->record(verb, req, body, reply);
       send(res, std::move(reply));
     });
   };
-  post_verb("filter", &Verbs::filter_traced);
-  post_verb("prioritize", &Verbs::prioritize_traced);
-  post_verb("preempt", &Verbs::preempt_traced);
-
-  router_->Post(prefix + "/bind", [this](const httplib::Request& req, httplib::Response& res) {
-    const Route route = observer_.route_of(req.path);
-    VerbTrace trace;
-    Reply reply = !bind_ ? bad_request("bind is not enabled on this extender (--enable-bind)", 404)
-                  : content_type_ok(req) ? bind_(req.body)
-                                         : bad_request("Content-Type must be application/json, got \"" +
-                                                           req.get_header_value("Content-Type") + "\"",
-                                                       415);
-    observer_.on_verb(route, trace, reply);
-    if (recorder_) recorder_->record("bind", req, reply);
-    send(res, std::move(reply));
+  post_verb("filter", [this](std::string_view b, VerbTrace* t) { return verbs_.filter_traced(b, t); });
+  post_verb("prioritize",
+            [this](std::string_view b, VerbTrace* t) { return verbs_.prioritize_traced(b, t); });
+  post_verb("preempt", [this](std::string_view b, VerbTrace* t) { return verbs_.preempt_traced(b, t); });
+  post_verb("bind", [this](std::string_view b, VerbTrace* t) {
+    t->want_decision = false;
+    return bind_ ? bind_(b) : bad_request("bind is not enabled on this extender (--enable-bind)", 404);
   });
   // Wrong method on a verb: 405 with a JSON error rather than cpp-httplib's bare 404.
   for (const char* verb : {"filter", "prioritize", "preempt", "bind"}) {

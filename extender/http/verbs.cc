@@ -105,9 +105,15 @@ Reply Verbs::filter_traced(std::string_view body, VerbTrace* trace) const {
     const size_t i = nodes.known_index[k];
     FilterStatus& s = statuses[k];
     switch (s.code) {
-      case FilterCode::kSuccess: reply.passed.push_back(i); break;
-      case FilterCode::kUnschedulable: reply.failed.push_back({i, join_reasons(s.reasons)}); break;
-      case FilterCode::kUnresolvable: reply.unresolvable.push_back({i, join_reasons(s.reasons)}); break;
+      case FilterCode::kSuccess:
+        reply.passed.push_back(i);
+        break;
+      case FilterCode::kUnschedulable:
+        reply.failed.push_back({i, join_reasons(s.reasons)});
+        break;
+      case FilterCode::kUnresolvable:
+        reply.unresolvable.push_back({i, join_reasons(s.reasons)});
+        break;
     }
   }
   clock.end(Phase::kCompute);

@@ -19,7 +19,8 @@ struct Reply {
 class Verbs {
  public:
   // node_cache_entries: decoded full-mode node objects kept between requests (0 = none).
-  Verbs(const Engine& engine, const Policy& policy, const StateStore& state, size_t node_cache_entries = 20000)
+  Verbs(const Engine& engine, const Policy& policy, const StateStore& state,
+        size_t node_cache_entries = 20000)
       : engine_(engine),
         policy_(policy),
         state_(state),

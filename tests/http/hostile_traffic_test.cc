@@ -217,7 +217,7 @@ TEST(HostileTraffic, OversizedDeclarationsAreRefusedUnread) {
 
 TEST(HostileTraffic, BufferedBytesAreBoundedAcrossConnections) {
   TestServer server(fixture_cluster(), std::string(default_policy_json()),
-                    limits([](TransportLimits& l) { l.max_buffered_bytes = 100'000; }));
+                    limits([](TransportLimits& l) { l.max_buffered_bytes = 120'000; }));
   const std::string head = "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 80000\r\n\r\n";
   RawConnection a(server.port()), b(server.port());
   ASSERT_TRUE(a.send(head + std::string(60000, ' ')));
