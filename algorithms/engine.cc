@@ -3,6 +3,8 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "algorithms/saturating.h"
+
 namespace kext {
 
 namespace {
@@ -74,13 +76,16 @@ ScoreMatrix Engine::score(const PodContext& pod, std::span<const NodeInfo* const
     scores_[a].plugin->reduce(std::span<int64_t>(m.reduced.data() + a * m.nodes, m.nodes));
   });
 
-  int64_t weight_sum = 0;
+  // Exact in 128 bits: weights are int64, and a saturated sum would skew the mean out of 0..10.
+  __int128 weight_sum = 0;
   for (const auto& s : scores_) weight_sum += s.weight;
   if (weight_sum == 0) return m;
   for (size_t n = 0; n < m.nodes; ++n) {
-    int64_t total = 0;
-    for (size_t a = 0; a < m.algorithms; ++a) total += scores_[a].weight * m.reduced[a * m.nodes + n];
-    m.combined[n] = total / weight_sum;
+    __int128 total = 0;
+    for (size_t a = 0; a < m.algorithms; ++a) {
+      total += static_cast<__int128>(scores_[a].weight) * m.reduced[a * m.nodes + n];
+    }
+    m.combined[n] = saturate(total / weight_sum);
   }
   return m;
 }

@@ -142,8 +142,13 @@ PodInfo make_pod_info(std::shared_ptr<const Pod> pod);
 struct NodeInfo {
   std::shared_ptr<const Node> node;
   std::vector<std::shared_ptr<const PodInfo>> pods;
+  // The sums of the pods' requests, saturated at the int64 limits; add_pod/remove_pod keep them.
   Resources requested;
   Resources nonzero_requested;
+  // The exact sums behind the two above, so that removing a pod from a saturated node restores the
+  // true total instead of subtracting from the clamped one (see ResourceTotals).
+  ResourceTotals requested_totals;
+  ResourceTotals nonzero_requested_totals;
 
   const std::string& name() const { return node->name; }
   void add_pod(std::shared_ptr<const PodInfo> p);

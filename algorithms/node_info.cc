@@ -5,8 +5,10 @@
 namespace kext {
 
 void NodeInfo::add_pod(std::shared_ptr<const PodInfo> p) {
-  requested.add(p->requests);
-  nonzero_requested.add(p->nonzero_requests);
+  requested_totals.add(p->requests);
+  nonzero_requested_totals.add(p->nonzero_requests);
+  requested = requested_totals.saturated();
+  nonzero_requested = nonzero_requested_totals.saturated();
   pods.push_back(std::move(p));
 }
 
@@ -19,8 +21,10 @@ bool NodeInfo::remove_pod(const std::string& uid) {
 bool NodeInfo::remove_pod(const PodInfo* p) {
   auto it = std::find_if(pods.begin(), pods.end(), [&](const auto& q) { return q.get() == p; });
   if (it == pods.end()) return false;
-  requested.subtract((*it)->requests);
-  nonzero_requested.subtract((*it)->nonzero_requests);
+  requested_totals.subtract((*it)->requests);
+  nonzero_requested_totals.subtract((*it)->nonzero_requests);
+  requested = requested_totals.saturated();
+  nonzero_requested = nonzero_requested_totals.saturated();
   pods.erase(it);
   return true;
 }

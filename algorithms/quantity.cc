@@ -6,6 +6,8 @@
 #include <limits>
 #include <vector>
 
+#include "algorithms/saturating.h"
+
 namespace kext {
 
 namespace {
@@ -114,12 +116,6 @@ __int128 ceil_div(__int128 n, __int128 d) {
   __int128 q = n / d;  // truncates toward zero, which is already the ceiling for negative n
   if (n % d != 0 && n > 0) ++q;
   return q;
-}
-
-int64_t saturate(__int128 v) {
-  if (v > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
-  if (v < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(v);
 }
 
 }  // namespace

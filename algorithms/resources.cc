@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "algorithms/saturating.h"
+
 namespace kext {
 
 namespace {
@@ -29,26 +31,18 @@ void Resources::set_scalar(std::string_view name, int64_t value) {
 void Resources::add_scalar(std::string_view name, int64_t value) {
   auto it = find_scalar(scalars, name);
   if (it != scalars.end() && it->name == name) {
-    it->value += value;
+    it->value = sat_add(it->value, value);
   } else {
     scalars.insert(it, ScalarResource{std::string(name), value});
   }
 }
 
 void Resources::add(const Resources& o) {
-  milli_cpu += o.milli_cpu;
-  memory += o.memory;
-  ephemeral_storage += o.ephemeral_storage;
-  pods += o.pods;
+  milli_cpu = sat_add(milli_cpu, o.milli_cpu);
+  memory = sat_add(memory, o.memory);
+  ephemeral_storage = sat_add(ephemeral_storage, o.ephemeral_storage);
+  pods = sat_add(pods, o.pods);
   for (const auto& s : o.scalars) add_scalar(s.name, s.value);
-}
-
-void Resources::subtract(const Resources& o) {
-  milli_cpu -= o.milli_cpu;
-  memory -= o.memory;
-  ephemeral_storage -= o.ephemeral_storage;
-  pods -= o.pods;
-  for (const auto& s : o.scalars) add_scalar(s.name, -s.value);
 }
 
 void Resources::max_with(const Resources& o) {
@@ -64,6 +58,30 @@ void Resources::max_with(const Resources& o) {
 bool Resources::requests_nothing() const {
   if (milli_cpu != 0 || memory != 0 || ephemeral_storage != 0) return false;
   return std::all_of(scalars.begin(), scalars.end(), [](const ScalarResource& s) { return s.value == 0; });
+}
+
+void ResourceTotals::accumulate(const Resources& r, int sign) {
+  milli_cpu_ += sign * static_cast<__int128>(r.milli_cpu);
+  memory_ += sign * static_cast<__int128>(r.memory);
+  ephemeral_storage_ += sign * static_cast<__int128>(r.ephemeral_storage);
+  pods_ += sign * static_cast<__int128>(r.pods);
+  for (const auto& s : r.scalars) {
+    auto it = std::lower_bound(scalars_.begin(), scalars_.end(), s.name,
+                               [](const auto& e, const std::string& n) { return e.first < n; });
+    if (it == scalars_.end() || it->first != s.name) it = scalars_.insert(it, {s.name, 0});
+    it->second += sign * static_cast<__int128>(s.value);
+  }
+}
+
+Resources ResourceTotals::saturated() const {
+  Resources r;
+  r.milli_cpu = saturate(milli_cpu_);
+  r.memory = saturate(memory_);
+  r.ephemeral_storage = saturate(ephemeral_storage_);
+  r.pods = saturate(pods_);
+  r.scalars.reserve(scalars_.size());
+  for (const auto& [name, value] : scalars_) r.scalars.push_back(ScalarResource{name, saturate(value)});
+  return r;
 }
 
 void set_named_resource(Resources& r, std::string_view name, int64_t v) {

@@ -36,6 +36,24 @@ constexpr std::string_view kDefaultPolicy = R"({
 
 std::string elem(std::string_view path, size_t i) { return std::string(path) + "[" + std::to_string(i) + "]"; }
 
+// Optional string member: "" when absent or null; any other type is the policy's error, not the
+// generic DecodeError json::get_string would throw.
+std::string get_string(const Value& obj, std::string_view key, std::string_view path) {
+  const Value* v = json::find_non_null(obj, key);
+  if (!v) return {};
+  if (!v->IsString())
+    fail(json::join_path(path, key), std::string("must be a string, got ") + json::type_name(*v));
+  return std::string(json::view(*v));
+}
+
+bool get_bool(const Value& obj, std::string_view key, std::string_view path) {
+  const Value* v = json::find_non_null(obj, key);
+  if (!v) return false;
+  if (!v->IsBool())
+    fail(json::join_path(path, key), std::string("must be a boolean, got ") + json::type_name(*v));
+  return v->GetBool();
+}
+
 int64_t get_integer(const Value& obj, std::string_view key, std::string_view path, int64_t fallback) {
   const Value* v = json::find_non_null(obj, key);
   if (!v) return fallback;
@@ -100,6 +118,7 @@ ScoreArgs parse_score_args(const std::string& name, const Value& entry, const st
   ScoreArgs args;
   const Value* argument = json::find_non_null(entry, "argument");
   if (name == "RequestedToCapacityRatioPriority") {
+    if (argument && !argument->IsObject()) fail(path + ".argument", "must be an object");
     const Value* rtcr = argument ? json::find_non_null(*argument, "requestedToCapacityRatioArguments") : nullptr;
     if (!rtcr) fail(path + ".argument.requestedToCapacityRatioArguments", "missing");
     args.requested_to_capacity_ratio = parse_rtcr(*rtcr, path + ".argument.requestedToCapacityRatioArguments");
@@ -123,7 +142,7 @@ static Policy parse_policy_impl(std::string_view text, bool parsing_default) {
                        rapidjson::GetParseError_En(doc.GetParseError()));
   }
   if (!doc.IsObject()) fail("policy", "must be a JSON object");
-  std::string kind = json::get_string(doc, "kind", "");
+  std::string kind = get_string(doc, "kind", "");
   if (!kind.empty() && kind != "Policy") fail("kind", "must be \"Policy\", got \"" + kind + "\"");
 
   Policy policy;
@@ -175,11 +194,11 @@ static Policy parse_policy_impl(std::string_view text, bool parsing_default) {
   if (policy.predicates.empty() && policy.priorities.empty()) {
     fail("policy", "enables no predicate and no priority");
   }
-  policy.always_check_all_predicates = json::get_bool(doc, "alwaysCheckAllPredicates", "");
+  policy.always_check_all_predicates = get_bool(doc, "alwaysCheckAllPredicates", "");
 
   if (const Value* pre = json::find_non_null(doc, "preemption")) {
     if (!pre->IsObject()) fail("preemption", "must be an object");
-    std::string sem = json::get_string(*pre, "semantics", "preemption");
+    std::string sem = get_string(*pre, "semantics", "preemption");
     if (!sem.empty()) {
       if (sem != "current" && sem != "v1.16") fail("preemption.semantics", "must be \"current\" or \"v1.16\", got \"" + sem + "\"");
       policy.preemption.semantics = sem;
@@ -192,7 +211,15 @@ static Policy parse_policy_impl(std::string_view text, bool parsing_default) {
   return policy;
 }
 
-Policy parse_policy(std::string_view text) { return parse_policy_impl(text, false); }
+Policy parse_policy(std::string_view text) {
+  try {
+    return parse_policy_impl(text, false);
+  } catch (const DecodeError& e) {
+    // Every field above is type-checked with a PolicyError of its own; this only keeps the documented
+    // contract should a JSON helper's own check (or RapidJSON's invariant net) ever fire.
+    throw PolicyError(std::string("policy: ") + e.what());
+  }
+}
 
 std::unique_ptr<Engine> build_engine(const Policy& policy) {
   std::vector<std::unique_ptr<FilterPlugin>> filters;

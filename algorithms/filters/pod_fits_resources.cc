@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/saturating.h"
+
 namespace kext {
 
 namespace {
@@ -25,7 +27,7 @@ class PodFitsResources final : public FilterPlugin {
 
     // The > 0 guard keeps a pod that does not ask for cpu schedulable on an over-committed node.
     auto check = [&](int64_t want, int64_t allocatable, int64_t requested, std::string reason) {
-      if (want > 0 && want > allocatable - requested) {
+      if (want > 0 && want > sat_sub(allocatable, requested)) {
         reasons.push_back(std::move(reason));
         if (want > allocatable) unresolvable = true;
       }
@@ -38,7 +40,7 @@ class PodFitsResources final : public FilterPlugin {
     for (const auto& s : req.scalars) {
       if (s.value == 0) continue;
       int64_t allocatable = alloc.scalar(s.name);
-      if (s.value > allocatable - used.scalar(s.name)) {
+      if (s.value > sat_sub(allocatable, used.scalar(s.name))) {
         reasons.push_back("Insufficient " + s.name);
         if (s.value > allocatable) unresolvable = true;
       }

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "algorithms/saturating.h"
+
 namespace kext {
 
 namespace {
@@ -19,13 +21,17 @@ class BalancedResourceAllocation final : public ScorePlugin {
 
   int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {
     const Resources& alloc = node.node->allocatable;
-    double cpu = fraction_of_capacity(node.nonzero_requested.milli_cpu + pod.nonzero_requests.milli_cpu,
-                                      alloc.milli_cpu);
-    double mem =
-        fraction_of_capacity(node.nonzero_requested.memory + pod.nonzero_requests.memory, alloc.memory);
+    // Saturating: an 8Ei request on top of the node's pods is over capacity, not negative.
+    double cpu = fraction_of_capacity(
+        sat_add(node.nonzero_requested.milli_cpu, pod.nonzero_requests.milli_cpu), alloc.milli_cpu);
+    double mem = fraction_of_capacity(sat_add(node.nonzero_requested.memory, pod.nonzero_requests.memory),
+                                      alloc.memory);
     // A full (or missing) resource means the node should never be preferred, however balanced.
     if (cpu >= 1 || mem >= 1) return 0;
     double diff = std::abs(cpu - mem);
+    // Only a negative amount (refused by the API server's validation) can make diff reach 1; 0 keeps
+    // the score in 0..kMaxScore and the cast defined.
+    if (diff >= 1) return 0;
     return static_cast<int64_t>((1 - diff) * static_cast<double>(kMaxScore));
   }
 };

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "algorithms/saturating.h"
+
 namespace kext {
 
 namespace {
@@ -67,7 +69,9 @@ class ImageLocality final : public ScorePlugin {
       if (size < 0) continue;
       // Same operation order as scaledImageScore so the truncation matches bit for bit.
       double spread = static_cast<double>(img.nodes_with_image) / static_cast<double>(p->total_nodes);
-      sum += static_cast<int64_t>(static_cast<double>(size) * spread);
+      // Saturating: a few images reporting sizes near 2^63 bytes must clamp to the maximum below,
+      // not wrap to a negative sum (or hit the undefined double-to-int64 cast at 2^63).
+      sum = sat_add(sum, saturating_cast(static_cast<double>(size) * spread));
     }
     sum = std::clamp(sum, kImageLocalityMinThreshold, kImageLocalityMaxThreshold);
     return kMaxScore * (sum - kImageLocalityMinThreshold) /

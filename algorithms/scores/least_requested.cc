@@ -9,7 +9,7 @@ namespace {
 // int128 keeps (c - r) * 10 exact for any allocatable a node can report.
 int64_t least_requested(int64_t requested, int64_t capacity) {
   if (capacity == 0 || requested > capacity) return 0;
-  return static_cast<int64_t>((static_cast<__int128>(capacity) - requested) * kMaxScore / capacity);
+  return saturate((static_cast<__int128>(capacity) - requested) * kMaxScore / capacity);
 }
 
 class LeastRequested final : public ScorePlugin {

@@ -10,7 +10,7 @@ namespace {
 // is a different product.
 int64_t most_requested(int64_t requested, int64_t capacity) {
   if (capacity == 0 || requested > capacity) return 0;
-  return static_cast<int64_t>(static_cast<__int128>(requested) * kMaxScore / capacity);
+  return saturate(static_cast<__int128>(requested) * kMaxScore / capacity);
 }
 
 class MostRequested final : public ScorePlugin {

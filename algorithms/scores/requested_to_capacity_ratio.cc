@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms/saturating.h"
+
 namespace kext {
 
 int64_t broken_linear(std::span<const UtilizationShapePoint> shape, int64_t utilization) {
@@ -17,8 +19,12 @@ int64_t broken_linear(std::span<const UtilizationShapePoint> shape, int64_t util
     // Policy validation requires strictly increasing utilizations; guard anyway so a bad shape
     // cannot divide by zero.
     if (hi.utilization <= lo.utilization) return hi.score;
-    return lo.score +
-           (hi.score - lo.score) * (utilization - lo.utilization) / (hi.utilization - lo.utilization);
+    // In 128 bits: the shape is validated (0..100, 0..10) only when it comes from a policy, and the
+    // result lies between lo.score and hi.score, so it fits int64 whatever the points.
+    const __int128 rise = static_cast<__int128>(hi.score) - lo.score;
+    const __int128 run = static_cast<__int128>(hi.utilization) - lo.utilization;
+    return static_cast<int64_t>(lo.score +
+                                rise * (static_cast<__int128>(utilization) - lo.utilization) / run);
   }
   return shape.back().score;
 }
@@ -41,31 +47,34 @@ class RequestedToCapacityRatio final : public ScorePlugin {
 
   int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {
     const Resources& alloc = node.node->allocatable;
-    int64_t node_score = 0;
-    int64_t weight_sum = 0;
+    // Exact in 128 bits: the policy bounds a resource weight only from below, and a saturated sum
+    // would skew the mean; scores (0..10) times int64 weights summed over a few resources fit.
+    __int128 node_score = 0;
+    __int128 weight_sum = 0;
     for (const auto& res : args_.resources) {
       int64_t requested = 0;
       int64_t capacity = 0;
+      // Saturating sums: an 8Ei request on top of the node's pods is over capacity, not negative.
       if (res.name == "cpu") {
-        requested = node.nonzero_requested.milli_cpu + pod.nonzero_requests.milli_cpu;
+        requested = sat_add(node.nonzero_requested.milli_cpu, pod.nonzero_requests.milli_cpu);
         capacity = alloc.milli_cpu;
       } else if (res.name == "memory") {
-        requested = node.nonzero_requested.memory + pod.nonzero_requests.memory;
+        requested = sat_add(node.nonzero_requested.memory, pod.nonzero_requests.memory);
         capacity = alloc.memory;
       } else if (res.name == "ephemeral-storage") {
-        requested = node.requested.ephemeral_storage + pod.requests.ephemeral_storage;
+        requested = sat_add(node.requested.ephemeral_storage, pod.requests.ephemeral_storage);
         capacity = alloc.ephemeral_storage;
       } else {
         int64_t pod_request = pod.requests.scalar(res.name);
         if (pod_request == 0) continue;  // scoring an unrequested device would favour idle GPU nodes
-        requested = node.requested.scalar(res.name) + pod_request;
+        requested = sat_add(node.requested.scalar(res.name), pod_request);
         capacity = alloc.scalar(res.name);
       }
       if (capacity == 0) continue;
       int64_t s = resource_score(requested, capacity);
       // A zero score is dropped from the mean rather than averaged in (modern RTCR behaviour).
       if (s > 0) {
-        node_score += s * res.weight;
+        node_score += static_cast<__int128>(s) * res.weight;
         weight_sum += res.weight;
       }
     }
@@ -78,8 +87,9 @@ class RequestedToCapacityRatio final : public ScorePlugin {
  private:
   int64_t resource_score(int64_t requested, int64_t capacity) const {
     if (requested > capacity) return broken_linear(args_.shape, kMaxUtilization);
-    // 128-bit so a huge byte count times 100 cannot overflow (master's scaledUtilization does too).
-    auto util = static_cast<int64_t>(static_cast<__int128>(requested) * kMaxUtilization / capacity);
+    // 128-bit so a huge byte count times 100 cannot overflow (master's scaledUtilization does too);
+    // saturated for the negative amounts only a caller bypassing the decoder can produce.
+    const int64_t util = saturate(static_cast<__int128>(requested) * kMaxUtilization / capacity);
     return broken_linear(args_.shape, util);
   }
 

@@ -94,7 +94,11 @@ std::optional<NodeAffinity> decode_node_affinity(const Value& spec, std::string_
                    [&](const Value& e, const std::string& p) {
                      expect_object(e, p);
                      PreferredSchedulingTerm t;
-                     t.weight = static_cast<int32_t>(json::get_int(e, "weight", p).value_or(0));
+                     const int64_t weight = json::get_int(e, "weight", p).value_or(0);
+                     if (weight < INT32_MIN || weight > INT32_MAX) {
+                       throw DecodeError(join_path(p, "weight") + ": out of int32 range");
+                     }
+                     t.weight = static_cast<int32_t>(weight);
                      if (const Value* pref = find_non_null(e, "preference")) {
                        t.preference = decode_term(*pref, join_path(p, "preference"));
                      }
@@ -211,6 +215,11 @@ Resources decode_resource_list(const Value& v, std::string_view path) {
       json::fail_type(p, "quantity string", q);
     }
     if (!quantity) throw DecodeError(p + ": invalid quantity: " + error);
+    // The API server refuses negative requests, overhead and allocatable
+    // (pkg/apis/core/validation/validation.go: ValidateResourceQuantityValue). Refusing them here too
+    // keeps every amount the algorithms add up non-negative, where a saturating sum is the true sum
+    // clamped to int64 whatever the order (8Ei + 8Ei - 8Ei would otherwise come out as 0).
+    if (quantity->nanos < 0) throw DecodeError(p + ": must not be negative");
     set_named_resource(r, name, name == "cpu" ? quantity->milli_value() : quantity->value());
   }
   return r;

@@ -95,6 +95,21 @@ std::vector<BadCase> catalogue() {
       {"unknown path", "POST", "/nope", "{}", json, 404, "no such path"},
       {"prioritize with bad quantity", "POST", "/prioritize", with_container_requests(R"({"cpu":"--1"})"), json, 400,
        "invalid quantity"},
+      // The API server refuses negative amounts; a saturating sum of mixed signs would depend on order.
+      {"negative memory request", "POST", "/filter", with_container_requests(R"({"memory":"-8Ei"})"), json,
+       400, "Pod.spec.containers[0].resources.requests.memory: must not be negative"},
+      {"negative numeric cpu request", "POST", "/prioritize", with_container_requests(R"({"cpu":-1})"), json,
+       400, "requests.cpu: must not be negative"},
+      {"negative overhead", "POST", "/filter", with_pod(R"({"spec":{"overhead":{"memory":"-1Gi"}}})"), json,
+       400, "Pod.spec.overhead.memory: must not be negative"},
+      {"negative allocatable", "POST", "/filter",
+       R"({"Pod":)" + kGoodPod +
+           R"(,"Nodes":{"items":[{"metadata":{"name":"n"},"status":{"allocatable":{"memory":"-1"}}}]}})",
+       json, 400, "Nodes.items[0].status.allocatable.memory: must not be negative"},
+      {"preferred weight out of int32", "POST", "/prioritize",
+       with_pod(
+           R"({"spec":{"affinity":{"nodeAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":4294967297,"preference":{}}]}}}})"),
+       json, 400, "preferredDuringSchedulingIgnoredDuringExecution[0].weight: out of int32 range"},
   };
   return c;
 }

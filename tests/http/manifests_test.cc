@@ -3,10 +3,15 @@
 // urlPrefix names the Service, and the probe paths answer on a real server.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "extender/kube/mini_yaml.h"
+#include "extender/options.h"
 #include "test_server.h"
 
 namespace kext::testing {
@@ -97,11 +102,29 @@ std::pair<std::string, std::string> configmap_file(const Node& deployment, const
   return {};
 }
 
+// The containerPort of the container's port with this name, or "".
+std::string container_port(const Node& c, const std::string& name) {
+  if (const Node* ports = c.get("ports")) {
+    for (const auto& p : ports->seq) {
+      if (p.str("name") == name) return p.str("containerPort");
+    }
+  }
+  return {};
+}
+
+// True when every matchLabels entry is a label of the deployment's pods.
+bool selects(const Node& match_labels, const Node& deployment) {
+  const Node* labels = deployment.at({"spec", "template", "metadata", "labels"});
+  if (!labels || match_labels.map.empty()) return false;
+  return std::all_of(match_labels.map.begin(), match_labels.map.end(),
+                     [&](const auto& kv) { return labels->str(kv.first) == kv.second.scalar; });
+}
+
 TEST(Manifests, KustomizationListsExistingFilesWithTheExpectedKinds) {
   Manifests m = load();
   ASSERT_FALSE(m.objects.empty());
   for (const char* kind : {"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "ConfigMap",
-                           "Deployment", "Service", "Role", "RoleBinding"}) {
+                           "Deployment", "Service", "Role", "RoleBinding", "NetworkPolicy"}) {
     EXPECT_FALSE(m.all(kind).empty()) << kind;
   }
   EXPECT_TRUE(m.find("Deployment", "kube-extender"));
@@ -195,25 +218,92 @@ TEST(Manifests, ExtenderDeploymentReadsThePolicyFromItsConfigMap) {
   EXPECT_LT(grace, std::stoi(d->at({"spec", "template", "spec"})->str("terminationGracePeriodSeconds")));
 }
 
-TEST(Manifests, ProbePathsAnswerOnTheRealServer) {
+TEST(Manifests, ProbesAndScrapingUseTheMetricsPortAndAnswerOnTheRealServer) {
   Manifests m = load();
   const Node* d = m.find("Deployment", "kube-extender");
   ASSERT_TRUE(d);
   const Node& c = container(*d);
+  const auto args = strings(c.get("args"));
+  // Named ports: "http" is --port (the verbs), "metrics" is --metrics-port.
+  EXPECT_EQ(container_port(c, "http"), flag_value(args, "--port"));
+  EXPECT_EQ(container_port(c, "metrics"), flag_value(args, "--metrics-port"));
+  EXPECT_NE(container_port(c, "http"), container_port(c, "metrics"));
   TestServer server(fixture_cluster());
   for (const char* probe : {"livenessProbe", "readinessProbe"}) {
     const Node* get = c.at({probe, "httpGet"});
     ASSERT_TRUE(get) << probe;
+    EXPECT_EQ(get->str("port"), "metrics") << probe;
     const std::string path = get->str("path");
     auto res = server.client().Get(path.c_str());
     ASSERT_TRUE(res) << probe;
     EXPECT_EQ(res->status, 200) << probe << " " << path;
-    // The probe's named port is the container's.
-    const Node* ports = c.get("ports");
-    ASSERT_TRUE(ports);
-    EXPECT_EQ(ports->seq[0].str("name"), get->str("port")) << probe;
   }
-  EXPECT_EQ(c.get("ports")->seq[0].str("containerPort"), flag_value(strings(c.get("args")), "--port"));
+  const Node* annotations = d->at({"spec", "template", "metadata", "annotations"});
+  ASSERT_TRUE(annotations);
+  EXPECT_EQ(annotations->str("prometheus.io/scrape"), "true");
+  EXPECT_EQ(annotations->str("prometheus.io/port"), container_port(c, "metrics"));
+  EXPECT_EQ(annotations->str("prometheus.io/path"), "/metrics");
+  auto metrics = server.client().Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_EQ(metrics->status, 200);
+  // The Service exposes the metrics port too, by name.
+  const Node* svc = m.find("Service", "kube-extender");
+  ASSERT_TRUE(svc);
+  bool found = false;
+  for (const auto& p : svc->at({"spec", "ports"})->seq) {
+    if (p.str("name") != "metrics") continue;
+    found = true;
+    EXPECT_EQ(p.str("targetPort"), "metrics");
+    EXPECT_EQ(p.str("port"), container_port(c, "metrics"));
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(Manifests, NetworkPolicyAdmitsTheSchedulerToTheVerbsAndMonitoringToMetricsOnly) {
+  Manifests m = load();
+  const auto policies = m.all("NetworkPolicy");
+  ASSERT_EQ(policies.size(), 1u);
+  const Node& np = *policies[0];
+  const Node* extender = m.find("Deployment", "kube-extender");
+  const Node* scheduler = m.find("Deployment", "kube-extender-scheduler");
+  ASSERT_TRUE(extender && scheduler);
+  EXPECT_EQ(np.at({"metadata", "namespace"})->scalar, extender->at({"metadata", "namespace"})->scalar);
+  // It applies to the extender's pods, and only ingress is restricted (the extender calls the API).
+  EXPECT_TRUE(selects(*np.at({"spec", "podSelector", "matchLabels"}), *extender));
+  EXPECT_EQ(strings(np.at({"spec", "policyTypes"})), std::vector<std::string>{"Ingress"});
+
+  const Node* rules = np.at({"spec", "ingress"});
+  ASSERT_TRUE(rules && rules->kind == Node::Kind::Seq);
+  ASSERT_EQ(rules->seq.size(), 2u) << "anything not admitted by a rule is denied";
+  std::map<std::string, const Node*> by_port;  // named port -> its rule's single peer
+  for (const auto& rule : rules->seq) {
+    const Node* ports = rule.get("ports");
+    ASSERT_TRUE(ports && ports->seq.size() == 1);
+    EXPECT_EQ(ports->seq[0].str("protocol"), "TCP");
+    const std::string port = ports->seq[0].str("port");
+    EXPECT_FALSE(container_port(container(*extender), port).empty()) << port << " is not a named port";
+    const Node* from = rule.get("from");
+    ASSERT_TRUE(from && from->seq.size() == 1) << port;
+    by_port[port] = &from->seq[0];
+  }
+  ASSERT_EQ(by_port.size(), 2u);
+  // Verbs: the scheduler's pods, by their labels, in their namespace (both selectors in one peer).
+  const Node* verbs = by_port["http"];
+  ASSERT_TRUE(verbs);
+  const Node* pods = verbs->at({"podSelector", "matchLabels"});
+  ASSERT_TRUE(pods);
+  EXPECT_TRUE(selects(*pods, *scheduler));
+  EXPECT_FALSE(selects(*pods, *extender));
+  EXPECT_EQ(verbs->at({"namespaceSelector", "matchLabels"})->str("kubernetes.io/metadata.name"),
+            scheduler->at({"metadata", "namespace"})->scalar);
+  // Metrics: every pod of the monitoring namespace, nothing else.
+  const Node* metrics = by_port["metrics"];
+  ASSERT_TRUE(metrics);
+  EXPECT_EQ(metrics->get("podSelector"), nullptr);
+  const Node* ns = metrics->at({"namespaceSelector", "matchLabels"});
+  ASSERT_TRUE(ns);
+  ASSERT_EQ(ns->map.size(), 1u);
+  EXPECT_EQ(ns->str("kubernetes.io/metadata.name"), "monitoring");
 }
 
 TEST(Manifests, SchedulerCallsTheServiceWithEveryVerb) {
@@ -278,6 +368,232 @@ TEST(Manifests, DefaultSchedulerSnippetIsAnExtenderEntryForThatService) {
   EXPECT_EQ(e.str("filterVerb"), "filter");
   EXPECT_EQ(e.str("ignorable"), "true");
   EXPECT_TRUE(e.str("bindVerb").empty());  // a failed bind cannot be ignored
+}
+
+const fs::path kMtls = kDir / ".." / "overlays" / "mtls";
+
+// Follows an RFC 6901 pointer through maps and sequences; a final "-" (append) resolves to the
+// sequence itself. Null when a step is missing.
+const Node* follow(const Node& root, std::string_view pointer) {
+  if (!pointer.starts_with("/")) return nullptr;
+  const Node* n = &root;
+  size_t pos = 1;
+  while (n && pos <= pointer.size()) {
+    size_t end = std::min(pointer.find('/', pos), pointer.size());
+    const std::string seg(pointer.substr(pos, end - pos));
+    pos = end + 1;
+    if (n->kind == Node::Kind::Map) {
+      n = n->get(seg);
+    } else if (n->kind == Node::Kind::Seq && seg == "-") {
+      return pos > pointer.size() ? n : nullptr;
+    } else if (n->kind == Node::Kind::Seq && !seg.empty() && std::all_of(seg.begin(), seg.end(), ::isdigit)) {
+      const size_t i = std::stoul(seg);
+      n = i < n->seq.size() ? &n->seq[i] : nullptr;
+    } else {
+      return nullptr;
+    }
+  }
+  return n;
+}
+
+bool same(const Node& a, const Node& b) {
+  if (a.kind != b.kind || a.scalar != b.scalar || a.map.size() != b.map.size() ||
+      a.seq.size() != b.seq.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.map.size(); ++i) {
+    if (a.map[i].first != b.map[i].first || !same(a.map[i].second, b.map[i].second)) return false;
+  }
+  for (size_t i = 0; i < a.seq.size(); ++i) {
+    if (!same(a.seq[i], b.seq[i])) return false;
+  }
+  return true;
+}
+
+void erase_key(Node& map, std::string_view key) {
+  std::erase_if(map.map, [&](const auto& kv) { return kv.first == key; });
+}
+
+std::string ns_of(const Node& o) {
+  const Node* ns = o.at({"metadata", "namespace"});
+  return ns ? ns->scalar : "";
+}
+
+// True when the file lies inside a mount of the pod spec whose volume is that Secret.
+bool in_secret_mount(const std::vector<const Node*>& mounts, const std::vector<const Node*>& volumes,
+                     const std::string& file, const std::string& secret) {
+  for (const Node* mnt : mounts) {
+    if (!file.starts_with(mnt->str("mountPath") + "/")) continue;
+    for (const Node* v : volumes) {
+      if (v->str("name") == mnt->str("name") && v->at({"secret"}) &&
+          v->at({"secret"})->str("secretName") == secret) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+struct MtlsOverlay {
+  Node kustomization;
+  struct Patch {
+    std::string file;
+    const Node* target = nullptr;  // the base object it applies to
+    Node doc;                      // strategic merge: the object; JSON patch: the list of operations
+    bool json_patch = false;
+  };
+  std::vector<Patch> patches;
+
+  const Patch* find(std::string_view kind, std::string_view name) const {
+    for (const auto& p : patches) {
+      if (p.target && p.target->str("kind") == kind && p.target->at({"metadata", "name"})->scalar == name)
+        return &p;
+    }
+    return nullptr;
+  }
+};
+
+MtlsOverlay load_mtls(const Manifests& base) {
+  MtlsOverlay o;
+  auto docs = yaml::parse_all(read_file((kMtls / "kustomization.yaml").string()));
+  EXPECT_EQ(docs.size(), 1u);
+  if (docs.empty()) return o;
+  o.kustomization = docs[0];
+  const Node* patches = o.kustomization.get("patches");
+  EXPECT_TRUE(patches && patches->kind == Node::Kind::Seq);
+  if (!patches) return o;
+  for (const auto& entry : patches->seq) {
+    MtlsOverlay::Patch p;
+    p.file = entry.str("path");
+    EXPECT_TRUE(fs::exists(kMtls / p.file)) << p.file;
+    auto patch_docs = yaml::parse_all(read_file((kMtls / p.file).string()));
+    EXPECT_EQ(patch_docs.size(), 1u) << p.file;
+    if (patch_docs.empty()) continue;
+    p.doc = std::move(patch_docs[0]);
+    if (const Node* target = entry.get("target")) {
+      p.json_patch = true;
+      p.target = base.find(target->str("kind"), target->str("name"));
+      if (p.target) {
+        EXPECT_EQ(ns_of(*p.target), target->str("namespace")) << p.file;
+        EXPECT_EQ(p.target->str("apiVersion"), target->str("group") + "/" + target->str("version")) << p.file;
+      }
+    } else {
+      p.target = base.find(p.doc.str("kind"),
+                           p.doc.at({"metadata", "name"}) ? p.doc.at({"metadata", "name"})->scalar : "");
+      if (p.target) {
+        EXPECT_EQ(ns_of(*p.target), ns_of(p.doc)) << p.file;
+        EXPECT_EQ(p.target->str("apiVersion"), p.doc.str("apiVersion")) << p.file;
+      }
+    }
+    EXPECT_TRUE(p.target) << p.file << " patches an object the base does not have";
+    o.patches.push_back(std::move(p));
+  }
+  return o;
+}
+
+TEST(MtlsOverlay, BuildsOnTheBaseAndPatchesOnlyItsObjects) {
+  Manifests base = load();
+  MtlsOverlay o = load_mtls(base);
+  EXPECT_EQ(o.kustomization.str("kind"), "Kustomization");
+  EXPECT_EQ(strings(o.kustomization.get("resources")), std::vector<std::string>{"../../manifests"});
+  EXPECT_TRUE(fs::equivalent(kMtls / ".." / ".." / "manifests", kDir));
+  // kustomize refuses an overlay that lives inside the directory it builds on (a cycle).
+  const std::string base_dir = fs::canonical(kDir).string() + "/";
+  EXPECT_FALSE(fs::canonical(kMtls).string().starts_with(base_dir));
+  EXPECT_EQ(o.patches.size(), 3u);
+  EXPECT_TRUE(o.find("Deployment", "kube-extender"));
+  EXPECT_TRUE(o.find("Deployment", "kube-extender-scheduler"));
+  EXPECT_TRUE(o.find("ConfigMap", "kube-extender-scheduler-config"));
+}
+
+TEST(MtlsOverlay, ExtenderGetsTlsFlagsItAcceptsAndTheSecretTheyName) {
+  Manifests base = load();
+  MtlsOverlay o = load_mtls(base);
+  const auto* p = o.find("Deployment", "kube-extender");
+  ASSERT_TRUE(p);
+  ASSERT_TRUE(p->json_patch);
+  ASSERT_EQ(p->doc.kind, Node::Kind::Seq);
+  std::vector<std::string> added_args;
+  std::vector<const Node*> mounts, volumes;  // the base's and the patch's
+  for (const auto& m : container(*p->target).get("volumeMounts")->seq) mounts.push_back(&m);
+  for (const auto& v : p->target->at({"spec", "template", "spec", "volumes"})->seq) volumes.push_back(&v);
+  for (const auto& op : p->doc.seq) {
+    const std::string path = op.str("path");
+    EXPECT_EQ(op.str("op"), "add") << path;
+    const Node* parent = follow(*p->target, path);
+    ASSERT_TRUE(parent) << path << " does not exist in the base Deployment";
+    ASSERT_TRUE(path.ends_with("/-") && parent->kind == Node::Kind::Seq) << path << ": only appends";
+    const Node* value = op.get("value");
+    ASSERT_TRUE(value) << path;
+    if (path == "/spec/template/spec/containers/0/args/-") added_args.push_back(value->scalar);
+    if (path == "/spec/template/spec/containers/0/volumeMounts/-") mounts.push_back(value);
+    if (path == "/spec/template/spec/volumes/-") volumes.push_back(value);
+  }
+  // The binary accepts the added flags (the base's own are checked by running it in the cluster).
+  std::vector<std::string> argv = {"kube-extender"};
+  argv.insert(argv.end(), added_args.begin(), added_args.end());
+  std::vector<char*> ptrs;
+  for (auto& a : argv) ptrs.push_back(a.data());
+  Options opts;
+  ASSERT_NO_THROW(opts = parse_options(static_cast<int>(ptrs.size()), ptrs.data()));
+  const auto base_args = strings(container(*p->target).get("args"));
+  for (const char* flag : {"--tls-cert-file", "--tls-private-key-file", "--client-ca-file"}) {
+    EXPECT_TRUE(flag_value(base_args, flag).empty()) << flag << " is already in the base";
+    const std::string file = flag_value(added_args, flag);
+    EXPECT_FALSE(file.empty()) << flag;
+    EXPECT_TRUE(in_secret_mount(mounts, volumes, file, "kube-extender-tls")) << flag << " " << file;
+  }
+  EXPECT_FALSE(opts.server.tls.client_ca_file.empty()) << "mutual TLS needs the client CA";
+}
+
+TEST(MtlsOverlay, SchedulerCallsHttpsWithItsClientCertificateAndNothingElseChanges) {
+  Manifests base = load();
+  MtlsOverlay o = load_mtls(base);
+  const auto* dep = o.find("Deployment", "kube-extender-scheduler");
+  const auto* cfg = o.find("ConfigMap", "kube-extender-scheduler-config");
+  ASSERT_TRUE(dep && cfg);
+  ASSERT_FALSE(dep->json_patch || cfg->json_patch);
+
+  // The Secret's mount, merged into the base's kube-scheduler container by name.
+  const Node* patch_containers = dep->doc.at({"spec", "template", "spec", "containers"});
+  ASSERT_TRUE(patch_containers && patch_containers->seq.size() == 1);
+  const Node& pc = patch_containers->seq[0];
+  EXPECT_EQ(pc.str("name"), container(*dep->target).str("name"));
+  std::vector<const Node*> mounts, volumes;
+  for (const auto& m : pc.get("volumeMounts")->seq) mounts.push_back(&m);
+  for (const auto& v : dep->doc.at({"spec", "template", "spec", "volumes"})->seq) volumes.push_back(&v);
+  for (const auto& m : container(*dep->target).get("volumeMounts")->seq) {
+    for (const Node* added : mounts) EXPECT_NE(m.str("mountPath"), added->str("mountPath"));
+  }
+
+  // The configuration: same key as the base's, https, enableHTTPS and tlsConfig from that Secret.
+  const Node* base_data = cfg->target->at({"data"});
+  const Node* data = cfg->doc.at({"data"});
+  ASSERT_TRUE(base_data && data);
+  ASSERT_EQ(data->map.size(), 1u);
+  ASSERT_TRUE(base_data->get(data->map[0].first)) << data->map[0].first;
+  auto base_docs = yaml::parse_all(base_data->map[0].second.scalar);
+  auto docs = yaml::parse_all(data->map[0].second.scalar);
+  ASSERT_EQ(docs.size(), 1u);
+  ASSERT_EQ(base_docs.size(), 1u);
+  const Node& e = docs[0].get("extenders")->seq.at(0);
+  const Node& base_e = base_docs[0].get("extenders")->seq.at(0);
+  EXPECT_EQ(e.str("enableHTTPS"), "true");
+  ASSERT_TRUE(base_e.str("urlPrefix").starts_with("http://"));
+  EXPECT_EQ(e.str("urlPrefix"), "https://" + base_e.str("urlPrefix").substr(7));
+  for (const char* key : {"certFile", "keyFile", "caFile"}) {
+    const Node* tls = e.get("tlsConfig");
+    ASSERT_TRUE(tls);
+    EXPECT_TRUE(in_secret_mount(mounts, volumes, tls->str(key), "kube-extender-scheduler-tls"))
+        << key << " " << tls->str(key);
+  }
+  for (Node* n : {&docs[0], &base_docs[0]}) {
+    for (auto& [key, value] : n->map) {
+      if (key != "extenders") continue;
+      for (const char* k : {"urlPrefix", "enableHTTPS", "tlsConfig"}) erase_key(value.seq.at(0), k);
+    }
+  }
+  EXPECT_TRUE(same(docs[0], base_docs[0])) << "the overlay's scheduler configuration drifted from the base's";
 }
 
 TEST(MiniYaml, ReadsTheConstructsTheManifestsUse) {

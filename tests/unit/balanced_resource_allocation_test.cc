@@ -12,7 +12,9 @@ namespace {
 
 using testing::explicit_container;
 using testing::GiB;
+using testing::k8Ei;
 using testing::make_best_effort_pod;
+using testing::make_container;
 using testing::make_node;
 using testing::make_pod;
 using testing::make_pod_with;
@@ -84,6 +86,35 @@ TEST(BalancedResourceAllocation, NameAndNoReduce) {
 TEST(BalancedResourceAllocation, Table) {
   auto s = make_balanced_resource_allocation_score();
   for (const auto& c : cases()) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(run_score(*s, c.pod, c.nodes), c.want);
+  }
+}
+
+// Saturating sums: an 8Ei request on top of the node's pods is a full memory (score 0), never a
+// negative fraction; the wrapped sums scored 7 or 9 on full nodes, or went negative.
+TEST(BalancedResourceAllocation, EightExbibyteRequestsSaturate) {
+  const std::vector<Case> cases = {
+      {"8Ei pod on a busy node",
+       make_pod("p", 500, k8Ei),
+       {node_info(make_node("n", 4000, 8 * GiB), {make_pod("a", 1500, 2 * GiB)})},
+       {0}},
+      {"two 8Ei containers",
+       make_pod_with("p", {make_container(500, k8Ei, "a"), make_container(500, k8Ei, "b")}),
+       {node_info(make_node("n", 4000, 8 * GiB))},
+       {0}},
+      {"node holding two 8Ei pods",
+       make_pod("p", 500, GiB),
+       {node_info(make_node("n", 4000, 8 * GiB), {make_pod("a", 100, k8Ei), make_pod("b", 100, k8Ei)})},
+       {0}},
+      // Negative allocatable (refused by the decoder): a fraction of -2e8 must give 0, not -2e9.
+      {"negative allocatable stays in range",
+       make_pod("p", 500, 200 * MiB),
+       {node_info(make_node("n", 4000, -1))},
+       {0}},
+  };
+  auto s = make_balanced_resource_allocation_score();
+  for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     EXPECT_EQ(run_score(*s, c.pod, c.nodes), c.want);
   }

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "policy/policy.h"
 
@@ -135,6 +138,47 @@ TEST(Engine, AlwaysCheckAllPredicatesCollectsEveryReason) {
   ASSERT_EQ(st.size(), 1u);
   EXPECT_EQ(st[0].code, FilterCode::kUnresolvable);
   EXPECT_EQ(st[0].reasons.size(), 2u);
+}
+
+TEST(DefaultNormalizeScore, StaysInRangeForExtremeRawScores) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  struct Case {
+    std::string name;
+    bool reverse;
+    std::vector<int64_t> raw, want;
+  };
+  const std::vector<Case> cases = {
+      {"ordinary", false, {8, 3, 0}, {10, 3, 0}},
+      {"ordinary reversed", true, {8, 3, 0}, {0, 7, 10}},
+      // 10 * max overflowed int64 before the division.
+      {"int64 max raw score", false, {kMax, kMax / 2, 0}, {10, 4, 0}},
+      {"int64 max raw score reversed", true, {kMax, kMax / 2, 0}, {0, 6, 10}},
+      {"negative raw scores count as 0", false, {-5, 5}, {0, 10}},
+      {"only negative raw scores", false, {-5, 0}, {0, 0}},
+      {"only negative raw scores reversed", true, {-5, 0}, {10, 10}},
+  };
+  for (auto c : cases) {
+    SCOPED_TRACE(c.name);
+    default_normalize_score(10, c.reverse, c.raw);
+    EXPECT_EQ(c.raw, c.want);
+  }
+}
+
+TEST(Engine, Int64MaxWeightsCombineWithoutOverflow) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  std::vector<WeightedScore> scores;
+  scores.push_back({std::make_unique<CpuScore>(), kMax});
+  scores.push_back({std::make_unique<ReversedCpuScore>(), kMax - 1});
+  Engine engine({}, std::move(scores));
+  auto nodes = random_nodes(3, 1);
+  nodes[0].node = cpu_node("a", 10);
+  nodes[1].node = cpu_node("b", 5);
+  nodes[2].node = cpu_node("c", 0);
+  std::vector<const NodeInfo*> ptrs{&nodes[0], &nodes[1], &nodes[2]};
+  Pod pod;
+  // Weight sum 2 max - 1: a 10 max / (2 max - 1) = 5, b (10 max - 5) / (2 max - 1) = 5, c
+  // 10 (max - 1) / (2 max - 1) = 4. The wrapped int64 sums gave 3, 5, 6.
+  EXPECT_EQ(engine.score(PodContext(pod), ptrs).combined, (std::vector<int64_t>{5, 5, 4}));
 }
 
 }  // namespace

@@ -10,11 +10,14 @@
 namespace kext {
 namespace {
 
+using testing::k8Ei;
 using testing::make_node;
 using testing::make_pod_with;
 using testing::MiB;
 using testing::node_info;
 using testing::run_score;
+
+constexpr int64_t k4Ei = int64_t{1} << 62;
 
 TEST(NormalizedImageName, AddsLatestOnlyWithoutTagOrDigest) {
   EXPECT_EQ(normalized_image_name("nginx"), "nginx:latest");
@@ -124,6 +127,16 @@ TEST(ImageLocality, Table) {
        {node_with("A", {nginx500})},
        {0}},
       {"empty image name never matches", pod_with_images({""}), {node_with("A", {nginx500})}, {0}},
+      // Sizes near 2^63 saturate at the maximum: 4Ei + 4Ei wrapped to a negative sum (score 0), and
+      // int64(8Ei as a double) is out of range.
+      {"two 4Ei images saturate",
+       pod_with_images({"gcr.io/p/app:v1", "gcr.io/p/side:v1"}),
+       {node_with("A", {{{"gcr.io/p/app:v1"}, k4Ei}, {{"gcr.io/p/side:v1"}, k4Ei}})},
+       {10}},
+      {"an 8Ei image saturates",
+       pod_with_images({"gcr.io/p/app:v1"}),
+       {node_with("A", {{{"gcr.io/p/app:v1"}, k8Ei}})},
+       {10}},
   };
   auto s = make_image_locality_score();
   for (const auto& c : cases) {

@@ -13,7 +13,9 @@ namespace {
 
 using testing::explicit_container;
 using testing::GiB;
+using testing::k8Ei;
 using testing::make_best_effort_pod;
+using testing::make_container;
 using testing::make_node;
 using testing::make_pod;
 using testing::make_pod_with;
@@ -97,6 +99,46 @@ TEST(LeastRequested, HugeAllocatableDoesNotOverflow) {
   int64_t big = std::numeric_limits<int64_t>::max() / 2;
   std::vector<NodeInfo> nodes = {node_info(make_node("n", big, big))};
   EXPECT_EQ(run_score(*s, make_pod("p", 1, 1), nodes), std::vector<int64_t>{9});
+}
+
+// Saturating sums: an 8Ei request on top of the node's pods is over capacity (memory scores 0), and a
+// score never leaves 0..10. The wrapped sums gave 8 or 2147483650.
+TEST(LeastRequested, EightExbibyteRequestsSaturate) {
+  const std::vector<Case> cases = {
+      // cpu (4000-2000)*10/4000 = 5, memory 0 -> 2.
+      {"8Ei pod on a busy node",
+       make_pod("p", 500, k8Ei),
+       {node_info(make_node("n", 4000, 8 * GiB), {make_pod("a", 1500, 2 * GiB)})},
+       {2}},
+      // cpu (4000-1000)*10/4000 = 7, memory 0 -> 3 (the wrapped -2 bytes scored memory 10).
+      {"two 8Ei containers",
+       make_pod_with("p", {make_container(500, k8Ei, "a"), make_container(500, k8Ei, "b")}),
+       {node_info(make_node("n", 4000, 8 * GiB))},
+       {3}},
+      // cpu (4000-700)*10/4000 = 8, memory 0 -> 4.
+      {"node holding two 8Ei pods",
+       make_pod("p", 500, GiB),
+       {node_info(make_node("n", 4000, 8 * GiB), {make_pod("a", 100, k8Ei), make_pod("b", 100, k8Ei)})},
+       {4}},
+  };
+  auto s = make_least_requested_score();
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(run_score(*s, c.pod, c.nodes), c.want);
+  }
+}
+
+// The node's pods add up to a negative amount, which only a hand-built PodInfo can carry (the decoder
+// refuses negative quantities and compute_pod_requests clamps them at 0): the score stays in 0..10.
+TEST(LeastRequested, NegativeNodeRequestsStayInRange) {
+  NodeInfo node = node_info(make_node("n", 4000, 8 * GiB));
+  auto meta = std::make_shared<const PodMeta>();
+  Resources negative;
+  negative.memory = -k8Ei;
+  node.add_pod(std::make_shared<const PodInfo>(PodInfo{meta, negative, negative}));
+  // cpu (4000-500)*10/4000 = 8; memory clamps to 10.
+  EXPECT_EQ(run_score(*make_least_requested_score(), make_pod("p", 500, GiB), {node}),
+            std::vector<int64_t>{9});
 }
 
 }  // namespace

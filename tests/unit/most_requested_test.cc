@@ -13,7 +13,9 @@ namespace {
 
 using testing::explicit_container;
 using testing::GiB;
+using testing::k8Ei;
 using testing::make_best_effort_pod;
+using testing::make_container;
 using testing::make_node;
 using testing::make_pod;
 using testing::make_pod_with;
@@ -94,6 +96,45 @@ TEST(MostRequested, HugeRequestsDoNotOverflow) {
   int64_t big = std::numeric_limits<int64_t>::max() / 2;
   std::vector<NodeInfo> nodes = {node_info(make_node("n", big, big))};
   EXPECT_EQ(run_score(*s, make_pod("p", big, big), nodes), std::vector<int64_t>{10});
+}
+
+// Saturating sums: an 8Ei request on top of the node's pods is over capacity (memory scores 0), and a
+// score never leaves 0..10. The wrapped sums gave negative scores or counted a full node as empty.
+TEST(MostRequested, EightExbibyteRequestsSaturate) {
+  const std::vector<Case> cases = {
+      // cpu 2000*10/4000 = 5, memory 0 -> 2.
+      {"8Ei pod on a busy node",
+       make_pod("p", 500, k8Ei),
+       {node_info(make_node("n", 4000, 8 * GiB), {make_pod("a", 1500, 2 * GiB)})},
+       {2}},
+      // cpu 700*10/4000 = 1, memory 0 -> 0 (the wrapped node total read as 1Gi - 2 bytes: 1).
+      {"node holding two 8Ei pods",
+       make_pod("p", 500, GiB),
+       {node_info(make_node("n", 4000, 8 * GiB), {make_pod("a", 100, k8Ei), make_pod("b", 100, k8Ei)})},
+       {0}},
+      {"two 8Ei containers",
+       make_pod_with("p", {make_container(500, k8Ei, "a"), make_container(500, k8Ei, "b")}),
+       {node_info(make_node("n", 4000, 8 * GiB))},
+       {1}},
+  };
+  auto s = make_most_requested_score();
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(run_score(*s, c.pod, c.nodes), c.want);
+  }
+}
+
+// The node's pods add up to a negative amount, which only a hand-built PodInfo can carry (the decoder
+// refuses negative quantities and compute_pod_requests clamps them at 0): the score stays in 0..10.
+TEST(MostRequested, NegativeNodeRequestsStayInRange) {
+  NodeInfo node = node_info(make_node("n", 4000, 8 * GiB));
+  auto meta = std::make_shared<const PodMeta>();
+  Resources negative;
+  negative.memory = -k8Ei;
+  node.add_pod(std::make_shared<const PodInfo>(PodInfo{meta, negative, negative}));
+  // cpu 500*10/4000 = 1; memory clamps to 0.
+  EXPECT_EQ(run_score(*make_most_requested_score(), make_pod("p", 500, GiB), {node}),
+            std::vector<int64_t>{0});
 }
 
 }  // namespace

@@ -87,6 +87,15 @@ TEST(NodeAffinityPriority, Table) {
        preferring({pref(9, {{"gen", "Gt", {"x"}}}), pref(1, {{"gen", "Exists", {}}})}),
        {labelled("A", {{"gen", "5"}}), labelled("B", {})},
        {10, 0}},
+      // Negative weights (the API server refuses them) must not push a score below 0.
+      {"only a negative weight matches",
+       preferring({pref(-5, {{"zone", "In", {"a"}}})}),
+       {labelled("A", {{"zone", "a"}}), labelled("B", {})},
+       {0, 0}},
+      {"negative and positive weights",
+       preferring({pref(-5, {{"zone", "In", {"a"}}}), pref(5, {{"disk", "Exists", {}}})}),
+       {labelled("A", {{"zone", "a"}}), labelled("B", {{"disk", "ssd"}})},
+       {0, 10}},
   };
   auto s = make_node_affinity_score();
   for (const auto& c : cases) {

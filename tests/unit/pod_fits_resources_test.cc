@@ -11,9 +11,12 @@ namespace kext {
 namespace {
 
 using testing::GiB;
+using testing::k8Ei;
 using testing::make_best_effort_pod;
+using testing::make_container;
 using testing::make_node;
 using testing::make_pod;
+using testing::make_pod_with;
 using testing::MiB;
 using testing::node_info;
 
@@ -153,6 +156,33 @@ std::vector<Case> cases() {
        node_info(make_node("n", 4000, 8 * GiB, 1), {make_best_effort_pod("a")}),
        FilterCode::kUnresolvable,
        {"Too many pods", "Insufficient memory"}},
+      // Saturation: 8Ei + 8Ei wrapped to -2, which the > 0 guard then waved through.
+      {"two 8Ei containers do not fit a small node",
+       make_pod_with("p", {make_container(100, k8Ei, "a"), make_container(100, k8Ei, "b")}),
+       node_info(make_node("n", 4000, 8 * GiB)),
+       FilterCode::kUnresolvable,
+       {"Insufficient memory"}},
+      {"a node holding two 8Ei pods is full",
+       make_pod("p", 100, GiB),
+       node_info(make_node("n", 4000, 8 * GiB), {make_pod("a", 100, k8Ei), make_pod("b", 100, k8Ei)}),
+       FilterCode::kUnschedulable,
+       {"Insufficient memory"}},
+      {"a node holding two 8Ei scalar pods is full",
+       with_scalar(make_pod("p", 100, MiB), "example.com/gpu", 1),
+       node_info(base, {with_scalar(make_pod("a", 100, MiB), "example.com/gpu", k8Ei),
+                        with_scalar(make_pod("b", 100, MiB), "example.com/gpu", k8Ei)}),
+       FilterCode::kUnschedulable,
+       {"Insufficient example.com/gpu"}},
+      {"8Ei fits an empty 8Ei node exactly",
+       make_pod("p", 100, k8Ei),
+       node_info(make_node("n", 4000, k8Ei)),
+       FilterCode::kSuccess,
+       {}},
+      {"8Ei does not fit an 8Ei node holding one byte",
+       make_pod("p", 100, k8Ei),
+       node_info(make_node("n", 4000, k8Ei), {make_pod("a", 100, 1)}),
+       FilterCode::kUnschedulable,
+       {"Insufficient memory"}},
   };
 }
 

@@ -12,12 +12,14 @@ namespace {
 
 using testing::explicit_container;
 using testing::GiB;
+using testing::k8Ei;
 using testing::make_container;
 using testing::make_pod_with;
 using testing::MiB;
 using testing::sidecar_container;
 
-constexpr int64_t kDefMem = 200 * MiB;  // 209715200, "200Mi" (the code comment says MB)
+constexpr int64_t kDefMem = 200 * MiB;
+constexpr int64_t k4Ei = int64_t{1} << 62;  // 209715200, "200Mi" (the code comment says MB)
 
 struct Case {
   std::string name;
@@ -95,6 +97,22 @@ std::vector<Case> cases() {
            with_init(make_pod_with("p", {make_container(100, MiB)}), {make_container(900, 2 * MiB, "i")}), 50,
            MiB),
        950, 3 * MiB, 950, 3 * MiB},
+      // Sums saturate at int64 max: two 8Ei containers used to wrap to -2 and fit anywhere.
+      {"two 8Ei containers saturate",
+       make_pod_with("p", {make_container(500, k8Ei, "a"), make_container(500, k8Ei, "b")}), 1000, k8Ei, 1000,
+       k8Ei},
+      {"8Ei sidecar plus an 8Ei container saturates",
+       with_init(make_pod_with("p", {make_container(k8Ei, k8Ei)}), {sidecar_container(k8Ei, k8Ei)}), k8Ei,
+       k8Ei, k8Ei, k8Ei},
+      // The init candidate 4Ei + 4Ei = 2^63 is the only sum that overflows here.
+      {"init container carrying a 4Ei sidecar saturates",
+       with_init(make_pod_with("p", {make_container(1, 1)}),
+                 {sidecar_container(1, k4Ei, "s1"), make_container(1, k4Ei, "i1")}),
+       2, k8Ei, 2, k8Ei},
+      {"8Ei overhead on an 8Ei container saturates",
+       with_overhead(make_pod_with("p", {make_container(100, k8Ei)}), k8Ei, k8Ei), k8Ei, k8Ei, k8Ei, k8Ei},
+      {"the 200Mi default on top of an 8Ei container saturates",
+       make_pod_with("p", {make_container(100, k8Ei, "a"), make_container(0, 0, "b")}), 100, k8Ei, 200, k8Ei},
   };
 }
 
@@ -166,6 +184,38 @@ TEST(ComputePodRequests, PodInfoAndNodeInfoAccumulateBothViews) {
   EXPECT_EQ(n.nonzero_requested.milli_cpu, 1500);
   EXPECT_EQ(n.nonzero_requested.memory, 2 * GiB);
   EXPECT_FALSE(n.remove_pod("uid-b"));
+}
+
+TEST(NodeInfo, SaturatedSumsSurviveAddAndRemove) {
+  // Two 8Ei pods on one node made it look empty (-2); removing one of three pods from a saturated
+  // sum must leave the true total, not 8Ei - 8Ei = 0.
+  NodeInfo n = testing::node_info(testing::make_node("n", 4000, 8 * GiB),
+                                  {testing::make_pod("a", 100, k8Ei), testing::make_pod("b", 100, k8Ei),
+                                   testing::make_pod("c", 100, GiB)});
+  struct Step {
+    std::string remove;
+    int64_t mem, nonzero_mem;
+  };
+  const std::vector<Step> steps = {
+      {"", k8Ei, k8Ei},
+      {"uid-a", k8Ei, k8Ei},
+      {"uid-b", GiB, GiB},
+      {"uid-c", 0, 0},
+  };
+  for (const auto& step : steps) {
+    SCOPED_TRACE(step.remove);
+    if (!step.remove.empty()) {
+      ASSERT_TRUE(n.remove_pod(step.remove));
+    }
+    EXPECT_EQ(n.requested.memory, step.mem);
+    EXPECT_EQ(n.nonzero_requested.memory, step.nonzero_mem);
+  }
+  n.add_pod(std::make_shared<const PodInfo>(
+      make_pod_info(std::make_shared<const Pod>(testing::make_pod("d", 100, k8Ei)))));
+  n.add_pod(std::make_shared<const PodInfo>(
+      make_pod_info(std::make_shared<const Pod>(testing::make_pod("e", 100, k8Ei)))));
+  EXPECT_EQ(n.requested.memory, k8Ei);
+  EXPECT_EQ(n.requested.milli_cpu, 200);
 }
 
 }  // namespace

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
 namespace kext {
 namespace {
 
@@ -105,10 +110,69 @@ TEST(Policy, ErrorsNameTheField) {
        "priorities[0].argument: priority LeastRequestedPriority takes no argument"},
       {R"({"preemption":{"semantics":"v1.99"}})", "preemption.semantics: must be"},
       {R"({"preemption":{"maxCandidates":0}})", "preemption.maxCandidates: must be >= 1"},
+      // Wrong JSON types used to escape as DecodeError instead of PolicyError.
+      {R"({"kind":5})", "kind: must be a string, got number"},
+      {R"({"kind":["Policy"]})", "kind: must be a string, got array"},
+      {R"({"alwaysCheckAllPredicates":"true"})", "alwaysCheckAllPredicates: must be a boolean, got string"},
+      {R"({"alwaysCheckAllPredicates":1})", "alwaysCheckAllPredicates: must be a boolean, got number"},
+      {R"({"preemption":{"semantics":1}})", "preemption.semantics: must be a string, got number"},
+      {R"({"preemption":{"semantics":{}}})", "preemption.semantics: must be a string, got object"},
+      {R"({"priorities":[{"name":"RequestedToCapacityRatioPriority","weight":1,"argument":5}]})",
+       "priorities[0].argument: must be an object"},
   };
   for (const auto& c : cases) {
     std::string err = error_of(c.text);
     EXPECT_NE(err.find(c.expected), std::string::npos) << "policy " << c.text << "\n gave: " << err;
+  }
+}
+
+// Every field, given every JSON type: the policy either parses or throws PolicyError (the documented
+// contract), never DecodeError or anything else.
+TEST(Policy, EveryWrongTypeIsAPolicyError) {
+  const std::string rtcr =
+      R"({"priorities":[{"name":"RequestedToCapacityRatioPriority","weight":1,"argument":)";
+  const std::string args = rtcr + R"({"requestedToCapacityRatioArguments":)";
+  // The text before and after the value.
+  const std::vector<std::pair<std::string, std::string>> templates = {
+      {R"({"kind":)", "}"},
+      {R"({"apiVersion":)", "}"},
+      {R"({"alwaysCheckAllPredicates":)", "}"},
+      {R"({"predicates":)", "}"},
+      {R"({"predicates":[)", "]}"},
+      {R"({"predicates":[{"name":)", "}]}"},
+      {R"({"priorities":)", "}"},
+      {R"({"priorities":[)", "]}"},
+      {R"({"priorities":[{"weight":1,"name":)", "}]}"},
+      {R"({"priorities":[{"name":"LeastRequestedPriority","weight":)", "}]}"},
+      {R"({"priorities":[{"name":"LeastRequestedPriority","weight":1,"argument":)", "}]}"},
+      {rtcr, "}]}"},
+      {args, "}}]}"},
+      {args + R"({"shape":)", "}}}]}"},
+      {args + R"({"shape":[)", "]}}}]}"},
+      {args + R"({"shape":[{"score":1,"utilization":)", "}]}}}]}"},
+      {args + R"({"shape":[{"utilization":1,"score":)", "}]}}}]}"},
+      {args + R"({"shape":[{"utilization":1,"score":1}],"resources":)", "}}}]}"},
+      {args + R"({"shape":[{"utilization":1,"score":1}],"resources":[)", "]}}}]}"},
+      {args + R"({"shape":[{"utilization":1,"score":1}],"resources":[{"name":)", "}]}}}]}"},
+      {args + R"({"shape":[{"utilization":1,"score":1}],"resources":[{"name":"cpu","weight":)", "}]}}}]}"},
+      {R"({"preemption":)", "}"},
+      {R"({"preemption":{"semantics":)", "}}"},
+      {R"({"preemption":{"maxCandidates":)", "}}"},
+      {R"({"parallelThreshold":)", "}"},
+  };
+  const std::vector<std::string> values = {"5",      "-1",   "1.5",       "1e300", "18446744073709551615",
+                                           R"("x")", "true", "false",     "[]",    "{}",
+                                           "null",   "[5]",  R"({"a":1})"};
+  for (const auto& [before, after] : templates) {
+    for (const auto& v : values) {
+      const std::string text = before + v + after;
+      try {
+        parse_policy(text);
+      } catch (const PolicyError&) {
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << text << "\n threw " << typeid(e).name() << ": " << e.what();
+      }
+    }
   }
 }
 

@@ -367,5 +367,59 @@ TEST(SelectCandidatesTest, V1_16PrefersANodeNeedingNoEviction) {
   EXPECT_EQ(cur[0].node_name, "n") << "modern code never makes a zero-victim node a candidate";
 }
 
+// The dry run adds and removes pods on a copy of the node: with 8Ei pods the node's memory sum must
+// saturate (not wrap) and removing a pod must restore the exact remainder (not subtract from the
+// clamped sum).
+TEST(SelectVictimsTest, EightExbibytePodsSaturate) {
+  auto mem_pod = [](std::string name, int32_t priority, int64_t start, int64_t mem) {
+    Pod p = testing::make_pod(std::move(name), 100, mem);
+    p.priority = priority;
+    p.start_time = start;
+    return p;
+  };
+  struct Case {
+    std::string name;
+    std::vector<Pod> pods;
+    std::optional<Names> current, v1_16;  // nullopt = no candidate
+  };
+  const std::vector<Case> cases = {
+      // Two unevictable 8Ei pods fill the node; the wrapped sum (-2) made it fit without evictions.
+      {"two higher-priority 8Ei pods",
+       {mem_pod("h1", 500, kT0, testing::k8Ei), mem_pod("h2", 500, kT0, testing::k8Ei),
+        mem_pod("l", 1, kT0, testing::GiB)},
+       std::nullopt,
+       std::nullopt},
+      // Both 8Ei pods must go: the wrapped sums let each be reprieved in turn.
+      {"two lower-priority 8Ei pods",
+       {mem_pod("l1", 1, kT0, testing::k8Ei), mem_pod("l2", 1, kT0 + 10, testing::k8Ei),
+        mem_pod("h", 500, kT0, testing::GiB)},
+       Names{"l1", "l2"},
+       Names{"l1", "l2"}},
+      // Removing both lower pods leaves the higher 8Ei one: subtracting them from a clamped sum
+      // would have read 0 and found room.
+      {"one higher and two lower 8Ei pods",
+       {mem_pod("h", 500, kT0, testing::k8Ei), mem_pod("l1", 1, kT0, testing::k8Ei),
+        mem_pod("l2", 1, kT0 + 10, testing::k8Ei)},
+       std::nullopt,
+       std::nullopt},
+  };
+  const Engine engine = fit_engine();
+  Pod preemptor = testing::make_pod("p", 100, testing::GiB);
+  preemptor.priority = 100;
+  PodContext ctx(preemptor);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    NodeInfo node = testing::node_info(testing::make_node("n", 4000, 16 * testing::GiB), c.pods);
+    for (auto [semantics, want] :
+         {std::pair{Semantics::kCurrent, c.current}, std::pair{Semantics::kV1_16, c.v1_16}}) {
+      auto got = select_victims_on_node(ctx, node, {}, engine, kNow, semantics);
+      ASSERT_EQ(got.has_value(), want.has_value());
+      if (got) {
+        EXPECT_EQ(names(got->victims), *want);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kext::preemption

@@ -13,6 +13,8 @@ namespace {
 
 using testing::explicit_container;
 using testing::GiB;
+using testing::k8Ei;
+using testing::make_container;
 using testing::make_node;
 using testing::make_pod;
 using testing::make_pod_with;
@@ -185,6 +187,57 @@ TEST(RequestedToCapacityRatio, HugeQuantitiesDoNotOverflow) {
   auto s = make_requested_to_capacity_ratio_score({kLinearUp, {}});
   std::vector<NodeInfo> nodes = {node_info(make_node("n", 2 * big, 2 * big))};
   EXPECT_EQ(run_score(*s, make_pod("p", big, big), nodes), std::vector<int64_t>{5});
+}
+
+TEST(BrokenLinear, ExtremeShapesDoNotOverflow) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  // 0 + 10 * (0 - min) / (max - min) = 5.000...: the differences alone overflow int64.
+  EXPECT_EQ(broken_linear(Shape{{kMin, 0}, {kMax, 10}}, 0), 5);
+  // min + (max - min) * 50 / 100 = -1.
+  EXPECT_EQ(broken_linear(Shape{{0, kMin}, {100, kMax}}, 50), -1);
+}
+
+// Saturating sums: an 8Ei request on top of the node's pods is over capacity and scores f(100); the
+// wrapped sums gave a negative utilization that scored f(0) and dropped out of the mean.
+TEST(RequestedToCapacityRatio, EightExbibyteRequestsSaturate) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  Pod two_8ei_storage = make_pod_with("p", {make_container(500, GiB, "a"), make_container(500, GiB, "b")});
+  for (auto& c : two_8ei_storage.containers) c.requests.ephemeral_storage = k8Ei;
+  Node storage_node = make_node("n", 4000, 8 * GiB);
+  storage_node.allocatable.ephemeral_storage = 100 * GiB;
+  const std::vector<Case> cases = {
+      // cpu f(50) = 5, memory f(100) = 10: 7.5 -> 8.
+      {"8Ei pod on a busy node", {kLinearUp, {}}, make_pod("p", 500, k8Ei), example1_nodes(), {8}},
+      // cpu (200+500)*100/4000 = 17 -> 1, memory over capacity -> 10: 5.5 -> 6.
+      {"node holding two 8Ei pods",
+       {kLinearUp, {}},
+       make_pod("p", 500, GiB),
+       {node_info(make_node("n", 4000, 8 * GiB), {make_pod("a", 100, k8Ei), make_pod("b", 100, k8Ei)})},
+       {6}},
+      {"node holding two 8Ei gpu pods",
+       {kLinearUp, {{"nvidia.com/gpu", 1}}},
+       with_gpu(make_pod("p", 500, GiB), 1),
+       {node_info(gpu_node("n", 4),
+                  {with_gpu(make_pod("a", 0, 0), k8Ei), with_gpu(make_pod("b", 0, 0), k8Ei)})},
+       {10}},
+      {"two 8Ei ephemeral-storage containers",
+       {kLinearUp, {{"ephemeral-storage", 1}}},
+       two_8ei_storage,
+       {node_info(storage_node)},
+       {10}},
+      // The weighted mean is exact: (5 max + 2 max) / 2 max = 3.5 -> 4.
+      {"int64 max weights",
+       {kLinearUp, {{"cpu", kMax}, {"memory", kMax}}},
+       example1_pod(),
+       example1_nodes(),
+       {4}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto s = make_requested_to_capacity_ratio_score(c.args);
+    EXPECT_EQ(run_score(*s, c.pod, c.nodes), c.want);
+  }
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "policy/json.h"
 
 namespace kext {
@@ -56,6 +58,23 @@ TEST(SnapshotLoader, ErrorsNameTheFileAndItem) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/file.json"), std::string::npos);
   }
+}
+
+// --snapshot: two 8Ei pods on one node (8Ei is capped at int64 max by the parser) fill it; their sum
+// wrapped to -2 bytes and the node looked empty.
+TEST(SnapshotLoader, EightExbibytePodsSaturateTheNodeSum) {
+  ClusterStateBuilder b;
+  load_snapshot_json(R"({"kind":"List","items":[
+      {"kind":"Node","metadata":{"name":"n"},"status":{"allocatable":{"cpu":"4","memory":"16Gi","pods":"110"}}},
+      {"kind":"Pod","metadata":{"name":"a","uid":"a"},"spec":{"nodeName":"n","containers":[
+        {"name":"c","resources":{"requests":{"cpu":"100m","memory":"8Ei"}}}]}},
+      {"kind":"Pod","metadata":{"name":"b","uid":"b"},"spec":{"nodeName":"n","containers":[
+        {"name":"c","resources":{"requests":{"cpu":"100m","memory":"8Ei"}}}]}}]})",
+                     b);
+  auto s = std::move(b).build();
+  EXPECT_EQ(s->find_node("n")->requested.memory, std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(s->find_node("n")->nonzero_requested.memory, std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(s->find_node("n")->requested.milli_cpu, 200);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace kext {
 namespace {
 
@@ -188,6 +190,42 @@ TEST(StateCache, AssumptionsCountUntilConfirmedForgottenOrExpired) {
   cache.batch().upsert_pod(pod("w", "a", 600));  // the watch shows the bind
   cache.expire_assumed(now + std::chrono::seconds(31));
   EXPECT_EQ(cpu(*cache.view(), "a"), 600);  // confirmed: expiry no longer undoes it
+}
+
+// Two 8Ei pods bound to one node made it look empty (their sum wrapped to -2); the node's memory
+// must saturate, and deleting one pod must leave the other's 8Ei, not 0.
+TEST(StateCache, EightExbibytePodsSaturateThroughEveryEvent) {
+  constexpr int64_t k8Ei = std::numeric_limits<int64_t>::max();
+  auto mem_pod = [](const std::string& uid, int64_t mem) {
+    Pod p = pod(uid, "a", 100);
+    p.containers[0].requests.memory = mem;
+    p.containers[0].has_memory_request = true;
+    return p;
+  };
+  auto mem = [](const ClusterState& s) { return s.find_node("a")->requested.memory; };
+  StateStore store;
+  StateCache cache(&store);
+  {
+    auto b = cache.batch();
+    b.upsert_node(node("a"));
+    b.upsert_pod(mem_pod("p1", k8Ei));
+    b.upsert_pod(mem_pod("p2", k8Ei));
+    b.upsert_pod(mem_pod("p3", 1 << 30));
+  }
+  EXPECT_EQ(mem(*store.current()), k8Ei);
+  EXPECT_EQ(store.current()->find_node("a")->nonzero_requested.memory, k8Ei);
+  cache.batch().delete_pod("p1");
+  EXPECT_EQ(mem(*store.current()), k8Ei);
+  cache.batch().upsert_pod(mem_pod("p2", 1 << 20));  // resized
+  EXPECT_EQ(mem(*store.current()), (1 << 30) + (1 << 20));
+  cache.batch().upsert_pod(mem_pod("p1", k8Ei));
+  cache.batch().replace_pods({mem_pod("p1", k8Ei), mem_pod("p4", k8Ei)});
+  EXPECT_EQ(mem(*store.current()), k8Ei);
+  cache.batch().delete_pod("p4");
+  EXPECT_EQ(mem(*store.current()), k8Ei);
+  cache.batch().delete_pod("p1");
+  EXPECT_EQ(mem(*store.current()), 0);
+  EXPECT_EQ(cpu(*store.current(), "a"), 0);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // it mirrors. Header-only; shared by every algorithm test.
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -18,6 +19,9 @@ namespace kext::testing {
 inline constexpr int64_t KiB = 1024;
 inline constexpr int64_t MiB = 1024 * KiB;
 inline constexpr int64_t GiB = 1024 * MiB;
+// "8Ei" is 2^63 bytes, one past int64: the quantity parser caps it at int64 max (as apimachinery
+// does for binary quantities), so it is the largest amount an object can carry.
+inline constexpr int64_t k8Ei = std::numeric_limits<int64_t>::max();
 
 // A container whose requests name cpu/memory only when non-zero, like a manifest that omits the
 // key: such a container gets the 100m / 200Mi scoring defaults. Use explicit_container() when a
