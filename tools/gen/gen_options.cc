@@ -14,7 +14,8 @@ std::string gen_usage() {
          "  --seed S                same seed, same bytes (default 1)\n"
          "  --cycles K              scheduling cycles: filter + prioritize each (default 50)\n"
          "  --preempt-every K       a preempt request every K cycles (default 5; 0 = none)\n"
-         "  --nodes-per-request N   nodes per filter/prioritize (default: kube-scheduler's numFeasibleNodesToFind)\n";
+         "  --nodes-per-request N   nodes per filter/prioritize (default: kube-scheduler's numFeasibleNodesToFind)\n"
+         "  --bind                  each cycle also binds its pod to the first node sent\n";
 }
 
 GenCommand parse_gen_options(int argc, char** argv) {
@@ -36,6 +37,8 @@ GenCommand parse_gen_options(int argc, char** argv) {
       c.gen.cycles = parse_flag_integer<uint64_t>(arg, next(), 1, 1'000'000);
     } else if (arg == "--preempt-every") {
       c.gen.preempt_every = parse_flag_integer<uint64_t>(arg, next(), 0, 1'000'000);
+    } else if (arg == "--bind") {
+      c.gen.bind = true;
     } else if (arg == "--nodes-per-request") {
       c.gen.nodes_per_request = parse_flag_integer<uint64_t>(arg, next(), 1, 1'000'000);
     } else {

@@ -130,6 +130,12 @@ std::string preempt_body(const Cluster& c, const std::string& pod, std::vector<s
   return s;
 }
 
+// ExtenderBindingArgs, as kube-scheduler sends it after the pod's cycle chose a node.
+std::string bind_body(const PodSpec& pod, const std::string& node) {
+  return R"({"PodName":")" + pod.name + R"(","PodNamespace":")" + pod.namespace_ + R"(","PodUID":")" +
+         pod.uid + R"(","Node":")" + node + "\"}";
+}
+
 PodSpec pending_pod(const Cluster& c, Prng& rng, size_t cycle, int32_t priority) {
   PodSpec p;
   const size_t a = rng.below(60);
@@ -207,6 +213,11 @@ WorkloadSummary write_workload(const GenOptions& o, const std::string& out_dir) 
     for (const char* verb : {"filter", "prioritize"}) {
       names.add(verb, names_body);
       full.add(verb, full_body);
+    }
+    if (o.bind && !nodes.empty()) {
+      const std::string body = bind_body(pod, c.nodes[nodes.front()].name);
+      names.add("bind", body);
+      full.add("bind", body);
     }
     if (o.preempt_every && (cycle + 1) % o.preempt_every == 0) {
       const PodSpec preemptor = pending_pod(c, rng, cycle, kPreemptorPriority);
