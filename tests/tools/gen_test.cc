@@ -126,6 +126,13 @@ TEST(Gen, BindFollowsEachCycleWithItsPodAndFirstNode) {
     }
     EXPECT_EQ(binds, 6u);
   }
+  // --mode names: the same names recording, no full one.
+  TempDir names_only("gen-names");
+  o.full = false;
+  gen::write_workload(o, names_only.str());
+  EXPECT_TRUE(slurp(names_only.path() / "names/rec-000001.jsonl") ==
+              slurp(with.path() / "names/rec-000001.jsonl"));
+  EXPECT_FALSE(fs::exists(names_only.path() / "full"));
 }
 
 }  // namespace
