@@ -170,6 +170,8 @@ TEST(Replay, ASilentServerIsATimeout) {
   ::close(fd);
   EXPECT_EQ(r.errors.timeout, 1u);
   EXPECT_EQ(r.errors.total(), 1u);
+  ASSERT_EQ(r.first_errors.size(), 1u);
+  EXPECT_EQ(r.first_errors[0].rfind("filter: timeout after ", 0), 0u) << r.first_errors[0];
 }
 
 // The recording is complete once the server (and its recorder) is gone.

@@ -112,15 +112,24 @@ void worker(Shared& sh, ReplayResult& r) {
     ++v.requests;
     v.bytes_sent += rec.body.size();
     bool failed = false;
-    if (failure == HttpFailure::kConnect) {
+    if (failure != HttpFailure::kNone) {
       failed = true;
-      ++r.errors.connect;
-    } else if (failure == HttpFailure::kTimeout) {
-      failed = true;
-      ++r.errors.timeout;
-    } else if (failure == HttpFailure::kTransport) {
-      failed = true;
-      ++r.errors.transport;
+      const char* what = "transport failure";
+      if (failure == HttpFailure::kConnect) {
+        ++r.errors.connect;
+        what = "connect failure";
+      } else if (failure == HttpFailure::kTimeout) {
+        ++r.errors.timeout;
+        what = "timeout";
+      } else {
+        ++r.errors.transport;
+      }
+      if (r.first_errors.size() < o.shown_differences) {
+        char after[32];
+        std::snprintf(after, sizeof after, " after %.2f s",
+                      std::chrono::duration<double>(end - scheduled).count());
+        r.first_errors.push_back(rec.verb + ": " + what + after);
+      }
     } else {
       v.latency_us.push_back(std::chrono::duration<double, std::micro>(end - scheduled).count());
       v.bytes_received += reply.body.size();
