@@ -4,6 +4,7 @@
 
 #include <charconv>
 
+#include "extender/state/state_dump.h"
 #include "policy/json.h"
 
 namespace kext {
@@ -47,6 +48,13 @@ void install_ops_routes(httplib::Server& http, const ServerObservers& observers,
       return error(res, 400, "pod: expected NAMESPACE/NAME, got \"" + pod + "\"");
     }
     res.set_content(decisions_to_json(log->last(limit, pod)), kJsonType);
+  });
+
+  // The cache as dump_state() writes it: compared with a from-scratch build of the API's objects by the
+  // watch tests and bench/soak. Names pods, as /debug/decisions does.
+  http.Get("/debug/state", [&state](const httplib::Request&, httplib::Response& res) {
+    auto current = state.current();
+    res.set_content(dump_state(*current), "text/plain; charset=utf-8");
   });
 }
 

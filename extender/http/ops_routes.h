@@ -1,5 +1,5 @@
 #pragma once
-// GET /metrics and GET /debug/decisions: the operator's view of a running server.
+// GET /metrics, GET /debug/decisions and GET /debug/state: the operator's view of a running server.
 #include "extender/http/request_observer.h"
 #include "extender/state/cluster_state.h"
 

@@ -120,15 +120,17 @@ std::string ApiClient::bearer_token() {
   return token_;
 }
 
-std::unique_ptr<httplib::ClientImpl> ApiClient::take_pooled() {
+std::unique_ptr<httplib::ClientImpl> ApiClient::take_pooled(bool* reused) {
   {
     std::lock_guard lock(pool_mu_);
     if (!pool_.empty()) {
       auto c = std::move(pool_.back());
       pool_.pop_back();
+      *reused = true;
       return c;
     }
   }
+  *reused = false;
   return make_client(timeouts_.request);
 }
 
@@ -156,20 +158,33 @@ ApiResponse from_result(const httplib::Result& r) {
 }
 }  // namespace
 
-ApiResponse ApiClient::get(const std::string& path) {
-  auto c = take_pooled();
-  auto r = c->Get(full_path(path), headers_with(bearer_token()));
+// A pooled keep-alive connection may have been closed by the server while it sat idle (an API server
+// closes idle connections, and all of them when it restarts); cpp-httplib then fails the request with
+// Error::Write (Bind.ABindAfterTheServerClosedTheIdleConnectionSucceeds). A request whose write failed
+// never reached the server whole, so it cannot have been acted on: it goes again, once, on a new
+// connection. Any other failure may have reached the server (a bind may have happened) and is returned.
+ApiResponse ApiClient::send_pooled(const std::function<httplib::Result(httplib::ClientImpl&)>& send) {
+  bool reused = false;
+  auto c = take_pooled(&reused);
+  auto r = send(*c);
+  if (!r && r.error() == httplib::Error::Write && reused) {
+    c = make_client(timeouts_.request);
+    r = send(*c);
+  }
   ApiResponse out = from_result(r);
   if (out.status != 0) give_back(std::move(c));
   return out;
 }
 
+ApiResponse ApiClient::get(const std::string& path) {
+  return send_pooled(
+      [&](httplib::ClientImpl& c) { return c.Get(full_path(path), headers_with(bearer_token())); });
+}
+
 ApiResponse ApiClient::post(const std::string& path, const std::string& json_body) {
-  auto c = take_pooled();
-  auto r = c->Post(full_path(path), headers_with(bearer_token()), json_body, "application/json");
-  ApiResponse out = from_result(r);
-  if (out.status != 0) give_back(std::move(c));
-  return out;
+  return send_pooled([&](httplib::ClientImpl& c) {
+    return c.Post(full_path(path), headers_with(bearer_token()), json_body, "application/json");
+  });
 }
 
 ApiResponse ApiClient::stream(const std::string& path, std::chrono::milliseconds idle_timeout,

@@ -14,6 +14,7 @@
 
 namespace httplib {
 class ClientImpl;
+class Result;
 }
 
 namespace kext::kube {
@@ -66,7 +67,9 @@ class ApiClient {
 
  private:
   std::unique_ptr<httplib::ClientImpl> make_client(std::chrono::milliseconds read_timeout) const;
-  std::unique_ptr<httplib::ClientImpl> take_pooled();
+  // reused: whether it comes from the pool (the server may have closed it since).
+  std::unique_ptr<httplib::ClientImpl> take_pooled(bool* reused);
+  ApiResponse send_pooled(const std::function<httplib::Result(httplib::ClientImpl&)>& send);
   void give_back(std::unique_ptr<httplib::ClientImpl> c);
   std::string bearer_token();
   std::string full_path(const std::string& path) const { return cfg_.base_path + path; }

@@ -1,7 +1,5 @@
 #include "extender/kube/live_state.h"
 
-#include <malloc.h>
-
 #include "extender/kube/cache_sinks.h"
 
 namespace kext::kube {
@@ -59,26 +57,35 @@ std::vector<LiveState::ResourceStatus> LiveState::status() const {
 
 void LiveState::housekeeping() {
   std::unique_lock lock(mu_);
+  uint64_t lists_released = 0;
   while (!stopping_) {
-    // Readiness polls quickly until the first sync, then the loop only expires assumptions.
+    // Readiness polls quickly until the first sync, then the loop expires assumptions and releases the
+    // memory of relists.
     auto interval = store_.ready() ? opts_.housekeeping_interval : std::chrono::milliseconds(20);
     cv_.wait_for(lock, interval, [this] { return stopping_; });
     if (stopping_) break;
-    if (!store_.ready() && synced()) {
-      store_.set_ready(true);
-      // The initial lists' text and DOMs were freed in pieces glibc keeps; return them once.
-      malloc_trim(0);
+    lock.unlock();
+    const auto statuses = status();
+    bool all_synced = true;
+    uint64_t lists = 0;
+    for (const auto& r : statuses) {
+      all_synced = all_synced && r.status.synced;
+      lists += r.status.lists;
+    }
+    if (!store_.ready() && all_synced) store_.set_ready(true);
+    if (all_synced && lists != lists_released) {
+      lists_released = lists;
+      if (opts_.release_memory) opts_.release_memory();
     }
     cache_.expire_assumed(StateCache::Clock::now());
     if (opts_.report_lag) {
-      lock.unlock();
       auto now = std::chrono::steady_clock::now();
-      for (const auto& r : status()) {
+      for (const auto& r : statuses) {
         if (!r.status.synced) continue;
         opts_.report_lag(r.resource, std::chrono::duration<double>(now - r.status.last_activity).count());
       }
-      lock.lock();
     }
+    lock.lock();
   }
 }
 

@@ -84,6 +84,17 @@ TEST_F(Bind, ApiErrorsComeBackInErrorAndUndoTheAssumption) {
   EXPECT_NE(error_of(again).find("already assigned"), std::string::npos) << again.body;
 }
 
+// The API server closes a keep-alive connection that sat idle (FakeApiServer after 1 s; a restart closes
+// them all): the next bind must not fail on the dead pooled connection (bench/soak found binds failing
+// with "Write" after each pause).
+TEST_F(Bind, ABindAfterTheServerClosedTheIdleConnectionSucceeds) {
+  BindVerb verb(*client_, live_->cache(), 30s);
+  EXPECT_EQ(error_of(verb.bind(bind_body("w0", "big"))), "");
+  std::this_thread::sleep_for(1500ms);  // the pooled connection is closed by the server meanwhile
+  EXPECT_EQ(error_of(verb.bind(bind_body("w1", "big"))), "");
+  EXPECT_EQ(api_.bindings().size(), 2u);
+}
+
 TEST_F(Bind, MalformedRequestsAre400) {
   BindVerb verb(*client_, live_->cache(), 30s);
   EXPECT_EQ(verb.bind("").status, 400);

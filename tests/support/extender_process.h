@@ -1,6 +1,8 @@
 #pragma once
-// Runs the real kube-extender binary (KEXT_BINARY) as a child process for tests of start-up, flags and
-// signals: its stderr is captured, its port read from the start-up line.
+// Runs the real kube-extender binary as a child process (tests of start-up, flags and signals; the soak
+// driver): its stderr is captured through a pipe, or written to a file for a long run, and its port is
+// read from the start-up line.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,34 +16,62 @@ namespace kext::testing {
 
 class ExtenderProcess {
  public:
-  // Starts `kube-extender --address 127.0.0.1 --port 0 args…` and reads stderr until it listens or exits.
-  explicit ExtenderProcess(const std::vector<std::string>& args) {
-    int fds[2];
-    if (pipe(fds) != 0) return;
-    std::vector<std::string> argv_s = {KEXT_BINARY, "--address", "127.0.0.1", "--port", "0"};
+#ifdef KEXT_BINARY
+  explicit ExtenderProcess(const std::vector<std::string>& args) : ExtenderProcess(KEXT_BINARY, args) {}
+#endif
+
+  // Starts `binary --address 127.0.0.1 --port 0 args…` and reads stderr until it listens or exits. With
+  // log_file, stderr goes to that file (nothing blocks on a pipe nobody drains) and is read from there,
+  // for at most `start_limit`.
+  ExtenderProcess(const std::string& binary, const std::vector<std::string>& args, std::string log_file = "",
+                  std::chrono::milliseconds start_limit = std::chrono::seconds(60))
+      : log_file_(std::move(log_file)) {
+    int fds[2] = {-1, -1};
+    int err_fd = -1;
+    if (log_file_.empty()) {
+      if (pipe(fds) != 0) return;
+      err_fd = fds[1];
+    } else {
+      err_fd = open(log_file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (err_fd < 0) return;
+      fd_ = open(log_file_.c_str(), O_RDONLY | O_CLOEXEC);
+    }
+    std::vector<std::string> argv_s = {binary, "--address", "127.0.0.1", "--port", "0"};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     pid_ = fork();
     if (pid_ == 0) {
-      dup2(fds[1], STDERR_FILENO);
-      close(fds[0]);
-      close(fds[1]);
+      dup2(err_fd, STDERR_FILENO);
+      close_range(3, ~0U, 0);  // nothing of the parent's (sockets, pipes) leaks into the child
       std::vector<char*> argv;
       for (auto& a : argv_s) argv.push_back(a.data());
       argv.push_back(nullptr);
-      execv(KEXT_BINARY, argv.data());
+      execv(binary.c_str(), argv.data());
       _exit(127);
     }
-    close(fds[1]);
-    fd_ = fds[0];
+    close(err_fd);
+    if (log_file_.empty()) fd_ = fds[0];
     const std::string marker = "listening on 127.0.0.1:";
+    auto listening = [&] {
+      const size_t at = log_.find(marker);
+      return at != std::string::npos && log_.find(' ', at + marker.size()) != std::string::npos;
+    };
+    const auto end = std::chrono::steady_clock::now() + start_limit;
     char buf[512];
-    while (log_.find(marker) == std::string::npos || log_.find(' ', log_.find(marker) + marker.size()) == std::string::npos) {
+    while (!listening() && fd_ >= 0) {
       const ssize_t n = read(fd_, buf, sizeof buf);
-      if (n <= 0) return;  // exited before listening: see exit_code() and log()
-      log_.append(buf, static_cast<size_t>(n));
+      if (n > 0) {
+        log_.append(buf, static_cast<size_t>(n));
+        continue;
+      }
+      // A pipe reads 0 once the process has exited; a file reads 0 until more is written.
+      if (log_file_.empty() || wait_exit(std::chrono::milliseconds(0)) >= 0) return;
+      if (std::chrono::steady_clock::now() >= end) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    port_ = std::atoi(log_.c_str() + log_.find(marker) + marker.size());
+    if (listening()) port_ = std::atoi(log_.c_str() + log_.find(marker) + marker.size());
   }
+  ExtenderProcess(const ExtenderProcess&) = delete;
+  ExtenderProcess& operator=(const ExtenderProcess&) = delete;
   ~ExtenderProcess() {
     if (pid_ > 0 && exit_ < 0) {
       kill(pid_, SIGKILL);
@@ -56,27 +86,29 @@ class ExtenderProcess {
   // The exit status, or -1 if still running after `timeout`.
   int wait_exit(std::chrono::milliseconds timeout) {
     const auto end = std::chrono::steady_clock::now() + timeout;
-    while (exit_ < 0 && std::chrono::steady_clock::now() < end) {
+    while (exit_ < 0 && pid_ > 0) {
       int status = 0;
       if (waitpid(pid_, &status, WNOHANG) == pid_) {
         exit_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         break;
       }
+      if (std::chrono::steady_clock::now() >= end) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return exit_;
   }
 
-  // Everything written to stderr so far (after exit: all of it).
+  // Everything written to stderr so far (through a pipe: after exit, all of it).
   const std::string& log() {
-    if (exit_ >= 0 && fd_ >= 0) {
-      char buf[512];
+    if ((exit_ >= 0 || !log_file_.empty()) && fd_ >= 0) {
+      char buf[4096];
       for (ssize_t n; (n = read(fd_, buf, sizeof buf)) > 0;) log_.append(buf, static_cast<size_t>(n));
     }
     return log_;
   }
 
  private:
+  std::string log_file_;
   pid_t pid_ = -1;
   int fd_ = -1;
   int port_ = 0;

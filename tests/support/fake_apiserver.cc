@@ -191,6 +191,31 @@ std::map<std::string, std::string> FakeApiServer::objects(const std::string& res
   return it == objects_.end() ? std::map<std::string, std::string>{} : it->second;
 }
 
+std::optional<std::string> FakeApiServer::object(const std::string& resource, const std::string& key) const {
+  std::lock_guard lock(mu_);
+  auto r = objects_.find(resource);
+  if (r == objects_.end()) return std::nullopt;
+  auto it = r->second.find(key);
+  if (it == r->second.end()) return std::nullopt;
+  return it->second;
+}
+
+bool FakeApiServer::update(const std::string& resource, const std::string& key,
+                           const std::function<std::optional<std::string>(const std::string&)>& f) {
+  std::lock_guard lock(mu_);
+  auto& objs = objects_[resource];
+  auto it = objs.find(key);
+  if (it == objs.end()) return false;
+  std::optional<std::string> next = f(it->second);
+  if (!next) return true;
+  if (object_key(*next) != key)
+    throw std::invalid_argument("FakeApiServer::update: the object's name changed");
+  uint64_t rv = ++rv_;
+  it->second = with_rv(*next, rv);
+  record_locked(resource, "MODIFIED", it->second, rv);
+  return true;
+}
+
 uint64_t FakeApiServer::resource_version() const {
   std::lock_guard lock(mu_);
   return rv_;
@@ -217,6 +242,12 @@ void FakeApiServer::restart() {
 void FakeApiServer::drop_streams_mid_event() {
   std::lock_guard lock(mu_);
   drop_upto_ = next_stream_ - 1;
+}
+
+void FakeApiServer::expire_streams() {
+  std::lock_guard lock(mu_);
+  expire_upto_ = next_stream_ - 1;
+  cv_.notify_all();
 }
 
 void FakeApiServer::hang_streams() {
@@ -326,6 +357,7 @@ bool FakeApiServer::pump(const std::shared_ptr<Stream>& st, httplib::DataSink& s
       cv_.wait_for(lock, std::chrono::milliseconds(50));
       continue;
     }
+    if (st->id <= expire_upto_) st->gone = true;
     if (st->gone) {
       std::string ev = "{\"type\":\"ERROR\",\"object\":" +
                        status_json(410, "Expired", "too old resource version: " + std::to_string(st->cursor)) + "}\n";

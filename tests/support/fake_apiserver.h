@@ -5,9 +5,11 @@
 // client certificate; and faults to inject.
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,6 +43,12 @@ class FakeApiServer {
   void put(const std::string& resource, const std::string& json);
   void remove(const std::string& resource, const std::string& key);
   std::map<std::string, std::string> objects(const std::string& resource) const;
+  std::optional<std::string> object(const std::string& resource, const std::string& key) const;
+  // Read-modify-write in one step, as an update carrying the object's resourceVersion is: f gets the stored
+  // object and returns its new version (nullopt: no change). f runs under the server's lock and must not
+  // call the server. False if there is no such object.
+  bool update(const std::string& resource, const std::string& key,
+              const std::function<std::optional<std::string>(const std::string&)>& f);
   uint64_t resource_version() const;
 
   // Faults.
@@ -48,6 +56,7 @@ class FakeApiServer {
   void restart();                      // open streams break; a new resourceVersion history begins
   void drop_streams_mid_event();       // each open stream sends half of its next event, then drops
   void hang_streams();                 // open streams go silent, connections left open
+  void expire_streams();               // open streams send a 410 ERROR event and end (as after compaction)
   void fail_requests(int count, int status);  // the next list/watch requests answer this status
   void set_list_delay(std::chrono::milliseconds d);
   void set_gone_as_http_status(bool b);  // 410 as an HTTP status instead of an ERROR event
@@ -103,6 +112,7 @@ class FakeApiServer {
   uint64_t next_stream_ = 1;
   uint64_t hang_upto_ = 0;
   uint64_t drop_upto_ = 0;
+  uint64_t expire_upto_ = 0;
   uint64_t bookmark_gen_ = 0;
   int fail_count_ = 0;
   int fail_status_ = 500;

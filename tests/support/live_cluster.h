@@ -1,6 +1,7 @@
 #pragma once
 // A FakeApiServer, a client configured through a kubeconfig file, and a LiveState feeding a store:
-// what the watch, bind and sync tests start from.
+// what the watch, bind and sync tests start from; and what a from-scratch build of the server's
+// objects gives, which a cache kept by the watch must equal.
 #include <unistd.h>
 
 #include <chrono>
@@ -11,6 +12,8 @@
 
 #include "extender/kube/api_config.h"
 #include "extender/kube/live_state.h"
+#include "extender/state/snapshot_loader.h"
+#include "extender/state/state_dump.h"
 #include "tests/support/fake_apiserver.h"
 
 namespace kext::testing {
@@ -46,6 +49,14 @@ inline bool wait_until(const std::function<bool()>& done, std::chrono::milliseco
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return done();
+}
+
+// dump_state() of the server's objects loaded from scratch, as a snapshot file would be.
+inline std::string dump_from_scratch(const FakeApiServer& api) {
+  ClusterStateBuilder b;
+  for (const char* r : {"nodes", "pods", "poddisruptionbudgets"})
+    for (const auto& [_, json] : api.objects(r)) load_snapshot_json(json, b);
+  return dump_state(*std::move(b).build());
 }
 
 }  // namespace kext::testing

@@ -94,5 +94,46 @@ TEST(Gen, TheExtenderAcceptsTheClusterAndEveryRequest) {
   EXPECT_GT(reply["NodeNames"].Size(), 0u);
 }
 
+// --bind: after each cycle's prioritize, a bind of that cycle's pod (name and UID as in its filter) to the
+// first node the cycle sent; the cluster and the other requests stay as they were.
+TEST(Gen, BindFollowsEachCycleWithItsPodAndFirstNode) {
+  TempDir plain("gen-plain"), with("gen-bind");
+  auto o = small(5);
+  gen::write_workload(o, plain.str());
+  o.bind = true;
+  const auto s = gen::write_workload(o, with.str());
+  EXPECT_EQ(s.requests_per_mode, 6u * 3 + 2);
+  EXPECT_TRUE(slurp(plain.path() / "cluster.json") == slurp(with.path() / "cluster.json"));
+  for (const char* mode : {"names", "full"}) {
+    SCOPED_TRACE(mode);
+    auto ex = load::read_exchanges((with.path() / mode).string());
+    ASSERT_EQ(ex.size(), s.requests_per_mode);
+    size_t binds = 0;
+    for (size_t i = 0; i < ex.size(); ++i) {
+      if (ex[i].record.verb != "bind") continue;
+      ++binds;
+      ASSERT_GE(i, 2u);
+      ASSERT_EQ(ex[i - 1].record.verb, "prioritize");
+      auto filter = parse(ex[i - 2].record.body);
+      auto bind = parse(ex[i].record.body);
+      EXPECT_STREQ(bind["PodName"].GetString(), filter["Pod"]["metadata"]["name"].GetString());
+      EXPECT_STREQ(bind["PodNamespace"].GetString(), filter["Pod"]["metadata"]["namespace"].GetString());
+      EXPECT_STREQ(bind["PodUID"].GetString(), filter["Pod"]["metadata"]["uid"].GetString());
+      const std::string first = std::string(mode) == "names"
+                                    ? filter["NodeNames"][0].GetString()
+                                    : filter["Nodes"]["items"][0]["metadata"]["name"].GetString();
+      EXPECT_EQ(bind["Node"].GetString(), first);
+    }
+    EXPECT_EQ(binds, 6u);
+  }
+  // --mode names: the same names recording, no full one.
+  TempDir names_only("gen-names");
+  o.full = false;
+  gen::write_workload(o, names_only.str());
+  EXPECT_TRUE(slurp(names_only.path() / "names/rec-000001.jsonl") ==
+              slurp(with.path() / "names/rec-000001.jsonl"));
+  EXPECT_FALSE(fs::exists(names_only.path() / "full"));
+}
+
 }  // namespace
 }  // namespace kext::testing

@@ -42,6 +42,12 @@ TEST(LoadOptions, FlagsAndDefaults) {
   EXPECT_FALSE(o.replay.progress);
   EXPECT_EQ(o.replay.timeout_s, 5);
   EXPECT_FALSE(parse({"--url", "http://h:1", "dir"}).read.keep_replies);  // replies only kept for --check
+  LoadOptions e =
+      parse({"--url", "http://h:1", "--expect-error", "bind:HTTP 409: ", "--expect-error=bind:a:b", "d"});
+  ASSERT_EQ(e.replay.expected_errors.size(), 2u);
+  EXPECT_EQ(e.replay.expected_errors[0].verb, "bind");
+  EXPECT_EQ(e.replay.expected_errors[0].text, "HTTP 409: ");
+  EXPECT_EQ(e.replay.expected_errors[1].text, "a:b");
 }
 
 TEST(LoadOptions, ErrorsNameTheFlag) {
@@ -59,6 +65,11 @@ TEST(LoadOptions, ErrorsNameTheFlag) {
   EXPECT_NE(message({"--url", "http://h:1", "--connections", "0", "d"}).find("--connections"), std::string::npos);
   EXPECT_NE(message({"--url", "http://h:1", "--bogus", "d"}).find("--bogus"), std::string::npos);
   EXPECT_NE(message({"--url", "http://h:1", "a", "b"}).find("one input"), std::string::npos);
+  for (const char* bad : {"bind", ":text", "bind:"}) {
+    EXPECT_NE(message({"--url", "http://h:1", "--expect-error", bad, "d"}).find("--expect-error"),
+              std::string::npos)
+        << bad;
+  }
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include "extender/http/recorder.h"
 #include "temp_dir.h"
@@ -100,6 +102,52 @@ TEST(Replay, ErrorsAreCountedByKind) {
   EXPECT_TRUE(r.verbs["filter"].latency_us.empty());
 }
 
+// --expect-error: a 200 whose Error matches VERB and TEXT is counted apart; any other Error body or status
+// is an error, listed with its text; errors are also counted per verb.
+TEST(Replay, ExpectedErrorsAreCountedApartAndOthersListed) {
+  httplib::Server fake;
+  fake.Post("/bind", [](const httplib::Request& req, httplib::Response& res) {
+    const bool conflict = req.body.find("taken") != std::string::npos;
+    res.set_content(conflict
+                        ? R"({"Error":"binding pod default/taken to node n: HTTP 409: already assigned"})"
+                        : R"({"Error":"binding pod default/p to node n: Write"})",
+                    "application/json");
+  });
+  fake.Post("/filter", [](const httplib::Request&, httplib::Response& res) {
+    res.status = 400;
+    res.set_content(R"({"Error":"HTTP 409 in a filter"})", "application/json");
+  });
+  const int port = fake.bind_to_any_port("127.0.0.1");
+  std::thread serving([&] { fake.listen_after_bind(); });
+  for (int i = 0; i < 2000 && !fake.is_running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::vector<load::Exchange> exchanges(4);
+  for (auto& e : exchanges) {
+    e.record.verb = "bind";
+    e.record.content_type = "application/json";
+    e.record.body = R"({"PodName":"taken"})";
+  }
+  exchanges[2].record.body = R"({"PodName":"p"})";
+  exchanges[3].record.verb = "filter";
+  load::ReplayOptions o;
+  o.target.host = "127.0.0.1";
+  o.target.port = port;
+  o.expected_errors = {{"filter", "HTTP 409"}, {"bind", "HTTP 409: "}};
+  auto r = load::replay(exchanges, o);
+  fake.stop();
+  serving.join();
+  EXPECT_EQ(r.expected, (std::vector<uint64_t>{0, 2}));
+  EXPECT_EQ(r.errors.error_body, 1u);
+  EXPECT_EQ(r.errors.http_status[400], 1u);  // a non-200 status is never expected
+  EXPECT_EQ(r.errors.total(), 2u);
+  EXPECT_EQ(r.verbs["bind"].errors, 1u);
+  EXPECT_EQ(r.verbs["filter"].errors, 1u);
+  ASSERT_EQ(r.first_errors.size(), 2u);
+  std::sort(r.first_errors.begin(), r.first_errors.end());
+  EXPECT_EQ(r.first_errors[0], "bind: binding pod default/p to node n: Write");
+  EXPECT_EQ(r.first_errors[1].rfind("filter: HTTP 400 ", 0), 0u) << r.first_errors[1];
+}
+
 // A peer that accepts connections (the kernel completes them from the backlog) but never answers.
 TEST(Replay, ASilentServerIsATimeout) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -122,6 +170,8 @@ TEST(Replay, ASilentServerIsATimeout) {
   ::close(fd);
   EXPECT_EQ(r.errors.timeout, 1u);
   EXPECT_EQ(r.errors.total(), 1u);
+  ASSERT_EQ(r.first_errors.size(), 1u);
+  EXPECT_EQ(r.first_errors[0].rfind("filter: timeout after ", 0), 0u) << r.first_errors[0];
 }
 
 // The recording is complete once the server (and its recorder) is gone.

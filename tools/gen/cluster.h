@@ -16,6 +16,9 @@ struct GenOptions {
   size_t cycles = 50;             // scheduling cycles: a filter + prioritize each
   size_t preempt_every = 5;       // a preempt request every that many cycles (0 = none)
   size_t nodes_per_request = 0;   // 0 = what kube-scheduler sends (numFeasibleNodesToFind)
+  bool bind = false;              // a bind of each cycle's pod to the first node sent, after prioritize
+  bool names = true;              // write DIR/names/ (NodeNames requests)
+  bool full = true;               // write DIR/full/ (full Nodes requests)
 };
 
 struct Cluster {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 
 #include "extender/http/record_format.h"
@@ -130,6 +131,12 @@ std::string preempt_body(const Cluster& c, const std::string& pod, std::vector<s
   return s;
 }
 
+// ExtenderBindingArgs, as kube-scheduler sends it after the pod's cycle chose a node.
+std::string bind_body(const PodSpec& pod, const std::string& node) {
+  return R"({"PodName":")" + pod.name + R"(","PodNamespace":")" + pod.namespace_ + R"(","PodUID":")" +
+         pod.uid + R"(","Node":")" + node + "\"}";
+}
+
 PodSpec pending_pod(const Cluster& c, Prng& rng, size_t cycle, int32_t priority) {
   PodSpec p;
   const size_t a = rng.below(60);
@@ -151,10 +158,18 @@ PodSpec pending_pod(const Cluster& c, Prng& rng, size_t cycle, int32_t priority)
   return p;
 }
 
+// One mode's recording; a mode left out (--mode) only counts, and its bodies need not be built.
 class Recording {
  public:
-  explicit Recording(const fs::path& dir) : out_((fs::create_directories(dir), dir / Recorder::file_name(1))) {}
+  Recording(const fs::path& dir, bool on) {
+    if (on) out_.emplace((fs::create_directories(dir), dir / Recorder::file_name(1)));
+  }
+  bool on() const { return out_.has_value(); }
   void add(std::string_view verb, std::string_view body) {
+    if (!out_) {
+      ++seq_;
+      return;
+    }
     const std::string length = std::to_string(body.size());
     RecordView e;
     e.seq = ++seq_;
@@ -164,13 +179,15 @@ class Recording {
     e.content_type = "application/json";
     e.content_length = length;
     e.body = body;
-    out_.write(encode_record_line(e));
+    out_->write(encode_record_line(e));
   }
   size_t count() const { return seq_; }
-  void close() { out_.close(); }
+  void close() {
+    if (out_) out_->close();
+  }
 
  private:
-  Output out_;
+  std::optional<Output> out_;
   size_t seq_ = 0;
 };
 
@@ -195,26 +212,31 @@ WorkloadSummary write_workload(const GenOptions& o, const std::string& out_dir) 
   const size_t per_request = o.nodes_per_request ? std::min(o.nodes_per_request, c.nodes.size())
                                                  : feasible_nodes_to_find(c.nodes.size());
   sum.nodes_per_request = per_request;
-  Recording names(dir / "names"), full(dir / "full");
+  Recording names(dir / "names", o.names), full(dir / "full", o.full);
   size_t next_start = 0, next_preempt_start = 0;
   for (size_t cycle = 0; cycle < o.cycles; ++cycle) {
     const PodSpec pod = pending_pod(c, rng, cycle, kPendingPriorities[rng.below(std::size(kPendingPriorities))]);
     const std::string pod_text = pod_json(pod);
     const auto nodes = pick_nodes(c, per_request, pod.tolerates_dedicated, &next_start);
     // The scheduler sends prioritize the same body as filter.
-    const std::string names_body = filter_body(c, pod_text, nodes, false);
-    const std::string full_body = filter_body(c, pod_text, nodes, true);
+    const std::string names_body = names.on() ? filter_body(c, pod_text, nodes, false) : "";
+    const std::string full_body = full.on() ? filter_body(c, pod_text, nodes, true) : "";
     for (const char* verb : {"filter", "prioritize"}) {
       names.add(verb, names_body);
       full.add(verb, full_body);
+    }
+    if (o.bind && !nodes.empty()) {
+      const std::string body = bind_body(pod, c.nodes[nodes.front()].name);
+      names.add("bind", body);
+      full.add("bind", body);
     }
     if (o.preempt_every && (cycle + 1) % o.preempt_every == 0) {
       const PodSpec preemptor = pending_pod(c, rng, cycle, kPreemptorPriority);
       const std::string text = pod_json(preemptor);
       const auto candidates =
           pick_nodes(c, preemption_candidates(c.nodes.size()), preemptor.tolerates_dedicated, &next_preempt_start);
-      names.add("preempt", preempt_body(c, text, candidates, kPreemptorPriority, false));
-      full.add("preempt", preempt_body(c, text, candidates, kPreemptorPriority, true));
+      names.add("preempt", names.on() ? preempt_body(c, text, candidates, kPreemptorPriority, false) : "");
+      full.add("preempt", full.on() ? preempt_body(c, text, candidates, kPreemptorPriority, true) : "");
     }
   }
   sum.requests_per_mode = names.count();

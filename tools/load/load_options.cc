@@ -27,13 +27,16 @@ std::string load_usage() {
          "                        (index.jsonl + NNNN-verb--name.json [+ .response.json]; bind skipped)\n"
          "  --url URL             the extender, as kube-scheduler's urlPrefix (required)\n"
          "  --connections C       keep-alive connections, one thread each (default 1)\n"
-         "  --rate R              open loop: R requests/s in total at scheduled times (default: closed loop)\n"
+         "  --rate R              open loop: R requests/s in total at scheduled times (default: closed "
+         "loop)\n"
          "  --count N             send N requests, cycling through the recording\n"
          "  --duration S          send for S seconds (with neither: one pass over the recording)\n"
          "  --verb V              replay only verb V (repeatable or comma-separated)\n"
          "  --timeout S           per-request timeout (default 5, the scheduler's)\n"
          "  --check               compare every reply with the recorded reply as JSON\n"
-         "  --show-differences N  differences printed by --check (default 5)\n"
+         "  --show-differences N  differences printed by --check, and unexpected errors (default 5)\n"
+         "  --expect-error VERB:TEXT  a 200 reply of VERB whose Error contains TEXT is expected, counted\n"
+         "                        apart and not as an error (repeatable; e.g. bind:HTTP 409)\n"
          "  --json                machine-readable summary on stdout\n"
          "  --quiet               no progress line on stderr\n"
          "exit status: 0 ok, 1 unreadable input, 2 bad flags, 3 errors or --check differences\n";
@@ -72,6 +75,13 @@ LoadOptions parse_load_options(int argc, char** argv) {
       o.replay.check = true;
     } else if (arg == "--show-differences") {
       o.replay.shown_differences = parse_flag_integer<uint64_t>(arg, next(), 0, 1000);
+    } else if (arg == "--expect-error") {
+      const std::string v = next();
+      const size_t colon = v.find(':');
+      if (colon == std::string::npos || colon == 0 || colon + 1 == v.size()) {
+        throw std::invalid_argument("--expect-error: expected VERB:TEXT, got \"" + v + "\"");
+      }
+      o.replay.expected_errors.push_back({v.substr(0, colon), v.substr(colon + 1)});
     } else if (arg == "--json") {
       o.json = true;
     } else if (arg == "--quiet" || arg == "-q") {

@@ -32,23 +32,38 @@ struct Shared {
   std::atomic<uint64_t> failed{0};
 };
 
-// A reply body the scheduler would treat as a failed call although the status is 200. Large replies
-// (full-Nodes filter echoes) are only scanned near the end, where every envelope puts "Error", so the
-// load generator does not spend its CPU parsing megabytes the server must also send.
-bool has_error_body(const std::string& body) {
+// A reply body the scheduler would treat as a failed call although the status is 200; *message gets the
+// Error text. Large replies (full-Nodes filter echoes) are only scanned near the end, where every envelope
+// puts "Error", so the load generator does not spend its CPU parsing megabytes the server must also send;
+// their message is left empty.
+bool has_error_body(const std::string& body, std::string* message) {
   constexpr size_t kParseLimit = 256 * 1024;
+  message->clear();
   if (body.size() <= kParseLimit) {
     rapidjson::Document d;
     d.Parse<json::kParseFlags>(body.data(), body.size());
     if (d.HasParseError() || !d.IsObject()) return false;
     const json::Value* e = json::find_non_null(d, "Error");
-    return e && e->IsString() && e->GetStringLength() > 0;
+    if (!e || !e->IsString() || e->GetStringLength() == 0) return false;
+    message->assign(e->GetString(), e->GetStringLength());
+    return true;
   }
   const size_t at = body.rfind("\"Error\":");
   if (at == std::string::npos) return false;
   size_t i = at + 8;
   while (i < body.size() && (body[i] == ' ' || body[i] == '\n' || body[i] == '\t' || body[i] == '\r')) ++i;
   return i + 1 < body.size() && body[i] == '"' && body[i + 1] != '"';
+}
+
+// The index of the expectation that covers this Error reply, or -1.
+int expected_index(const std::vector<ExpectedError>& expected, const std::string& verb,
+                   const std::string& message) {
+  if (message.empty()) return -1;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (expected[i].verb == verb && message.find(expected[i].text) != std::string::npos)
+      return static_cast<int>(i);
+  }
+  return -1;
 }
 
 void check_reply(const Exchange& ex, const HttpReply& res, size_t shown, ReplayResult& r) {
@@ -73,6 +88,8 @@ void worker(Shared& sh, ReplayResult& r) {
   const ReplayOptions& o = sh.options;
   HttpConnection connection(o.target.host, o.target.port, std::chrono::duration<double>(o.timeout_s));
   HttpReply reply;
+  std::string message;
+  r.expected.assign(o.expected_errors.size(), 0);
   const size_t n = sh.exchanges.size();
   for (;;) {
     const uint64_t i = sh.next.fetch_add(1, std::memory_order_relaxed);
@@ -95,29 +112,51 @@ void worker(Shared& sh, ReplayResult& r) {
     ++v.requests;
     v.bytes_sent += rec.body.size();
     bool failed = false;
-    if (failure == HttpFailure::kConnect) {
+    if (failure != HttpFailure::kNone) {
       failed = true;
-      ++r.errors.connect;
-    } else if (failure == HttpFailure::kTimeout) {
-      failed = true;
-      ++r.errors.timeout;
-    } else if (failure == HttpFailure::kTransport) {
-      failed = true;
-      ++r.errors.transport;
+      const char* what = "transport failure";
+      if (failure == HttpFailure::kConnect) {
+        ++r.errors.connect;
+        what = "connect failure";
+      } else if (failure == HttpFailure::kTimeout) {
+        ++r.errors.timeout;
+        what = "timeout";
+      } else {
+        ++r.errors.transport;
+      }
+      if (r.first_errors.size() < o.shown_differences) {
+        char after[32];
+        std::snprintf(after, sizeof after, " after %.2f s",
+                      std::chrono::duration<double>(end - scheduled).count());
+        r.first_errors.push_back(rec.verb + ": " + what + after);
+      }
     } else {
       v.latency_us.push_back(std::chrono::duration<double, std::micro>(end - scheduled).count());
       v.bytes_received += reply.body.size();
       if (reply.status != 200) {
         failed = true;
         ++r.errors.http_status[reply.status];
-      } else if (has_error_body(reply.body)) {
-        failed = true;
-        ++r.errors.error_body;
+        if (r.first_errors.size() < o.shown_differences) {
+          r.first_errors.push_back(rec.verb + ": HTTP " + std::to_string(reply.status) + " " +
+                                   reply.body.substr(0, 200));
+        }
+      } else if (has_error_body(reply.body, &message)) {
+        if (int e = expected_index(o.expected_errors, rec.verb, message); e >= 0) {
+          ++r.expected[static_cast<size_t>(e)];
+        } else {
+          failed = true;
+          ++r.errors.error_body;
+          if (r.first_errors.size() < o.shown_differences)
+            r.first_errors.push_back(rec.verb + ": " + message.substr(0, 300));
+        }
       }
       if (o.check) check_reply(ex, reply, o.shown_differences, r);
     }
     sh.done.fetch_add(1, std::memory_order_relaxed);
-    if (failed) sh.failed.fetch_add(1, std::memory_order_relaxed);
+    if (failed) {
+      ++v.errors;
+      sh.failed.fetch_add(1, std::memory_order_relaxed);
+    }
   }
 }
 
@@ -127,6 +166,7 @@ void merge(ReplayResult& into, ReplayResult&& from, size_t shown) {
     t.requests += v.requests;
     t.bytes_sent += v.bytes_sent;
     t.bytes_received += v.bytes_received;
+    t.errors += v.errors;
     t.latency_us.insert(t.latency_us.end(), v.latency_us.begin(), v.latency_us.end());
   }
   into.errors.connect += from.errors.connect;
@@ -134,11 +174,16 @@ void merge(ReplayResult& into, ReplayResult&& from, size_t shown) {
   into.errors.transport += from.errors.transport;
   into.errors.error_body += from.errors.error_body;
   for (auto [status, n] : from.errors.http_status) into.errors.http_status[status] += n;
+  into.expected.resize(std::max(into.expected.size(), from.expected.size()), 0);
+  for (size_t i = 0; i < from.expected.size(); ++i) into.expected[i] += from.expected[i];
   into.checked += from.checked;
   into.differences += from.differences;
   into.unchecked += from.unchecked;
   for (auto& d : from.first_differences) {
     if (into.first_differences.size() < shown) into.first_differences.push_back(std::move(d));
+  }
+  for (auto& e : from.first_errors) {
+    if (into.first_errors.size() < shown) into.first_errors.push_back(std::move(e));
   }
 }
 
@@ -207,6 +252,7 @@ ReplayResult replay(const std::vector<Exchange>& exchanges, const ReplayOptions&
   }
 
   ReplayResult out;
+  out.expected.assign(options.expected_errors.size(), 0);
   out.elapsed_s = std::chrono::duration<double>(end - sh.start).count();
   for (auto& l : locals) merge(out, std::move(l), options.shown_differences);
   for (auto& [verb, v] : out.verbs) {

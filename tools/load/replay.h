@@ -12,6 +12,13 @@
 
 namespace kext::load {
 
+// A failure the run expects, e.g. bind conflicts while the cluster changes under the replay: a 200 reply
+// of `verb` whose Error contains `text`. Counted in ReplayResult::expected, not as an error.
+struct ExpectedError {
+  std::string verb;
+  std::string text;
+};
+
 struct ReplayOptions {
   Target target;
   size_t connections = 1;
@@ -22,6 +29,7 @@ struct ReplayOptions {
   bool check = false;      // compare each reply with the recorded one
   size_t shown_differences = 5;
   bool progress = false;   // a line on stderr every second
+  std::vector<ExpectedError> expected_errors;
 };
 
 struct ErrorCounts {
@@ -38,6 +46,7 @@ struct VerbResult {
   std::vector<double> latency_us;  // every request that got an HTTP reply, sorted
   uint64_t bytes_sent = 0;         // request bodies
   uint64_t bytes_received = 0;     // reply bodies
+  uint64_t errors = 0;             // of these requests, how many ReplayResult::errors counts
 };
 
 struct ReplayResult {
@@ -47,10 +56,12 @@ struct ReplayResult {
   uint64_t bytes_received = 0;
   std::map<std::string, VerbResult> verbs;
   ErrorCounts errors;
+  std::vector<uint64_t> expected;  // per ReplayOptions::expected_errors entry
   uint64_t checked = 0;      // replies compared with a recorded one
   uint64_t differences = 0;  // of those, how many differed (status or JSON value)
   uint64_t unchecked = 0;    // replies whose exchange has no recorded reply
   std::vector<std::string> first_differences;
+  std::vector<std::string> first_errors;  // "verb: Error text" or "verb: HTTP status", a few
 };
 
 // Throws std::invalid_argument when there is nothing to send; every network problem is counted, never

@@ -41,11 +41,12 @@ std::string format_text(const ReplayResult& r, const ReplayOptions& o) {
                     (o.rate > 0 ? "open loop at " + fmt("%g", o.rate) + " req/s" : std::string("closed loop")) + "\n";
   out += pad("verb", 12, true) + pad("requests", 10) + pad("req/s", 10);
   for (const char* q : kQuantileNames) out += pad(std::string(q) + " ms", 11);
-  out += pad("max ms", 11) + "\n";
+  out += pad("max ms", 11) + pad("errors", 9) + "\n";
   for (const auto& [verb, v] : r.verbs) {
     out += pad(verb, 12, true) + pad(std::to_string(v.requests), 10) + pad(fmt("%.1f", rps(v.requests, r.elapsed_s)), 10);
     for (double q : kQuantiles) out += pad(ms(percentile(v.latency_us, q)), 11);
-    out += pad(ms(v.latency_us.empty() ? 0 : v.latency_us.back()), 11) + "\n";
+    out +=
+        pad(ms(v.latency_us.empty() ? 0 : v.latency_us.back()), 11) + pad(std::to_string(v.errors), 9) + "\n";
   }
   if (r.errors.total() == 0) {
     out += "errors: none\n";
@@ -54,6 +55,11 @@ std::string format_text(const ReplayResult& r, const ReplayOptions& o) {
            ", transport " + std::to_string(r.errors.transport) + ", Error body " + std::to_string(r.errors.error_body);
     for (auto [status, n] : r.errors.http_status) out += ", HTTP " + std::to_string(status) + " " + std::to_string(n);
     out += "\n";
+    for (const auto& e : r.first_errors) out += "  " + e + "\n";
+  }
+  for (size_t i = 0; i < o.expected_errors.size() && i < r.expected.size(); ++i) {
+    out += "expected: " + o.expected_errors[i].verb + " \"" + o.expected_errors[i].text + "\" " +
+           std::to_string(r.expected[i]) + "\n";
   }
   out += "bytes: sent " + bytes(r.bytes_sent) + ", received " + bytes(r.bytes_received) + " (bodies)\n";
   if (o.check) {
@@ -101,6 +107,8 @@ std::string format_json(const ReplayResult& r, const ReplayOptions& o) {
     w.Uint64(v.bytes_sent);
     w.Key("bytes_received");
     w.Uint64(v.bytes_received);
+    w.Key("errors");
+    w.Uint64(v.errors);
     w.EndObject();
   }
   w.EndObject();
@@ -123,7 +131,24 @@ std::string format_json(const ReplayResult& r, const ReplayOptions& o) {
     w.Uint64(n);
   }
   w.EndObject();
+  w.Key("first");
+  w.StartArray();
+  for (const auto& e : r.first_errors) json::write_string(w, e);
+  w.EndArray();
   w.EndObject();
+  w.Key("expected");
+  w.StartArray();
+  for (size_t i = 0; i < o.expected_errors.size() && i < r.expected.size(); ++i) {
+    w.StartObject();
+    w.Key("verb");
+    json::write_string(w, o.expected_errors[i].verb);
+    w.Key("text");
+    json::write_string(w, o.expected_errors[i].text);
+    w.Key("count");
+    w.Uint64(r.expected[i]);
+    w.EndObject();
+  }
+  w.EndArray();
   if (o.check) {
     w.Key("check");
     w.StartObject();

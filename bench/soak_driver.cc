@@ -1,0 +1,758 @@
+// soak-driver (run by bench/soak): the real kube-extender watching the in-repo API server while that
+// server churns pods and restarts or compacts every so often, with extender-load replaying filter,
+// prioritize, preempt and bind traffic; then a report that fails on unexpected errors, RSS drift after
+// warm-up, growth of file descriptors or threads, a cache that differs from a from-scratch build of the
+// server's objects, or an unclean shutdown.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <mutex>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "extender/command_line.h"
+#include "extender/read_file.h"
+#include "extender/state/state_dump.h"
+#include "policy/json.h"
+#include "tests/support/extender_process.h"
+#include "tests/support/fake_apiserver.h"
+#include "tests/support/live_cluster.h"
+#include "tools/gen/objects.h"
+#include "tools/load/exchanges.h"
+#include "tools/load/http_connection.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+struct Options {
+  double seconds = 1800;   // traffic and churn
+  std::string work;        // extender-gen --bind output: cluster.json, names/
+  std::string extender;    // the kube-extender binary
+  std::string load;        // the extender-load binary
+  double churn_rate = 40;  // pod events per second
+  double rate = 300;       // requests per second over all connections; 0 = closed loop
+  int connections = 4;
+  double period = 0;        // a restart and a compaction per period; 0 = seconds/3 within [20, 180]
+  double sample_every = 0;  // 0 = seconds/60 within [1, 5]
+  double rss_limit = 5;     // % drift allowed after warm-up
+  uint64_t seed = 1;
+};
+
+std::string usage() {
+  return "usage: soak-driver --work DIR --extender BIN --load BIN [flags]\n"
+         "  --seconds S        traffic and churn (default 1800)\n"
+         "  --work DIR         extender-gen --bind output (cluster.json, names/); logs are written there\n"
+         "  --extender BIN     the kube-extender binary\n"
+         "  --load BIN         the extender-load binary\n"
+         "  --churn-rate R     pod events per second on the API server (default 40)\n"
+         "  --rate R           requests per second, 0 = closed loop (default 300)\n"
+         "  --connections C    extender-load connections (default 4)\n"
+         "  --period S         one restart and one compaction per period (default S/3 within [20, 180])\n"
+         "  --sample-every S   /proc sampling interval (default S/60 within [1, 5])\n"
+         "  --rss-limit PCT    RSS drift allowed after warm-up (default 5)\n"
+         "  --seed N           churn choices (default 1)\n";
+}
+
+double parse_number(const std::string& flag, const std::string& v, double lo, double hi) {
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (v.empty() || end != v.c_str() + v.size() || !(d >= lo) || !(d <= hi)) {
+    throw std::invalid_argument(flag + ": expected a number in " + std::to_string(lo) + ".." +
+                                std::to_string(hi) + ", got \"" + v + "\"");
+  }
+  return d;
+}
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  for (kext::ArgCursor c(argc, argv); c.advance();) {
+    const std::string f = c.flag();
+    if (f == "--seconds") {
+      o.seconds = parse_number(f, c.value(), 10, 86400);
+    } else if (f == "--work") {
+      o.work = c.value();
+    } else if (f == "--extender") {
+      o.extender = c.value();
+    } else if (f == "--load") {
+      o.load = c.value();
+    } else if (f == "--churn-rate") {
+      o.churn_rate = parse_number(f, c.value(), 0.1, 10000);
+    } else if (f == "--rate") {
+      o.rate = parse_number(f, c.value(), 0, 1e6);
+    } else if (f == "--connections") {
+      o.connections = kext::parse_flag_integer<int>(f, c.value(), 1, 64);
+    } else if (f == "--period") {
+      o.period = parse_number(f, c.value(), 5, 86400);
+    } else if (f == "--sample-every") {
+      o.sample_every = parse_number(f, c.value(), 0.2, 600);
+    } else if (f == "--rss-limit") {
+      o.rss_limit = parse_number(f, c.value(), 0, 1000);
+    } else if (f == "--seed") {
+      o.seed = kext::parse_flag_integer<uint64_t>(f, c.value(), 0, UINT64_MAX);
+    } else {
+      throw std::invalid_argument("unknown flag \"" + f + "\"");
+    }
+  }
+  if (o.work.empty() || o.extender.empty() || o.load.empty()) {
+    throw std::invalid_argument("--work, --extender and --load are required");
+  }
+  if (o.period == 0) o.period = std::clamp(o.seconds / 3, 20.0, 180.0);
+  if (o.sample_every == 0) o.sample_every = std::clamp(o.seconds / 60, 1.0, 5.0);
+  return o;
+}
+
+std::string to_json(const rapidjson::Value& v) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  v.Accept(w);
+  return std::string(sb.GetString(), sb.GetSize());
+}
+
+void set_member(rapidjson::Value& obj, const char* name, rapidjson::Value v,
+                rapidjson::Document::AllocatorType& a) {
+  if (obj.HasMember(name)) obj.RemoveMember(name);
+  obj.AddMember(rapidjson::Value(name, a), v, a);
+}
+
+rapidjson::Value& object_member(rapidjson::Value& obj, const char* name,
+                                rapidjson::Document::AllocatorType& a) {
+  if (!obj.HasMember(name) || !obj[name].IsObject())
+    set_member(obj, name, rapidjson::Value(rapidjson::kObjectType), a);
+  return obj[name];
+}
+
+// ---- the cluster and the churned pods ----
+
+struct Cluster {
+  std::vector<std::string> nodes;
+  size_t pods = 0;
+  size_t pdbs = 0;
+};
+
+// cluster.json into the API server.
+Cluster load_cluster(kext::testing::FakeApiServer& api, const std::string& path) {
+  std::string text;
+  if (!kext::read_whole_file(path, text)) throw std::runtime_error(path + ": cannot read");
+  rapidjson::Document d;
+  d.Parse(text.data(), text.size());
+  if (d.HasParseError() || !d.IsObject() || !d.HasMember("items") || !d["items"].IsArray()) {
+    throw std::runtime_error(path + ": not a v1 List");
+  }
+  Cluster c;
+  for (const auto& item : d["items"].GetArray()) {
+    const std::string kind =
+        item.HasMember("kind") && item["kind"].IsString() ? item["kind"].GetString() : "";
+    if (kind == "Node") {
+      api.put("nodes", to_json(item));
+      c.nodes.push_back(item["metadata"]["name"].GetString());
+    } else if (kind == "Pod") {
+      api.put("pods", to_json(item));
+      ++c.pods;
+    } else if (kind == "PodDisruptionBudget") {
+      api.put("poddisruptionbudgets", to_json(item));
+      ++c.pdbs;
+    }
+  }
+  if (c.nodes.empty()) throw std::runtime_error(path + ": no nodes");
+  return c;
+}
+
+struct PoolPod {
+  std::string key;   // namespace/name
+  std::string json;  // pending, with its TypeMeta
+};
+
+// The pods the recorded cycles schedule (and bind): churn creates, updates and deletes exactly these, so
+// the binds in the traffic meet pods that exist and are pending, exist and are bound, or are gone.
+std::vector<PoolPod> load_pool(const std::string& recording) {
+  std::vector<PoolPod> pool;
+  std::set<std::string> seen;
+  for (const auto& ex : kext::load::read_exchanges(recording, {{"filter"}, false})) {
+    rapidjson::Document d;
+    d.Parse(ex.record.body.data(), ex.record.body.size());
+    if (d.HasParseError() || !d.IsObject() || !d.HasMember("Pod"))
+      throw std::runtime_error(ex.source + ": no Pod");
+    const auto& md = d["Pod"]["metadata"];
+    const std::string key = std::string(md["namespace"].GetString()) + "/" + md["name"].GetString();
+    if (!seen.insert(key).second) continue;
+    pool.push_back({key, kext::gen::with_type_meta(to_json(d["Pod"]), "Pod", "v1")});
+  }
+  if (pool.empty()) throw std::runtime_error(recording + ": no filter requests to take pods from");
+  return pool;
+}
+
+struct ChurnCounts {
+  std::atomic<uint64_t> created{0}, updated{0}, deleted{0};
+  uint64_t total() const { return created + updated + deleted; }
+};
+
+class Churn {
+ public:
+  Churn(kext::testing::FakeApiServer& api, std::vector<PoolPod> pool, std::vector<std::string> nodes,
+        uint64_t seed)
+      : api_(api), pool_(std::move(pool)), nodes_(std::move(nodes)), rng_(seed) {}
+
+  // Creates about as many pods as the churn keeps alive, so that the cache starts near its steady size.
+  void populate() {
+    for (size_t i = 0; i < pool_.size(); ++i)
+      if (chance(0.75)) create(pool_[i]);
+  }
+
+  // One event on a random pod of the pool: create it if absent; otherwise delete it (35 %) or update it.
+  void step() {
+    PoolPod& p = pool_[std::uniform_int_distribution<size_t>(0, pool_.size() - 1)(rng_)];
+    if (!api_.object("pods", p.key)) {
+      create(p);
+    } else if (chance(0.35)) {
+      api_.remove("pods", p.key);
+      ++counts.deleted;
+    } else {
+      update(p);
+    }
+  }
+
+  ChurnCounts counts;
+
+ private:
+  bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
+  const std::string& random_node() {
+    return nodes_[std::uniform_int_distribution<size_t>(0, nodes_.size() - 1)(rng_)];
+  }
+  std::string now() const {
+    return kext::gen::rfc3339(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()));
+  }
+
+  // Pending as the scheduler sees it (70 %), or already running on a node, as a pod that another
+  // scheduler or the kubelet (a static pod) placed.
+  void create(const PoolPod& p) {
+    if (chance(0.7)) {
+      api_.put("pods", p.json);
+    } else {
+      rapidjson::Document d;
+      d.Parse(p.json.data(), p.json.size());
+      auto& a = d.GetAllocator();
+      set_member(d["spec"], "nodeName", rapidjson::Value(random_node().c_str(), a), a);
+      run(d["status"], a);
+      api_.put("pods", to_json(d));
+    }
+    ++counts.created;
+  }
+
+  void run(rapidjson::Value& status, rapidjson::Document::AllocatorType& a) {
+    set_member(status, "phase", rapidjson::Value("Running"), a);
+    set_member(status, "startTime", rapidjson::Value(now().c_str(), a), a);
+  }
+
+  // What the kubelet and controllers change: conditions, the phase (Running, sometimes Succeeded), a label.
+  void update(const PoolPod& p) {
+    const double r = std::uniform_real_distribution<double>(0, 1)(rng_);
+    const uint64_t n = ++generation_;
+    const std::string stamp = now();
+    api_.update("pods", p.key, [&](const std::string& json) -> std::optional<std::string> {
+      rapidjson::Document d;
+      d.Parse(json.data(), json.size());
+      auto& a = d.GetAllocator();
+      auto& status = object_member(d, "status", a);
+      const bool bound = d["spec"].HasMember("nodeName") && d["spec"]["nodeName"].IsString() &&
+                         d["spec"]["nodeName"].GetStringLength() > 0;
+      const std::string phase =
+          status.HasMember("phase") && status["phase"].IsString() ? status["phase"].GetString() : "";
+      if (phase == "Succeeded" || phase == "Failed" || r < 0.3) {
+        auto& labels = object_member(object_member(d, "metadata", a), "labels", a);
+        set_member(labels, "soak-tier", rapidjson::Value(rapidjson::StringRef(n % 2 ? "a" : "b")), a);
+      } else if (!bound) {
+        rapidjson::Value cond(rapidjson::kObjectType);
+        cond.AddMember("type", "PodScheduled", a);
+        cond.AddMember("status", "False", a);
+        cond.AddMember("reason", "Unschedulable", a);
+        cond.AddMember(
+            "message",
+            rapidjson::Value(("0/N nodes are available (churn " + std::to_string(n) + ")").c_str(), a), a);
+        cond.AddMember("lastTransitionTime", rapidjson::Value(stamp.c_str(), a), a);
+        rapidjson::Value conds(rapidjson::kArrayType);
+        conds.PushBack(cond, a);
+        set_member(status, "conditions", std::move(conds), a);
+      } else if (r < 0.4) {
+        set_member(status, "phase", rapidjson::Value("Succeeded"), a);
+      } else {
+        if (phase != "Running") run(status, a);
+        rapidjson::Value cond(rapidjson::kObjectType);
+        cond.AddMember("type", "Ready", a);
+        cond.AddMember("status", rapidjson::Value(rapidjson::StringRef(n % 2 ? "True" : "False")), a);
+        cond.AddMember("lastTransitionTime", rapidjson::Value(stamp.c_str(), a), a);
+        rapidjson::Value conds(rapidjson::kArrayType);
+        conds.PushBack(cond, a);
+        set_member(status, "conditions", std::move(conds), a);
+      }
+      return to_json(d);
+    });
+    ++counts.updated;
+  }
+
+  kext::testing::FakeApiServer& api_;
+  std::vector<PoolPod> pool_;
+  std::vector<std::string> nodes_;
+  std::mt19937_64 rng_;
+  uint64_t generation_ = 0;
+};
+
+// ---- the extender's process ----
+
+struct Sample {
+  double t = 0;  // seconds since traffic started
+  double rss_kib = 0;
+  int threads = 0;
+  int fds = 0;
+};
+
+// False when the process is gone.
+bool sample_process(pid_t pid, double t, Sample& s) {
+  s = Sample{};
+  s.t = t;
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  if (!status) return false;
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmRSS:", 0) == 0) s.rss_kib = std::strtod(line.c_str() + 6, nullptr);
+    if (line.rfind("Threads:", 0) == 0) s.threads = std::atoi(line.c_str() + 8);
+    if (line.rfind("State:", 0) == 0 && line.find("Z (zombie)") != std::string::npos) return false;
+  }
+  std::error_code ec;
+  for (fs::directory_iterator it("/proc/" + std::to_string(pid) + "/fd", ec), end; !ec && it != end;
+       it.increment(ec))
+    ++s.fds;
+  return !ec && s.rss_kib > 0;
+}
+
+// A child with stdout and stderr in files; nothing else of ours (sockets) is inherited.
+pid_t spawn(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (o < 0 || e < 0) _exit(126);
+    dup2(o, STDOUT_FILENO);
+    dup2(e, STDERR_FILENO);
+    close_range(3, ~0U, 0);
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// The exit status, or -1 (after SIGKILL) if it did not end within `limit`.
+int wait_child(pid_t pid, std::chrono::milliseconds limit) {
+  const auto end = Clock::now() + limit;
+  for (;;) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid)
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (Clock::now() >= end) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+}
+
+bool http_get(int port, const std::string& path, kext::load::HttpReply& reply) {
+  kext::load::HttpConnection c("127.0.0.1", port, std::chrono::seconds(10));
+  return c.get(path, reply) == kext::load::HttpFailure::kNone;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// Lines in one text and not the other, a few of each.
+std::string difference(const std::string& want, const std::string& got, size_t shown) {
+  auto lines = [](const std::string& text) {
+    std::set<std::string> out;
+    std::istringstream in(text);
+    for (std::string l; std::getline(in, l);) out.insert(l);
+    return out;
+  };
+  const auto w = lines(want), g = lines(got);
+  std::string out;
+  size_t n = 0;
+  for (const auto& l : w)
+    if (!g.contains(l) && n++ < shown) out += "  expected: " + l.substr(0, 300) + "\n";
+  n = 0;
+  for (const auto& l : g)
+    if (!w.contains(l) && n++ < shown) out += "  cached:   " + l.substr(0, 300) + "\n";
+  return out;
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+uint64_t member_u64(const rapidjson::Value& obj, const char* name) {
+  return obj.IsObject() && obj.HasMember(name) && obj[name].IsUint64() ? obj[name].GetUint64() : 0;
+}
+
+// Stops the children if the run overruns its time by far (a hung child or server): everything ends.
+class Watchdog {
+ public:
+  Watchdog(std::chrono::seconds limit, std::function<void()> on_expiry)
+      : thread_([this, limit, f = std::move(on_expiry)] {
+          std::unique_lock lock(mu_);
+          if (!cv_.wait_for(lock, limit, [this] { return done_; })) {
+            std::cerr << "soak: watchdog: the run overran by far; stopping" << std::endl;
+            f();
+            std::_Exit(1);
+          }
+        }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+int run(const Options& o) {
+  const fs::path work(o.work);
+  const auto sec = [](double s) {
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+  };
+
+  kext::testing::FakeApiServer api;
+  const Cluster cluster = load_cluster(api, (work / "cluster.json").string());
+  Churn churn(api, load_pool((work / "names").string()), cluster.nodes, o.seed);
+  churn.populate();
+  api.compact();  // the loading history is of no use to a client that lists first
+  const std::string kubeconfig = (work / "kubeconfig").string();
+  std::ofstream(kubeconfig) << api.kubeconfig();
+
+  std::atomic<pid_t> extender_pid{-1}, load_pid{-1};
+  Watchdog watchdog(std::chrono::seconds(static_cast<int64_t>(o.seconds) + 300), [&] {
+    if (extender_pid > 0) kill(extender_pid, SIGKILL);
+    if (load_pid > 0) kill(load_pid, SIGKILL);
+  });
+
+  kext::testing::ExtenderProcess extender(o.extender, {"--kubeconfig", kubeconfig, "--enable-bind"},
+                                          (work / "extender.log").string());
+  extender_pid = extender.pid();
+  if (extender.port() == 0) {
+    std::cerr << "soak: kube-extender did not start:\n" << extender.log() << std::endl;
+    return 1;
+  }
+  const int port = extender.port();
+  kext::load::HttpReply reply;
+  for (int i = 0; i < 600 && !(http_get(port, "/readyz", reply) && reply.status == 200); ++i)
+    std::this_thread::sleep_for(50ms);
+  if (reply.status != 200) {
+    std::cerr << "soak: kube-extender never became ready:\n" << extender.log() << std::endl;
+    return 1;
+  }
+
+  std::vector<std::string> load_args = {o.load,
+                                        "--url",
+                                        "http://127.0.0.1:" + std::to_string(port),
+                                        "--connections",
+                                        std::to_string(o.connections),
+                                        "--duration",
+                                        fixed(o.seconds, 3),
+                                        "--json",
+                                        "--quiet",
+                                        "--expect-error",
+                                        "bind:HTTP 409: ",
+                                        "--expect-error",
+                                        "bind:HTTP 404: ",
+                                        (work / "names").string()};
+  if (o.rate > 0) load_args.insert(load_args.end() - 1, {"--rate", fixed(o.rate, 3)});
+  const auto start = Clock::now();
+  load_pid = spawn(load_args, (work / "load.json").string(), (work / "load.log").string());
+  const auto end = start + sec(o.seconds);
+
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stop = false;
+  auto wait_until = [&](Clock::time_point t) {
+    std::unique_lock lock(mu);
+    return !cv.wait_until(lock, std::min(t, end), [&] { return stop; }) && t < end;
+  };
+
+  std::thread churner([&] {
+    auto next = start;
+    while (wait_until(next)) {
+      churn.step();
+      next += sec(1 / o.churn_rate);
+    }
+  });
+
+  int restarts = 0, compactions = 0, bookmarks = 0;
+  std::thread faults([&] {
+    // Per period: a restart at 30 % (streams break, every kind relists from a new resourceVersion
+    // history), a compaction at 65 % (each open stream gets 410 Gone and relists). A bookmark every 20 s
+    // keeps quiet streams (nodes, PDBs) alive, as the API's are.
+    struct Due {
+      double at;
+      int what;  // 0 restart, 1 compaction, 2 bookmark
+    };
+    std::vector<Due> plan;
+    for (double p = 0; p < o.seconds; p += o.period) {
+      plan.push_back({p + 0.30 * o.period, 0});
+      plan.push_back({p + 0.65 * o.period, 1});
+    }
+    for (double b = 20; b < o.seconds; b += 20) plan.push_back({b, 2});
+    std::sort(plan.begin(), plan.end(), [](const Due& a, const Due& b) { return a.at < b.at; });
+    for (const Due& d : plan) {
+      if (!wait_until(start + sec(d.at))) return;
+      if (d.what == 0) {
+        api.restart();
+        ++restarts;
+      } else if (d.what == 1) {
+        api.compact();
+        api.expire_streams();
+        ++compactions;
+      } else {
+        api.bookmark();
+        ++bookmarks;
+      }
+    }
+  });
+
+  std::vector<Sample> samples;
+  bool died = false;
+  for (auto next = start; wait_until(next); next += sec(o.sample_every)) {
+    Sample s;
+    if (!sample_process(extender.pid(), std::chrono::duration<double>(Clock::now() - start).count(), s)) {
+      died = true;
+      break;
+    }
+    samples.push_back(s);
+  }
+  {
+    std::lock_guard lock(mu);
+    stop = true;
+  }
+  cv.notify_all();
+  churner.join();
+  faults.join();
+  const double traffic_s = std::chrono::duration<double>(Clock::now() - start).count();
+  const int load_exit = wait_child(load_pid, 60s);
+  load_pid = -1;
+
+  // Converged: the cache equals a from-scratch build of the server's objects (bind assumptions resolve
+  // within --bind-assume-ttl-seconds, 30 s, so a minute bounds the wait).
+  std::string want, got;
+  bool equal = false;
+  const auto converge_start = Clock::now();
+  while (!died && Clock::now() - converge_start < 60s) {
+    want = kext::testing::dump_from_scratch(api);
+    if (http_get(port, "/debug/state", reply) && reply.status == 200) got = reply.body;
+    if (want == got) {
+      equal = true;
+      break;
+    }
+    std::this_thread::sleep_for(200ms);
+  }
+  const double converge_s = std::chrono::duration<double>(Clock::now() - converge_start).count();
+  if (!equal) {
+    std::ofstream(work / "state.expected") << want;
+    std::ofstream(work / "state.cached") << got;
+  }
+
+  int extender_exit = -1;
+  if (!died) {
+    kill(extender.pid(), SIGTERM);
+    extender_exit = extender.wait_exit(30s);
+  }
+  extender_pid = -1;
+  const std::string extender_log = extender.log();
+  const auto bindings = api.bindings().size();
+
+  // extender-load's report.
+  std::string load_text;
+  kext::read_whole_file((work / "load.json").string(), load_text);
+  rapidjson::Document lr;
+  lr.Parse(load_text.data(), load_text.size());
+  const bool load_ok =
+      !lr.HasParseError() && lr.IsObject() && lr.HasMember("verbs") && lr.HasMember("errors");
+  static const rapidjson::Value kNull;
+  const rapidjson::Value& verbs = load_ok ? lr["verbs"] : kNull;
+  uint64_t conflicts = 0, gone = 0;
+  if (load_ok && lr.HasMember("expected") && lr["expected"].IsArray()) {
+    for (const auto& e : lr["expected"].GetArray()) {
+      const std::string text = e["text"].GetString();
+      (text.find("409") != std::string::npos ? conflicts : gone) += e["count"].GetUint64();
+    }
+  }
+  const uint64_t unexpected = load_ok ? member_u64(lr["errors"], "total") : 0;
+  const auto verb = [&](const char* v) -> const rapidjson::Value& {
+    return load_ok && verbs.HasMember(v) ? verbs[v] : kNull;
+  };
+  const uint64_t bind_requests = member_u64(verb("bind"), "requests");
+  const uint64_t bound =
+      bind_requests - std::min(bind_requests, conflicts + gone + member_u64(verb("bind"), "errors"));
+
+  // Warm-up: the first period, which holds a restart and a compaction with their relists, the churned
+  // pods at their steady number, every worker and connection in use and the decision log filled. The
+  // baseline is the first quarter after it, the end the last quarter.
+  const double warm = o.period;
+  const double quarter = (o.seconds - warm) / 4;
+  std::vector<double> base_rss, end_rss;
+  int base_fd_max = 0, end_fd_min = INT32_MAX, base_thr_max = 0, end_thr_min = INT32_MAX;
+  std::vector<double> base_fds, end_fds, base_thr, end_thr;
+  double rss_max = 0;
+  for (const auto& s : samples) {
+    rss_max = std::max(rss_max, s.rss_kib);
+    if (s.t >= warm && s.t < warm + quarter) {
+      base_rss.push_back(s.rss_kib);
+      base_fds.push_back(s.fds);
+      base_thr.push_back(s.threads);
+      base_fd_max = std::max(base_fd_max, s.fds);
+      base_thr_max = std::max(base_thr_max, s.threads);
+    }
+    if (s.t >= o.seconds - quarter) {
+      end_rss.push_back(s.rss_kib);
+      end_fds.push_back(s.fds);
+      end_thr.push_back(s.threads);
+      end_fd_min = std::min(end_fd_min, s.fds);
+      end_thr_min = std::min(end_thr_min, s.threads);
+    }
+  }
+  const double rss_base = median(base_rss), rss_end = median(end_rss);
+  const double drift = rss_base > 0 ? (rss_end - rss_base) / rss_base * 100 : 0;
+  {
+    std::ofstream tsv(work / "samples.tsv");
+    tsv << "seconds\trss_kib\tthreads\tfds\n";
+    for (const auto& s : samples)
+      tsv << fixed(s.t, 1) << "\t" << s.rss_kib << "\t" << s.threads << "\t" << s.fds << "\n";
+  }
+  size_t bad_objects = 0;
+  for (size_t at = 0; (at = extender_log.find("does not decode", at)) != std::string::npos; ++at)
+    ++bad_objects;
+  size_t log_lines = std::count(extender_log.begin(), extender_log.end(), '\n');
+
+  std::vector<std::string> failures;
+  if (died) failures.push_back("kube-extender died during the run");
+  if (!load_ok) failures.push_back("extender-load gave no report (exit " + std::to_string(load_exit) + ")");
+  if (unexpected > 0) failures.push_back(std::to_string(unexpected) + " unexpected errors");
+  for (const char* v : {"filter", "prioritize", "preempt", "bind"})
+    if (member_u64(verb(v), "requests") == 0) failures.push_back(std::string("no ") + v + " requests");
+  if (bound != bindings)
+    failures.push_back("binds: " + std::to_string(bound) + " replied bound, the API server saw " +
+                       std::to_string(bindings));
+  if (base_rss.size() < 3 || end_rss.size() < 3) failures.push_back("too few samples after warm-up");
+  if (drift > o.rss_limit)
+    failures.push_back("RSS drift " + fixed(drift, 1) + " % > " + fixed(o.rss_limit, 1) + " %");
+  if (!end_fds.empty() && end_fd_min > base_fd_max) failures.push_back("file descriptors grew");
+  if (!end_thr.empty() && end_thr_min > base_thr_max) failures.push_back("threads grew");
+  if (!equal) failures.push_back("the cache differs from a from-scratch build");
+  if (bad_objects > 0) failures.push_back(std::to_string(bad_objects) + " objects did not decode");
+  if (restarts == 0 || compactions == 0) failures.push_back("no restart or no compaction happened");
+  if (!died && extender_exit != 0)
+    failures.push_back("kube-extender exit " + std::to_string(extender_exit) + " after SIGTERM");
+
+  const auto mib = [](double kib) { return fixed(kib / 1024, 1) + " MiB"; };
+  std::string requests;
+  uint64_t total = 0;
+  for (const char* v : {"filter", "prioritize", "preempt", "bind"}) {
+    requests +=
+        std::string(requests.empty() ? "" : ", ") + v + " " + std::to_string(member_u64(verb(v), "requests"));
+    total += member_u64(verb(v), "requests");
+  }
+  std::string out;
+  out += "\nsoak: " + fixed(o.seconds, 0) + " s, warm-up " + fixed(warm, 0) + " s, " +
+         std::to_string(cluster.nodes.size()) + " nodes, " + std::to_string(cluster.pods) +
+         " running pods, " + std::to_string(cluster.pdbs) + " PDBs\n";
+  out += "| what | value |\n|---|---|\n";
+  out += "| duration | " + fixed(traffic_s, 1) + " s of traffic and churn, then " + fixed(converge_s, 1) +
+         " s to compare |\n";
+  out += "| requests | " + requests + " (" + std::to_string(total) + ", " +
+         fixed(total / std::max(traffic_s, 1.0), 0) + "/s on " + std::to_string(o.connections) +
+         " connections) |\n";
+  out += "| unexpected errors | " + std::to_string(unexpected) + " |\n";
+  out += "| bind outcomes | " + std::to_string(bound) + " bound (API server: " + std::to_string(bindings) +
+         "), " + std::to_string(conflicts) + " already bound (409), " + std::to_string(gone) +
+         " pod gone (404) |\n";
+  out += "| churn applied | " + std::to_string(churn.counts.total()) + " pod events (" +
+         std::to_string(churn.counts.created) + " created, " + std::to_string(churn.counts.updated) +
+         " updated, " + std::to_string(churn.counts.deleted) + " deleted) + " + std::to_string(bindings) +
+         " binds |\n";
+  out += "| faults | " + std::to_string(restarts) + " restarts, " + std::to_string(compactions) +
+         " compactions (410 on every open stream), " + std::to_string(bookmarks) + " bookmarks; " +
+         std::to_string(api.lists_served()) + " lists and " + std::to_string(api.watches_served()) +
+         " watches served; " + std::to_string(log_lines) + " extender log lines |\n";
+  out += "| RSS | baseline " + mib(rss_base) + ", end " + mib(rss_end) + ", drift " +
+         (drift >= 0 ? "+" : "") + fixed(drift, 2) + " % (limit " + fixed(o.rss_limit, 0) + " %), max " +
+         mib(rss_max) + "; " + std::to_string(samples.size()) + " samples |\n";
+  out += "| fds | baseline " + fixed(median(base_fds), 0) + " (max " + std::to_string(base_fd_max) +
+         "), end " + fixed(median(end_fds), 0) + " (min " +
+         std::to_string(end_fd_min == INT32_MAX ? 0 : end_fd_min) + ") |\n";
+  out += "| threads | baseline " + fixed(median(base_thr), 0) + " (max " + std::to_string(base_thr_max) +
+         "), end " + fixed(median(end_thr), 0) + " (min " +
+         std::to_string(end_thr_min == INT32_MAX ? 0 : end_thr_min) + ") |\n";
+  out += "| cache equals a from-scratch build | " + std::string(equal ? "yes" : "NO") + " |\n";
+  out += "| shutdown | " +
+         (died ? std::string("died") : "exit " + std::to_string(extender_exit) + " after SIGTERM") + " |\n";
+  std::cout << out;
+  if (unexpected > 0 && lr["errors"].HasMember("first") && lr["errors"]["first"].IsArray()) {
+    std::cout << "first unexpected errors:\n";
+    for (const auto& e : lr["errors"]["first"].GetArray()) std::cout << "  " << e.GetString() << "\n";
+  }
+  if (!equal)
+    std::cout << "cache difference (" << (work / "state.expected").string() << " vs state.cached):\n"
+              << difference(want, got, 5);
+  if (failures.empty()) {
+    std::cout << "soak: PASS" << std::endl;
+    return 0;
+  }
+  std::cout << "soak: FAIL:";
+  for (const auto& f : failures) std::cout << " " << f << ";";
+  std::cout << std::endl;
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  try {
+    o = parse_options(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "soak-driver: " << e.what() << "\n" << usage();
+    return 2;
+  }
+  try {
+    return run(o);
+  } catch (const std::exception& e) {
+    std::cerr << "soak-driver: " << e.what() << std::endl;
+    return 1;
+  }
+}

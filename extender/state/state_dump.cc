@@ -1,0 +1,115 @@
+#include "extender/state/state_dump.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace kext {
+
+namespace {
+
+void resources(std::string& out, const Resources& r) {
+  out += std::to_string(r.milli_cpu) + "m," + std::to_string(r.memory) + "," +
+         std::to_string(r.ephemeral_storage);
+  for (const auto& s : r.scalars) out += "," + s.name + "=" + std::to_string(s.value);
+}
+
+void labels(std::string& out, const Labels& l) {
+  bool first = true;
+  for (const auto& [k, v] : l) {
+    if (!first) out += ',';
+    first = false;
+    out += k + "=" + v;
+  }
+}
+
+std::string node_line(const std::string& name, const NodeInfo& n) {
+  std::string line = "node " + name;
+  if (n.node) {
+    const Node& o = *n.node;
+    line += " allocatable=";
+    resources(line, o.allocatable);
+    line += ",pods=" + std::to_string(o.allocatable.pods) + " labels=";
+    labels(line, o.labels);
+    line += " taints=";
+    for (size_t i = 0; i < o.taints.size(); ++i) {
+      line += (i ? "," : "") + o.taints[i].key + "=" + o.taints[i].value + ":" + o.taints[i].effect;
+    }
+    uint64_t image_sum = 0;  // an order-independent digest of the image keys and sizes
+    for (const auto& im : o.images) image_sum += im.key ^ static_cast<uint64_t>(im.size_bytes);
+    line += std::string(" unschedulable=") + (o.unschedulable ? "1" : "0") +
+            " images=" + std::to_string(o.images.size()) + "/" + std::to_string(image_sum);
+  } else {
+    line += " (no object)";
+  }
+  line += " requested=";
+  resources(line, n.requested);
+  line += " nonzero=";
+  resources(line, n.nonzero_requested);
+  std::vector<std::string> uids;
+  uids.reserve(n.pods.size());
+  for (const auto& p : n.pods) uids.push_back(p->pod->uid);
+  std::sort(uids.begin(), uids.end());
+  line += " pods=";
+  for (size_t i = 0; i < uids.size(); ++i) line += (i ? "," : "") + uids[i];
+  return line;
+}
+
+std::string pod_line(const std::string& key, const PodInfo& info) {
+  const PodMeta& p = *info.pod;
+  std::string line = "pod " + key + " " + p.namespace_ + "/" + p.name + " node=" + p.node_name +
+                     " phase=" + p.phase + " priority=" + (p.priority ? std::to_string(*p.priority) : "-") +
+                     " start=" + (p.start_time ? std::to_string(*p.start_time) : "-") +
+                     " terminating=" + (p.terminating ? "1" : "0") + " labels=";
+  labels(line, p.labels);
+  line += " requests=";
+  resources(line, info.requests);
+  line += " nonzero=";
+  resources(line, info.nonzero_requests);
+  return line;
+}
+
+std::string pdb_line(const PodDisruptionBudget& b) {
+  std::string line = "pdb " + b.namespace_ + "/" + b.name +
+                     " allowed=" + std::to_string(b.disruptions_allowed) + " selector=";
+  if (!b.selector) {
+    line += "nil";
+  } else {
+    labels(line, b.selector->match_labels);
+    for (const auto& r : b.selector->match_expressions) {
+      line += ";" + r.key + " " + r.op + " (";
+      for (size_t i = 0; i < r.values.size(); ++i) line += (i ? "," : "") + r.values[i];
+      line += ")";
+    }
+  }
+  std::vector<std::string> disrupted = b.disrupted_pods;
+  std::sort(disrupted.begin(), disrupted.end());
+  line += " disrupted=";
+  for (size_t i = 0; i < disrupted.size(); ++i) line += (i ? "," : "") + disrupted[i];
+  return line;
+}
+
+}  // namespace
+
+std::string dump_state(const ClusterState& state) {
+  std::vector<std::string> lines;
+  lines.reserve(state.nodes.size() + state.pods_by_uid.size() + state.pdbs->size());
+  state.nodes.for_each([&](const std::string& name, const std::shared_ptr<const NodeInfo>& n) {
+    lines.push_back(node_line(name, *n));
+  });
+  state.pods_by_uid.for_each([&](const std::string& key, const std::shared_ptr<const PodInfo>& p) {
+    lines.push_back(pod_line(key, *p));
+  });
+  for (const auto& b : *state.pdbs) lines.push_back(pdb_line(b));
+  std::sort(lines.begin(), lines.end());
+  size_t bytes = 0;
+  for (const auto& l : lines) bytes += l.size() + 1;
+  std::string out;
+  out.reserve(bytes);
+  for (const auto& l : lines) {
+    out += l;
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace kext
