@@ -67,7 +67,12 @@ class ImageLocality final : public ScorePlugin {
       if (size < 0) continue;
       // Same operation order as scaledImageScore so the truncation matches bit for bit.
       double spread = static_cast<double>(img.nodes_with_image) / static_cast<double>(p->total_nodes);
-      sum += static_cast<int64_t>(static_cast<double>(size) * spread);
+      const double scaled = static_cast<double>(size) * spread;
+      // A term at the maximum threshold makes the clamped sum the maximum (the other terms are >= 0),
+      // so it is capped before the conversion: sizes near 2^63 are out of int64's range as doubles,
+      // and several huge terms would overflow the sum.
+      sum += scaled >= static_cast<double>(kImageLocalityMaxThreshold) ? kImageLocalityMaxThreshold
+                                                                       : static_cast<int64_t>(scaled);
     }
     sum = std::clamp(sum, kImageLocalityMinThreshold, kImageLocalityMaxThreshold);
     return kMaxScore * (sum - kImageLocalityMinThreshold) /
