@@ -211,6 +211,9 @@ Resources decode_resource_list(const Value& v, std::string_view path) {
       json::fail_type(p, "quantity string", q);
     }
     if (!quantity) throw DecodeError(p + ": invalid quantity: " + error);
+    // The API server accepts no negative requests, overhead or allocatable (pkg/apis/core/validation/
+    // validation.go ValidateResourceQuantityValue -> ValidateNonnegativeQuantity); the scores assume none.
+    if (quantity->nanos < 0) throw DecodeError(p + ": must be greater than or equal to 0");
     set_named_resource(r, name, name == "cpu" ? quantity->milli_value() : quantity->value());
   }
   return r;
