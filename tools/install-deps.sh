@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs, only those that are missing.
 set -euo pipefail
-pkgs=(g++ cmake make pkg-config libcpp-httplib-dev rapidjson-dev libtbb-dev libgtest-dev libbenchmark-dev libssl-dev)
+pkgs=(g++ cmake make pkg-config libcpp-httplib-dev rapidjson-dev libtbb-dev libgtest-dev libbenchmark-dev libssl-dev
+  clang libclang-rt-14-dev llvm)  # tests/fuzz: clang++ with libFuzzer, ASan, UBSan; llvm-symbolizer
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -37,6 +37,11 @@ struct Line {
   throw YamlError("line " + std::to_string(line) + ": " + what);
 }
 
+// The readers below and Node's destructor recurse once per level, so deeper nesting is refused rather
+// than allowed to exhaust the stack (a JSON kubeconfig of 100000 '[' did). Kubeconfigs nest 4 levels.
+constexpr size_t kMaxDepth = 100;
+const std::string kTooDeep = "nested deeper than " + std::to_string(kMaxDepth) + " levels";
+
 // Removes a comment that starts outside quotes.
 std::string strip_comment(std::string_view s) {
   char quote = 0;
@@ -177,7 +182,17 @@ class Parser {
 
   static bool is_item(const std::string& t) { return t == "-" || t.rfind("- ", 0) == 0; }
 
+  // Counts the levels of mapping/sequence being read.
+  struct Level {
+    explicit Level(Parser& p) : p_(p) {
+      if (++p_.depth_ > kMaxDepth) fail(p_.lines_[p_.pos_].number, kTooDeep);
+    }
+    ~Level() { --p_.depth_; }
+    Parser& p_;
+  };
+
   Node sequence(size_t indent) {
+    Level level(*this);
     Node n;
     n.kind = Node::Kind::Seq;
     while (pos_ < lines_.size() && lines_[pos_].indent == indent && is_item(lines_[pos_].text)) {
@@ -206,6 +221,7 @@ class Parser {
   }
 
   Node mapping(size_t indent) {
+    Level level(*this);
     Node n;
     n.kind = Node::Kind::Map;
     while (pos_ < lines_.size() && lines_[pos_].indent == indent && !is_item(lines_[pos_].text)) {
@@ -239,17 +255,20 @@ class Parser {
 
   std::vector<Line> lines_;
   size_t pos_ = 0;
+  size_t depth_ = 0;
 };
 
-Node from_json(const json::Value& v) {
+Node from_json(const json::Value& v, size_t depth = 1) {
   Node n;
+  if ((v.IsObject() || v.IsArray()) && depth > kMaxDepth) throw YamlError("JSON " + kTooDeep);
   if (v.IsObject()) {
     n.kind = Node::Kind::Map;
     for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it)
-      n.map.emplace_back(std::string(it->name.GetString(), it->name.GetStringLength()), from_json(it->value));
+      n.map.emplace_back(std::string(it->name.GetString(), it->name.GetStringLength()),
+                         from_json(it->value, depth + 1));
   } else if (v.IsArray()) {
     n.kind = Node::Kind::Seq;
-    for (const auto& e : v.GetArray()) n.seq.push_back(from_json(e));
+    for (const auto& e : v.GetArray()) n.seq.push_back(from_json(e, depth + 1));
   } else if (v.IsString()) {
     n.kind = Node::Kind::Scalar;
     n.scalar.assign(v.GetString(), v.GetStringLength());

@@ -18,9 +18,12 @@ struct YamlError : std::runtime_error {
 };
 
 struct Node {
+  struct Entry;  // one map entry: key `first`, value `second`
   enum class Kind { Null, Scalar, Map, Seq } kind = Kind::Null;
   std::string scalar;
-  std::vector<std::pair<std::string, Node>> map;
+  // Not std::pair<std::string, Node>: clang rejects that pair while Node is still incomplete (the pair's
+  // default-constructor constraint asks whether Node is default-constructible, which needs this vector).
+  std::vector<Entry> map;
   std::vector<Node> seq;
 
   // The value under key in a map, or null.
@@ -29,6 +32,12 @@ struct Node {
   std::string str(std::string_view key) const;
   // Follows a path of keys through nested maps; null when any step is missing.
   const Node* at(std::initializer_list<std::string_view> path) const;
+};
+
+struct Node::Entry {
+  Entry(std::string k, Node v) : first(std::move(k)), second(std::move(v)) {}
+  std::string first;
+  Node second;
 };
 
 // One document (a `---` line is skipped). Throws YamlError with the line number.

@@ -8,7 +8,11 @@
 namespace kext {
 
 namespace {
-void add_object(const json::Value& item, std::string_view path, ClusterStateBuilder& builder) {
+// A List inside a List recurses here; kubectl prints one flat List, so a few levels are plenty and
+// hostile nesting cannot exhaust the stack.
+constexpr int kMaxListDepth = 8;
+
+void add_object(const json::Value& item, std::string_view path, ClusterStateBuilder& builder, int depth = 0) {
   json::expect_object(item, path);
   std::string kind = json::get_string(item, "kind", path);
   if (kind == "Node") {
@@ -18,6 +22,10 @@ void add_object(const json::Value& item, std::string_view path, ClusterStateBuil
   } else if (kind == "PodDisruptionBudget") {
     builder.add_pdb(decode_pdb(item, path));
   } else if (kind == "List" || kind.ends_with("List")) {
+    if (depth == kMaxListDepth) {
+      throw DecodeError(std::string(path) + ": Lists nested deeper than " + std::to_string(kMaxListDepth) +
+                        " levels");
+    }
     const json::Value* items = json::find_non_null(item, "items");
     if (!items) return;
     std::string ip = json::join_path(path, "items");
@@ -33,7 +41,7 @@ void add_object(const json::Value& item, std::string_view path, ClusterStateBuil
         else if (item_kind == "PodDisruptionBudget") builder.add_pdb(decode_pdb(child, p));
         continue;
       }
-      add_object(child, p, builder);
+      add_object(child, p, builder, depth + 1);
     }
   }
 }

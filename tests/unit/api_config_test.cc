@@ -59,6 +59,28 @@ TEST(MiniYaml, RejectsWhatItCannotRead) {
   }
 }
 
+// The JSON reader and Node's destructor recursed once per level: {"a":[[[…]]]} 20000 levels deep
+// overflowed the stack (ASan in the kubeconfig fuzz harness; tests/fuzz/regressions/kubeconfig/).
+TEST(MiniYaml, DeepNestingIsAnErrorNotAStackOverflow) {
+  const size_t levels = 1000000;
+  const std::string json = "{\"a\":" + std::string(levels, '[') + std::string(levels, ']') + "}";
+  EXPECT_THROW(yaml::parse(json), yaml::YamlError);
+  std::string indented;
+  for (size_t i = 0; i < 150; ++i) indented += std::string(i, ' ') + "k:\n";
+  try {
+    yaml::parse(indented);
+    FAIL() << "expected an error";
+  } catch (const yaml::YamlError& e) {
+    EXPECT_STREQ(e.what(), "line 101: nested deeper than 100 levels");
+  }
+  std::string sequences;  // "- k:" items, each opening a sequence at its key's indent
+  for (size_t i = 0; i < 150; ++i) sequences += std::string(2 * i, ' ') + "- k:\n";
+  EXPECT_THROW(yaml::parse(sequences), yaml::YamlError);
+  // 100 levels still read.
+  EXPECT_NO_THROW(yaml::parse("{\"a\":" + std::string(98, '[') + std::string(98, ']') + "}"));
+  EXPECT_NO_THROW(yaml::parse(indented.substr(0, indented.find(std::string(100, ' ') + "k:"))));
+}
+
 const char* kKubeconfig = R"(apiVersion: v1
 kind: Config
 clusters:

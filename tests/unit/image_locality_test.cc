@@ -145,6 +145,21 @@ TEST(ImageLocality, Table) {
   }
 }
 
+// Found by tests/fuzz (prioritize): a sizeBytes of 9223372036854775807 became 2^63 as a double, whose
+// conversion back to int64 is undefined (x86 gives INT64_MIN: score 0), and two 2^62 images overflowed
+// the sum. Any size at or past the 1000 MiB maximum scores 10.
+TEST(ImageLocality, HugeSizesScoreTheMaximum) {
+  const ContainerImage max{{"gcr.io/p/app:v1"}, INT64_MAX};
+  EXPECT_EQ(
+      run_score(*make_image_locality_score(), pod_with_images({"gcr.io/p/app:v1"}), {node_with("A", {max})}),
+      std::vector<int64_t>{10});
+  const ContainerImage app{{"gcr.io/p/app:v1"}, int64_t{1} << 62},
+      side{{"gcr.io/p/side:v1"}, int64_t{1} << 62};
+  EXPECT_EQ(run_score(*make_image_locality_score(), pod_with_images({"gcr.io/p/app:v1", "gcr.io/p/side:v1"}),
+                      {node_with("A", {app, side})}),
+            std::vector<int64_t>{10});
+}
+
 TEST(ImageLocality, InitContainersAreIgnored) {
   // v1.16 sumImageScores walks pod.Spec.Containers only.
   Pod p = pod_with_images({"gcr.io/p/other:v1"});

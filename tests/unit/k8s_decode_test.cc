@@ -87,6 +87,25 @@ TEST(DecodeNode, TaintsImagesUnschedulableAllocatable) {
   EXPECT_EQ(n.images[1].size_bytes, 12345);
 }
 
+// Found by tests/fuzz (prioritize): allocatable cpu "-1m" made BalancedResourceAllocation's fraction
+// -1e18 and its score int64(-1e19), undefined behaviour. The API server never holds negative quantities.
+TEST(DecodeResources, NegativeQuantitiesAreRejected) {
+  auto node = doc(R"({"metadata":{"name":"n"},"status":{"allocatable":{"cpu":"-1m","memory":"1Gi"}}})");
+  try {
+    decode_node(node, "Nodes.items[0]");
+    FAIL() << "expected an error";
+  } catch (const DecodeError& e) {
+    EXPECT_STREQ(e.what(), "Nodes.items[0].status.allocatable.cpu: must not be negative");
+  }
+  auto pod = doc(R"({"spec":{"containers":[{"name":"c","resources":{"requests":{"example.com/gpu":-2}}}]}})");
+  EXPECT_THROW(decode_pod(pod, "Pod"), DecodeError);
+  auto overhead = doc(R"({"spec":{"overhead":{"memory":"-1Gi"}}})");
+  EXPECT_THROW(decode_pod(overhead, "Pod"), DecodeError);
+  auto zero =
+      doc(R"({"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"-0"}}}]}})");
+  EXPECT_EQ(decode_pod(zero, "Pod").containers[0].requests.milli_cpu, 0);  // "-0" is zero, not negative
+}
+
 TEST(DecodePdb, SelectorAndStatus) {
   auto d = doc(R"({"metadata":{"name":"b","namespace":"ns"},"spec":{"selector":{"matchLabels":{"a":"1"},
       "matchExpressions":[{"key":"t","operator":"In","values":["x"]}]}},

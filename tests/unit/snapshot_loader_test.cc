@@ -44,6 +44,25 @@ TEST(SnapshotLoader, TerminalPodsDoNotCountAndSingleObjectsLoad) {
   EXPECT_EQ(s->find_pod("b"), nullptr);
 }
 
+// Each List inside a List recursed: Lists nested 3000 deep overflowed the stack (ASan in the snapshot
+// fuzz harness; tests/fuzz/regressions/snapshot/).
+TEST(SnapshotLoader, DeeplyNestedListsAreAnErrorNotAStackOverflow) {
+  auto nested = [](size_t levels) {
+    std::string open, close;
+    for (size_t i = 0; i < levels; ++i) {
+      open += R"({"kind":"List","items":[)";
+      close += "]}";
+    }
+    return open + R"({"kind":"Node","metadata":{"name":"n"}})" + close;
+  };
+  ClusterStateBuilder b;
+  load_snapshot_json(nested(8), b);
+  EXPECT_EQ(std::move(b).build()->node_object_count(), 1u);
+  ClusterStateBuilder deep;
+  EXPECT_THROW(load_snapshot_json(nested(9), deep), DecodeError);
+  EXPECT_THROW(load_snapshot_json(nested(300000), deep), DecodeError);
+}
+
 TEST(SnapshotLoader, ErrorsNameTheFileAndItem) {
   ClusterStateBuilder b;
   try {

@@ -1,0 +1,171 @@
+#pragma once
+// Shared by the libFuzzer harnesses: the fixed cluster state and policies they run against, and the
+// cheap invariants they check besides "no crash". A broken invariant prints what broke and aborts, which
+// libFuzzer reports as a crash and saves the input.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "algorithms/engine.h"
+#include "extender/http/verbs.h"
+#include "extender/state/cluster_state.h"
+#include "extender/state/snapshot_loader.h"
+#include "extender/state/state_cache.h"
+#include "policy/json.h"
+#include "policy/policy.h"
+
+namespace kext::fuzz {
+
+[[noreturn]] inline void fail(const std::string& what) {
+  std::fprintf(stderr, "\nINVARIANT BROKEN: %s\n", what.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+inline void check(bool ok, const std::string& what) {
+  if (!ok) fail(what);
+}
+
+inline std::string_view as_text(const uint8_t* data, size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+// Every filter and every priority (RequestedToCapacityRatio with a shape over cpu, memory and an
+// extended resource), all predicates checked: the most code a request can reach.
+inline constexpr std::string_view kEverythingPolicy = R"({
+  "kind": "Policy",
+  "predicates": [
+    {"name": "CheckNodeUnschedulable"}, {"name": "PodFitsHost"}, {"name": "MatchNodeSelector"},
+    {"name": "PodFitsResources"}, {"name": "PodToleratesNodeTaints"}
+  ],
+  "priorities": [
+    {"name": "LeastRequestedPriority", "weight": 1},
+    {"name": "MostRequestedPriority", "weight": 2},
+    {"name": "BalancedResourceAllocation", "weight": 3},
+    {"name": "RequestedToCapacityRatioPriority", "weight": 4, "argument": {"requestedToCapacityRatioArguments": {
+      "shape": [{"utilization": 0, "score": 10}, {"utilization": 50, "score": 3}, {"utilization": 100, "score": 0}],
+      "resources": [{"name": "cpu", "weight": 2}, {"name": "memory", "weight": 1}, {"name": "example.com/gpu", "weight": 3}]}}},
+    {"name": "NodeAffinityPriority", "weight": 5},
+    {"name": "TaintTolerationPriority", "weight": 6},
+    {"name": "ImageLocalityPriority", "weight": 7}
+  ],
+  "alwaysCheckAllPredicates": true,
+  "preemption": {"semantics": "current", "maxCandidates": 2}
+})";
+
+// tests/fixtures/kube-scheduler-1.26/cluster.json: 5 nodes, 9 pods, 1 PDB.
+inline std::shared_ptr<const ClusterState> fixture_state() {
+  static const std::shared_ptr<const ClusterState> state =
+      load_snapshot_files({std::string(KEXT_FUZZ_FIXTURES_DIR) + "/cluster.json"});
+  return state;
+}
+
+// The verbs as the server runs them, over the fixture state. No node decode cache: a cache hit would
+// make an input's coverage depend on the inputs before it.
+struct VerbsFixture {
+  Policy policy = parse_policy(kEverythingPolicy);
+  std::unique_ptr<Engine> engine = build_engine(policy);
+  StateStore store;
+  Verbs verbs{*engine, policy, store, 0};
+  VerbsFixture() { store.publish(fixture_state()); }
+};
+
+inline const VerbsFixture& verbs_fixture() {
+  static const VerbsFixture* f = new VerbsFixture();  // never destroyed: the harness exits without teardown
+  return *f;
+}
+
+// Parses a reply or encoded document; replies are read back without UTF-8 validation, as the scheduler's
+// encoding/json reads them (it substitutes invalid bytes rather than failing).
+inline bool parse_json(std::string_view text, rapidjson::Document& doc) {
+  doc.Parse<rapidjson::kParseStopWhenDoneFlag | rapidjson::kParseIterativeFlag>(text.data(), text.size());
+  return !doc.HasParseError();
+}
+
+// A verb reply: 200 with a JSON body, or 400 with {"Error": "<non-empty message>"}.
+inline void check_reply(const Reply& r, std::string_view verb, rapidjson::Document& doc) {
+  check(parse_json(r.body, doc), std::string(verb) + ": reply is not JSON: " + r.body.substr(0, 300));
+  if (r.status == 200) return;
+  check(r.status == 400, std::string(verb) + ": status " + std::to_string(r.status) + " for a bad request");
+  check(doc.IsObject() && doc.MemberCount() == 1, std::string(verb) + ": error reply is not {\"Error\": …}");
+  const json::Value* e = json::find(doc, "Error");
+  check(e && e->IsString() && e->GetStringLength() > 0,
+        std::string(verb) + ": error reply without an Error message");
+}
+
+// The GET /debug/decisions rendering of a verb's decision must be JSON too.
+inline void check_decision(const VerbTrace& trace, std::string_view verb) {
+  if (!trace.decision) return;
+  std::shared_ptr<const Decision> d(trace.decision.get(), [](const Decision*) {});
+  std::string text = decisions_to_json({&d, 1});
+  rapidjson::Document doc;
+  check(parse_json(text, doc) && doc.IsObject(),
+        std::string(verb) + ": decision is not JSON: " + text.substr(0, 300));
+}
+
+// The state's cross-references hold: every pod bound to a node is in that node's list and the node's
+// requested sums are its pods' requests; node_object_count counts node objects; no terminal pods.
+inline void check_state(const ClusterState& s) {
+  size_t node_objects = 0;
+  s.nodes.for_each([&](const std::string& name, const std::shared_ptr<const NodeInfo>& info) {
+    check(info != nullptr, "state: null NodeInfo for " + name);
+    if (info->node) {
+      ++node_objects;
+      check(info->node->name == name, "state: node " + info->node->name + " filed under " + name);
+    } else {
+      check(!info->pods.empty(), "state: entry " + name + " has neither a node object nor pods");
+    }
+    Resources sum, nonzero;
+    bool small = true;
+    auto is_small = [](const Resources& r) {
+      auto ok = [](int64_t v) { return v > -(int64_t{1} << 53) && v < (int64_t{1} << 53); };
+      bool all = ok(r.milli_cpu) && ok(r.memory) && ok(r.ephemeral_storage) && ok(r.pods);
+      for (const auto& sc : r.scalars) all = all && ok(sc.value);
+      return all;
+    };
+    for (const auto& p : info->pods) {
+      check(p && p->pod, "state: null pod on node " + name);
+      check(p->pod->node_name == name,
+            "state: pod " + p->pod->name + " of node " + p->pod->node_name + " listed on " + name);
+      const std::string key = StateCache::pod_key(*p->pod);
+      const PodInfo* indexed = s.find_pod(key);
+      check(indexed == p.get(), "state: pod " + key + " on node " + name + " is not the indexed one");
+      small = small && is_small(p->requests) && is_small(p->nonzero_requests);
+      if (small) {
+        sum.add(p->requests);
+        nonzero.add(p->nonzero_requests);
+      }
+    }
+    // Sums near the int64 range may saturate, and then subtracting a pod cannot restore them.
+    small = small && is_small(info->requested) && is_small(info->nonzero_requested);
+    if (small) {
+      auto same = [](Resources a, Resources b) {
+        std::erase_if(a.scalars, [](const ScalarResource& r) { return r.value == 0; });
+        std::erase_if(b.scalars, [](const ScalarResource& r) { return r.value == 0; });
+        return a == b;
+      };
+      check(same(sum, info->requested),
+            "state: node " + name + "'s requested is not the sum of its pods' requests");
+      check(same(nonzero, info->nonzero_requested),
+            "state: node " + name + "'s nonzero_requested is not its pods' sum");
+    }
+  });
+  check(node_objects == s.node_object_count(), "state: node_object_count " +
+                                                   std::to_string(s.node_object_count()) + " but " +
+                                                   std::to_string(node_objects) + " node objects");
+  s.pods_by_uid.for_each([&](const std::string& key, const std::shared_ptr<const PodInfo>& p) {
+    check(p && p->pod, "state: null pod under " + key);
+    check(!p->pod->is_terminal(), "state: terminal pod " + key + " kept");
+    if (p->pod->node_name.empty()) return;
+    const NodeInfo* n = s.find_node(p->pod->node_name);
+    check(n != nullptr, "state: pod " + key + " bound to " + p->pod->node_name + ", which has no entry");
+    bool listed = false;
+    for (const auto& q : n->pods) listed = listed || q.get() == p.get();
+    check(listed, "state: pod " + key + " is missing from node " + p->pod->node_name + "'s list");
+  });
+}
+
+}  // namespace kext::fuzz
