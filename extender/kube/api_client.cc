@@ -89,7 +89,16 @@ std::unique_ptr<httplib::ClientImpl> ApiClient::make_client(std::chrono::millise
     } else {
       ssl = std::make_unique<httplib::SSLClient>(cfg_.host, cfg_.port);
     }
-    if (!cfg_.ca_pem.empty()) ssl->set_ca_cert_store(store_from_pem(cfg_.ca_pem));
+    if (!cfg_.ca_pem.empty()) {
+      ssl->set_ca_cert_store(store_from_pem(cfg_.ca_pem));
+      // Given no CA file or directory, httplib adds OpenSSL's default verify paths (the system bundle)
+      // to this store on the first connection: every public CA would be trusted besides the
+      // kubeconfig's, and every client would parse the whole bundle (each watch and list page makes
+      // one). A "directory" that cannot hold certificates stops that, so the kubeconfig's CA is the
+      // only root, as in client-go (k8s.io/client-go/transport/transport.go: RootCAs is built from
+      // CAData alone when a CA is given).
+      ssl->set_ca_cert_path("", "/dev/null");
+    }
     ssl->enable_server_certificate_verification(!cfg_.insecure_skip_tls_verify);
     c = std::move(ssl);
   } else {
