@@ -261,6 +261,18 @@ int FakeApiServer::watches_served() const {
   return watches_;
 }
 
+int FakeApiServer::watches_served(const std::string& resource) const {
+  std::lock_guard lock(mu_);
+  auto it = watches_by_resource_.find(resource);
+  return it == watches_by_resource_.end() ? 0 : it->second;
+}
+
+int FakeApiServer::bookmarks_sent(const std::string& resource) const {
+  std::lock_guard lock(mu_);
+  auto it = bookmarks_by_resource_.find(resource);
+  return it == bookmarks_by_resource_.end() ? 0 : it->second;
+}
+
 std::vector<FakeApiServer::Binding> FakeApiServer::bindings() const {
   std::lock_guard lock(mu_);
   return bindings_;
@@ -366,6 +378,7 @@ bool FakeApiServer::pump(const std::shared_ptr<Stream>& st, httplib::DataSink& s
                        "\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(rv_) +
                        "\",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}}}\n";
       st->cursor = std::max(st->cursor, rv_);
+      ++bookmarks_by_resource_[st->resource];
       lock.unlock();
       return sink.write(ev.data(), ev.size());
     }
@@ -412,6 +425,7 @@ void FakeApiServer::install_routes() {
       {
         std::lock_guard lock(mu_);
         ++watches_;
+        ++watches_by_resource_[resource];
         st->id = next_stream_++;
         st->epoch = epoch_;
         st->bookmarks_seen = bookmark_gen_;
