@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <poll.h>
 
 #include "extender/pem.h"
 #include "policy/json.h"
@@ -129,13 +130,29 @@ std::string ApiClient::bearer_token() {
   return token_;
 }
 
+namespace {
+// An idle keep-alive connection has nothing to read, so anything readable (a TLS close_notify, end of
+// stream, a reset) means the server has closed it. httplib counts a connection with a pending
+// close_notify as alive and writes the next request into it, which fails ("Write" or "Read"); a
+// request that changes something (a Binding) is not retried (as in client-go,
+// k8s.io/client-go/rest/request.go retries only GETs), so such connections must not be reused.
+bool closed_by_server(const httplib::ClientImpl& c) {
+  const auto sock = c.socket();
+  if (sock == INVALID_SOCKET) return false;  // not connected yet: it connects on its first request
+  pollfd p{sock, POLLIN, 0};
+  return ::poll(&p, 1, 0) != 0;
+}
+}  // namespace
+
 std::unique_ptr<httplib::ClientImpl> ApiClient::take_pooled() {
+  std::vector<std::unique_ptr<httplib::ClientImpl>> closed;  // shut down after the lock is released
   {
     std::lock_guard lock(pool_mu_);
-    if (!pool_.empty()) {
+    while (!pool_.empty()) {
       auto c = std::move(pool_.back());
       pool_.pop_back();
-      return c;
+      if (!closed_by_server(*c)) return c;
+      closed.push_back(std::move(c));
     }
   }
   return make_client(timeouts_.request);

@@ -1,8 +1,11 @@
-// The API client's TLS trust: the certificate authority the configuration names, and no other.
+// The API client: TLS trust (the certificate authority the configuration names, and no other) and
+// keep-alive connections the server has closed.
 #include "extender/kube/api_client.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+
+#include <thread>
 
 #include "extender/read_file.h"
 #include "tests/support/fake_apiserver.h"
@@ -38,6 +41,20 @@ TEST(ApiClient, TrustsOnlyTheConfiguredCertificateAuthority) {
     EXPECT_EQ(r.status, 0);
     EXPECT_EQ(r.error, "SSLServerVerification");
   }
+}
+
+// The in-repo API server closes keep-alive connections idle for a second, as servers do after their
+// idle timeout: the client must not send the next request into such a connection.
+TEST(ApiClient, DoesNotReuseAConnectionTheServerClosed) {
+  FakeApiServer api;
+  kube::ApiClient client(kube::kubeconfig_config(write_temp("reuse-kubeconfig", api.kubeconfig())),
+                         kube::ApiClient::Timeouts{5000ms, 10000ms});
+  ASSERT_EQ(client.get("/api/v1/nodes").status, 200);
+  // Past the server's keep-alive timeout (not a bound on anything: a shorter wait would only leave
+  // the connection open).
+  std::this_thread::sleep_for(2500ms);
+  auto r = client.get("/api/v1/nodes");
+  EXPECT_EQ(r.status, 200) << r.error;
 }
 
 }  // namespace

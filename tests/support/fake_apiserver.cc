@@ -267,12 +267,6 @@ int FakeApiServer::watches_served(const std::string& resource) const {
   return it == watches_by_resource_.end() ? 0 : it->second;
 }
 
-int FakeApiServer::bookmarks_sent(const std::string& resource) const {
-  std::lock_guard lock(mu_);
-  auto it = bookmarks_by_resource_.find(resource);
-  return it == bookmarks_by_resource_.end() ? 0 : it->second;
-}
-
 std::vector<FakeApiServer::Binding> FakeApiServer::bindings() const {
   std::lock_guard lock(mu_);
   return bindings_;
@@ -378,7 +372,6 @@ bool FakeApiServer::pump(const std::shared_ptr<Stream>& st, httplib::DataSink& s
                        "\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(rv_) +
                        "\",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}}}\n";
       st->cursor = std::max(st->cursor, rv_);
-      ++bookmarks_by_resource_[st->resource];
       lock.unlock();
       return sink.write(ev.data(), ev.size());
     }

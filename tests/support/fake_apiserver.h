@@ -57,7 +57,6 @@ class FakeApiServer {
   int lists_served() const;
   int watches_served() const;
   int watches_served(const std::string& resource) const;  // watch requests of this resource
-  int bookmarks_sent(const std::string& resource) const;  // BOOKMARK events written on its streams
 
   struct Binding {
     std::string namespace_, name, node;
@@ -114,7 +113,6 @@ class FakeApiServer {
   int lists_ = 0;
   int watches_ = 0;
   std::map<std::string, int> watches_by_resource_;
-  std::map<std::string, int> bookmarks_by_resource_;
   std::vector<Binding> bindings_;
   int bind_fail_status_ = 0;
   std::string bind_fail_message_;
