@@ -1,23 +1,20 @@
 #include "algorithms/engine.h"
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
+#include "algorithms/parallel.h"
 
 #include "algorithms/saturating.h"
 
 namespace kext {
 
 namespace {
-// Runs body(i) for i in [0, n): serially below the threshold, else with tbb::parallel_for.
+// Runs body(i) for i in [0, n): serially below the threshold, else in parallel.
 template <typename Body>
 void for_each_index(size_t n, size_t threshold, const Body& body) {
   if (n < threshold) {
     for (size_t i = 0; i < n; ++i) body(i);
     return;
   }
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, n), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t i = r.begin(); i != r.end(); ++i) body(i);
-  });
+  parallel_for_index(n, body);
 }
 }  // namespace
 

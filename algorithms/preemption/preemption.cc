@@ -1,10 +1,9 @@
 #include "algorithms/preemption/preemption.h"
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <optional>
+
+#include "algorithms/parallel.h"
 
 namespace kext::preemption {
 
@@ -36,9 +35,7 @@ std::vector<Candidate> select_candidates(const PodContext& preemptor, std::span<
     results[i] = select_victims_on_node(preemptor, *nodes[i], pdbs, engine, now_unix_seconds, options.semantics);
   };
   if (nodes.size() > options.parallel_threshold) {
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, nodes.size()), [&](const tbb::blocked_range<size_t>& r) {
-      for (size_t i = r.begin(); i != r.end(); ++i) run(i);
-    });
+    parallel_for_index(nodes.size(), run);
   } else {
     for (size_t i = 0; i < nodes.size(); ++i) run(i);
   }

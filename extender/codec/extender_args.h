@@ -1,9 +1,11 @@
 #pragma once
 // The scheduler's request envelopes (PascalCase, matched case-insensitively) and reply encoders.
+#include <concepts>
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "algorithms/model.h"
@@ -25,6 +27,11 @@ struct ExtenderArgs {
 // Throws DecodeError naming the problem (missing Pod, wrong types, bad quantities, …). node_raw
 // points into body. With a cache, node objects whose bytes were decoded before are reused.
 void decode_extender_args(std::string_view body, ExtenderArgs& out, NodeDecodeCache* cache = nullptr);
+// node_raw points into body, so body must outlive out: decoding a temporary std::string does not compile.
+template <typename S>
+concept TemporaryString = !std::is_lvalue_reference_v<S> && std::same_as<std::remove_cv_t<S>, std::string>;
+template <TemporaryString S>
+void decode_extender_args(S&& body, ExtenderArgs& out, NodeDecodeCache* cache = nullptr) = delete;
 
 // Parses the body into doc, with a clear error for empty or malformed JSON.
 void parse_body(std::string_view body, rapidjson::Document& doc);

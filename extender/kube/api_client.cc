@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <poll.h>
 
 #include "extender/pem.h"
 #include "policy/json.h"
@@ -89,7 +90,16 @@ std::unique_ptr<httplib::ClientImpl> ApiClient::make_client(std::chrono::millise
     } else {
       ssl = std::make_unique<httplib::SSLClient>(cfg_.host, cfg_.port);
     }
-    if (!cfg_.ca_pem.empty()) ssl->set_ca_cert_store(store_from_pem(cfg_.ca_pem));
+    if (!cfg_.ca_pem.empty()) {
+      ssl->set_ca_cert_store(store_from_pem(cfg_.ca_pem));
+      // Given no CA file or directory, httplib adds OpenSSL's default verify paths (the system bundle)
+      // to this store on the first connection: every public CA would be trusted besides the
+      // kubeconfig's, and every client would parse the whole bundle (each watch and list page makes
+      // one). A "directory" that cannot hold certificates stops that, so the kubeconfig's CA is the
+      // only root, as in client-go (k8s.io/client-go/transport/transport.go: RootCAs is built from
+      // CAData alone when a CA is given).
+      ssl->set_ca_cert_path("", "/dev/null");
+    }
     ssl->enable_server_certificate_verification(!cfg_.insecure_skip_tls_verify);
     c = std::move(ssl);
   } else {
@@ -120,14 +130,32 @@ std::string ApiClient::bearer_token() {
   return token_;
 }
 
+namespace {
+// An idle keep-alive connection has nothing to read, so anything readable (a TLS close_notify, end of
+// stream, a reset) means the server has closed it. httplib counts a connection with a pending
+// close_notify as alive and writes the next request into it, which fails ("Write" or "Read"); a
+// request that changes something (a Binding) is not retried (as in client-go,
+// k8s.io/client-go/rest/request.go retries only GETs), so such connections must not be reused.
+bool closed_by_server(const httplib::ClientImpl& c) {
+  const auto sock = c.socket();
+  if (sock == INVALID_SOCKET) return false;  // not connected yet: it connects on its first request
+  pollfd p{sock, POLLIN, 0};
+  return ::poll(&p, 1, 0) != 0;
+}
+}  // namespace
+
 std::unique_ptr<httplib::ClientImpl> ApiClient::take_pooled(bool* reused) {
+  std::vector<std::unique_ptr<httplib::ClientImpl>> closed;  // shut down after the lock is released
   {
     std::lock_guard lock(pool_mu_);
-    if (!pool_.empty()) {
+    while (!pool_.empty()) {
       auto c = std::move(pool_.back());
       pool_.pop_back();
-      *reused = true;
-      return c;
+      if (!closed_by_server(*c)) {
+        *reused = true;
+        return c;
+      }
+      closed.push_back(std::move(c));
     }
   }
   *reused = false;

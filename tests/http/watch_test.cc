@@ -28,19 +28,25 @@ class Watch : public ::testing::Test {
   // Waits (bounded) for the cache to equal the server; returns the last difference on failure.
   ::testing::AssertionResult converges() {
     std::string want, got;
-    for (int i = 0; i < 500; ++i) {
-      want = dump_from_scratch(api_);
-      got = dump_state(*store_.current());
-      if (want == got && store_.ready()) return ::testing::AssertionSuccess();
-      std::this_thread::sleep_for(10ms);
-    }
+    const bool same = wait_until(
+        [&] {
+          want = dump_from_scratch(api_);
+          got = dump_state(*store_.current());
+          return want == got && store_.ready();
+        },
+        kPatience);
+    if (same) return ::testing::AssertionSuccess();
     return ::testing::AssertionFailure() << "cache never matched the server\nwant:\n" << want << "got:\n" << got;
   }
 
-  // Faults hit open streams, so wait until all three watches are open.
-  void watching(int at_least = 3) {
-    for (int i = 0; i < 500 && api_.watches_served() < at_least; ++i) std::this_thread::sleep_for(10ms);
-    std::this_thread::sleep_for(20ms);
+  // Faults hit the streams open when they are injected, so wait until the server has registered a watch
+  // of each resource. One that has ended since was silent past the idle timeout: a failure already.
+  ::testing::AssertionResult watching() {
+    for (const char* r : {"nodes", "pods", "poddisruptionbudgets"}) {
+      if (!wait_until([&] { return api_.watches_served(r) >= 1; }, kPatience))
+        return ::testing::AssertionFailure() << "no watch of " << r;
+    }
+    return ::testing::AssertionSuccess();
   }
 
   void seed() {
@@ -98,7 +104,7 @@ TEST_F(Watch, StreamDroppedMidEventReconnectsWithoutLosingIt) {
   seed();
   start();
   ASSERT_TRUE(converges());
-  watching();
+  ASSERT_TRUE(watching());
   const int watches = api_.watches_served();
   api_.drop_streams_mid_event();
   api_.put("pods", pod_json("default", "cut", "n2", "300m"));
@@ -113,7 +119,7 @@ TEST_F(Watch, SilentStreamIsAbandonedAfterTheIdleTimeout) {
   seed();
   start();
   ASSERT_TRUE(converges());
-  watching();
+  ASSERT_TRUE(watching());
   api_.hang_streams();
   api_.put("pods", pod_json("default", "during-hang", "n1", "100m"));
   api_.remove("pods", "default/p2");
@@ -125,7 +131,7 @@ TEST_F(Watch, GoneAsErrorEventRelistsAndReplaces) {
   seed();
   start();
   ASSERT_TRUE(converges());
-  watching();
+  ASSERT_TRUE(watching());
   const int lists = api_.lists_served();
   api_.drop_streams_mid_event();
   api_.put("pods", pod_json("default", "trigger", "n0"));  // cut, so the client reconnects…
@@ -163,7 +169,7 @@ TEST_F(Watch, GoneAsHttpStatusRelists) {
   api_.set_gone_as_http_status(true);
   start();
   ASSERT_TRUE(converges());
-  watching();
+  ASSERT_TRUE(watching());
   api_.expire_next_watch();
   api_.drop_streams_mid_event();
   api_.put("nodes", node_json("n7"));
@@ -177,7 +183,7 @@ TEST_F(Watch, RestartWithNewHistoryReplacesEverything) {
   seed();
   start();
   ASSERT_TRUE(converges());
-  watching();
+  ASSERT_TRUE(watching());
   api_.restart();
   // Changes made while the client reconnects: it must relist (its resourceVersion is from the old history).
   api_.remove("pods", "default/p3");
@@ -210,25 +216,37 @@ TEST_F(Watch, MemoryIsReleasedAfterTheFirstListsAndAfterEveryRelist) {
 TEST_F(Watch, ServerErrorsBackOffAndRecover) {
   seed();
   api_.fail_requests(4, 500);
-  start();
+  auto opts = fast_live_options();
+  opts.reflector.idle_timeout = kPatience;  // no silent stream ends with an error of its own
+  start(opts);
   ASSERT_TRUE(converges());
   uint64_t failures = 0;
-  for (const auto& r : live_->status()) failures += r.status.failures;
-  EXPECT_GE(failures, 1u);
-  EXPECT_NE(live_->status()[0].status.last_error.find("500"), std::string::npos);
+  for (const auto& r : live_->status()) {
+    failures += r.status.failures;
+    if (r.status.failures > 0) {
+      EXPECT_NE(r.status.last_error.find("HTTP 500"), std::string::npos) << r.status.last_error;
+    }
+  }
+  EXPECT_EQ(failures, 4u);
 }
 
 TEST_F(Watch, BookmarksAdvanceTheResourceVersion) {
   seed();
   start();
   ASSERT_TRUE(converges());
-  watching();
+  ASSERT_TRUE(watching());
   api_.put("nodes", node_json("n8"));  // moves the global resourceVersion; the pod watch sees nothing
   ASSERT_TRUE(converges());
   const std::string before = live_->status()[1].status.resource_version;
-  api_.bookmark();
-  for (int i = 0; i < 200 && live_->status()[1].status.bookmarks == 0; ++i) std::this_thread::sleep_for(10ms);
-  EXPECT_GE(live_->status()[1].status.bookmarks, 1u);
+  // bookmark() reaches the streams open at the time; a pod stream reconnecting just then (the last one
+  // went silent past the idle timeout) misses it, so repeat. The reflector adds a stream's counts to
+  // its status when the stream ends, here once it has been silent for the idle timeout after the
+  // bookmark, so each try waits well beyond that.
+  const auto idle = fast_live_options().reflector.idle_timeout;
+  ASSERT_TRUE(wait_until([&] {
+    api_.bookmark();
+    return wait_until([&] { return live_->status()[1].status.bookmarks >= 1; }, 10 * idle);
+  }));
   EXPECT_EQ(live_->status()[1].status.resource_version, std::to_string(api_.resource_version()));
   EXPECT_NE(live_->status()[1].status.resource_version, before);
 }
@@ -258,11 +276,7 @@ TEST_F(Watch, FilterReflectsPodsAsTheyComeAndGo) {
   api_client_ = client_for(api_, /*inline_data=*/true);
   live_ = std::make_unique<kube::LiveState>(*api_client_, server.store(), fast_live_options());
   live_->start();
-  auto ready = [&] {
-    for (int i = 0; i < 500 && !server.store().ready(); ++i) std::this_thread::sleep_for(10ms);
-    return server.store().ready();
-  };
-  ASSERT_TRUE(ready());
+  ASSERT_TRUE(wait_until([&] { return server.store().ready(); }, kPatience));
   const std::string request = R"({"Pod":{"metadata":{"name":"q","namespace":"default","uid":"q"},"spec":{"containers":[
       {"name":"c","resources":{"requests":{"cpu":"600m"}}}]}},"NodeNames":["small"]})";
   auto fits = [&] {
@@ -270,13 +284,7 @@ TEST_F(Watch, FilterReflectsPodsAsTheyComeAndGo) {
     auto d = parse(r->body);
     return d["NodeNames"].IsArray() && d["NodeNames"].Size() == 1;
   };
-  auto eventually = [&](bool want) {
-    for (int i = 0; i < 500; ++i) {
-      if (fits() == want) return true;
-      std::this_thread::sleep_for(10ms);
-    }
-    return false;
-  };
+  auto eventually = [&](bool want) { return wait_until([&] { return fits() == want; }, kPatience); };
   EXPECT_TRUE(eventually(true));
   api_.put("pods", pod_json("default", "hog", "small", "600m"));
   EXPECT_TRUE(eventually(false));

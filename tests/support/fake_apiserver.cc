@@ -292,6 +292,12 @@ int FakeApiServer::watches_served() const {
   return watches_;
 }
 
+int FakeApiServer::watches_served(const std::string& resource) const {
+  std::lock_guard lock(mu_);
+  auto it = watches_by_resource_.find(resource);
+  return it == watches_by_resource_.end() ? 0 : it->second;
+}
+
 std::vector<FakeApiServer::Binding> FakeApiServer::bindings() const {
   std::lock_guard lock(mu_);
   return bindings_;
@@ -444,6 +450,7 @@ void FakeApiServer::install_routes() {
       {
         std::lock_guard lock(mu_);
         ++watches_;
+        ++watches_by_resource_[resource];
         st->id = next_stream_++;
         st->epoch = epoch_;
         st->bookmarks_seen = bookmark_gen_;

@@ -65,6 +65,7 @@ class FakeApiServer {
 
   int lists_served() const;
   int watches_served() const;
+  int watches_served(const std::string& resource) const;  // watch requests of this resource
 
   struct Binding {
     std::string namespace_, name, node;
@@ -121,6 +122,7 @@ class FakeApiServer {
   std::chrono::milliseconds list_delay_{0};
   int lists_ = 0;
   int watches_ = 0;
+  std::map<std::string, int> watches_by_resource_;
   std::vector<Binding> bindings_;
   int bind_fail_status_ = 0;
   std::string bind_fail_message_;

@@ -42,7 +42,11 @@ inline std::unique_ptr<kube::ApiClient> client_for(const FakeApiServer& api, boo
   return std::make_unique<kube::ApiClient>(kube::kubeconfig_config(kc), kube::ApiClient::Timeouts{1000ms, 5000ms});
 }
 
-inline bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds limit = std::chrono::seconds(5)) {
+// How long a test waits for something that should happen: generous, since it only costs time when the
+// test fails, and sanitizer builds run several times slower.
+inline constexpr std::chrono::seconds kPatience{60};
+
+inline bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds limit = kPatience) {
   auto end = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < end) {
     if (done()) return true;

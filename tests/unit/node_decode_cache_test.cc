@@ -2,6 +2,10 @@
 // a new one, and the echo is the request's bytes.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <string_view>
+#include <utility>
+
 #include "extender/codec/extender_args.h"
 
 namespace kext {
@@ -16,11 +20,25 @@ std::string body(const std::string& nodes) {
   return R"({"Pod":{"metadata":{"name":"p"}},"Nodes":{"items":[)" + nodes + "]}}";
 }
 
+// node_raw points into the body, so decoding a temporary std::string would leave it dangling.
+template <typename S>
+concept Decodes = requires(S&& s, ExtenderArgs& out) {
+  decode_extender_args(std::forward<S>(s), out);
+};
+static_assert(!Decodes<std::string>);
+static_assert(!Decodes<const std::string>);
+static_assert(Decodes<std::string&>);
+static_assert(Decodes<const std::string&>);
+static_assert(Decodes<std::string_view>);
+static_assert(Decodes<const char*>);
+
 TEST(NodeDecodeCache, RepeatedBytesAreDecodedOnce) {
   NodeDecodeCache cache;
   ExtenderArgs first, second;
-  decode_extender_args(body(node("n1", "1") + "," + node("n2", "2")), first, &cache);
-  decode_extender_args(body(node("n2", "2") + "," + node("n1", "3")), second, &cache);
+  const std::string first_body = body(node("n1", "1") + "," + node("n2", "2"));
+  const std::string second_body = body(node("n2", "2") + "," + node("n1", "3"));
+  decode_extender_args(first_body, first, &cache);
+  decode_extender_args(second_body, second, &cache);
   ASSERT_EQ(first.nodes.size(), 2u);
   ASSERT_EQ(second.nodes.size(), 2u);
   EXPECT_EQ(first.nodes[1].get(), second.nodes[0].get());  // n2 unchanged: the same object
@@ -33,8 +51,9 @@ TEST(NodeDecodeCache, RepeatedBytesAreDecodedOnce) {
 TEST(NodeDecodeCache, DisabledCacheStillDecodes) {
   NodeDecodeCache off(0);
   ExtenderArgs a, b;
-  decode_extender_args(body(node("n1", "1")), a, &off);
-  decode_extender_args(body(node("n1", "1")), b, &off);
+  const std::string request = body(node("n1", "1"));
+  decode_extender_args(request, a, &off);
+  decode_extender_args(request, b, &off);
   EXPECT_NE(a.nodes[0].get(), b.nodes[0].get());
   EXPECT_EQ(b.nodes[0]->name, "n1");
 }
@@ -45,7 +64,8 @@ TEST(NodeDecodeCache, EvictionKeepsServing) {
     std::string nodes;
     for (int i = 0; i < 50; ++i) nodes += (i ? "," : "") + node("n" + std::to_string(i), "1");
     ExtenderArgs args;
-    decode_extender_args(body(nodes), args, &tiny);
+    const std::string request = body(nodes);
+    decode_extender_args(request, args, &tiny);
     ASSERT_EQ(args.nodes.size(), 50u);
     EXPECT_EQ(args.nodes[49]->name, "n49");
   }
@@ -54,9 +74,10 @@ TEST(NodeDecodeCache, EvictionKeepsServing) {
 TEST(NodeDecodeCache, BadNodeIsAnErrorEvenAfterGoodOnes) {
   NodeDecodeCache cache;
   ExtenderArgs args;
+  const std::string bad =
+      body(node("n1", "1") + R"(,{"metadata":{"name":"n2"},"status":{"allocatable":{"cpu":"lots"}}})");
   try {
-    decode_extender_args(body(node("n1", "1") + R"(,{"metadata":{"name":"n2"},"status":{"allocatable":{"cpu":"lots"}}})"),
-                         args, &cache);
+    decode_extender_args(bad, args, &cache);
     FAIL() << "expected a DecodeError";
   } catch (const DecodeError& e) {
     EXPECT_NE(std::string(e.what()).find("Nodes.items[1]"), std::string::npos) << e.what();

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <atomic>
+#include <thread>
+#include <vector>
 
 namespace kext {
 namespace {
@@ -226,6 +229,40 @@ TEST(StateCache, EightExbibytePodsSaturateThroughEveryEvent) {
   cache.batch().delete_pod("p1");
   EXPECT_EQ(mem(*store.current()), 0);
   EXPECT_EQ(cpu(*store.current(), "a"), 0);
+}
+
+// Readers take views while the writer applies batches and publishes: each view is whole (every pod
+// of a batch or none) and never changes. In the TSan build this checks the hand-off in StateStore.
+TEST(StateCache, ReadersTakeWholeViewsWhileTheWriterPublishes) {
+  StateStore store;
+  StateCache cache(&store);
+  cache.batch().upsert_node(node("a", 1000000));
+  constexpr int kBatches = 300;
+  std::atomic<bool> done{false};
+  std::atomic<int> bad{0};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 3; ++r) {
+    readers.emplace_back([&] {
+      int64_t last = 0;
+      while (!done.load()) {
+        auto s = store.current();
+        const int64_t pods = static_cast<int64_t>(s->pods_by_uid.size());
+        const int64_t requested = cpu(*s, "a");
+        // Two pods of 10m per batch; views only move forward.
+        if (requested != 10 * pods || pods % 2 != 0 || pods < last) bad.fetch_add(1);
+        last = pods;
+      }
+    });
+  }
+  for (int i = 0; i < kBatches; ++i) {
+    auto b = cache.batch();
+    b.upsert_pod(pod("p" + std::to_string(i) + "a", "a", 10));
+    b.upsert_pod(pod("p" + std::to_string(i) + "b", "a", 10));
+  }
+  done.store(true);
+  for (auto& t : readers) t.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(cpu(*store.current(), "a"), 10 * 2 * kBatches);
 }
 
 }  // namespace
