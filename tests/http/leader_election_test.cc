@@ -1,11 +1,12 @@
 // One binder among several replicas: the Lease is created, renewed, taken over only after it ran out,
 // released on stop and on SIGTERM; a holder cut off from the API stops binding after renewDeadline;
 // a replica that does not hold it refuses /bind without creating a Binding.
+#include "extender/kube/leader_election.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include "extender/http/bind_verb.h"
-#include "extender/kube/leader_election.h"
 #include "tests/http/test_server.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/kube_objects.h"
@@ -32,7 +33,8 @@ kube::LeaderElectionConfig fast(const std::string& identity) {
 
 int64_t transitions(const std::string& lease_json) {
   auto d = parse(lease_json);
-  return d.IsObject() && d["spec"].HasMember("leaseTransitions") ? d["spec"]["leaseTransitions"].GetInt64() : -1;
+  return d.IsObject() && d["spec"].HasMember("leaseTransitions") ? d["spec"]["leaseTransitions"].GetInt64()
+                                                                 : -1;
 }
 
 std::string renew_time(const std::string& lease_json) {
@@ -100,9 +102,10 @@ TEST(LeaderElection, AStaleResourceVersionIsAConflictNotATakeover) {
   const std::string rv = d["metadata"]["resourceVersion"].GetString();
   // Someone updates with the resourceVersion a has already overwritten.
   ASSERT_EQ(a.try_acquire_or_renew(), Attempt::kHeld);
-  const std::string stale = R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"kube-extender",)"
-                            R"("namespace":"kube-extender","resourceVersion":")" +
-                            rv + R"("},"spec":{"holderIdentity":"intruder"}})";
+  const std::string stale =
+      R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"kube-extender",)"
+      R"("namespace":"kube-extender","resourceVersion":")" +
+      rv + R"("},"spec":{"holderIdentity":"intruder"}})";
   auto r = client->put("/apis/coordination.k8s.io/v1/namespaces/kube-extender/leases/kube-extender", stale);
   EXPECT_EQ(r.status, 409) << r.body;
   EXPECT_EQ(api.lease_holder(kLease), "a");
@@ -149,7 +152,8 @@ TEST(LeaderElection, DefaultIdentityIsTheHostnameAndDiffersPerProcessStart) {
 
 std::string error_of(const Reply& r) {
   auto d = parse(r.body);
-  return d.IsObject() && d.HasMember("Error") && d["Error"].IsString() ? d["Error"].GetString() : "<no Error>";
+  return d.IsObject() && d.HasMember("Error") && d["Error"].IsString() ? d["Error"].GetString()
+                                                                       : "<no Error>";
 }
 
 TEST(LeaderElection, OnlyTheHolderBinds) {
@@ -201,8 +205,8 @@ TEST(LeaderElection, TwoReplicasOneBinderAndSigtermHandsOver) {
   auto replica = [&](const std::string& id) {
     return std::make_unique<ExtenderProcess>(std::vector<std::string>{
         "--kubeconfig", kc, "--enable-bind", "--leader-elect", "--leader-elect-identity", id,
-        "--leader-elect-lease-duration", "30s", "--leader-elect-renew-deadline", "20s", "--leader-elect-retry-period",
-        "100ms", "--shutdown-delay-seconds", "0"});
+        "--leader-elect-lease-duration", "30s", "--leader-elect-renew-deadline", "20s",
+        "--leader-elect-retry-period", "100ms", "--shutdown-delay-seconds", "0"});
   };
   auto a = replica("replica-a");
   ASSERT_GT(a->port(), 0) << a->log();
@@ -210,7 +214,8 @@ TEST(LeaderElection, TwoReplicasOneBinderAndSigtermHandsOver) {
   auto b = replica("replica-b");
   ASSERT_GT(b->port(), 0) << b->log();
   httplib::Client ca("127.0.0.1", a->port()), cb("127.0.0.1", b->port());
-  ASSERT_TRUE(wait_until([&] { return status_of(ca, "/readyz") == 200 && status_of(cb, "/readyz") == 200; }, 10s));
+  ASSERT_TRUE(
+      wait_until([&] { return status_of(ca, "/readyz") == 200 && status_of(cb, "/readyz") == 200; }, 10s));
 
   auto metrics = cb.Get("/metrics");
   ASSERT_TRUE(metrics);
@@ -219,7 +224,8 @@ TEST(LeaderElection, TwoReplicasOneBinderAndSigtermHandsOver) {
   ASSERT_TRUE(metrics);
   EXPECT_NE(metrics->body.find("kube_extender_leader{identity=\"replica-a\"} 1"), std::string::npos);
 
-  const std::string bind_p1 = R"({"PodName":"p1","PodNamespace":"default","PodUID":"uid-default-p1","Node":"n1"})";
+  const std::string bind_p1 =
+      R"({"PodName":"p1","PodNamespace":"default","PodUID":"uid-default-p1","Node":"n1"})";
   auto refused = cb.Post("/bind", bind_p1, "application/json");
   ASSERT_TRUE(refused);
   EXPECT_NE(refused->body.find("does not hold the Lease"), std::string::npos) << refused->body;
@@ -234,8 +240,9 @@ TEST(LeaderElection, TwoReplicasOneBinderAndSigtermHandsOver) {
   EXPECT_NE(a->log().find("released lease kube-extender/kube-extender"), std::string::npos) << a->log();
   ASSERT_TRUE(wait_until([&] { return api.lease_holder(kLease) == "replica-b"; }, 20s)) << b->log();
   EXPECT_LT(Clock::now() - t0, 20s);  // well inside the 30 s lease duration
-  auto now_bound = cb.Post(
-      "/bind", R"({"PodName":"p2","PodNamespace":"default","PodUID":"uid-default-p2","Node":"n1"})", "application/json");
+  auto now_bound =
+      cb.Post("/bind", R"({"PodName":"p2","PodNamespace":"default","PodUID":"uid-default-p2","Node":"n1"})",
+              "application/json");
   ASSERT_TRUE(now_bound);
   EXPECT_EQ(now_bound->body, R"({"Error":""})");
   EXPECT_EQ(api.bindings().size(), 2u);
@@ -248,7 +255,8 @@ TEST(LeaderElection, FlagsAreCheckedAsClientGoChecksThem) {
            {{"--leader-elect", "--kubeconfig", "x"}, "needs --enable-bind"},
            {{"--kubeconfig", "x", "--enable-bind", "--leader-elect", "--leader-elect-lease-duration", "5s"},
             "greater than --leader-elect-renew-deadline"},
-           {{"--kubeconfig", "x", "--enable-bind", "--leader-elect-retry-period", "9s"}, "greater than 1.2 x"},
+           {{"--kubeconfig", "x", "--enable-bind", "--leader-elect-retry-period", "9s"},
+            "greater than 1.2 x"},
            {{"--leader-elect-lease-duration", "15"}, "expected a duration"},
            {{"--leader-elect-retry-period", "2h"}, "expected a duration"},
            {{"--leader-elect-identity", ""}, "must not be empty"}}) {
