@@ -2,8 +2,11 @@
 // Command-line walking shared by kube-extender, extender-load and extender-gen: "--flag value" and
 // "--flag=value", integers checked against a range, and errors that name the flag.
 #include <charconv>
+#include <chrono>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace kext {
 
@@ -14,6 +17,30 @@ Int parse_flag_integer(const std::string& flag, const std::string& v, Int lo, In
   if (ec != std::errc() || p != v.data() + v.size() || out < lo || out > hi) {
     throw std::invalid_argument(flag + ": expected an integer in " + std::to_string(lo) + ".." +
                                 std::to_string(hi) + ", got \"" + v + "\"");
+  }
+  return out;
+}
+
+// A Go-style duration of one unit, as kube-scheduler's --leader-elect-* flags take: "15s", "500ms",
+// "2m". Throws std::invalid_argument naming the flag.
+inline std::chrono::milliseconds parse_flag_duration(const std::string& flag, const std::string& v,
+                                                     std::chrono::milliseconds lo,
+                                                     std::chrono::milliseconds hi) {
+  int64_t n = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  const std::string_view unit(p, static_cast<size_t>(v.data() + v.size() - p));
+  int64_t scale = 0;
+  if (unit == "ms")
+    scale = 1;
+  else if (unit == "s")
+    scale = 1000;
+  else if (unit == "m")
+    scale = 60'000;
+  const std::chrono::milliseconds out(scale != 0 && n <= hi.count() ? n * scale : 0);
+  if (ec != std::errc() || scale == 0 || n < 0 || out < lo || out > hi) {
+    throw std::invalid_argument(flag + ": expected a duration such as 15s or 500ms in " +
+                                std::to_string(lo.count()) + "ms.." + std::to_string(hi.count() / 1000) +
+                                "s, got \"" + v + "\"");
   }
   return out;
 }

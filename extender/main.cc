@@ -8,6 +8,7 @@
 
 #include "extender/http/bind_verb.h"
 #include "extender/http/server.h"
+#include "extender/kube/leader_election.h"
 #include "extender/kube/live_state.h"
 #include "extender/options.h"
 #include "extender/read_file.h"
@@ -73,6 +74,7 @@ int main(int argc, char** argv) {
     // the background (/readyz says when the first lists are in).
     std::unique_ptr<kext::kube::ApiClient> api;
     std::unique_ptr<kext::kube::LiveState> live;
+    std::unique_ptr<kext::kube::LeaderElector> elector;
     std::unique_ptr<kext::BindVerb> binder;
     if (opts.api.enabled()) {
       api = std::make_unique<kext::kube::ApiClient>(kext::kube::resolve_api_config(opts.api));
@@ -82,7 +84,16 @@ int main(int argc, char** argv) {
         metrics.set_watch_lag_seconds(resource, s);
       };
       live = std::make_unique<kext::kube::LiveState>(*api, store, live_opts);
-      if (opts.api.bind) binder = std::make_unique<kext::BindVerb>(*api, live->cache(), opts.api.assume_ttl);
+      if (opts.api.leader_elect) {
+        kext::kube::LeaderElectionConfig election = opts.api.election;
+        if (election.identity.empty()) election.identity = kext::kube::default_identity();
+        metrics.set_leader(election.identity, false);
+        elector = std::make_unique<kext::kube::LeaderElector>(
+            *api, election, [&metrics, id = election.identity](bool held) { metrics.set_leader(id, held); });
+      }
+      if (opts.api.bind) {
+        binder = std::make_unique<kext::BindVerb>(*api, live->cache(), opts.api.assume_ttl, elector.get());
+      }
     }
 
     kext::Verbs verbs(*engine, policy, store, opts.node_cache_entries);
@@ -91,10 +102,21 @@ int main(int argc, char** argv) {
     if (!server.bind(&error)) throw std::runtime_error(error);
     if (binder) server.set_bind_handler([b = binder.get()](std::string_view body) { return b->bind(body); });
     if (live) live->start();
+    if (elector) elector->start();
+    const auto delay = std::chrono::seconds(opts.shutdown_delay_seconds);
     const auto grace = std::chrono::seconds(opts.shutdown_grace_seconds);
-    signals.start([&server, grace](int sig) {
-      std::cerr << "kube-extender: " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << ", draining (grace "
-                << grace.count() << " s, " << server.in_flight() << " requests in flight)" << std::endl;
+    signals.start([&server, &elector, delay, grace](int sig) {
+      // Not ready first: the endpoints controller removes this replica from the Service only after the
+      // kubelet's next failed readiness probe, and the scheduler keeps sending until then.
+      server.set_terminating();
+      // The Lease goes at once: binds sent here from now on are refused and retried by the scheduler,
+      // and another replica takes over at its next retry instead of after a lease duration.
+      if (elector) elector->stop();
+      std::cerr << "kube-extender: " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << ", not ready, serving for "
+                << delay.count() << " s more" << std::endl;
+      std::this_thread::sleep_for(delay);
+      std::cerr << "kube-extender: draining (grace " << grace.count() << " s, " << server.in_flight()
+                << " requests in flight)" << std::endl;
       server.shutdown(grace);
     });
     auto state = store.current();

@@ -62,7 +62,14 @@ std::string usage() {
          "  --client-ca-file FILE refuse clients without a certificate signed by this CA (mTLS; needs TLS)\n"
          "  --decision-log-size N decisions kept for GET /debug/decisions (default 1000; 0 = off)\n"
          "  --decision-log-max-bytes N  memory bound of that log; oldest dropped first (default 67108864)\n"
-         "  --shutdown-grace-seconds N  on SIGTERM, time for requests in flight to finish (default 10)\n"
+         "  --shutdown-delay-seconds N  on SIGTERM, /readyz answers 503 at once but requests are still "
+         "served\n"
+         "                        for N s, so that the Service stops routing here (default " +
+         n(d.shutdown_delay_seconds) +
+         ")\n"
+         "  --shutdown-grace-seconds N  then, time for requests in flight to finish (default " +
+         n(d.shutdown_grace_seconds) +
+         ")\n"
          "  -v N, --v N           log verbosity: 1 = one JSON line per request on stderr (default 0)\n" +
          kube::api_flags_usage() + "  --help\n";
 }
@@ -134,6 +141,8 @@ Options parse_options(int argc, char** argv) {
     } else if (arg == "--decision-log-max-bytes") {
       o.decision_log_max_bytes =
           static_cast<size_t>(parse_flag_integer<int64_t>(arg, next(), 0, int64_t{1} << 40));
+    } else if (arg == "--shutdown-delay-seconds") {
+      o.shutdown_delay_seconds = static_cast<int>(parse_flag_integer<int64_t>(arg, next(), 0, 3600));
     } else if (arg == "--shutdown-grace-seconds") {
       o.shutdown_grace_seconds = static_cast<int>(parse_flag_integer<int64_t>(arg, next(), 0, 3600));
     } else if (arg == "--v") {

@@ -125,6 +125,12 @@ void Metrics::set_watch_lag_seconds(std::string_view resource, double seconds) {
   }
 }
 
+void Metrics::set_leader(std::string_view identity, bool leader) {
+  std::lock_guard lock(lag_mutex_);
+  leader_identity_ = identity;
+  leader_ = leader;
+}
+
 std::string Metrics::render(const ClusterState* state) const {
   std::string out;
   out.reserve(16 << 10);
@@ -215,6 +221,13 @@ std::string Metrics::render(const ClusterState* state) const {
       out.append("\"} ");
       append_number(out, lag);
       out += '\n';
+    }
+    if (!leader_identity_.empty()) {
+      header(out, "kube_extender_leader", "gauge",
+             "1 when this replica holds the bind Lease (--leader-elect), else 0; by identity.");
+      out.append("kube_extender_leader{identity=\"");
+      append_label_value(out, leader_identity_);
+      out.append(leader_ ? "\"} 1\n" : "\"} 0\n");
     }
   }
   return out;

@@ -72,6 +72,8 @@ class Metrics {
   void observe_verb(Route route, const VerbTrace& trace);
   // For the API watch: how far behind the cluster the cache is, per resource ("nodes", "pods", …).
   void set_watch_lag_seconds(std::string_view resource, double seconds);
+  // With --leader-elect: whether this replica holds the bind Lease, under its identity.
+  void set_leader(std::string_view identity, bool leader);
   // The transport's bounds at work.
   void count_refusal(Refusal cause) {
     refusals_[static_cast<size_t>(cause)].fetch_add(1, std::memory_order_relaxed);
@@ -108,6 +110,8 @@ class Metrics {
   std::atomic<int64_t> open_connections_{0};
   mutable std::mutex lag_mutex_;
   std::map<std::string, double, std::less<>> watch_lag_;
+  std::string leader_identity_;  // empty: no election (under lag_mutex_)
+  bool leader_ = false;
 };
 
 }  // namespace kext

@@ -49,12 +49,19 @@ void configure_router(Router& router, const ServerConfig& config) {
   router.set_payload_max_length(config.limits.max_body_bytes);
 }
 
-void install_probes(Router& router, const StateStore& state) {
+void install_probes(Router& router, const StateStore& state, const std::atomic<bool>& terminating) {
   router.Get("/healthz",
              [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
   // Not ready until the watch has listed every resource: answers from a half-filled cache would
   // admit pods onto nodes that look empty.
-  router.Get("/readyz", [&state](const httplib::Request&, httplib::Response& res) {
+  // Not ready either once SIGTERM has come: the endpoints controller takes the replica out of the
+  // Service while it still answers the requests already routed to it.
+  router.Get("/readyz", [&state, &terminating](const httplib::Request&, httplib::Response& res) {
+    if (terminating.load()) {
+      res.status = 503;
+      res.set_content("shutting down", "text/plain");
+      return;
+    }
     if (!state.ready()) {
       res.status = 503;
       res.set_content("cluster state not synced yet", "text/plain");
@@ -104,7 +111,7 @@ Server::Server(ServerConfig config, const Verbs& verbs, const StateStore& state,
   observer_.attach(*router_);
   install_ops_routes(*router_, observer_.observers(), state_);
   install_routes();
-  install_probes(*router_, state_);
+  install_probes(*router_, state_, terminating_);
   install_error_handlers(*router_);
 
   std::vector<Listener> listeners{Listener{config_.address, config_.port, router_.get(), tls_.get()}};
@@ -113,7 +120,7 @@ Server::Server(ServerConfig config, const Verbs& verbs, const StateStore& state,
     configure_router(*metrics_router_, config_);
     observer_.attach(*metrics_router_);
     install_metrics_route(*metrics_router_, observer_.observers().metrics, state_);
-    install_probes(*metrics_router_, state_);
+    install_probes(*metrics_router_, state_, terminating_);
     install_error_handlers(*metrics_router_);
     listeners.push_back(Listener{config_.metrics_address.empty() ? config_.address : config_.metrics_address,
                                  config_.metrics_port, metrics_router_.get(), nullptr});

@@ -1,6 +1,7 @@
 #pragma once
 // The extender's HTTP server: the verbs, probes and observation routes (cpp-httplib's routing) over the
 // Transport, which owns the connections and their bounds.
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -50,6 +51,8 @@ class Server {
   // received or run finish for up to `grace`. Returns once serve() has returned (or after `grace`
   // plus a few seconds if a handler is stuck).
   void shutdown(std::chrono::milliseconds grace);
+  // /readyz answers 503 on every listener from now on; everything else is served as before.
+  void set_terminating() { terminating_.store(true); }
   // Requests being received or run.
   size_t in_flight() const { return observer_.in_flight() + transport_->receiving(); }
   // /bind answers 404 until a handler is set (--enable-bind). Set before serve().
@@ -59,6 +62,7 @@ class Server {
   void install_routes();
 
   ServerConfig config_;
+  std::atomic<bool> terminating_{false};
   const Verbs& verbs_;
   const StateStore& state_;
   RequestObserver observer_;

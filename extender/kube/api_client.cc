@@ -14,7 +14,9 @@ namespace {
 
 using Bio = std::unique_ptr<BIO, decltype(&BIO_free)>;
 
-Bio bio_of(const std::string& pem) { return Bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free); }
+Bio bio_of(const std::string& pem) {
+  return Bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
+}
 
 // A fresh store per client: SSLClient takes ownership of it.
 X509_STORE* store_from_pem(const std::string& pem) {
@@ -70,7 +72,8 @@ ApiClient::ApiClient(ApiConfig cfg, Timeouts timeouts) : cfg_(std::move(cfg)), t
       X509_STORE_free(s);
     }
     if (!cfg_.client_cert_pem.empty()) {
-      if (!pem_certificate(cfg_.client_cert_pem)) throw ConfigError("client certificate: not a PEM certificate");
+      if (!pem_certificate(cfg_.client_cert_pem))
+        throw ConfigError("client certificate: not a PEM certificate");
       if (!pem_private_key(cfg_.client_key_pem)) throw ConfigError("client key: not a PEM private key");
     }
   }
@@ -215,8 +218,17 @@ ApiResponse ApiClient::post(const std::string& path, const std::string& json_bod
   });
 }
 
+ApiResponse ApiClient::put(const std::string& path, const std::string& json_body) {
+  auto c = take_pooled();
+  auto r = c->Put(full_path(path), headers_with(bearer_token()), json_body, "application/json");
+  ApiResponse out = from_result(r);
+  if (out.status != 0) give_back(std::move(c));
+  return out;
+}
+
 ApiResponse ApiClient::stream(const std::string& path, std::chrono::milliseconds idle_timeout,
-                              const std::function<bool(std::string_view)>& on_data, StreamCanceller* canceller) {
+                              const std::function<bool(std::string_view)>& on_data,
+                              StreamCanceller* canceller) {
   auto c = make_client(idle_timeout);
   c->set_keep_alive(false);
   if (canceller) {

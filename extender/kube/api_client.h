@@ -20,7 +20,7 @@ class Result;
 namespace kext::kube {
 
 struct ApiResponse {
-  int status = 0;     // 0: no HTTP response; see error
+  int status = 0;  // 0: no HTTP response; see error
   std::string body;
   std::string error;  // transport error ("Connection refused", "Read timeout")
   bool ok() const { return status >= 200 && status < 300; }
@@ -56,6 +56,7 @@ class ApiClient {
 
   ApiResponse get(const std::string& path);
   ApiResponse post(const std::string& path, const std::string& json_body);
+  ApiResponse put(const std::string& path, const std::string& json_body);
 
   // A GET whose body is handed to on_data piece by piece as it arrives (a watch). on_status sees the
   // HTTP status first; for a non-2xx status the body is collected into the response instead. Silence

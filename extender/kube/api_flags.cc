@@ -19,6 +19,24 @@ bool parse_api_flag(const std::string& arg, const std::function<std::string()>& 
   else if (arg == "--enable-bind") f.bind = true;
   else if (arg == "--bind-assume-ttl-seconds") {
     f.assume_ttl = std::chrono::seconds(parse_flag_integer<int64_t>(arg, value(), 1, 3600));
+  } else if (arg == "--leader-elect") {
+    f.leader_elect = true;
+  } else if (arg == "--leader-elect-lease-duration") {
+    f.election.lease_duration = parse_flag_duration(arg, value(), std::chrono::seconds(1), std::chrono::hours(1));
+  } else if (arg == "--leader-elect-renew-deadline") {
+    f.election.renew_deadline =
+        parse_flag_duration(arg, value(), std::chrono::milliseconds(100), std::chrono::hours(1));
+  } else if (arg == "--leader-elect-retry-period") {
+    f.election.retry_period = parse_flag_duration(arg, value(), std::chrono::milliseconds(10), std::chrono::hours(1));
+  } else if (arg == "--leader-elect-resource-name") {
+    f.election.lease_name = value();
+    if (f.election.lease_name.empty()) throw std::invalid_argument(arg + ": must not be empty");
+  } else if (arg == "--leader-elect-resource-namespace") {
+    f.election.lease_namespace = value();
+    if (f.election.lease_namespace.empty()) throw std::invalid_argument(arg + ": must not be empty");
+  } else if (arg == "--leader-elect-identity") {
+    f.election.identity = value();
+    if (f.election.identity.empty()) throw std::invalid_argument(arg + ": must not be empty");
   } else {
     return false;
   }
@@ -38,10 +56,17 @@ void validate_api_flags(const ApiFlags& f, bool have_snapshot) {
   if (f.client_cert_file.empty() != f.client_key_file.empty())
     throw std::invalid_argument("--api-client-cert-file and --api-client-key-file go together");
   if (f.bind && sources == 0) throw std::invalid_argument("--enable-bind needs the Kubernetes API (--in-cluster, --kubeconfig or --api-server)");
+  if (f.leader_elect && !f.bind) throw std::invalid_argument("--leader-elect elects the binder: it needs --enable-bind");
+  // client-go tools/leaderelection/leaderelection.go: NewLeaderElector's checks (JitterFactor 1.2).
+  if (f.election.lease_duration <= f.election.renew_deadline)
+    throw std::invalid_argument("--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline");
+  if (f.election.renew_deadline.count() * 10 <= f.election.retry_period.count() * 12)
+    throw std::invalid_argument("--leader-elect-renew-deadline must be greater than 1.2 x --leader-elect-retry-period");
 }
 
 std::string api_flags_usage() {
-  return "  cluster state from the Kubernetes API (list+watch of nodes, pods, poddisruptionbudgets):\n"
+  const ApiFlags d;
+  return std::string() + "  cluster state from the Kubernetes API (list+watch of nodes, pods, poddisruptionbudgets):\n"
          "  --in-cluster          the pod's service account (KUBERNETES_SERVICE_HOST, token, ca.crt)\n"
          "  --kubeconfig FILE     a kubeconfig (client certificate, token or tokenFile; no exec plugins)\n"
          "  --context NAME        kubeconfig context (default: current-context)\n"
@@ -49,7 +74,22 @@ std::string api_flags_usage() {
          "                        --api-client-cert-file, --api-client-key-file, --api-insecure-skip-tls-verify\n"
          "  --enable-bind         serve /bind: create the Binding through the API (RBAC: pods/binding create)\n"
          "  --bind-assume-ttl-seconds N  a bound pod counts against its node until the watch shows it,\n"
-         "                        at most N seconds (default 30)\n";
+         "                        at most N seconds (default 30)\n"
+         "  --leader-elect        only the replica holding a coordination.k8s.io Lease binds; the others\n"
+         "                        answer /bind with an error and the scheduler retries the pod (RBAC: leases)\n"
+         "  --leader-elect-lease-duration D  how long others wait after the holder's last renewal (default " +
+         std::to_string(d.election.lease_duration.count() / 1000) +
+         "s)\n"
+         "  --leader-elect-renew-deadline D  the holder stops binding when it could not renew for D (default " +
+         std::to_string(d.election.renew_deadline.count() / 1000) +
+         "s)\n"
+         "  --leader-elect-retry-period D  time between attempts to acquire or renew (default " +
+         std::to_string(d.election.retry_period.count() / 1000) +
+         "s)\n"
+         "  --leader-elect-resource-namespace NS, --leader-elect-resource-name NAME  the Lease (default " +
+         d.election.lease_namespace + "/" + d.election.lease_name +
+         ")\n"
+         "  --leader-elect-identity ID  this replica's name in the Lease (default: hostname_<random>)\n";
 }
 
 ApiConfig resolve_api_config(const ApiFlags& f) {

@@ -6,6 +6,7 @@
 
 #include "extender/kube/api_client.h"
 #include "extender/kube/api_config.h"
+#include "extender/kube/leader_election.h"
 
 namespace kext::kube {
 
@@ -23,6 +24,9 @@ struct ApiFlags {
 
   bool bind = false;  // serve /bind (needs pods/binding create permission)
   std::chrono::milliseconds assume_ttl{30000};
+  // Only the replica holding the Lease binds; the others refuse /bind (the scheduler retries the pod).
+  bool leader_elect = false;
+  LeaderElectionConfig election;
 
   bool enabled() const { return in_cluster || !kubeconfig.empty() || !server.empty(); }
 };

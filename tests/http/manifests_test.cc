@@ -124,7 +124,8 @@ TEST(Manifests, KustomizationListsExistingFilesWithTheExpectedKinds) {
   Manifests m = load();
   ASSERT_FALSE(m.objects.empty());
   for (const char* kind : {"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "ConfigMap",
-                           "Deployment", "Service", "Role", "RoleBinding", "NetworkPolicy"}) {
+                           "Deployment", "Service", "Role", "RoleBinding", "NetworkPolicy",
+                           "PodDisruptionBudget", "PriorityClass"}) {
     EXPECT_FALSE(m.all(kind).empty()) << kind;
   }
   EXPECT_TRUE(m.find("Deployment", "kube-extender"));
@@ -167,6 +168,36 @@ TEST(Manifests, ExtenderRbacIsReadOnlyPlusASeparateBindRole) {
     EXPECT_EQ(binding->at({"roleRef"})->str("name"), name);
     EXPECT_EQ(binding->get("subjects")->seq[0].str("name"), "kube-extender");
   }
+  // The binder's election: the Lease the extender's defaults name, in its namespace, and nothing else.
+  const Node* d = m.find("Deployment", "kube-extender");
+  ASSERT_TRUE(d);
+  const auto args = strings(container(*d).get("args"));
+  EXPECT_NE(std::count(args.begin(), args.end(), "--leader-elect"), 0);
+  const kube::ApiFlags defaults;
+  const Node* lease_role = m.find("Role", "kube-extender-leader-election");
+  ASSERT_TRUE(lease_role);
+  EXPECT_EQ(lease_role->at({"metadata"})->str("namespace"), defaults.election.lease_namespace);
+  std::vector<std::string> lease_verbs;
+  for (const auto& rule : lease_role->get("rules")->seq) {
+    EXPECT_EQ(strings(rule.get("apiGroups")), std::vector<std::string>{"coordination.k8s.io"});
+    EXPECT_EQ(strings(rule.get("resources")), std::vector<std::string>{"leases"});
+    const auto names = strings(rule.get("resourceNames"));
+    for (const auto& v : strings(rule.get("verbs"))) {
+      lease_verbs.push_back(v);
+      // Only create cannot be limited to the one Lease.
+      if (v != "create") {
+        EXPECT_EQ(names, std::vector<std::string>{defaults.election.lease_name}) << v;
+      }
+    }
+  }
+  std::sort(lease_verbs.begin(), lease_verbs.end());
+  EXPECT_EQ(lease_verbs, (std::vector<std::string>{"create", "get", "update"}));
+  const Node* lease_binding = m.find("RoleBinding", "kube-extender-leader-election");
+  ASSERT_TRUE(lease_binding);
+  EXPECT_EQ(lease_binding->at({"roleRef"})->str("kind"), "Role");
+  EXPECT_EQ(lease_binding->at({"roleRef"})->str("name"), "kube-extender-leader-election");
+  EXPECT_EQ(lease_binding->get("subjects")->seq[0].str("name"), "kube-extender");
+
   // The scheduler runs as kube-scheduler does.
   std::vector<std::string> scheduler_roles;
   for (const Node* b : m.all("ClusterRoleBinding")) {
@@ -216,6 +247,63 @@ TEST(Manifests, ExtenderDeploymentReadsThePolicyFromItsConfigMap) {
   // The drain must end before the kubelet's SIGKILL.
   const int grace = std::stoi(flag_value(args, "--shutdown-grace-seconds"));
   EXPECT_LT(grace, std::stoi(d->at({"spec", "template", "spec"})->str("terminationGracePeriodSeconds")));
+}
+
+// No single point of failure: two replicas spread over nodes, a rollout that never goes below two, a
+// disruption budget, a priority class of its own, and a termination that outlasts delay + grace.
+TEST(Manifests, ExtenderRunsSeveralReplicasThatSurviveRolloutsDrainsAndEviction) {
+  Manifests m = load();
+  const Node* d = m.find("Deployment", "kube-extender");
+  ASSERT_TRUE(d);
+  EXPECT_GE(std::stoi(d->at({"spec"})->str("replicas")), 2);
+  const Node* strategy = d->at({"spec", "strategy"});
+  ASSERT_TRUE(strategy);
+  EXPECT_EQ(strategy->str("type"), "RollingUpdate");
+  EXPECT_EQ(strategy->at({"rollingUpdate"})->str("maxUnavailable"), "0");
+  EXPECT_EQ(strategy->at({"rollingUpdate"})->str("maxSurge"), "1");
+
+  const Node* pod_spec = d->at({"spec", "template", "spec"});
+  ASSERT_TRUE(pod_spec);
+  const Node* spread = pod_spec->get("topologySpreadConstraints");
+  ASSERT_TRUE(spread && !spread->seq.empty());
+  EXPECT_EQ(spread->seq[0].str("topologyKey"), "kubernetes.io/hostname");
+  EXPECT_TRUE(selects(*spread->seq[0].at({"labelSelector", "matchLabels"}), *d));
+  const Node* anti = pod_spec->at({"affinity", "podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution"});
+  ASSERT_TRUE(anti && !anti->seq.empty());
+  EXPECT_EQ(anti->seq[0].at({"podAffinityTerm"})->str("topologyKey"), "kubernetes.io/hostname");
+  EXPECT_TRUE(selects(*anti->seq[0].at({"podAffinityTerm", "labelSelector", "matchLabels"}), *d));
+
+  const Node* pdb = m.find("PodDisruptionBudget", "kube-extender");
+  ASSERT_TRUE(pdb);
+  EXPECT_EQ(pdb->at({"spec"})->str("minAvailable"), "1");
+  EXPECT_TRUE(selects(*pdb->at({"spec", "selector", "matchLabels"}), *d));
+  EXPECT_EQ(pdb->at({"metadata"})->str("namespace"), d->at({"metadata"})->str("namespace"));
+
+  const std::string class_name = pod_spec->str("priorityClassName");
+  ASSERT_FALSE(class_name.empty());
+  EXPECT_FALSE(class_name.starts_with("system-"));  // reserved for kube-system
+  const Node* pc = m.find("PriorityClass", class_name);
+  ASSERT_TRUE(pc) << class_name;
+  const long long value = std::stoll(pc->str("value"));
+  EXPECT_GE(value, 1'000'000);
+  EXPECT_LE(value, 1'000'000'000);  // user-defined classes go no higher
+  EXPECT_NE(pc->str("globalDefault"), "true");
+
+  // SIGTERM: the in-process delay (no preStop hook), then the drain, both before the kubelet's SIGKILL.
+  const auto args = strings(container(*d).get("args"));
+  const std::string delay = flag_value(args, "--shutdown-delay-seconds");
+  ASSERT_FALSE(delay.empty());
+  const int readiness_period = std::stoi(container(*d).at({"readinessProbe"})->str("periodSeconds"));
+  EXPECT_GE(std::stoi(delay), readiness_period);  // at least one failed probe before the drain
+  EXPECT_FALSE(container(*d).at({"lifecycle", "preStop"}));
+  const int grace = std::stoi(flag_value(args, "--shutdown-grace-seconds"));
+  EXPECT_LT(std::stoi(delay) + grace, std::stoi(pod_spec->str("terminationGracePeriodSeconds")));
+  // The flags parse as the binary would parse them.
+  std::vector<char*> argv{const_cast<char*>("kube-extender")};
+  std::vector<std::string> owned(args);
+  for (auto& a : owned) argv.push_back(a.data());
+  Options o = parse_options(static_cast<int>(argv.size()), argv.data());
+  EXPECT_EQ(o.shutdown_delay_seconds, std::stoi(delay));
 }
 
 TEST(Manifests, ProbesAndScrapingUseTheMetricsPortAndAnswerOnTheRealServer) {

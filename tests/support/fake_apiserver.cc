@@ -411,6 +411,27 @@ bool FakeApiServer::pump(const std::shared_ptr<Stream>& st, httplib::DataSink& s
   }
 }
 
+std::string FakeApiServer::lease(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  auto it = leases_.find(key);
+  return it == leases_.end() ? std::string() : it->second;
+}
+
+std::string FakeApiServer::lease_holder(const std::string& key) const {
+  const std::string json = lease(key);
+  rapidjson::Document d;
+  d.Parse(json.data(), json.size());
+  if (d.HasParseError() || !d.IsObject() || !d.HasMember("spec") || !d["spec"].IsObject()) return {};
+  const auto& spec = d["spec"];
+  return spec.HasMember("holderIdentity") && spec["holderIdentity"].IsString() ? spec["holderIdentity"].GetString()
+                                                                               : "";
+}
+
+void FakeApiServer::fail_leases(int status) {
+  std::lock_guard lock(mu_);
+  lease_fail_status_ = status;
+}
+
 void FakeApiServer::install_routes() {
   auto authorized = [this](const httplib::Request& req, httplib::Response& res) {
     if (opts_.token.empty()) return true;
@@ -475,6 +496,69 @@ void FakeApiServer::install_routes() {
   http_->Get("/api/v1/nodes", list_or_watch("nodes"));
   http_->Get("/api/v1/pods", list_or_watch("pods"));
   http_->Get("/apis/policy/v1/poddisruptionbudgets", list_or_watch("poddisruptionbudgets"));
+
+  // Leases as the API server keeps them: create refuses an existing name (409 AlreadyExists), update
+  // refuses a resourceVersion other than the current one (409 Conflict, optimistic concurrency).
+  auto lease_reply = [](httplib::Response& res, int code, const std::string& reason, const std::string& msg) {
+    res.status = code;
+    res.set_content(status_json(code, reason, msg), kJson);
+  };
+  auto lease_failed = [this, lease_reply](httplib::Response& res) {
+    if (lease_fail_status_ == 0) return false;
+    lease_reply(res, lease_fail_status_, "ServiceUnavailable", "injected lease failure");
+    return true;
+  };
+  const std::string leases = R"(/apis/coordination\.k8s\.io/v1/namespaces/([^/]+)/leases)";
+  http_->Get(leases + "/([^/]+)", [this, authorized, lease_reply, lease_failed](const httplib::Request& req,
+                                                                              httplib::Response& res) {
+    if (!authorized(req, res)) return;
+    std::lock_guard lock(mu_);
+    if (lease_failed(res)) return;
+    auto it = leases_.find(std::string(req.matches[1]) + "/" + std::string(req.matches[2]));
+    if (it == leases_.end()) return lease_reply(res, 404, "NotFound", "leases \"" + std::string(req.matches[2]) + "\" not found");
+    res.set_content(it->second, kJson);
+  });
+  auto lease_write = [this, authorized, lease_reply, lease_failed](bool create) {
+    return [this, authorized, lease_reply, lease_failed, create](const httplib::Request& req, httplib::Response& res) {
+      if (!authorized(req, res)) return;
+      rapidjson::Document d;
+      d.Parse(req.body.data(), req.body.size());
+      if (d.HasParseError() || !d.IsObject() || !d.HasMember("metadata") || !d["metadata"].IsObject() ||
+          !d["metadata"].HasMember("name") || !d["metadata"]["name"].IsString()) {
+        return lease_reply(res, 400, "BadRequest", "not a Lease");
+      }
+      const std::string name = d["metadata"]["name"].GetString();
+      if (!create && name != std::string(req.matches[2])) return lease_reply(res, 400, "BadRequest", "name mismatch");
+      const std::string key = std::string(req.matches[1]) + "/" + name;
+      std::lock_guard lock(mu_);
+      if (lease_failed(res)) return;
+      auto it = leases_.find(key);
+      if (create && it != leases_.end()) {
+        return lease_reply(res, 409, "AlreadyExists", "leases \"" + name + "\" already exists");
+      }
+      if (!create) {
+        if (it == leases_.end()) return lease_reply(res, 404, "NotFound", "leases \"" + name + "\" not found");
+        rapidjson::Document cur;
+        cur.Parse(it->second.data(), it->second.size());
+        const auto& md = d["metadata"];
+        const std::string sent = md.HasMember("resourceVersion") && md["resourceVersion"].IsString()
+                                     ? md["resourceVersion"].GetString()
+                                     : "";
+        if (sent != cur["metadata"]["resourceVersion"].GetString()) {
+          return lease_reply(res, 409, "Conflict",
+                             "Operation cannot be fulfilled on leases.coordination.k8s.io \"" + name +
+                                 "\": the object has been modified; please apply your changes to the latest version "
+                                 "and try again");
+        }
+      }
+      const std::string stored = with_rv(req.body, ++lease_rv_);
+      leases_[key] = stored;
+      res.status = create ? 201 : 200;
+      res.set_content(stored, kJson);
+    };
+  };
+  http_->Post(leases, lease_write(true));
+  http_->Put(leases + "/([^/]+)", lease_write(false));
 
   http_->Post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding)",
               [this, authorized](const httplib::Request& req, httplib::Response& res) {

@@ -75,6 +75,13 @@ class FakeApiServer {
   // Whether a bind sets spec.nodeName on the pod (a MODIFIED event), as the real API does.
   void set_bind_updates_pod(bool b);
 
+  // coordination.k8s.io/v1 Leases (GET, POST, PUT with resourceVersion: a stale one answers 409).
+  // key: "namespace/name". The holder is "" when there is no such Lease or nobody holds it.
+  std::string lease_holder(const std::string& key) const;
+  std::string lease(const std::string& key) const;  // the object's JSON, "" when absent
+  // Lease requests answer this status (0: served again), as for a replica cut off from the API.
+  void fail_leases(int status);
+
  private:
   struct Event {
     std::string resource;
@@ -127,6 +134,9 @@ class FakeApiServer {
   int bind_fail_status_ = 0;
   std::string bind_fail_message_;
   bool bind_updates_pod_ = true;
+  std::map<std::string, std::string> leases_;
+  uint64_t lease_rv_ = 1;
+  int lease_fail_status_ = 0;
 };
 
 }  // namespace kext::testing
