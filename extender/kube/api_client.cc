@@ -219,11 +219,9 @@ ApiResponse ApiClient::post(const std::string& path, const std::string& json_bod
 }
 
 ApiResponse ApiClient::put(const std::string& path, const std::string& json_body) {
-  auto c = take_pooled();
-  auto r = c->Put(full_path(path), headers_with(bearer_token()), json_body, "application/json");
-  ApiResponse out = from_result(r);
-  if (out.status != 0) give_back(std::move(c));
-  return out;
+  return send_pooled([&](httplib::ClientImpl& c) {
+    return c.Put(full_path(path), headers_with(bearer_token()), json_body, "application/json");
+  });
 }
 
 ApiResponse ApiClient::stream(const std::string& path, std::chrono::milliseconds idle_timeout,
