@@ -293,6 +293,10 @@ Transport::Transport(TransportLimits limits, std::vector<Listener> listeners, Me
   // SSL_write reaches write(2), which raises SIGPIPE on a peer that has gone; the error is enough.
   ::signal(SIGPIPE, SIG_IGN);
   raise_descriptor_limit();
+  // Made before any thread exists: stop() and drain() write wake_fd_ from other threads.
+  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
 Transport::~Transport() {
@@ -349,9 +353,6 @@ bool Transport::bind(std::string* error) {
 
 bool Transport::run() {
   if (listen_fds_.size() != listeners_.size() || stop_) return false;
-  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
-  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (epoll_fd_ < 0 || wake_fd_ < 0) return false;
   auto add = [this](int fd, Poll::Kind kind, size_t listener) {
     polls_.push_back(std::make_unique<Poll>(Poll{kind, listener, nullptr}));
