@@ -32,11 +32,11 @@ TEST(ApiClient, TrustsOnlyTheConfiguredCertificateAuthority) {
     FakeApiServer api;
     kube::ApiConfig cfg = kube::kubeconfig_config(write_temp("trust-kubeconfig", api.kubeconfig()));
     {
-      kube::ApiClient right_ca(cfg, kube::ApiClient::Timeouts{5000ms, 10000ms});
+      kube::ApiClient right_ca(cfg, kube::ApiClient::Timeouts{10000ms, 10000ms});
       EXPECT_EQ(right_ca.get("/api/v1/nodes").status, 200);
     }
     ASSERT_TRUE(read_whole_file(cert("rogue-ca.crt"), cfg.ca_pem));
-    kube::ApiClient wrong_ca(cfg, kube::ApiClient::Timeouts{5000ms, 10000ms});
+    kube::ApiClient wrong_ca(cfg, kube::ApiClient::Timeouts{10000ms, 10000ms});
     auto r = wrong_ca.get("/api/v1/nodes");
     EXPECT_EQ(r.status, 0);
     EXPECT_EQ(r.error, "SSLServerVerification");
@@ -48,7 +48,7 @@ TEST(ApiClient, TrustsOnlyTheConfiguredCertificateAuthority) {
 TEST(ApiClient, DoesNotReuseAConnectionTheServerClosed) {
   FakeApiServer api;
   kube::ApiClient client(kube::kubeconfig_config(write_temp("reuse-kubeconfig", api.kubeconfig())),
-                         kube::ApiClient::Timeouts{5000ms, 10000ms});
+                         kube::ApiClient::Timeouts{10000ms, 10000ms});
   ASSERT_EQ(client.get("/api/v1/nodes").status, 200);
   // Past the server's keep-alive timeout (not a bound on anything: a shorter wait would only leave
   // the connection open).

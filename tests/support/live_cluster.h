@@ -39,7 +39,9 @@ inline kube::LiveStateOptions fast_live_options() {
 inline std::unique_ptr<kube::ApiClient> client_for(const FakeApiServer& api, bool inline_data = false) {
   using namespace std::chrono_literals;
   const std::string kc = write_temp(inline_data ? "kubeconfig-inline" : "kubeconfig", api.kubeconfig(inline_data));
-  return std::make_unique<kube::ApiClient>(kube::kubeconfig_config(kc), kube::ApiClient::Timeouts{1000ms, 5000ms});
+  // Connecting includes the TLS handshake, which takes seconds in sanitizer builds under load.
+  return std::make_unique<kube::ApiClient>(kube::kubeconfig_config(kc),
+                                           kube::ApiClient::Timeouts{10000ms, 10000ms});
 }
 
 // How long a test waits for something that should happen: generous, since it only costs time when the
