@@ -37,7 +37,7 @@ class RequestFramer {
   size_t expected_end() const { return stage_ == Stage::kBody ? body_start_ + content_length_ : 0; }
   // Where the body starts, and whether it is chunk-encoded (valid once headers_done()).
   size_t body_start() const { return body_start_; }
-  bool chunked() const { return stage_ >= Stage::kChunkSize && stage_ <= Stage::kTrailers ? true : chunked_; }
+  bool chunked() const { return chunked_; }
   // Bytes of the whole request, header block and body (valid once kComplete).
   size_t request_end() const { return end_; }
   // 400, 413 or 431 and why (valid once kRejected).

@@ -73,9 +73,6 @@ class Transport {
   // Graceful: stops accepting and closes idle connections; requests being received or run finish (a
   // kept-alive connection is closed after its reply) until none is left or `grace` has passed.
   void drain(std::chrono::milliseconds grace);
-  bool running() const { return running_.load(std::memory_order_acquire); }
-
-  size_t open_connections() const { return open_.load(std::memory_order_relaxed); }
   // Requests of which some bytes have arrived but that no worker runs yet.
   size_t receiving() const { return static_cast<size_t>(receiving_.load(std::memory_order_acquire)); }
 
@@ -96,6 +93,7 @@ class Transport {
   void returned(Connection* c);
   void flush(Connection& c);
   void refuse(Connection& c, int status, std::string_view reason, Refusal cause, bool retry_after);
+  void refuse_memory(Connection& c);
   void answer_and_close(Connection& c, int status, std::string_view reason, bool retry_after);
   void arm(Connection& c, bool in, bool out);
   void close_connection(Connection* c);
@@ -107,6 +105,7 @@ class Transport {
   std::vector<Listener> listeners_;
   std::vector<int> listen_fds_;
   Metrics* metrics_;
+  const std::string busy_reply_;  // the 503 for a connection beyond max_connections
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
   int spare_fd_ = -1;  // given up to accept-and-close when out of descriptors (EMFILE)
@@ -124,7 +123,6 @@ class Transport {
   std::vector<Connection*> returns_;
 
   std::vector<std::thread> workers_;
-  std::atomic<size_t> open_{0};
   std::atomic<size_t> buffered_{0};
   std::atomic<int64_t> receiving_{0};
   std::atomic<bool> running_{false};
