@@ -45,6 +45,12 @@ inline std::chrono::milliseconds parse_flag_duration(const std::string& flag, co
   return out;
 }
 
+// A flag whose value may not be empty (an address, a directory, a name).
+inline std::string non_empty_value(const std::string& flag, std::string v) {
+  if (v.empty()) throw std::invalid_argument(flag + ": must not be empty");
+  return v;
+}
+
 class ArgCursor {
  public:
   ArgCursor(int argc, char** argv) : argc_(argc), argv_(argv) {}

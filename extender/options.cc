@@ -84,8 +84,7 @@ Options parse_options(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       o.help = true;
     } else if (arg == "--address") {
-      o.server.address = next();
-      if (o.server.address.empty()) throw std::invalid_argument("--address: must not be empty");
+      o.server.address = non_empty_value(arg, next());
     } else if (arg == "--port") {
       o.server.port = static_cast<int>(parse_flag_integer<int64_t>(arg, next(), 0, 65535));
     } else if (arg == "--path-prefix") {
@@ -98,9 +97,7 @@ Options parse_options(int argc, char** argv) {
       const int port = static_cast<int>(parse_flag_integer<int64_t>(arg, next(), 0, 65535));
       o.server.metrics_port = port == 0 ? -1 : port;
     } else if (arg == "--metrics-bind-address") {
-      o.server.metrics_address = next();
-      if (o.server.metrics_address.empty())
-        throw std::invalid_argument("--metrics-bind-address: must not be empty");
+      o.server.metrics_address = non_empty_value(arg, next());
     } else if (arg == "--max-body-bytes") {
       l.max_body_bytes =
           static_cast<size_t>(parse_flag_integer<int64_t>(arg, next(), 1024, int64_t{1} << 34));
@@ -125,8 +122,7 @@ Options parse_options(int argc, char** argv) {
     } else if (arg == "--node-cache-entries") {
       o.node_cache_entries = static_cast<size_t>(parse_flag_integer<int64_t>(arg, next(), 0, 10'000'000));
     } else if (arg == "--record-dir") {
-      o.server.record_dir = next();
-      if (o.server.record_dir.empty()) throw std::invalid_argument("--record-dir: must not be empty");
+      o.server.record_dir = non_empty_value(arg, next());
     } else if (arg == "--record-max-bytes") {
       o.server.record_max_bytes =
           static_cast<size_t>(parse_flag_integer<int64_t>(arg, next(), 4096, int64_t{1} << 40));

@@ -29,14 +29,11 @@ bool parse_api_flag(const std::string& arg, const std::function<std::string()>& 
   } else if (arg == "--leader-elect-retry-period") {
     f.election.retry_period = parse_flag_duration(arg, value(), std::chrono::milliseconds(10), std::chrono::hours(1));
   } else if (arg == "--leader-elect-resource-name") {
-    f.election.lease_name = value();
-    if (f.election.lease_name.empty()) throw std::invalid_argument(arg + ": must not be empty");
+    f.election.lease_name = non_empty_value(arg, value());
   } else if (arg == "--leader-elect-resource-namespace") {
-    f.election.lease_namespace = value();
-    if (f.election.lease_namespace.empty()) throw std::invalid_argument(arg + ": must not be empty");
+    f.election.lease_namespace = non_empty_value(arg, value());
   } else if (arg == "--leader-elect-identity") {
-    f.election.identity = value();
-    if (f.election.identity.empty()) throw std::invalid_argument(arg + ": must not be empty");
+    f.election.identity = non_empty_value(arg, value());
   } else {
     return false;
   }
