@@ -28,12 +28,6 @@ std::string list(const std::vector<std::string>& items) {
   return out + "]}";
 }
 
-std::string names_request(const std::string& pod, const std::vector<std::string>& names) {
-  std::string out = R"({"Pod":)" + pod + R"(,"NodeNames":[)";
-  for (size_t i = 0; i < names.size(); ++i) out += (i ? ",\"" : "\"") + names[i] + "\"";
-  return out + "]}";
-}
-
 std::string pod(const std::string& extra_spec = "") {
   return R"({"metadata":{"name":"p","namespace":"default","uid":"uid-p"},"spec":{)" + extra_spec +
          R"("containers":[{"name":"c","image":"registry.example.com/app:v1","resources":{"requests":{"cpu":"1","memory":"1Gi"}}}]}})";
@@ -109,16 +103,7 @@ std::string scoring_cluster() {
 std::map<std::string, int64_t> scores_with(const std::string& priority, const std::string& pod_json) {
   const std::string policy = R"({"kind":"Policy","apiVersion":"v1","predicates":[],"priorities":[)" + priority + "]}";
   TestServer server(state_from_json(scoring_cluster()), policy);
-  auto res = server.post("/prioritize", names_request(pod_json, {"a", "b", "c"}));
-  std::map<std::string, int64_t> out;
-  if (!res || res->status != 200) {
-    ADD_FAILURE() << (res ? res->body : "no reply");
-    return out;
-  }
-  auto r = parse(res->body);
-  for (const auto& hs : r.GetArray()) out[hs["Host"].GetString()] = hs["Score"].GetInt64();
-  EXPECT_EQ(out.size(), 3u) << res->body;
-  return out;
+  return host_scores(server.post("/prioritize", names_request(pod_json, {"a", "b", "c"})), 3);
 }
 
 std::map<std::string, int64_t> scores_with(const std::string& name) {

@@ -45,12 +45,6 @@ std::string cluster() {
          bound_pod("huge-1", "full", "100m", "8Ei") + "," + bound_pod("huge-2", "full", "100m", "8Ei") + "]}";
 }
 
-std::string names_request(const std::string& pod_json, const std::vector<std::string>& names) {
-  std::string out = R"({"Pod":)" + pod_json + R"(,"NodeNames":[)";
-  for (size_t i = 0; i < names.size(); ++i) out += (i ? ",\"" : "\"") + names[i] + "\"";
-  return out + "]}";
-}
-
 const std::vector<std::string> kNodes = {"small", "busy", "full"};
 const std::string kTwo8Ei = pod({"8Ei", "8Ei"}, "100m");
 const std::string kOne8Ei = pod({"8Ei"}, "500m");
@@ -86,16 +80,7 @@ TEST(Saturation, FilterRejectsTwo8EiContainersAndCountsA8EiNodeAsFull) {
 }
 
 std::map<std::string, int64_t> scores(TestServer& server, const std::string& pod_json) {
-  auto res = server.post("/prioritize", names_request(pod_json, kNodes));
-  std::map<std::string, int64_t> out;
-  if (!res || res->status != 200) {
-    ADD_FAILURE() << (res ? res->body : "no reply");
-    return out;
-  }
-  auto r = parse(res->body);
-  for (const auto& hs : r.GetArray()) out[hs["Host"].GetString()] = hs["Score"].GetInt64();
-  EXPECT_EQ(out.size(), kNodes.size()) << res->body;
-  return out;
+  return host_scores(server.post("/prioritize", names_request(pod_json, kNodes)), kNodes.size());
 }
 
 std::string policy_with(const std::string& priority) {

@@ -1,11 +1,15 @@
 #pragma once
 // Starts the real extender server on a free loopback port for a test, with a given policy and state.
+#include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "extender/http/server.h"
 #include "extender/read_file.h"
@@ -88,6 +92,27 @@ inline rapidjson::Document parse(const std::string& body) {
   rapidjson::Document d;
   d.Parse(body.data(), body.size());
   return d;
+}
+
+// ExtenderArgs in node-names mode: the pod and the names of the nodes to consider.
+inline std::string names_request(const std::string& pod_json, const std::vector<std::string>& names) {
+  std::string out = R"({"Pod":)" + pod_json + R"(,"NodeNames":[)";
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? ",\"" : "\"") + names[i] + "\"";
+  return out + "]}";
+}
+
+// A /prioritize reply's HostPriorityList as host -> score; a failure (and an empty map) unless it is
+// a 200 with `expected_hosts` entries.
+inline std::map<std::string, int64_t> host_scores(const httplib::Result& res, size_t expected_hosts) {
+  std::map<std::string, int64_t> out;
+  if (!res || res->status != 200) {
+    ADD_FAILURE() << (res ? res->body : "no reply");
+    return out;
+  }
+  auto r = parse(res->body);
+  for (const auto& hs : r.GetArray()) out[hs["Host"].GetString()] = hs["Score"].GetInt64();
+  EXPECT_EQ(out.size(), expected_hosts) << res->body;
+  return out;
 }
 
 }  // namespace kext::testing
