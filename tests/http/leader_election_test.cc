@@ -31,6 +31,15 @@ kube::LeaderElectionConfig fast(const std::string& identity) {
   return c;
 }
 
+// For tests that do not wait for a lease to run out: a TLS round trip under TSan takes longer than
+// fast()'s 500 ms renew deadline, which would end the holding before the test looks at it.
+kube::LeaderElectionConfig patient(const std::string& identity) {
+  kube::LeaderElectionConfig c = fast(identity);
+  c.lease_duration = 30s;
+  c.renew_deadline = 20s;
+  return c;
+}
+
 int64_t transitions(const std::string& lease_json) {
   auto d = parse(lease_json);
   return d.IsObject() && d["spec"].HasMember("leaseTransitions") ? d["spec"]["leaseTransitions"].GetInt64()
@@ -45,14 +54,14 @@ std::string renew_time(const std::string& lease_json) {
 TEST(LeaderElection, FirstReplicaCreatesTheLeaseAndHoldsIt) {
   FakeApiServer api;
   auto client = client_for(api);
-  LeaderElector a(*client, fast("a"));
+  LeaderElector a(*client, patient("a"));
   EXPECT_FALSE(a.is_leader());
   EXPECT_EQ(a.try_acquire_or_renew(), Attempt::kHeld);
   EXPECT_TRUE(a.is_leader());
   EXPECT_EQ(api.lease_holder(kLease), "a");
   EXPECT_EQ(transitions(api.lease(kLease)), 0);
   auto d = parse(api.lease(kLease));
-  EXPECT_EQ(d["spec"]["leaseDurationSeconds"].GetInt64(), 1);
+  EXPECT_EQ(d["spec"]["leaseDurationSeconds"].GetInt64(), 30);
 }
 
 TEST(LeaderElection, TheHolderRenewsAndOthersWait) {
@@ -240,6 +249,11 @@ TEST(LeaderElection, TwoReplicasOneBinderAndSigtermHandsOver) {
   EXPECT_NE(a->log().find("released lease kube-extender/kube-extender"), std::string::npos) << a->log();
   ASSERT_TRUE(wait_until([&] { return api.lease_holder(kLease) == "replica-b"; }, 20s)) << b->log();
   EXPECT_LT(Clock::now() - t0, 20s);  // well inside the 30 s lease duration
+  // The Lease names b as soon as b's write lands; b binds once that write has returned to it.
+  ASSERT_TRUE(wait_until([&] {
+    auto m = cb.Get("/metrics");
+    return m && m->body.find("kube_extender_leader{identity=\"replica-b\"} 1") != std::string::npos;
+  }, 20s));
   auto now_bound =
       cb.Post("/bind", R"({"PodName":"p2","PodNamespace":"default","PodUID":"uid-default-p2","Node":"n1"})",
               "application/json");
