@@ -4,9 +4,9 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/synthetic_cluster.h"
-#include "extender/http/decision_log.h"
-#include "extender/http/metrics.h"
-#include "extender/http/verbs.h"
+#include "extender/observe/decision_log.h"
+#include "extender/observe/metrics.h"
+#include "extender/verbs/verbs.h"
 #include "extender/state/snapshot_loader.h"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "bench/synthetic_cluster.h"
-#include "extender/http/server.h"
+#include "extender/server/server.h"
 #include "extender/state/snapshot_loader.h"
 #include "tools/load/http_connection.h"
 

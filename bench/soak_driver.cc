@@ -24,10 +24,10 @@
 #include <sstream>
 #include <thread>
 
-#include "extender/command_line.h"
-#include "extender/read_file.h"
+#include "common/command_line.h"
+#include "common/read_file.h"
 #include "extender/state/state_dump.h"
-#include "policy/json.h"
+#include "json/json.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/live_cluster.h"

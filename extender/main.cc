@@ -6,12 +6,13 @@
 #include <iostream>
 #include <thread>
 
-#include "extender/http/bind_verb.h"
-#include "extender/http/server.h"
+#include "extender/verbs/bind.h"
+#include "extender/server/server.h"
 #include "extender/kube/leader_election.h"
 #include "extender/kube/live_state.h"
 #include "extender/options.h"
-#include "extender/read_file.h"
+#include "common/log.h"
+#include "common/read_file.h"
 #include "extender/shutdown_signals.h"
 #include "extender/state/snapshot_loader.h"
 
@@ -112,32 +113,33 @@ int main(int argc, char** argv) {
       // The Lease goes at once: binds sent here from now on are refused and retried by the scheduler,
       // and another replica takes over at its next retry instead of after a lease duration.
       if (elector) elector->stop();
-      std::cerr << "kube-extender: " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << ", not ready, serving for "
-                << delay.count() << " s more" << std::endl;
+      kext::log_line(std::string(sig == SIGTERM ? "SIGTERM" : "SIGINT") + ", not ready, serving for " +
+                     std::to_string(delay.count()) + " s more");
       std::this_thread::sleep_for(delay);
-      std::cerr << "kube-extender: draining (grace " << grace.count() << " s, " << server.in_flight()
-                << " requests in flight)" << std::endl;
+      kext::log_line("draining (grace " + std::to_string(grace.count()) + " s, " +
+                     std::to_string(server.in_flight()) + " requests in flight)");
       server.shutdown(grace);
     });
     auto state = store.current();
-    std::cerr << "kube-extender " << KEXT_VERSION << " listening on " << opts.server.address << ":"
-              << server.port() << opts.server.path_prefix
-              << (opts.server.tls.enabled() ? " (TLS" : " (plain HTTP")
-              << (opts.server.tls.client_ca_file.empty() ? ", " : ", client certificates required, ")
-              << policy.predicates.size() << " predicates, " << policy.priorities.size() << " priorities, "
-              << state->node_object_count() << " nodes, " << state->pods_by_uid.size() << " pods)"
-              << std::endl;
+    kext::log_line("version " KEXT_VERSION " listening on " + opts.server.address + ":" +
+                   std::to_string(server.port()) + opts.server.path_prefix +
+                   (opts.server.tls.enabled() ? " (TLS" : " (plain HTTP") +
+                   (opts.server.tls.client_ca_file.empty() ? ", " : ", client certificates required, ") +
+                   std::to_string(policy.predicates.size()) + " predicates, " +
+                   std::to_string(policy.priorities.size()) + " priorities, " +
+                   std::to_string(state->node_object_count()) + " nodes, " +
+                   std::to_string(state->pods_by_uid.size()) + " pods)");
     if (server.metrics_port() >= 0) {
-      std::cerr << "kube-extender: /metrics, /healthz, /readyz also on "
-                << (opts.server.metrics_address.empty() ? opts.server.address : opts.server.metrics_address)
-                << ":" << server.metrics_port() << " (plain HTTP)" << std::endl;
+      kext::log_line("/metrics, /healthz, /readyz also on " +
+                     (opts.server.metrics_address.empty() ? opts.server.address : opts.server.metrics_address) +
+                     ":" + std::to_string(server.metrics_port()) + " (plain HTTP)");
     }
     server.serve();
     signals.stop();  // the drain runs on its thread and uses `server`
-    std::cerr << "kube-extender: stopped" << std::endl;
+    kext::log_line("stopped");
     return 0;
   } catch (const std::exception& e) {
-    std::cerr << "kube-extender: " << e.what() << std::endl;
+    kext::log_line(e.what());
     return 1;
   }
 }

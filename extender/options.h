@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "extender/http/server.h"
+#include "extender/server/server.h"
 #include "extender/kube/api_flags.h"
 
 namespace kext {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "policy/json.h"
+#include "json/json.h"
 
 namespace kext {
 

@@ -1,7 +1,7 @@
 #include "extender/codec/binding_args.h"
 
 #include "extender/codec/extender_args.h"
-#include "policy/json.h"
+#include "json/json.h"
 
 namespace kext {
 

@@ -1,6 +1,6 @@
 #include "extender/codec/extender_args.h"
 
-#include "extender/codec/json_scan.h"
+#include "json/scan.h"
 #include "extender/codec/k8s_decode.h"
 
 namespace kext {

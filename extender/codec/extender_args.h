@@ -11,7 +11,7 @@
 #include "algorithms/model.h"
 #include "algorithms/plugin.h"
 #include "extender/codec/node_decode_cache.h"
-#include "policy/json.h"
+#include "json/json.h"
 
 namespace kext {
 

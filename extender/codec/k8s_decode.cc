@@ -2,7 +2,7 @@
 
 #include <ctime>
 
-#include "algorithms/quantity.h"
+#include "extender/codec/quantity.h"
 
 namespace kext {
 

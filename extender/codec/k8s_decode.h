@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "algorithms/model.h"
-#include "policy/json.h"
+#include "json/json.h"
 
 namespace kext {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "policy/json.h"
+#include "json/json.h"
 
 namespace kext {
 

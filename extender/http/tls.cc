@@ -5,8 +5,8 @@
 
 #include <stdexcept>
 
-#include "extender/pem.h"
-#include "extender/read_file.h"
+#include "common/pem.h"
+#include "common/read_file.h"
 
 namespace kext {
 

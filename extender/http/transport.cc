@@ -20,7 +20,7 @@
 
 #include "extender/http/request_framing.h"
 #include "extender/http/router.h"
-#include "policy/json.h"
+#include "json/json.h"
 
 namespace kext {
 

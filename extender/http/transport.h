@@ -30,7 +30,7 @@
 #include <thread>
 #include <vector>
 
-#include "extender/http/metrics.h"
+#include "extender/observe/metrics.h"
 
 namespace kext {
 

@@ -5,8 +5,8 @@
 #include <openssl/x509.h>
 #include <poll.h>
 
-#include "extender/pem.h"
-#include "policy/json.h"
+#include "common/pem.h"
+#include "json/json.h"
 
 namespace kext::kube {
 

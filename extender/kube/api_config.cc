@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "extender/kube/mini_yaml.h"
-#include "extender/read_file.h"
+#include "common/read_file.h"
 
 namespace kext::kube {
 

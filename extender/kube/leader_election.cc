@@ -2,11 +2,11 @@
 
 #include <unistd.h>
 
-#include <iostream>
 #include <random>
 
-#include "extender/rfc3339.h"
-#include "policy/json.h"
+#include "common/log.h"
+#include "common/rfc3339.h"
+#include "json/json.h"
 
 namespace kext::kube {
 
@@ -155,8 +155,8 @@ void LeaderElector::set_held(bool held, Clock::time_point renewed) {
     if (held) renewed_ = renewed;
   }
   if (changed) {
-    std::cerr << "kube-extender: " << (held ? "acquired" : "lost") << " lease " << config_.lease_namespace
-              << "/" << config_.lease_name << " as " << config_.identity << std::endl;
+    log_line(std::string(held ? "acquired" : "lost") + " lease " + config_.lease_namespace + "/" +
+             config_.lease_name + " as " + config_.identity);
     if (on_change_) on_change_(held);
   }
 }
@@ -228,8 +228,7 @@ bool LeaderElector::release() {
   empty.resource_version = old.resource_version;
   const bool ok = api_.put(lease_path() + "/" + config_.lease_name, lease_json(config_, empty)).ok();
   if (ok) {
-    std::cerr << "kube-extender: released lease " << config_.lease_namespace << "/" << config_.lease_name
-              << std::endl;
+    log_line("released lease " + config_.lease_namespace + "/" + config_.lease_name);
   }
   return ok;
 }

@@ -1,6 +1,6 @@
 #include "extender/kube/mini_yaml.h"
 
-#include "policy/json.h"
+#include "json/json.h"
 
 namespace kext::yaml {
 

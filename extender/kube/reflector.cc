@@ -1,8 +1,8 @@
 #include "extender/kube/reflector.h"
 
-#include <iostream>
 
-#include "policy/json.h"
+#include "common/log.h"
+#include "json/json.h"
 
 namespace kext::kube {
 
@@ -55,7 +55,7 @@ ReflectorStatus Reflector::status() const {
 }
 
 void Reflector::note_error(const std::string& what) {
-  std::cerr << "kube-extender: " << opts_.resource << ": " << what << std::endl;
+  log_line(opts_.resource + ": " + what);
   std::lock_guard lock(status_mu_);
   status_.last_error = what;
 }

@@ -3,7 +3,7 @@
 // objects and apply them to the cache.
 #include <string_view>
 
-#include "policy/json.h"
+#include "json/json.h"
 
 namespace kext::kube {
 

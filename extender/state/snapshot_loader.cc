@@ -2,8 +2,8 @@
 
 
 #include "extender/codec/k8s_decode.h"
-#include "extender/read_file.h"
-#include "policy/json.h"
+#include "common/read_file.h"
+#include "json/json.h"
 
 namespace kext {
 

@@ -2,7 +2,7 @@
 // decode_binding_args, the Binding it would POST, and the cache's assume/forget of the pod.
 #include "extender/codec/binding_args.h"
 #include "extender/kube/cache_sinks.h"
-#include "extender/read_file.h"
+#include "common/read_file.h"
 #include "tests/fuzz/fuzz_common.h"
 
 using namespace kext;

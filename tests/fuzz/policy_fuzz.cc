@@ -4,7 +4,7 @@
 #include <set>
 
 #include "extender/codec/k8s_decode.h"
-#include "extender/read_file.h"
+#include "common/read_file.h"
 #include "tests/fuzz/fuzz_common.h"
 
 using namespace kext;

@@ -3,8 +3,8 @@
 #include <httplib.h>
 
 
-#include "extender/read_file.h"
-#include "policy/json.h"
+#include "common/read_file.h"
+#include "json/json.h"
 
 namespace kext::testing {
 

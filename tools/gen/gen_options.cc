@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "extender/command_line.h"
+#include "common/command_line.h"
 
 namespace kext::gen {
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "extender/rfc3339.h"
+#include "common/rfc3339.h"
 
 namespace kext::gen {
 

@@ -6,8 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "extender/http/record_format.h"
-#include "extender/http/recorder.h"
+#include "common/record_format.h"
 #include "tools/gen/prng.h"
 
 namespace kext::gen {
@@ -162,7 +161,7 @@ PodSpec pending_pod(const Cluster& c, Prng& rng, size_t cycle, int32_t priority)
 class Recording {
  public:
   Recording(const fs::path& dir, bool on) {
-    if (on) out_.emplace((fs::create_directories(dir), dir / Recorder::file_name(1)));
+    if (on) out_.emplace((fs::create_directories(dir), dir / record_file_name(1)));
   }
   bool on() const { return out_.has_value(); }
   void add(std::string_view verb, std::string_view body) {

@@ -6,8 +6,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "extender/read_file.h"
-#include "policy/json.h"
+#include "common/read_file.h"
+#include "json/json.h"
 
 namespace kext::load {
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "extender/http/record_format.h"
+#include "common/record_format.h"
 
 namespace kext::load {
 

@@ -13,7 +13,7 @@
 #include <charconv>
 #include <cstring>
 
-#include "policy/json.h"
+#include "json/json.h"
 
 namespace kext::load {
 

@@ -1,6 +1,6 @@
 #include "tools/load/json_compare.h"
 
-#include "policy/json.h"
+#include "json/json.h"
 
 namespace kext::load {
 

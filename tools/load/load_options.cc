@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "extender/command_line.h"
+#include "common/command_line.h"
 
 namespace kext::load {
 

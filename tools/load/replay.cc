@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "policy/json.h"
+#include "json/json.h"
 #include "tools/load/http_connection.h"
 #include "tools/load/json_compare.h"
 

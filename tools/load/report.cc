@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "policy/json.h"
+#include "json/json.h"
 
 namespace kext::load {
 

@@ -1,0 +1,236 @@
+#include "extender/observe/metrics.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "extender/state/cluster_state.h"
+
+namespace kext {
+
+namespace {
+
+constexpr double kSecondsBuckets[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                      0.05,   0.1,     0.25,   0.5,   1,      2.5,   5,    10};
+constexpr double kNodesBuckets[] = {1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000};
+constexpr double kBytesBuckets[] = {256,    1024,    4096,    16384,    65536,
+                                    262144, 1048576, 4194304, 16777216, 67108864};
+
+constexpr const char* kPhaseNames[kPhaseCount] = {"decode", "compute", "encode"};
+
+void append_number(std::string& out, double v, bool fixed = false) {
+  char buf[64];
+  auto res = fixed ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
+                   : std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, res.ptr);
+}
+
+void append_label_value(std::string& out, std::string_view v) {
+  for (char c : v) {
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+}
+
+void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
+  out.append("# HELP ").append(name).append(" ").append(help).append("\n");
+  out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
+}
+
+bool is_verb(size_t route) { return route <= static_cast<size_t>(Route::kBind); }
+
+}  // namespace
+
+std::string_view route_name(Route r) {
+  static constexpr std::string_view kNames[kRouteCount] = {
+      "filter", "prioritize", "preempt", "bind", "healthz", "readyz", "metrics", "debug", "other"};
+  const auto i = static_cast<size_t>(r);
+  return i < kRouteCount ? kNames[i] : "other";
+}
+
+Histogram::Histogram(std::span<const double> bounds)
+    : bounds_(bounds.first(std::min(bounds.size(), size_t{19}))) {}
+
+void Histogram::observe(double v) {
+  // Linear search: at most 16 bounds, cheaper than a branchy binary search at this size.
+  size_t i = 0;
+  while (i < bounds_.size() && v > bounds_[i]) ++i;
+  counts_[i].fetch_add(1, std::memory_order_relaxed);
+  sum_.fetch_add(v, std::memory_order_relaxed);
+}
+
+void Histogram::render(std::string& out, std::string_view name, std::string_view labels) const {
+  // _count is the +Inf bucket of the same read, so the two always agree even mid-update.
+  uint64_t cumulative = 0;
+  auto line = [&](std::string_view suffix, std::string_view le) {
+    out.append(name).append(suffix).append("{").append(labels);
+    if (!le.empty()) {
+      if (!labels.empty()) out += ',';
+      out.append("le=\"").append(le).append("\"");
+    }
+    out.append("} ");
+  };
+  for (size_t i = 0; i <= bounds_.size(); ++i) {
+    cumulative += counts_[i].load(std::memory_order_relaxed);
+    std::string le;
+    if (i < bounds_.size()) {
+      append_number(le, bounds_[i], true);
+    } else {
+      le = "+Inf";
+    }
+    line("_bucket", le);
+    out.append(std::to_string(cumulative)).append("\n");
+  }
+  line("_sum", {});
+  append_number(out, sum_.load(std::memory_order_relaxed));
+  out += '\n';
+  line("_count", {});
+  out.append(std::to_string(cumulative)).append("\n");
+}
+
+Metrics::RouteStats::RouteStats()
+    : duration(kSecondsBuckets),
+      request_bytes(kBytesBuckets),
+      nodes(kNodesBuckets),
+      phases{Histogram(kSecondsBuckets), Histogram(kSecondsBuckets), Histogram(kSecondsBuckets)} {}
+
+Metrics::Metrics(std::string version) : version_(std::move(version)) {}
+
+void Metrics::observe_request(Route route, int status, double seconds, size_t request_bytes) {
+  RouteStats& s = routes_[static_cast<size_t>(route) % kRouteCount];
+  const int code = std::clamp(status, kMinCode, kMaxCode);
+  s.by_code[static_cast<size_t>(code - kMinCode)].fetch_add(1, std::memory_order_relaxed);
+  s.duration.observe(seconds);
+  s.request_bytes.observe(static_cast<double>(request_bytes));
+}
+
+void Metrics::observe_verb(Route route, const VerbTrace& trace) {
+  RouteStats& s = routes_[static_cast<size_t>(route) % kRouteCount];
+  s.nodes.observe(static_cast<double>(trace.nodes));
+  for (size_t p = 0; p < kPhaseCount; ++p) s.phases[p].observe(trace.seconds[p]);
+}
+
+void Metrics::set_watch_lag_seconds(std::string_view resource, double seconds) {
+  std::lock_guard lock(lag_mutex_);
+  auto it = watch_lag_.find(resource);
+  if (it == watch_lag_.end()) {
+    watch_lag_.emplace(std::string(resource), seconds);
+  } else {
+    it->second = seconds;
+  }
+}
+
+void Metrics::set_leader(std::string_view identity, bool leader) {
+  std::lock_guard lock(lag_mutex_);
+  leader_identity_ = identity;
+  leader_ = leader;
+}
+
+std::string Metrics::render(const ClusterState* state) const {
+  std::string out;
+  out.reserve(16 << 10);
+
+  header(out, "kube_extender_build_info", "gauge", "Always 1; the version label is the extender's.");
+  out.append("kube_extender_build_info{version=\"");
+  append_label_value(out, version_);
+  out.append("\"} 1\n");
+
+  header(out, "kube_extender_requests_total", "counter", "HTTP requests by route (verb) and status code.");
+  for (size_t r = 0; r < kRouteCount; ++r) {
+    for (size_t c = 0; c < routes_[r].by_code.size(); ++c) {
+      const uint64_t n = routes_[r].by_code[c].load(std::memory_order_relaxed);
+      if (n == 0) continue;
+      out.append("kube_extender_requests_total{verb=\"").append(route_name(static_cast<Route>(r)));
+      out.append("\",code=\"").append(std::to_string(c + kMinCode)).append("\"} ");
+      out.append(std::to_string(n)).append("\n");
+    }
+  }
+
+  auto per_route = [&](std::string_view name, std::string_view help, bool verbs_only, auto member) {
+    header(out, name, "histogram", help);
+    for (size_t r = 0; r < kRouteCount; ++r) {
+      if (verbs_only && !is_verb(r)) continue;
+      const Histogram& h = routes_[r].*member;
+      const std::string labels = "verb=\"" + std::string(route_name(static_cast<Route>(r))) + "\"";
+      h.render(out, name, labels);
+    }
+  };
+  per_route("kube_extender_request_duration_seconds",
+            "Time from the request line to the reply written, by route.", false, &RouteStats::duration);
+  per_route("kube_extender_request_bytes", "Request body size in bytes, by route.", false,
+            &RouteStats::request_bytes);
+  per_route("kube_extender_request_nodes", "Nodes in the request (filter, prioritize, preempt candidates).",
+            true, &RouteStats::nodes);
+
+  header(out, "kube_extender_phase_duration_seconds", "histogram",
+         "Time the verbs spend decoding the body, computing, and encoding the reply.");
+  for (size_t r = 0; r < kRouteCount; ++r) {
+    if (!is_verb(r)) continue;
+    for (size_t p = 0; p < kPhaseCount; ++p) {
+      const std::string labels =
+          "verb=\"" + std::string(route_name(static_cast<Route>(r))) + "\",phase=\"" + kPhaseNames[p] + "\"";
+      routes_[r].phases[p].render(out, "kube_extender_phase_duration_seconds", labels);
+    }
+  }
+
+  header(out, "kube_extender_http_open_connections", "gauge", "Client connections open, across listeners.");
+  out.append("kube_extender_http_open_connections ")
+      .append(std::to_string(open_connections_.load(std::memory_order_relaxed)))
+      .append("\n");
+  static constexpr std::string_view kRefusalNames[kRefusalCount] = {
+      "connections", "queue_full", "memory", "header_too_large", "body_too_large", "malformed", "tls"};
+  header(out, "kube_extender_http_refusals_total", "counter",
+         "Connections or requests refused by the transport before any handler ran, by cause.");
+  for (size_t i = 0; i < kRefusalCount; ++i) {
+    out.append("kube_extender_http_refusals_total{cause=\"").append(kRefusalNames[i]).append("\"} ");
+    out.append(std::to_string(refusals_[i].load(std::memory_order_relaxed))).append("\n");
+  }
+  static constexpr std::string_view kTimeoutNames[kTimeoutCount] = {"request", "idle", "write"};
+  header(
+      out, "kube_extender_http_timeouts_total", "counter",
+      "Connections closed by a deadline: a request not received in time (408), an idle keep-alive, a reply "
+      "not read in time.");
+  for (size_t i = 0; i < kTimeoutCount; ++i) {
+    out.append("kube_extender_http_timeouts_total{cause=\"").append(kTimeoutNames[i]).append("\"} ");
+    out.append(std::to_string(timeouts_[i].load(std::memory_order_relaxed))).append("\n");
+  }
+
+  header(out, "kube_extender_cache_objects", "gauge",
+         "Objects in the extender's cluster state, by resource.");
+  const size_t nodes = state ? state->node_object_count() : 0;
+  const size_t pods = state ? state->pods_by_uid.size() : 0;
+  const size_t pdbs = state && state->pdbs ? state->pdbs->size() : 0;
+  out.append("kube_extender_cache_objects{resource=\"nodes\"} ").append(std::to_string(nodes)).append("\n");
+  out.append("kube_extender_cache_objects{resource=\"pods\"} ").append(std::to_string(pods)).append("\n");
+  out.append("kube_extender_cache_objects{resource=\"poddisruptionbudgets\"} ")
+      .append(std::to_string(pdbs))
+      .append("\n");
+
+  header(out, "kube_extender_watch_lag_seconds", "gauge",
+         "How far the cluster-state watch is behind the API server, by resource.");
+  {
+    std::lock_guard lock(lag_mutex_);
+    for (const auto& [resource, lag] : watch_lag_) {
+      out.append("kube_extender_watch_lag_seconds{resource=\"");
+      append_label_value(out, resource);
+      out.append("\"} ");
+      append_number(out, lag);
+      out += '\n';
+    }
+    if (!leader_identity_.empty()) {
+      header(out, "kube_extender_leader", "gauge",
+             "1 when this replica holds the bind Lease (--leader-elect), else 0; by identity.");
+      out.append("kube_extender_leader{identity=\"");
+      append_label_value(out, leader_identity_);
+      out.append(leader_ ? "\"} 1\n" : "\"} 0\n");
+    }
+  }
+  return out;
+}
+
+}  // namespace kext

@@ -1,0 +1,117 @@
+#pragma once
+// Prometheus metrics for the server. Recording is lock-free (relaxed atomics, one cache-line-aligned
+// block per route) because it sits on every request; only the rarely-set watch-lag gauge takes a lock.
+// Owned by whoever owns the Server (no process-wide registry), rendered on GET /metrics.
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "extender/observe/verb_trace.h"
+
+namespace kext {
+
+struct ClusterState;
+
+// The `verb` label: a fixed set so that arbitrary request paths cannot grow the series count.
+enum class Route : uint8_t {
+  kFilter,
+  kPrioritize,
+  kPreempt,
+  kBind,
+  kHealthz,
+  kReadyz,
+  kMetrics,
+  kDebug,
+  kOther
+};
+inline constexpr size_t kRouteCount = 9;
+std::string_view route_name(Route r);
+
+// Why the transport refused a connection or a request without running it (the `cause` label).
+enum class Refusal : uint8_t {
+  kConnections,     // --max-connections open already (or no file descriptor left)
+  kQueueFull,       // --max-queued-requests whole requests already wait for a worker
+  kMemory,          // --max-buffered-bytes of request bytes already held
+  kHeaderTooLarge,  // 431
+  kBodyTooLarge,    // 413
+  kMalformed,       // 400: framing the transport cannot trust
+  kTls,             // failed TLS handshake (no or bad client certificate, not TLS)
+};
+inline constexpr size_t kRefusalCount = 7;
+// Which deadline ended a connection (the `cause` label).
+enum class Timeout : uint8_t { kRequest, kIdle, kWrite };
+inline constexpr size_t kTimeoutCount = 3;
+
+// Fixed upper bounds; counts are per bucket and made cumulative when rendered.
+class Histogram {
+ public:
+  explicit Histogram(std::span<const double> bounds);
+  void observe(double v);
+  // Appends the _bucket/_sum/_count lines; labels is e.g. `verb="filter"` (may be empty).
+  void render(std::string& out, std::string_view name, std::string_view labels) const;
+
+ private:
+  std::span<const double> bounds_;
+  std::array<std::atomic<uint64_t>, 20> counts_{};  // bounds_.size() + 1 used, the last is +Inf
+  std::atomic<double> sum_{0};
+};
+
+class Metrics {
+ public:
+  explicit Metrics(std::string version);
+
+  // Every HTTP exchange, once the reply is written (status is final then).
+  void observe_request(Route route, int status, double seconds, size_t request_bytes);
+  // The verbs' own split of the work.
+  void observe_verb(Route route, const VerbTrace& trace);
+  // For the API watch: how far behind the cluster the cache is, per resource ("nodes", "pods", …).
+  void set_watch_lag_seconds(std::string_view resource, double seconds);
+  // With --leader-elect: whether this replica holds the bind Lease, under its identity.
+  void set_leader(std::string_view identity, bool leader);
+  // The transport's bounds at work.
+  void count_refusal(Refusal cause) {
+    refusals_[static_cast<size_t>(cause)].fetch_add(1, std::memory_order_relaxed);
+  }
+  void count_timeout(Timeout cause) {
+    timeouts_[static_cast<size_t>(cause)].fetch_add(1, std::memory_order_relaxed);
+  }
+  void add_open_connections(int64_t delta) { open_connections_.fetch_add(delta, std::memory_order_relaxed); }
+  uint64_t refusals(Refusal cause) const {
+    return refusals_[static_cast<size_t>(cause)].load(std::memory_order_relaxed);
+  }
+  uint64_t timeouts(Timeout cause) const {
+    return timeouts_[static_cast<size_t>(cause)].load(std::memory_order_relaxed);
+  }
+
+  // Prometheus text format 0.0.4. state (may be null) gives the cache object counts.
+  std::string render(const ClusterState* state) const;
+
+ private:
+  static constexpr int kMinCode = 100, kMaxCode = 599;
+  struct alignas(64) RouteStats {
+    RouteStats();
+    std::array<std::atomic<uint64_t>, kMaxCode - kMinCode + 1> by_code{};
+    Histogram duration;
+    Histogram request_bytes;
+    Histogram nodes;
+    std::array<Histogram, kPhaseCount> phases;
+  };
+
+  std::string version_;
+  std::array<RouteStats, kRouteCount> routes_;
+  std::array<std::atomic<uint64_t>, kRefusalCount> refusals_{};
+  std::array<std::atomic<uint64_t>, kTimeoutCount> timeouts_{};
+  std::atomic<int64_t> open_connections_{0};
+  mutable std::mutex lag_mutex_;
+  std::map<std::string, double, std::less<>> watch_lag_;
+  std::string leader_identity_;  // empty: no election (under lag_mutex_)
+  bool leader_ = false;
+};
+
+}  // namespace kext

@@ -1,0 +1,77 @@
+#pragma once
+// The extender's HTTP server: the verbs, probes and observation routes (cpp-httplib's routing) over the
+// Transport, which owns the connections and their bounds.
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "extender/server/request_observer.h"
+#include "extender/http/tls.h"
+#include "extender/http/transport.h"
+#include "extender/verbs/verbs.h"
+
+namespace kext {
+
+class Recorder;
+class Router;
+
+struct ServerConfig {
+  std::string address = "0.0.0.0";
+  int port = 8888;          // 0 = any free port (tests)
+  std::string path_prefix;  // verbs are served under it, e.g. "/scheduler"
+  TransportLimits limits;   // connections, deadlines, sizes, workers
+  TlsConfig tls;            // plain HTTP unless tls.cert_file is set
+  // A second, plain-HTTP listener with only /metrics, /healthz and /readyz, so that Prometheus and
+  // the kubelet's probes need no access to the verbs. -1 = none, 0 = any free port (tests).
+  int metrics_port = -1;
+  std::string metrics_address;  // empty = `address`
+  int verbosity = 0;            // -v: 1 = one log line per request on stderr
+  std::string record_dir;       // empty = not recording (README "Load testing")
+  size_t record_max_bytes = size_t{256} << 20;
+};
+
+class Server {
+ public:
+  // observers: /metrics and /debug/decisions exist only for the ones given; they must outlive the Server.
+  Server(ServerConfig config, const Verbs& verbs, const StateStore& state, ServerObservers observers = {});
+  ~Server();
+
+  // Binds the socket; returns false (with the reason in *error) if it cannot.
+  bool bind(std::string* error);
+  int port() const { return transport_->port(0); }
+  // The metrics listener's port; -1 when there is none.
+  int metrics_port() const { return config_.metrics_port < 0 ? -1 : transport_->port(1); }
+  // Blocks serving until stop().
+  bool serve();
+  void stop();
+  // Graceful stop (SIGTERM): stops accepting and closes idle keep-alive connections; requests being
+  // received or run finish for up to `grace`. Returns once serve() has returned (or after `grace`
+  // plus a few seconds if a handler is stuck).
+  void shutdown(std::chrono::milliseconds grace);
+  // /readyz answers 503 on every listener from now on; everything else is served as before.
+  void set_terminating() { terminating_.store(true); }
+  // Requests being received or run.
+  size_t in_flight() const { return observer_.in_flight() + transport_->receiving(); }
+  // /bind answers 404 until a handler is set (--enable-bind). Set before serve().
+  void set_bind_handler(std::function<Reply(std::string_view)> handler) { bind_ = std::move(handler); }
+
+ private:
+  void install_routes();
+
+  ServerConfig config_;
+  std::atomic<bool> terminating_{false};
+  const Verbs& verbs_;
+  const StateStore& state_;
+  RequestObserver observer_;
+  std::unique_ptr<Router> router_;          // everything, on the verb port
+  std::unique_ptr<Router> metrics_router_;  // /metrics and the probes, on the metrics port
+  SslCtxPtr tls_;
+  std::unique_ptr<Transport> transport_;
+  std::function<Reply(std::string_view)> bind_;
+  std::unique_ptr<Recorder> recorder_;  // null unless --record-dir
+};
+
+}  // namespace kext

@@ -1,0 +1,154 @@
+// POST /preempt: the scheduler offers candidate nodes (with its own victims); the extender re-runs
+// victim selection on its cluster state and returns the best node(s) with their victims.
+#include <algorithm>
+#include <ctime>
+#include <limits>
+
+#include "algorithms/preemption/preemption.h"
+#include "extender/codec/preemption_args.h"
+#include "extender/verbs/verbs.h"
+#include "json/json.h"
+
+namespace kext {
+
+namespace {
+
+preemption::Options preemption_options(const Policy& policy) {
+  preemption::Options o;
+  o.semantics = policy.preemption.semantics == "v1.16" ? preemption::Semantics::kV1_16
+                                                       : preemption::Semantics::kCurrent;
+  // Everything is ordered here; truncation happens after the passed-through nodes join the order.
+  o.max_candidates = std::numeric_limits<size_t>::max();
+  return o;
+}
+
+// The node as the dry run must see it: the preemptor itself never counts against a node (a stale state
+// may already show it bound from an earlier attempt).
+const NodeInfo* without_preemptor(const NodeInfo* info, const std::string& preemptor_uid,
+                                  std::vector<std::unique_ptr<NodeInfo>>& owned) {
+  if (preemptor_uid.empty()) return info;
+  bool present = std::any_of(info->pods.begin(), info->pods.end(),
+                             [&](const auto& p) { return p->pod->uid == preemptor_uid; });
+  if (!present) return info;
+  auto copy = std::make_unique<NodeInfo>(*info);
+  copy->remove_pod(preemptor_uid);
+  owned.push_back(std::move(copy));
+  return owned.back().get();
+}
+
+// A node the extender cannot evaluate (no node object in its state): the scheduler's own victims are
+// kept as they are, so that node still competes in the ordering. Meta victims must resolve through
+// the state; an unknown UID is the caller's error to see.
+preemption::Candidate passthrough_candidate(const OfferedVictims& offered, const ClusterState& state,
+                                            int64_t now) {
+  preemption::Candidate c;
+  c.node_name = offered.node;
+  c.evaluated = false;
+  c.num_pdb_violations = offered.num_pdb_violations;
+  if (!offered.pods.empty()) {
+    for (const Pod& p : offered.pods) {
+      c.victims.push_back(std::make_shared<const PodInfo>(make_pod_info(std::make_shared<const Pod>(p))));
+    }
+  } else {
+    for (size_t i = 0; i < offered.uids.size(); ++i) {
+      const PodInfo* known = state.find_pod(offered.uids[i]);
+      if (!known) {
+        throw DecodeError("NodeNameToMetaVictims[\"" + offered.node + "\"].Pods[" + std::to_string(i) +
+                          "].UID \"" + offered.uids[i] +
+                          "\": no such pod in the extender's cluster state, and node \"" + offered.node +
+                          "\" is unknown to it too");
+      }
+      c.victims.push_back(std::make_shared<const PodInfo>(*known));
+    }
+  }
+  std::stable_sort(c.victims.begin(), c.victims.end(), [now](const auto& a, const auto& b) {
+    return preemption::more_important_pod(*a->pod, *b->pod, now);
+  });
+  return c;
+}
+
+// The chosen ones are the first `chosen` candidates with victims, in order.
+void record_candidates(std::vector<preemption::Candidate>& candidates, size_t chosen, Decision& decision) {
+  decision.candidates.reserve(candidates.size());
+  size_t taken = 0;
+  for (auto& c : candidates) {
+    CandidateRecord r;
+    r.node = std::move(c.node_name);
+    r.num_pdb_violations = c.num_pdb_violations;
+    r.decided_by = std::move(c.decided_by);
+    r.evaluated = c.evaluated;
+    r.chosen = taken < chosen && !c.victims.empty();
+    if (r.chosen) ++taken;
+    r.victims.reserve(c.victims.size());
+    for (const auto& v : c.victims) {
+      r.victims.push_back(
+          {v->pod->namespace_ + "/" + v->pod->name, v->pod->uid, v->pod->effective_priority()});
+    }
+    decision.candidates.push_back(std::move(r));
+  }
+}
+
+}  // namespace
+
+Reply Verbs::preempt_traced(std::string_view body, VerbTrace* trace) const {
+  PhaseClock clock(trace);
+  Decision* decision = start_decision(trace, "preempt");
+  PreemptionArgs args;
+  try {
+    args = decode_preemption_args(body);
+  } catch (const DecodeError& e) {
+    return bad_request(e.what());
+  }
+  trace_pod(trace, args.pod);
+  if (trace) trace->nodes = args.nodes.size();
+  clock.end(Phase::kDecode);
+  auto state = state_.current();
+  const int64_t now = static_cast<int64_t>(std::time(nullptr));
+
+  std::vector<ChosenVictims> chosen;
+  const NodeInfo* nominated =
+      args.pod.nominated_node_name.empty() ? nullptr : state->find_node(args.pod.nominated_node_name);
+  if (!preemption::eligible_to_preempt(args.pod, nominated)) {
+    clock.end(Phase::kCompute);
+    return Reply{200, encode_preemption_reply(chosen)};
+  }
+
+  std::vector<std::unique_ptr<NodeInfo>> owned;
+  std::vector<const NodeInfo*> known;
+  std::vector<preemption::Candidate> candidates;
+  try {
+    for (const OfferedVictims& offered : args.nodes) {
+      const NodeInfo* info = state->find_node(offered.node);
+      if (info && info->node) {
+        known.push_back(without_preemptor(info, args.pod.uid, owned));
+      } else if (!offered.uids.empty()) {
+        candidates.push_back(passthrough_candidate(offered, *state, now));
+      }
+    }
+  } catch (const DecodeError& e) {
+    return bad_request(e.what());
+  }
+
+  PodContext pod(args.pod);
+  std::vector<preemption::Candidate> evaluated =
+      preemption::select_candidates(pod, known, *state->pdbs, engine_, now, preemption_options(policy_));
+  candidates.insert(candidates.end(), std::make_move_iterator(evaluated.begin()),
+                    std::make_move_iterator(evaluated.end()));
+  preemption::order_candidates(candidates, now);
+
+  const auto limit = static_cast<size_t>(std::max<int64_t>(policy_.preemption.max_candidates, 1));
+  for (const auto& c : candidates) {
+    if (chosen.size() == limit) break;
+    if (c.victims.empty()) continue;  // the scheduler needs victims to act on
+    ChosenVictims v{c.node_name, {}, c.num_pdb_violations};
+    for (const auto& p : c.victims) v.uids.push_back(p->pod->uid);
+    chosen.push_back(std::move(v));
+  }
+  clock.end(Phase::kCompute);
+  Reply out{200, encode_preemption_reply(chosen)};
+  clock.end(Phase::kEncode);
+  if (decision) record_candidates(candidates, chosen.size(), *decision);
+  return out;
+}
+
+}  // namespace kext

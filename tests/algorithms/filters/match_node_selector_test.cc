@@ -1,0 +1,90 @@
+#include "algorithms/filters/match_node_selector.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/test_builders.h"
+
+namespace kext {
+namespace {
+
+using testing::make_node;
+using testing::make_pod;
+using testing::node_info;
+
+NodeInfo labelled_node(std::string name, Labels labels) {
+  Node n = make_node(std::move(name), 4000, 0);
+  n.labels = std::move(labels);
+  return node_info(std::move(n));
+}
+
+const std::vector<std::string> kReason = {"node(s) didn't match Pod's node affinity/selector"};
+
+TEST(MatchNodeSelector, Name) { EXPECT_EQ(make_match_node_selector_filter()->name(), "MatchNodeSelector"); }
+
+TEST(MatchNodeSelector, Example5WithNodeSelector) {
+  auto f = make_match_node_selector_filter();
+  Pod p = make_pod("p", 100, 0);
+  p.node_selector = {{"disktype", "ssd"}};
+  NodeSelectorTerm t1;
+  t1.match_expressions = {{"zone", "In", {"a", "b"}}, {"gen", "Gt", {"4"}}};
+  NodeSelectorTerm t2;
+  t2.match_expressions = {{"disk", "DoesNotExist", {}}};
+  p.node_affinity = NodeAffinity{std::vector<NodeSelectorTerm>{t1, t2}, {}};
+  PodContext ctx(p);
+
+  struct Case {
+    std::string name;
+    Labels labels;
+    bool fits;
+  };
+  const std::vector<Case> cases = {
+      {"T1 matches", {{"zone", "a"}, {"gen", "5"}, {"disk", "ssd"}, {"disktype", "ssd"}}, true},
+      {"gen does not parse, disk exists",
+       {{"zone", "a"}, {"gen", "5x"}, {"disk", "ssd"}, {"disktype", "ssd"}},
+       false},
+      {"T2 matches", {{"zone", "z"}, {"disktype", "ssd"}}, true},
+      {"nodeSelector fails", {{"zone", "a"}, {"gen", "5"}, {"disktype", "hdd"}}, false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    FilterStatus s = f->filter(ctx, labelled_node("n", c.labels));
+    EXPECT_EQ(s.ok(), c.fits);
+    if (!c.fits) {
+      EXPECT_EQ(s.code, FilterCode::kUnresolvable);
+      EXPECT_EQ(s.reasons, kReason);
+    }
+  }
+}
+
+TEST(MatchNodeSelector, EmptyRequiredTermsRejectEveryNode) {
+  auto f = make_match_node_selector_filter();
+  Pod p = make_pod("p", 100, 0);
+  p.node_affinity = NodeAffinity{std::vector<NodeSelectorTerm>{}, {}};
+  EXPECT_EQ(f->filter(PodContext(p), labelled_node("n", {{"zone", "a"}})).code, FilterCode::kUnresolvable);
+}
+
+TEST(MatchNodeSelector, PreferredTermsDoNotFilter) {
+  auto f = make_match_node_selector_filter();
+  Pod p = make_pod("p", 100, 0);
+  NodeSelectorTerm pref;
+  pref.match_expressions = {{"zone", "In", {"a"}}};
+  p.node_affinity = NodeAffinity{std::nullopt, {{10, pref}}};
+  EXPECT_TRUE(f->filter(PodContext(p), labelled_node("n", {{"zone", "b"}})).ok());
+}
+
+TEST(MatchNodeSelector, MatchFieldsPinsANode) {
+  auto f = make_match_node_selector_filter();
+  Pod p = make_pod("p", 100, 0);
+  NodeSelectorTerm t;
+  t.match_fields = {{"metadata.name", "In", {"n2"}}};
+  p.node_affinity = NodeAffinity{std::vector<NodeSelectorTerm>{t}, {}};
+  PodContext ctx(p);
+  EXPECT_FALSE(f->filter(ctx, labelled_node("n1", {})).ok());
+  EXPECT_TRUE(f->filter(ctx, labelled_node("n2", {})).ok());
+}
+
+}  // namespace
+}  // namespace kext

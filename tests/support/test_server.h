@@ -1,0 +1,118 @@
+#pragma once
+// Starts the real extender server on a free loopback port for a test, with a given policy and state.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "extender/server/server.h"
+#include "common/read_file.h"
+#include "extender/state/snapshot_loader.h"
+#include "json/json.h"
+#include "policy/policy.h"
+
+namespace kext::testing {
+
+inline std::string read_file(const std::string& path) {
+  std::string text;
+  read_whole_file(path, text);  // a missing fixture shows as an empty body in the assertion
+  return text;
+}
+
+inline std::string fixture_path(const std::string& rel) { return std::string(KEXT_FIXTURES_DIR) + "/" + rel; }
+
+class TestServer {
+ public:
+  explicit TestServer(std::shared_ptr<const ClusterState> state,
+                      std::string policy_text = std::string(default_policy_json()), ServerConfig config = {},
+                      std::function<Reply(std::string_view)> bind_handler = {})
+      : policy_(parse_policy(policy_text)),
+        engine_(build_engine(policy_)),
+        verbs_(*engine_, policy_, store_),
+        metrics_("test"),
+        decisions_(64) {
+    store_.publish(std::move(state));
+    config.address = "127.0.0.1";
+    config.port = 0;
+    server_ = std::make_unique<Server>(config, verbs_, store_, ServerObservers{&metrics_, &decisions_});
+    std::string error;
+    if (!server_->bind(&error)) throw std::runtime_error(error);
+    if (bind_handler) server_->set_bind_handler(std::move(bind_handler));
+    thread_ = std::thread([this] { server_->serve(); });
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+    client_->set_keep_alive(true);
+  }
+  ~TestServer() {
+    client_.reset();
+    server_->stop();
+    thread_.join();
+  }
+
+  httplib::Client& client() { return *client_; }
+  StateStore& store() { return store_; }
+  int port() const { return server_->port(); }
+  Server& server() { return *server_; }
+  Metrics& metrics() { return metrics_; }
+  DecisionLog& decisions() { return decisions_; }
+
+  httplib::Result post(const std::string& path, const std::string& body,
+                       const std::string& type = "application/json") {
+    return client_->Post(path.c_str(), body, type.c_str());
+  }
+
+ private:
+  Policy policy_;
+  std::unique_ptr<Engine> engine_;
+  StateStore store_;
+  Verbs verbs_;
+  Metrics metrics_;
+  DecisionLog decisions_;
+  std::unique_ptr<Server> server_;
+  std::thread thread_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+inline std::shared_ptr<const ClusterState> fixture_cluster() {
+  return load_snapshot_files({fixture_path("cluster.json")});
+}
+
+inline std::shared_ptr<const ClusterState> state_from_json(const std::string& text) {
+  ClusterStateBuilder b;
+  load_snapshot_json(text, b);
+  return std::move(b).build();
+}
+
+inline rapidjson::Document parse(const std::string& body) {
+  rapidjson::Document d;
+  d.Parse(body.data(), body.size());
+  return d;
+}
+
+// ExtenderArgs in node-names mode: the pod and the names of the nodes to consider.
+inline std::string names_request(const std::string& pod_json, const std::vector<std::string>& names) {
+  std::string out = R"({"Pod":)" + pod_json + R"(,"NodeNames":[)";
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? ",\"" : "\"") + names[i] + "\"";
+  return out + "]}";
+}
+
+// A /prioritize reply's HostPriorityList as host -> score; a failure (and an empty map) unless it is
+// a 200 with `expected_hosts` entries.
+inline std::map<std::string, int64_t> host_scores(const httplib::Result& res, size_t expected_hosts) {
+  std::map<std::string, int64_t> out;
+  if (!res || res->status != 200) {
+    ADD_FAILURE() << (res ? res->body : "no reply");
+    return out;
+  }
+  auto r = parse(res->body);
+  for (const auto& hs : r.GetArray()) out[hs["Host"].GetString()] = hs["Score"].GetInt64();
+  EXPECT_EQ(out.size(), expected_hosts) << res->body;
+  return out;
+}
+
+}  // namespace kext::testing
