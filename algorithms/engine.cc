@@ -1,22 +1,9 @@
 #include "algorithms/engine.h"
 
 #include "algorithms/parallel.h"
-
 #include "algorithms/saturating.h"
 
 namespace kext {
-
-namespace {
-// Runs body(i) for i in [0, n): serially below the threshold, else in parallel.
-template <typename Body>
-void for_each_index(size_t n, size_t threshold, const Body& body) {
-  if (n < threshold) {
-    for (size_t i = 0; i < n; ++i) body(i);
-    return;
-  }
-  parallel_for_index(n, body);
-}
-}  // namespace
 
 Engine::Engine(std::vector<std::unique_ptr<FilterPlugin>> filters, std::vector<WeightedScore> scores,
                EngineOptions options)
@@ -68,7 +55,7 @@ ScoreMatrix Engine::score(const PodContext& pod, std::span<const NodeInfo* const
   // Reduce: each algorithm rewrites only its own row, so rows run in parallel.
   m.reduced = m.raw;
   const size_t reduce_work = m.nodes * m.algorithms;
-  for_each_index(m.algorithms, reduce_work < options_.parallel_threshold ? SIZE_MAX : 0, [&](size_t a) {
+  for_each_index(m.algorithms, reduce_work, options_.parallel_threshold, [&](size_t a) {
     if (!scores_[a].plugin->has_reduce()) return;
     scores_[a].plugin->reduce(std::span<int64_t>(m.reduced.data() + a * m.nodes, m.nodes));
   });

@@ -25,4 +25,22 @@ void parallel_for_index(size_t n, const Body& body) {
   });
 }
 
+// The serial-or-parallel choice every caller makes: body(i) for every i in [0, n), in parallel when
+// `work` (the caller's measure of the whole job: nodes, or nodes x plugins) reaches `threshold`,
+// serially below it, where handing tasks to oneTBB costs more than it saves.
+template <typename Body>
+void for_each_index(size_t n, size_t work, size_t threshold, const Body& body) {
+  if (work < threshold) {
+    for (size_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+  parallel_for_index(n, body);
+}
+
+// The same with the work measured as n.
+template <typename Body>
+void for_each_index(size_t n, size_t threshold, const Body& body) {
+  for_each_index(n, n, threshold, body);
+}
+
 }  // namespace kext

@@ -1,5 +1,6 @@
 #pragma once
-// PodDisruptionBudget matching and filterPodsWithPDBViolation (algorithms.md §2.3).
+// PodDisruptionBudget matching and filterPodsWithPDBViolation
+// (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go; v1.16: generic_scheduler.go).
 #include <memory>
 #include <span>
 #include <vector>
@@ -9,10 +10,10 @@
 namespace kext::preemption {
 
 // Which Kubernetes preemption behaviour to reproduce.
-//   kCurrent: ≈v1.19+ / DP-new — budgets consumed pod by pod, DisruptedPods skipped, victims re-sorted
-//             at the end (≈v1.32, PR #128307).
-//   kV1_16:   GS-1.16 (the seeds) — a pod violates when a matching PDB has disruptionsAllowed <= 0, no
-//             budget accounting, victims left in reprieve order.
+//   kCurrent: v1.19 and later (default_preemption.go) — budgets consumed pod by pod, DisruptedPods
+//             skipped, victims re-sorted at the end (v1.32, kubernetes PR #128307).
+//   kV1_16:   v1.16 (generic_scheduler.go) — a pod violates when a matching PDB has
+//             disruptionsAllowed <= 0, no budget accounting, victims left in reprieve order.
 enum class Semantics { kCurrent, kV1_16 };
 
 // The scheduler's reading: same namespace, the pod has at least one label, and the selector is

@@ -1,5 +1,6 @@
 #pragma once
-// pickOneNodeForPreemption, generalised to a total order over the candidates (algorithms.md §3.1).
+// pickOneNodeForPreemption (preemption.go; v1.16: generic_scheduler.go), generalised to a total order
+// over the candidates.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -26,7 +27,7 @@ struct Candidate {
 // The criteria in the order they are applied. Each one only breaks ties left by the previous ones,
 // so "the first criterion that leaves one node" equals the lexicographic minimum over these keys.
 enum class Criterion {
-  kZeroVictims,            // 0: GS-1.16 returned a node with no victims at once
+  kZeroVictims,            // 0: v1.16 returned a node with no victims at once
   kPdbViolations,          // 1: fewest
   kHighestVictimPriority,  // 2: lowest priority of victims[0] (read as-is, not recomputed)
   kSumOfPriorities,        // 3: smallest Σ (priority + 2^31)

@@ -34,11 +34,7 @@ std::vector<Candidate> select_candidates(const PodContext& preemptor, std::span<
   auto run = [&](size_t i) {
     results[i] = select_victims_on_node(preemptor, *nodes[i], pdbs, engine, now_unix_seconds, options.semantics);
   };
-  if (nodes.size() > options.parallel_threshold) {
-    parallel_for_index(nodes.size(), run);
-  } else {
-    for (size_t i = 0; i < nodes.size(); ++i) run(i);
-  }
+  for_each_index(nodes.size(), options.parallel_threshold, run);
 
   std::vector<Candidate> candidates;
   for (size_t i = 0; i < nodes.size(); ++i) {

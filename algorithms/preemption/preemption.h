@@ -1,9 +1,11 @@
 #pragma once
 // Preemption for the extender's preempt verb: over the nodes the scheduler passes in, choose the
-// node(s) and victims as kube-scheduler does (algorithms.md §1–4).
+// node(s) and victims as kube-scheduler does (pkg/scheduler/framework/preemption/preemption.go:
+// Evaluator.Preempt -> findCandidates -> SelectCandidate; v1.16: pkg/scheduler/core/generic_scheduler.go
+// Preempt).
 //
-// Out of scope: nominated pods (the extender does not see the scheduler's nomination queue, so the
-// "filters with and without nominated pods" double check of §2.1 step 3 is not done and lower-priority
+// Out of scope: nominated pods (the extender does not see the scheduler's nomination queue, so
+// podPassesFiltersOnNode's "with and without nominated pods" double check is not done and lower-priority
 // nominations are not cleared), candidate sampling (every node passed in is evaluated, as before
 // ≈v1.20 and as in modern code with ≤ 100 potential nodes), and extenders of extenders.
 #include <cstddef>
@@ -28,14 +30,14 @@ struct Options {
   size_t parallel_threshold = 16;
 };
 
-// PodEligibleToPreemptOthers, GS-1.19 form: not eligible with preemptionPolicy Never, nor when the
-// nominated node (nullptr = none / unknown) holds a terminating pod of lower priority, which is most
-// likely a victim of an earlier round still shutting down. The modern check also requires the
+// PodEligibleToPreemptOthers (default_preemption.go), as of v1.19: not eligible with preemptionPolicy Never,
+// nor when the nominated node (nullptr = none / unknown) holds a terminating pod of lower priority, which is
+// most likely a victim of an earlier round still shutting down. The modern check also requires the
 // DisruptionTarget condition; our Pod model does not carry conditions, so any terminating
 // lower-priority pod blocks (the v1.16/v1.19 rule).
 bool eligible_to_preempt(const Pod& preemptor, const NodeInfo* nominated);
 
-// Runs the dry run on every node (in parallel above options.parallel_threshold), then orders the
+// Runs the dry run on every node (in parallel from options.parallel_threshold nodes up), then orders the
 // surviving nodes by pickOneNodeForPreemption's criteria and returns at most max_candidates of them.
 // Returns nothing when the preemptor is not eligible; its nominated node is looked up among `nodes`
 // (callers holding a wider snapshot should call eligible_to_preempt themselves first).

@@ -1,5 +1,6 @@
 #pragma once
-// SelectVictimsOnNode: the per-node dry run of preemption (algorithms.md §2).
+// SelectVictimsOnNode: the per-node dry run of preemption (default_preemption.go: SelectVictimsOnNode;
+// v1.16: generic_scheduler.go selectVictimsOnNode).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -31,8 +32,8 @@ struct NodeVictims {
 // nullopt when the node cannot be a candidate: the preemptor does not fit even with every
 // lower-priority pod removed, or (kCurrent only) there are no lower-priority pods or none needs to go.
 // With kV1_16 a node where the preemptor fits without evictions is returned with no victims, as
-// GS-1.16 did. The node is not modified: the dry run works on a copy. Nominated pods are not
-// considered (the extender does not see the scheduler's nomination queue).
+// v1.16's selectVictimsOnNode did. The node is not modified: the dry run works on a copy. Nominated pods are
+// not considered (the extender does not see the scheduler's nomination queue).
 std::optional<NodeVictims> select_victims_on_node(const PodContext& preemptor, const NodeInfo& node,
                                                   std::span<const PodDisruptionBudget> pdbs, const Engine& engine,
                                                   int64_t now_unix_seconds, Semantics semantics);

@@ -1,5 +1,7 @@
 #pragma once
-// NodeAffinityPriority: preferred node affinity (algorithms.md §6.3 score, §7.1 normalisation).
+// NodeAffinityPriority: the weights of the matching preferred terms, normalised to 0..10
+// (v1.16: pkg/scheduler/algorithm/priorities/node_affinity.go CalculateNodeAffinityPriorityMap,
+// NormalizeReduce(MaxPriority, false)).
 #include <memory>
 
 #include "algorithms/plugin.h"

@@ -1,6 +1,7 @@
 #pragma once
-// RequestedToCapacityRatioPriority: modern RTCR semantics (algorithms.md §5.4) on the extender's
-// 0..10 scale.
+// RequestedToCapacityRatioPriority: the modern piecewise-linear shape
+// (pkg/scheduler/framework/plugins/helper/shape_score.go BuildBrokenLinearFunction,
+// noderesources/requested_to_capacity_ratio.go) on the extender's 0..10 scale.
 #include <cstdint>
 #include <memory>
 #include <span>

@@ -1,5 +1,7 @@
 #pragma once
-// TaintTolerationPriority: fewer untolerated PreferNoSchedule taints score higher (§6.2, §7.1).
+// TaintTolerationPriority: fewer untolerated PreferNoSchedule taints score higher, normalised in reverse
+// (v1.16: pkg/scheduler/algorithm/priorities/taint_toleration.go ComputeTaintTolerationPriorityMap,
+// NormalizeReduce(MaxPriority, true)).
 #include <memory>
 
 #include "algorithms/plugin.h"

@@ -7,7 +7,7 @@
 // tell: a header block over the cap (431), a declared or chunked body over the cap (413, without
 // reading it), and framing it cannot trust (400: both Content-Length and Transfer-Encoding, two
 // different lengths, a transfer coding other than chunked) — the request-smuggling cases RFC 9112
-// §6.3 tells a server to reject. Pure: no I/O, resumable, O(bytes) over a trickled request.
+// RFC 9112 §6.3 tells a server to reject. Pure: no I/O, resumable, O(bytes) over a trickled request.
 #include <cstddef>
 #include <string>
 #include <string_view>

@@ -27,7 +27,8 @@ struct RequirementCase {
 };
 
 TEST(NodeSelectorRequirement, OperatorTable) {
-  // The SEL `Requirement.Matches` table of algorithms.md §6.3, plus the parse-time failures.
+  // Every operator of NodeSelectorRequirement (component-helpers nodeaffinity.go, via
+  // apimachinery labels.Requirement.Matches), plus the parse-time failures.
   const std::vector<RequirementCase> cases = {
       {"In present and listed", req("zone", "In", {"a", "b"}), {{"zone", "b"}}, true},
       {"In present not listed", req("zone", "In", {"a", "b"}), {{"zone", "c"}}, false},
@@ -111,7 +112,7 @@ TEST(NodeSelectorTerm, UnparsableRequirementFailsTheTermEvenIfOthersHold) {
   EXPECT_FALSE(match_node_selector_term(t, labelled({{"gen", "5"}})));
 }
 
-// Example 5 of algorithms.md: T1 = {zone In [a,b], gen Gt 4}, T2 = {disk DoesNotExist}.
+// Terms are ORed, expressions ANDed: T1 = {zone In [a,b], gen Gt 4}, T2 = {disk DoesNotExist}.
 Pod example5_pod() {
   Pod p;
   NodeSelectorTerm t1;

@@ -45,7 +45,7 @@ std::vector<Case> cases() {
       {"best effort container gets both defaults", make_pod_with("p", {make_container(0, 0)}), 0, 0, 100,
        kDefMem},
       {"explicit zero stays zero", make_pod_with("p", {explicit_container(0, 0)}), 0, 0, 0, 0},
-      // Example 1 of algorithms.md: cpu 500m with no memory key -> memory defaults to 200Mi.
+      // cpu 500m with no memory key -> memory defaults to 200Mi.
       {"missing memory key only", make_pod_with("p", {make_container(500, 0)}), 500, 0, 500, kDefMem},
       {"missing cpu key only", make_pod_with("p", {make_container(0, GiB)}), 0, GiB, 100, GiB},
       {"containers are summed",

@@ -51,7 +51,7 @@ TEST(TolerationToleratesTaint, Table) {
   }
 }
 
-// Example 4 of algorithms.md.
+// One taint of each effect.
 const std::vector<Taint> kExample4Taints = {
     {"dedicated", "gpu", "NoSchedule"}, {"spot", "", "PreferNoSchedule"}, {"maint", "true", "NoExecute"}};
 const std::vector<Toleration> kExample4Tolerations = {{"dedicated", "Equal", "gpu", "NoSchedule"},

@@ -30,7 +30,7 @@ Pod with_ephemeral(Pod p, int64_t v) {
   return p;
 }
 
-// Example 3 of algorithms.md: 4000m / 8Gi / 110 pods, with 3500m / 4Gi requested by 110 pods.
+// A node at its pod limit: 4000m / 8Gi / 110 pods, with 3500m / 4Gi requested by 110 pods.
 NodeInfo example3_node() {
   std::vector<Pod> pods = {make_pod("big", 3500, 4 * GiB)};
   for (int i = 0; i < 109; ++i) pods.push_back(make_best_effort_pod("be-" + std::to_string(i)));

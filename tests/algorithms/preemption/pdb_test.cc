@@ -65,7 +65,8 @@ TEST(PdbMatchTest, SchedulerReading) {
   EXPECT_FALSE(pdb_matches(invalid, db)) << "a conversion error means no match";
 }
 
-// §2.3: the budget is consumed by the most important pods first, the later ones violate.
+// filterPodsWithPDBViolation: the budget is consumed by the most important pods first, the later ones
+// violate.
 TEST(PdbSplitTest, CurrentConsumesBudgetInOrder) {
   std::vector<std::shared_ptr<const PodInfo>> sorted = {pod("d", {}), pod("a", {{"app", "db"}}),
                                                         pod("b", {{"app", "db"}}), pod("c", {{"app", "web"}})};

@@ -38,7 +38,7 @@ std::vector<std::string> order(std::vector<Candidate> cs) {
   return out;
 }
 
-// §3.3 of algorithms.md: each criterion removes some nodes, N6 survives them all.
+// Six nodes: each criterion of pickOneNodeForPreemption removes some nodes, N6 survives them all.
 std::vector<Candidate> golden_chain() {
   return {
       cand("N1", 1, {victim(10, at(9))}),
@@ -93,17 +93,19 @@ struct Alone {
 
 TEST(PickNodeTest, EachCriterionDecidesAlone) {
   const std::vector<Alone> cases = {
-      {"zero victims win at once (GS-1.16)", cand("b", 5, {}), cand("a", 0, {victim(1, at(9))}), "zero_victims"},
+      {"zero victims win at once (v1.16)", cand("b", 5, {}), cand("a", 0, {victim(1, at(9))}),
+       "zero_victims"},
       {"fewer PDB violations beat lower priorities", cand("b", 0, {victim(900, at(9)), victim(800, at(9))}),
        cand("a", 1, {victim(1, at(9))}), "pdb_violations"},
-      {"lower highest priority beats more victims", cand("b", 0, {victim(99, at(9)), victim(99, at(9)), victim(99, at(9))}),
+      {"lower highest priority beats more victims",
+       cand("b", 0, {victim(99, at(9)), victim(99, at(9)), victim(99, at(9))}),
        cand("a", 0, {victim(100, at(9))}), "highest_victim_priority"},
       {"smaller offset sum", cand("b", 0, {victim(100, at(9)), victim(10, at(9))}),
        cand("a", 0, {victim(100, at(9)), victim(20, at(9))}), "sum_of_priorities"},
-      {"fewer victims (only reachable with MinInt32 victims)",
-       cand("b", 0, {victim(100, at(9))}), cand("a", 0, {victim(100, at(10)), victim(INT32_MIN, at(11))}),
-       "num_victims"},
-      {"later earliest start among top-priority victims", cand("b", 0, {victim(100, at(10)), victim(50, at(1))}),
+      {"fewer victims (only reachable with MinInt32 victims)", cand("b", 0, {victim(100, at(9))}),
+       cand("a", 0, {victim(100, at(10)), victim(INT32_MIN, at(11))}), "num_victims"},
+      {"later earliest start among top-priority victims",
+       cand("b", 0, {victim(100, at(10)), victim(50, at(1))}),
        cand("a", 0, {victim(100, at(9)), victim(50, at(11))}), "earliest_start_time"},
       {"full tie broken by node name", cand("a", 0, {victim(100, at(9))}), cand("b", 0, {victim(100, at(9))}),
        "node_name"},
@@ -142,7 +144,7 @@ TEST(PickNodeTest, NegativePrioritiesNeedTheOffset) {
 
 TEST(PickNodeTest, HighestPriorityIsReadFromTheFirstVictimAsGiven) {
   // v1.16 lists victims in reprieve order (violating first), so Pods[0] can be a lower-priority pod
-  // than another victim: pickOneNodeForPreemption reads 100 here, not 200 (§2.5 case B).
+  // than another victim: pickOneNodeForPreemption reads 100 here, not 200.
   Candidate unsorted = cand("unsorted", 1, {victim(100, at(9)), victim(200, at(8)), victim(50, at(7))});
   Candidate other = cand("other", 1, {victim(150, at(9))});
   EXPECT_EQ(order({other, unsorted}).front(), "unsorted");

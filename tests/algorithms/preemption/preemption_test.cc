@@ -51,7 +51,8 @@ Names names(const std::vector<std::shared_ptr<const PodInfo>>& v) {
   return out;
 }
 
-// §2.5: 4000m node; d(200, unlabeled, t0), a(100, app=db, t1), b(100, app=db, t2), c(50, app=web, t-1).
+// PDB budgets consumed in victim order: 4000m node; d(200, unlabeled, t0), a(100, app=db, t1), b(100, app=db,
+// t2), c(50, app=web, t-1).
 NodeInfo golden_node() {
   return testing::node_info(testing::make_node("n", 4000, 0),
                             {pod("d", 1000, 200, kT0), pod("a", 1000, 100, kT0 + 10, {{"app", "db"}}),
@@ -136,7 +137,7 @@ TEST(SelectVictimsTest, NegativePrioritiesAreVictimsOfAZeroPriorityPod) {
 
 TEST(SelectVictimsTest, NodeWithoutEvictionsNeeded) {
   // The preemptor fits already (cluster changed since Filter). Modern code drops the node
-  // ("expected at least one victim"); GS-1.16 returns it with no victims and picks it first.
+  // ("expected at least one victim"); v1.16 returns it with no victims and picks it first.
   const Engine engine = fit_engine();
   NodeInfo node = testing::node_info(testing::make_node("n", 4000, 0), {pod("low", 1000, 1, kT0)});
   Pod preemptor = pod("p", 1000, 100, std::nullopt);
@@ -193,8 +194,8 @@ TEST(SelectCandidatesTest, IneligiblePreemptorGetsNothing) {
   EXPECT_EQ(got[0].node_name, "n");
 }
 
-// §3.3 end to end: every node has 300m, full, and the preemptor needs all 300m, so no victim can be
-// reprieved and the victim lists are exactly those of the reference table.
+// pickOneNodeForPreemption end to end: every node has 300m, full, and the preemptor needs all 300m, so no
+// victim can be reprieved and the victim lists are exactly those of the reference table.
 std::vector<NodeInfo> golden_chain_nodes() {
   auto at = [](int h, int m = 0) { return kT0 + h * 3600 + m * 60; };
   auto full = [](std::string name, std::vector<Pod> pods) {
@@ -257,8 +258,8 @@ TEST(SelectCandidatesTest, MaxCandidatesReturnsTheBestInOrder) {
 }
 
 TEST(SelectCandidatesTest, PdbViolationsOutweighEverythingElse) {
-  // §2.5 case B on node "guarded" evicts one PDB-protected pod; node "plain" has to evict a
-  // higher-priority pod (250) but violates nothing, so it wins.
+  // A PDB-protected victim with a lower priority (the case above) on node "guarded" evicts one PDB-protected
+  // pod; node "plain" has to evict a higher-priority pod (250) but violates nothing, so it wins.
   const Engine engine = fit_engine();
   NodeInfo guarded = golden_node();
   NodeInfo plain = testing::node_info(testing::make_node("plain", 3000, 0), {pod("x", 3000, 250, kT0)});

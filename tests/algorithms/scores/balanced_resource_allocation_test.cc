@@ -31,7 +31,8 @@ struct Case {
 
 std::vector<Case> cases() {
   return {
-      // §7.5, v1.16 line: A [0.5, 0.375] -> 8.75 -> 8; B [0.875, 0.25] -> 3.75 -> 3; C mirrored -> 3.
+      // Three nodes, v1.16 arithmetic: A [0.5, 0.375] -> 8.75 -> 8; B [0.875, 0.25] -> 3.75 -> 3; C mirrored
+      // -> 3.
       {"worked combination",
        make_pod("p", 500, GiB),
        {node_info(make_node("A", 4000, 8 * GiB), {make_pod("a", 1500, 2 * GiB)}),

@@ -37,7 +37,7 @@ std::vector<Case> cases() {
        make_pod("p", 500, 0),
        {node_info(make_node("n", 4000, 8 * GiB), {make_pod("a", 1500, 2 * GiB)})},
        {6}},
-      // §7.5, v1.16 line: A 5 / B 4 / C 4.
+      // The three nodes of the balanced-allocation table, v1.16 arithmetic: A 5 / B 4 / C 4.
       {"worked combination",
        make_pod("p", 500, GiB),
        {node_info(make_node("A", 4000, 8 * GiB), {make_pod("a", 1500, 2 * GiB)}),

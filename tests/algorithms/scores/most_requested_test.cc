@@ -37,7 +37,8 @@ std::vector<Case> cases() {
        make_pod("p", 500, 0),
        {node_info(make_node("n", 4000, 8 * GiB), {make_pod("a", 1500, 2 * GiB)})},
        {3}},
-      // §7.5 nodes: A cpu 5, mem 3 -> 4; B cpu 8, mem 2 -> 5; C cpu 2, mem 8 -> 5.
+      // The three nodes of the balanced-allocation table: A cpu 5, mem 3 -> 4; B cpu 8, mem 2 -> 5; C cpu 2,
+      // mem 8 -> 5.
       {"worked combination nodes",
        make_pod("p", 500, GiB),
        {node_info(make_node("A", 4000, 8 * GiB), {make_pod("a", 1500, 2 * GiB)}),

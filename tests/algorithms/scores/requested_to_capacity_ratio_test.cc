@@ -29,8 +29,8 @@ const Shape kThreePoint = {{0, 0}, {50, 2}, {100, 10}};
 const Shape kLegacyDefault = {{0, 10}, {100, 0}};  // the pre-v1.17 default: favour empty nodes
 
 TEST(BrokenLinear, InterpolatesWithIntegerDivision) {
-  // §5.4's 3-point shape on the 0..10 scale: f(27) = 2*27/50 = 1 (1.08), f(50) = 2,
-  // f(80) = 2 + 8*30/50 = 6 (6.8). (At the ×10 scale these are the document's 10, 20, 68.)
+  // A 3-point shape on the 0..10 scale: f(27) = 2*27/50 = 1 (1.08), f(50) = 2,
+  // f(80) = 2 + 8*30/50 = 6 (6.8). (On kube-scheduler's 0..100 scale: 10, 20, 68.)
   EXPECT_EQ(broken_linear(kThreePoint, 27), 1);
   EXPECT_EQ(broken_linear(kThreePoint, 50), 2);
   EXPECT_EQ(broken_linear(kThreePoint, 80), 6);
