@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace kext {
 // Thrown for any malformed or wrongly-typed input; the message names the offending field.
@@ -130,6 +131,23 @@ inline void write_string(rapidjson::Writer<rapidjson::StringBuffer>& w, std::str
 inline void write_member(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key, std::string_view s) {
   w.Key(key);
   write_string(w, s);
+}
+
+// "key": a number or a boolean, written as its own type: Bool, Double, Int64 for signed and Uint64 for
+// unsigned integers (the text is the same as Int/Uint for the narrower types).
+template <typename T>
+  requires std::is_arithmetic_v<T>
+inline void write_member(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key, T v) {
+  w.Key(key);
+  if constexpr (std::is_same_v<T, bool>) {
+    w.Bool(v);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    w.Double(v);
+  } else if constexpr (std::is_signed_v<T>) {
+    w.Int64(v);
+  } else {
+    w.Uint64(v);
+  }
 }
 
 // {"Error":"..."} — the reply shape for every error.

@@ -56,47 +56,50 @@ inline size_t skip_known(std::string_view s, size_t pos, const Spans* spans) {
   return skip_value(s, pos);
 }
 
-template <typename Fn>
-bool for_each_member(std::string_view s, size_t pos, const Spans* spans, Fn&& member) {
+// Walks the items of the container that starts at s[pos] with `open` and ends with `close`, items
+// separated by commas: item(pos) reads the item at pos and returns the position after it, or kInvalid.
+template <typename Item>
+bool for_each_item(std::string_view s, size_t pos, char open, char close, Item&& item) {
   pos = skip_ws(s, pos);
-  if (pos >= s.size() || s[pos] != '{') return false;
+  if (pos >= s.size() || s[pos] != open) return false;
   pos = skip_ws(s, pos + 1);
-  if (pos < s.size() && s[pos] == '}') return true;
+  if (pos < s.size() && s[pos] == close) return true;
   while (true) {
-    if (pos >= s.size() || s[pos] != '"') return false;
-    size_t key_end = skip_string(s, pos);
-    if (key_end == kInvalid) return false;
-    std::string_view key = s.substr(pos + 1, key_end - pos - 2);
-    pos = skip_ws(s, key_end);
-    if (pos >= s.size() || s[pos] != ':') return false;
-    size_t value_begin = skip_ws(s, pos + 1);
-    size_t value_end = skip_known(s, value_begin, spans);
-    if (value_end == kInvalid) return false;
-    if (!member(key, s.substr(value_begin, value_end - value_begin))) return false;
-    pos = skip_ws(s, value_end);
+    pos = item(pos);
+    if (pos == kInvalid) return false;
+    pos = skip_ws(s, pos);
     if (pos >= s.size()) return false;
-    if (s[pos] == '}') return true;
+    if (s[pos] == close) return true;
     if (s[pos] != ',') return false;
     pos = skip_ws(s, pos + 1);
   }
 }
 
 template <typename Fn>
+bool for_each_member(std::string_view s, size_t pos, const Spans* spans, Fn&& member) {
+  return for_each_item(s, pos, '{', '}', [&](size_t at) {
+    if (at >= s.size() || s[at] != '"') return kInvalid;
+    size_t key_end = skip_string(s, at);
+    if (key_end == kInvalid) return kInvalid;
+    std::string_view key = s.substr(at + 1, key_end - at - 2);
+    at = skip_ws(s, key_end);
+    if (at >= s.size() || s[at] != ':') return kInvalid;
+    size_t value_begin = skip_ws(s, at + 1);
+    size_t value_end = skip_known(s, value_begin, spans);
+    if (value_end == kInvalid) return kInvalid;
+    if (!member(key, s.substr(value_begin, value_end - value_begin))) return kInvalid;
+    return value_end;
+  });
+}
+
+template <typename Fn>
 bool for_each_element(std::string_view s, size_t pos, const Spans* spans, Fn&& element) {
-  pos = skip_ws(s, pos);
-  if (pos >= s.size() || s[pos] != '[') return false;
-  pos = skip_ws(s, pos + 1);
-  if (pos < s.size() && s[pos] == ']') return true;
-  while (true) {
-    size_t end = skip_known(s, pos, spans);
-    if (end == kInvalid) return false;
-    element(s.substr(pos, end - pos));
-    pos = skip_ws(s, end);
-    if (pos >= s.size()) return false;
-    if (s[pos] == ']') return true;
-    if (s[pos] != ',') return false;
-    pos = skip_ws(s, pos + 1);
-  }
+  return for_each_item(s, pos, '[', ']', [&](size_t at) {
+    size_t end = skip_known(s, at, spans);
+    if (end == kInvalid) return kInvalid;
+    element(s.substr(at, end - at));
+    return end;
+  });
 }
 
 }  // namespace kext::json_scan

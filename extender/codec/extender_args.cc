@@ -209,8 +209,7 @@ std::string encode_prioritize_reply(const std::vector<std::string>& hosts, const
   for (size_t i = 0; i < hosts.size(); ++i) {
     w.StartObject();
     json::write_member(w, "Host", hosts[i]);
-    w.Key("Score");
-    w.Int64(scores[i]);
+    json::write_member(w, "Score", scores[i]);
     w.EndObject();
   }
   w.EndArray();

@@ -43,6 +43,16 @@ void for_each_element(const Value& obj, std::string_view key, std::string_view p
   for (rapidjson::SizeType i = 0; i < v->Size(); ++i) fn((*v)[i], index_path(p, i));
 }
 
+// Calls fn(member, member_path) when the optional member `key` is present; it must be an object.
+template <typename Fn>
+void with_object(const Value& obj, std::string_view key, std::string_view path, Fn&& fn) {
+  const Value* v = find_non_null(obj, key);
+  if (!v) return;
+  std::string p = join_path(path, key);
+  expect_object(*v, p);
+  fn(*v, p);
+}
+
 std::vector<std::string> decode_string_array(const Value& obj, std::string_view key, std::string_view path) {
   std::vector<std::string> out;
   for_each_element(obj, key, path, [&](const Value& e, const std::string& p) {
@@ -51,7 +61,8 @@ std::vector<std::string> decode_string_array(const Value& obj, std::string_view 
   return out;
 }
 
-std::vector<SelectorRequirement> decode_requirements(const Value& obj, std::string_view key, std::string_view path) {
+std::vector<SelectorRequirement> decode_requirements(const Value& obj, std::string_view key,
+                                                     std::string_view path) {
   std::vector<SelectorRequirement> out;
   for_each_element(obj, key, path, [&](const Value& e, const std::string& p) {
     expect_object(e, p);
@@ -82,14 +93,14 @@ std::optional<NodeAffinity> decode_node_affinity(const Value& spec, std::string_
   std::string np = join_path(ap, "nodeAffinity");
   expect_object(*na, np);
   NodeAffinity out;
-  if (const Value* req = find_non_null(*na, "requiredDuringSchedulingIgnoredDuringExecution")) {
-    std::string rp = join_path(np, "requiredDuringSchedulingIgnoredDuringExecution");
-    expect_object(*req, rp);
-    std::vector<NodeSelectorTerm> terms;
-    for_each_element(*req, "nodeSelectorTerms", rp,
-                     [&](const Value& e, const std::string& p) { terms.push_back(decode_term(e, p)); });
-    out.required = std::move(terms);
-  }
+  with_object(*na, "requiredDuringSchedulingIgnoredDuringExecution", np,
+              [&](const Value& req, const std::string& rp) {
+                std::vector<NodeSelectorTerm> terms;
+                for_each_element(req, "nodeSelectorTerms", rp, [&](const Value& e, const std::string& p) {
+                  terms.push_back(decode_term(e, p));
+                });
+                out.required = std::move(terms);
+              });
   for_each_element(*na, "preferredDuringSchedulingIgnoredDuringExecution", np,
                    [&](const Value& e, const std::string& p) {
                      expect_object(e, p);
@@ -113,16 +124,14 @@ Container decode_container(const Value& v, std::string_view path) {
   c.name = get_string(v, "name", path);
   c.image = get_string(v, "image", path);
   c.restartable = get_string(v, "restartPolicy", path) == "Always";
-  if (const Value* res = find_non_null(v, "resources")) {
-    std::string rp = join_path(path, "resources");
-    expect_object(*res, rp);
-    if (const Value* req = find_non_null(*res, "requests")) {
+  with_object(v, "resources", path, [&](const Value& res, const std::string& rp) {
+    if (const Value* req = find_non_null(res, "requests")) {
       std::string qp = join_path(rp, "requests");
       c.requests = decode_resource_list(*req, qp);
       c.has_cpu_request = find_non_null(*req, "cpu") != nullptr;
       c.has_memory_request = find_non_null(*req, "memory") != nullptr;
     }
-  }
+  });
   return c;
 }
 
@@ -228,77 +237,67 @@ Resources decode_resource_list(const Value& v, std::string_view path) {
 Pod decode_pod(const Value& v, std::string_view path) {
   expect_object(v, path);
   Pod pod;
-  if (const Value* md = find_non_null(v, "metadata")) {
-    std::string mp = join_path(path, "metadata");
-    expect_object(*md, mp);
-    pod.name = get_string(*md, "name", mp);
-    pod.namespace_ = get_string(*md, "namespace", mp);
-    pod.uid = get_string(*md, "uid", mp);
-    pod.labels = decode_string_map(*md, "labels", mp);
-    pod.terminating = find_non_null(*md, "deletionTimestamp") != nullptr;
-  }
-  if (const Value* spec = find_non_null(v, "spec")) {
-    std::string sp = join_path(path, "spec");
-    expect_object(*spec, sp);
-    pod.node_name = get_string(*spec, "nodeName", sp);
-    pod.preemption_policy = get_string(*spec, "preemptionPolicy", sp);
-    if (auto p = json::get_int(*spec, "priority", sp)) {
-      if (*p < INT32_MIN || *p > INT32_MAX) throw DecodeError(join_path(sp, "priority") + ": out of int32 range");
+  with_object(v, "metadata", path, [&](const Value& md, const std::string& mp) {
+    pod.name = get_string(md, "name", mp);
+    pod.namespace_ = get_string(md, "namespace", mp);
+    pod.uid = get_string(md, "uid", mp);
+    pod.labels = decode_string_map(md, "labels", mp);
+    pod.terminating = find_non_null(md, "deletionTimestamp") != nullptr;
+  });
+  with_object(v, "spec", path, [&](const Value& spec, const std::string& sp) {
+    pod.node_name = get_string(spec, "nodeName", sp);
+    pod.preemption_policy = get_string(spec, "preemptionPolicy", sp);
+    if (auto p = json::get_int(spec, "priority", sp)) {
+      if (*p < INT32_MIN || *p > INT32_MAX)
+        throw DecodeError(join_path(sp, "priority") + ": out of int32 range");
       pod.priority = static_cast<int32_t>(*p);
     }
-    for_each_element(*spec, "containers", sp, [&](const Value& e, const std::string& p) {
+    for_each_element(spec, "containers", sp, [&](const Value& e, const std::string& p) {
       pod.containers.push_back(decode_container(e, p));
     });
-    for_each_element(*spec, "initContainers", sp, [&](const Value& e, const std::string& p) {
+    for_each_element(spec, "initContainers", sp, [&](const Value& e, const std::string& p) {
       pod.init_containers.push_back(decode_container(e, p));
     });
-    if (const Value* oh = find_non_null(*spec, "overhead")) {
+    if (const Value* oh = find_non_null(spec, "overhead")) {
       pod.overhead = decode_resource_list(*oh, join_path(sp, "overhead"));
     }
-    pod.node_selector = decode_string_map(*spec, "nodeSelector", sp);
-    pod.node_affinity = decode_node_affinity(*spec, sp);
-    for_each_element(*spec, "tolerations", sp, [&](const Value& e, const std::string& p) {
+    pod.node_selector = decode_string_map(spec, "nodeSelector", sp);
+    pod.node_affinity = decode_node_affinity(spec, sp);
+    for_each_element(spec, "tolerations", sp, [&](const Value& e, const std::string& p) {
       expect_object(e, p);
       pod.tolerations.push_back(Toleration{get_string(e, "key", p), get_string(e, "operator", p),
                                            get_string(e, "value", p), get_string(e, "effect", p)});
     });
-  }
-  if (const Value* status = find_non_null(v, "status")) {
-    std::string stp = join_path(path, "status");
-    expect_object(*status, stp);
-    pod.phase = get_string(*status, "phase", stp);
-    pod.nominated_node_name = get_string(*status, "nominatedNodeName", stp);
-    pod.start_time = decode_time(*status, "startTime", stp);
-  }
+  });
+  with_object(v, "status", path, [&](const Value& status, const std::string& stp) {
+    pod.phase = get_string(status, "phase", stp);
+    pod.nominated_node_name = get_string(status, "nominatedNodeName", stp);
+    pod.start_time = decode_time(status, "startTime", stp);
+  });
   return pod;
 }
 
 Node decode_node(const Value& v, std::string_view path) {
   expect_object(v, path);
   Node node;
-  if (const Value* md = find_non_null(v, "metadata")) {
-    std::string mp = join_path(path, "metadata");
-    expect_object(*md, mp);
-    node.name = get_string(*md, "name", mp);
-    node.labels = decode_string_map(*md, "labels", mp);
-  }
+  with_object(v, "metadata", path, [&](const Value& md, const std::string& mp) {
+    node.name = get_string(md, "name", mp);
+    node.labels = decode_string_map(md, "labels", mp);
+  });
   if (node.name.empty()) throw DecodeError(join_path(path, "metadata.name") + ": missing");
-  if (const Value* spec = find_non_null(v, "spec")) {
-    std::string sp = join_path(path, "spec");
-    expect_object(*spec, sp);
-    node.unschedulable = json::get_bool(*spec, "unschedulable", sp);
-    for_each_element(*spec, "taints", sp, [&](const Value& e, const std::string& p) {
+  with_object(v, "spec", path, [&](const Value& spec, const std::string& sp) {
+    node.unschedulable = json::get_bool(spec, "unschedulable", sp);
+    for_each_element(spec, "taints", sp, [&](const Value& e, const std::string& p) {
       expect_object(e, p);
-      node.taints.push_back(Taint{get_string(e, "key", p), get_string(e, "value", p), get_string(e, "effect", p)});
+      node.taints.push_back(
+          Taint{get_string(e, "key", p), get_string(e, "value", p), get_string(e, "effect", p)});
     });
-  }
-  if (const Value* status = find_non_null(v, "status")) {
-    std::string stp = join_path(path, "status");
-    expect_object(*status, stp);
-    if (const Value* alloc = find_non_null(*status, "allocatable")) {
+  });
+  with_object(v, "status", path, [&](const Value& status, const std::string& stp) {
+    if (const Value* alloc = find_non_null(status, "allocatable")) {
       node.allocatable = decode_resource_list(*alloc, join_path(stp, "allocatable"));
     }
-    for_each_element(*status, "images", stp, [&](const Value& e, const std::string& p) {
+    for_each_element(status, "images", stp, [&](const Value& e, const std::string& p) {
       expect_object(e, p);
       const int64_t size = json::get_int(e, "sizeBytes", p).value_or(0);
       // Keys straight from the JSON strings: nodes list dozens of images, and only keys are kept.
@@ -306,23 +305,19 @@ Node decode_node(const Value& v, std::string_view path) {
         node.images.push_back(NodeImage{image_key(json::expect_string(name, np)), size});
       });
     });
-  }
+  });
   return node;
 }
 
 PodDisruptionBudget decode_pdb(const Value& v, std::string_view path) {
   expect_object(v, path);
   PodDisruptionBudget pdb;
-  if (const Value* md = find_non_null(v, "metadata")) {
-    std::string mp = join_path(path, "metadata");
-    expect_object(*md, mp);
-    pdb.name = get_string(*md, "name", mp);
-    pdb.namespace_ = get_string(*md, "namespace", mp);
-  }
-  if (const Value* spec = find_non_null(v, "spec")) {
-    std::string sp = join_path(path, "spec");
-    expect_object(*spec, sp);
-    if (const Value* sel = find_non_null(*spec, "selector")) {
+  with_object(v, "metadata", path, [&](const Value& md, const std::string& mp) {
+    pdb.name = get_string(md, "name", mp);
+    pdb.namespace_ = get_string(md, "namespace", mp);
+  });
+  with_object(v, "spec", path, [&](const Value& spec, const std::string& sp) {
+    if (const Value* sel = find_non_null(spec, "selector")) {
       std::string selp = join_path(sp, "selector");
       expect_object(*sel, selp);
       LabelSelector ls;
@@ -330,18 +325,17 @@ PodDisruptionBudget decode_pdb(const Value& v, std::string_view path) {
       ls.match_expressions = decode_requirements(*sel, "matchExpressions", selp);
       pdb.selector = std::move(ls);
     }
-  }
-  if (const Value* status = find_non_null(v, "status")) {
-    std::string stp = join_path(path, "status");
-    expect_object(*status, stp);
-    pdb.disruptions_allowed = static_cast<int32_t>(json::get_int(*status, "disruptionsAllowed", stp).value_or(0));
-    if (const Value* dp = find_non_null(*status, "disruptedPods")) {
+  });
+  with_object(v, "status", path, [&](const Value& status, const std::string& stp) {
+    pdb.disruptions_allowed =
+        static_cast<int32_t>(json::get_int(status, "disruptionsAllowed", stp).value_or(0));
+    if (const Value* dp = find_non_null(status, "disruptedPods")) {
       expect_object(*dp, join_path(stp, "disruptedPods"));
       for (auto it = dp->MemberBegin(); it != dp->MemberEnd(); ++it) {
         pdb.disrupted_pods.emplace_back(json::view(it->name));
       }
     }
-  }
+  });
   return pdb;
 }
 

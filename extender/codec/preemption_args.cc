@@ -78,8 +78,7 @@ std::string encode_preemption_reply(const std::vector<ChosenVictims>& chosen) {
       w.EndObject();
     }
     w.EndArray();
-    w.Key("NumPDBViolations");
-    w.Int64(c.num_pdb_violations);
+    json::write_member(w, "NumPDBViolations", c.num_pdb_violations);
     w.EndObject();
   }
   w.EndObject();

@@ -108,10 +108,13 @@ Io classify_ssl(SSL* ssl, int r) {
   }
 }
 
-// One non-blocking read or write of a plain or TLS socket; *n is the byte count when kDone.
-Io io_read(int fd, SSL* ssl, char* buf, size_t len, size_t* n) {
+// One non-blocking transfer of a plain or TLS socket; *n is the byte count when kDone. tls() is the
+// SSL_read or SSL_write call, sock() the recv or send call; a plain socket's 0 is end of stream only
+// when reading (would_block says which direction waits).
+template <typename Tls, typename Sock>
+Io io_transfer(SSL* ssl, size_t* n, Io would_block, const Tls& tls, const Sock& sock) {
   if (ssl) {
-    const int r = SSL_read(ssl, buf, static_cast<int>(std::min<size_t>(len, INT32_MAX)));
+    const int r = tls();
     if (r > 0) {
       *n = static_cast<size_t>(r);
       return Io::kDone;
@@ -119,35 +122,29 @@ Io io_read(int fd, SSL* ssl, char* buf, size_t len, size_t* n) {
     return classify_ssl(ssl, r);
   }
   while (true) {
-    const ssize_t r = ::recv(fd, buf, len, 0);
-    if (r > 0) {
+    const ssize_t r = sock();
+    if (r > 0 || (r == 0 && would_block == Io::kWouldBlockWrite)) {
       *n = static_cast<size_t>(r);
       return Io::kDone;
     }
     if (r == 0) return Io::kClosed;
     if (errno == EINTR) continue;
-    return errno == EAGAIN || errno == EWOULDBLOCK ? Io::kWouldBlockRead : Io::kFailed;
+    return errno == EAGAIN || errno == EWOULDBLOCK ? would_block : Io::kFailed;
   }
 }
 
+Io io_read(int fd, SSL* ssl, char* buf, size_t len, size_t* n) {
+  return io_transfer(
+      ssl, n, Io::kWouldBlockRead,
+      [&] { return SSL_read(ssl, buf, static_cast<int>(std::min<size_t>(len, INT32_MAX))); },
+      [&] { return ::recv(fd, buf, len, 0); });
+}
+
 Io io_write(int fd, SSL* ssl, const char* buf, size_t len, size_t* n) {
-  if (ssl) {
-    const int r = SSL_write(ssl, buf, static_cast<int>(std::min<size_t>(len, INT32_MAX)));
-    if (r > 0) {
-      *n = static_cast<size_t>(r);
-      return Io::kDone;
-    }
-    return classify_ssl(ssl, r);
-  }
-  while (true) {
-    const ssize_t r = ::send(fd, buf, len, MSG_NOSIGNAL);
-    if (r >= 0) {
-      *n = static_cast<size_t>(r);
-      return Io::kDone;
-    }
-    if (errno == EINTR) continue;
-    return errno == EAGAIN || errno == EWOULDBLOCK ? Io::kWouldBlockWrite : Io::kFailed;
-  }
+  return io_transfer(
+      ssl, n, Io::kWouldBlockWrite,
+      [&] { return SSL_write(ssl, buf, static_cast<int>(std::min<size_t>(len, INT32_MAX))); },
+      [&] { return ::send(fd, buf, len, MSG_NOSIGNAL); });
 }
 
 // Descriptors are the one resource a connection flood takes; use every one the hard limit allows.

@@ -72,12 +72,10 @@ std::string lease_json(const LeaderElectionConfig& c, const LeaseRecord& r) {
   w.Key("spec");
   w.StartObject();
   json::write_member(w, "holderIdentity", r.holder);
-  w.Key("leaseDurationSeconds");
-  w.Int64(r.duration_seconds);
+  json::write_member(w, "leaseDurationSeconds", r.duration_seconds);
   json::write_member(w, "acquireTime", r.acquire_time);
   json::write_member(w, "renewTime", r.renew_time);
-  w.Key("leaseTransitions");
-  w.Int64(r.transitions);
+  json::write_member(w, "leaseTransitions", r.transitions);
   w.EndObject();
   w.EndObject();
   return {buf.GetString(), buf.GetSize()};

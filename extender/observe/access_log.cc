@@ -17,12 +17,9 @@ std::string access_log_line(const AccessEntry& e) {
   str("verb", e.verb);
   str("path", e.path);
   if (!e.pod.empty()) str("pod", e.pod);
-  w.Key("nodes");
-  w.Uint64(e.nodes);
-  w.Key("status");
-  w.Int(e.status);
-  w.Key("durationSeconds");
-  w.Double(e.seconds);
+  json::write_member(w, "nodes", e.nodes);
+  json::write_member(w, "status", e.status);
+  json::write_member(w, "durationSeconds", e.seconds);
   w.EndObject();
   std::string line(buf.GetString(), buf.GetSize());
   line += '\n';

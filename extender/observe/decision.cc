@@ -47,8 +47,7 @@ void write_prioritize_nodes(Writer& w, const Decision& d) {
     json::write_member(w, "name", d.nodes[i]);
     const size_t k = column[i];
     if (k == SIZE_MAX || k >= d.scores.nodes) {
-      w.Key("known");
-      w.Bool(false);
+      json::write_member(w, "known", false);
     } else {
       w.Key("scores");
       w.StartArray();
@@ -60,16 +59,13 @@ void write_prioritize_nodes(Writer& w, const Decision& d) {
         w.Int64(d.scores.raw_at(a, k));
         w.Key("score");  // 0..10, before weighting
         w.Int64(d.scores.at(a, k));
-        w.Key("weight");
-        w.Int64(alg.weight);
-        w.Key("weighted");
-        w.Int64(alg.weight * d.scores.at(a, k));
+        json::write_member(w, "weight", alg.weight);
+        json::write_member(w, "weighted", alg.weight * d.scores.at(a, k));
         w.EndObject();
       }
       w.EndArray();
     }
-    w.Key("final");
-    w.Int64(i < d.final_scores.size() ? d.final_scores[i] : 0);
+    json::write_member(w, "final", i < d.final_scores.size() ? d.final_scores[i] : 0);
     w.EndObject();
   }
 }
@@ -78,12 +74,9 @@ void write_candidates(Writer& w, const Decision& d) {
   for (const CandidateRecord& c : d.candidates) {
     w.StartObject();
     json::write_member(w, "name", c.node);
-    w.Key("chosen");
-    w.Bool(c.chosen);
-    w.Key("evaluated");
-    w.Bool(c.evaluated);
-    w.Key("numPDBViolations");
-    w.Int64(c.num_pdb_violations);
+    json::write_member(w, "chosen", c.chosen);
+    json::write_member(w, "evaluated", c.evaluated);
+    json::write_member(w, "numPDBViolations", c.num_pdb_violations);
     json::write_member(w, "decidedBy", c.decided_by);
     w.Key("victims");
     w.StartArray();
@@ -91,8 +84,7 @@ void write_candidates(Writer& w, const Decision& d) {
       w.StartObject();
       json::write_member(w, "pod", v.pod);
       json::write_member(w, "uid", v.uid);
-      w.Key("priority");
-      w.Int(v.priority);
+      json::write_member(w, "priority", v.priority);
       w.EndObject();
     }
     w.EndArray();
@@ -102,16 +94,13 @@ void write_candidates(Writer& w, const Decision& d) {
 
 void write_decision(Writer& w, const Decision& d) {
   w.StartObject();
-  w.Key("seq");
-  w.Uint64(d.seq);
+  json::write_member(w, "seq", d.seq);
   json::write_member(w, "time", rfc3339(d.unix_micros, 6));
   json::write_member(w, "verb", d.verb);
   json::write_member(w, "pod", d.pod);
   json::write_member(w, "podUID", d.pod_uid);
-  w.Key("status");
-  w.Int(d.status);
-  w.Key("durationSeconds");
-  w.Double(d.seconds);
+  json::write_member(w, "status", d.status);
+  json::write_member(w, "durationSeconds", d.seconds);
   if (!d.error_body.empty()) {
     // The reply body as sent; the verbs only produce well-formed {"Error":…} objects.
     w.Key("reply");
