@@ -19,15 +19,16 @@ const Fixture& fixture(size_t n) {
   auto it = cache.find(n);
   if (it != cache.end()) return it->second;
   Fixture f;
+  const auto w = kext::bench::make_workload(n, 10);
   kext::ClusterStateBuilder b;
-  kext::load_snapshot_json(kext::bench::make_workload(n, 10).snapshot, b);
+  kext::load_snapshot_json(w.snapshot, b);
   f.state = std::move(b).build();
-  for (size_t i = 0; i < n; ++i) f.nodes.push_back(f.state->find_node("node-" + std::to_string(i)));
+  for (const auto& name : w.node_names) f.nodes.push_back(f.state->find_node(name));
   kext::Container c;
-  c.requests.milli_cpu = 500;
-  c.requests.memory = 512 << 20;
+  c.requests.milli_cpu = w.pod.cpu_milli;
+  c.requests.memory = w.pod.memory_mi << 20;
   c.has_cpu_request = c.has_memory_request = true;
-  c.image = "registry.example.com/app-1:1.0";
+  c.image = w.pod.image;
   f.pod.containers.push_back(c);
   return cache.emplace(n, std::move(f)).first->second;
 }

@@ -28,10 +28,10 @@
 #include "common/read_file.h"
 #include "extender/state/state_dump.h"
 #include "json/json.h"
+#include "kubeobjects/objects.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/live_cluster.h"
-#include "tools/gen/objects.h"
 #include "tools/load/exchanges.h"
 #include "tools/load/http_connection.h"
 
@@ -192,7 +192,13 @@ std::vector<PoolPod> load_pool(const std::string& recording) {
     const auto& md = d["Pod"]["metadata"];
     const std::string key = std::string(md["namespace"].GetString()) + "/" + md["name"].GetString();
     if (!seen.insert(key).second) continue;
-    pool.push_back({key, kext::gen::with_type_meta(to_json(d["Pod"]), "Pod", "v1")});
+    // The pod with its TypeMeta first, as the API server serves it.
+    auto& a = d.GetAllocator();
+    rapidjson::Value pod(rapidjson::kObjectType);
+    pod.AddMember("kind", "Pod", a);
+    pod.AddMember("apiVersion", "v1", a);
+    for (auto& m : d["Pod"].GetObject()) pod.AddMember(m.name, m.value, a);
+    pool.push_back({key, to_json(pod)});
   }
   if (pool.empty()) throw std::runtime_error(recording + ": no filter requests to take pods from");
   return pool;
@@ -236,7 +242,7 @@ class Churn {
     return nodes_[std::uniform_int_distribution<size_t>(0, nodes_.size() - 1)(rng_)];
   }
   std::string now() const {
-    return kext::gen::rfc3339(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()));
+    return kext::kubeobjects::rfc3339(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()));
   }
 
   // Pending as the scheduler sees it (70 %), or already running on a node, as a pod that another

@@ -144,9 +144,10 @@ void BM_InitialSync(benchmark::State& state) {
   const size_t node_count = static_cast<size_t>(state.range(0));
   const auto& c = cluster(node_count, 30);
   kext::testing::FakeApiServer api;
-  for (const auto& n : c.nodes) api.put("nodes", gen::with_type_meta(n.json, "Node", "v1"));
+  for (const auto& n : c.nodes)
+    api.put("nodes", kubeobjects::to_json(n.object, kubeobjects::TypeMeta::kWrite));
   for (const auto& p : c.pods) api.put("pods", gen::pod_json(p));
-  for (const auto& b : c.pdbs) api.put("poddisruptionbudgets", gen::pdb_json(b));
+  for (const auto& b : c.pdbs) api.put("poddisruptionbudgets", kubeobjects::to_json(gen::pdb_object(b)));
   api.compact();  // the load's history is not needed: watches start from the list
   kube::ApiConfig cfg;
   kube::set_server_url(cfg, api.url());

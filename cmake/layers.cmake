@@ -7,7 +7,8 @@
 # reachable through its links; a header may include only what its PUBLIC links reach, because every
 # user of the header compiles that include. kext_check_layers() checks this at configure time and again
 # at every build (target check_layers, in `all`), so an include that goes against the layers
-# (json, common <- algorithms <- policy <- extender/* <- tools) fails the build with the file and line.
+# (json, common <- algorithms <- policy <- extender/* <- tools, and json, common <- kubeobjects <- tools) fails
+# the build with the file and line.
 
 set_property(GLOBAL PROPERTY KEXT_LAYER_TARGETS "")
 

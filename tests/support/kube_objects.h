@@ -1,31 +1,50 @@
 #pragma once
-// Kubernetes object JSON for tests and benchmarks that talk to FakeApiServer.
+// Minimal Kubernetes objects for tests and benchmarks that talk to FakeApiServer: the fields the
+// extender reads, with their TypeMeta, written by kubeobjects/.
 #include <string>
+
+#include "kubeobjects/objects.h"
 
 namespace kext::testing {
 
-inline std::string node_json(const std::string& name, const std::string& cpu = "4", const std::string& memory = "8Gi",
-                             const std::string& extra_labels = "") {
-  return R"({"kind":"Node","apiVersion":"v1","metadata":{"name":")" + name +
-         R"(","labels":{"kubernetes.io/hostname":")" + name + "\"" + extra_labels +
-         R"(}},"spec":{},"status":{"allocatable":{"cpu":")" + cpu + R"(","memory":")" + memory +
-         R"(","pods":"110"}}})";
+inline std::string node_json(const std::string& name, const std::string& cpu = "4",
+                             const std::string& memory = "8Gi",
+                             const kubeobjects::StringMap& extra_labels = {}) {
+  kubeobjects::Node n;
+  n.metadata.name = name;
+  n.metadata.labels = extra_labels;
+  n.metadata.labels["kubernetes.io/hostname"] = name;
+  n.allocatable = {{"cpu", cpu}, {"memory", memory}, {"pods", "110"}};
+  return kubeobjects::to_json(n, kubeobjects::TypeMeta::kWrite);
 }
 
+// UID "uid-<ns>-<name>"; one container "c" (nginx) requesting `cpu` and 64Mi.
 inline std::string pod_json(const std::string& ns, const std::string& name, const std::string& node,
                             const std::string& cpu = "100m", const std::string& phase = "Running",
                             int priority = 0, const std::string& app = "web") {
-  return R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":")" + name + R"(","namespace":")" + ns +
-         R"(","uid":"uid-)" + ns + "-" + name + R"(","labels":{"app":")" + app + R"("}},"spec":{)" +
-         (node.empty() ? "" : "\"nodeName\":\"" + node + "\",") + R"("priority":)" + std::to_string(priority) +
-         R"(,"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":")" + cpu +
-         R"(","memory":"64Mi"}}}]},"status":{"phase":")" + phase + R"("}})";
+  kubeobjects::Pod p;
+  p.metadata.name = name;
+  p.metadata.namespace_ = ns;
+  p.metadata.uid = "uid-" + ns + "-" + name;
+  p.metadata.labels = {{"app", app}};
+  kubeobjects::Container c;
+  c.name = "c";
+  c.image = "nginx";
+  c.requests = {{"cpu", cpu}, {"memory", "64Mi"}};
+  p.containers.push_back(std::move(c));
+  p.node_name = node;
+  p.priority = priority;
+  p.phase = phase;
+  return kubeobjects::to_json(p, kubeobjects::TypeMeta::kWrite);
 }
 
 inline std::string pdb_json(const std::string& ns, const std::string& name, const std::string& app, int allowed) {
-  return R"({"kind":"PodDisruptionBudget","apiVersion":"policy/v1","metadata":{"name":")" + name +
-         R"(","namespace":")" + ns + R"("},"spec":{"selector":{"matchLabels":{"app":")" + app +
-         R"("}}},"status":{"disruptionsAllowed":)" + std::to_string(allowed) + "}}";
+  kubeobjects::PodDisruptionBudget b;
+  b.metadata.name = name;
+  b.metadata.namespace_ = ns;
+  b.match_labels = {{"app", app}};
+  b.disruptions_allowed = allowed;
+  return kubeobjects::to_json(b, kubeobjects::TypeMeta::kWrite);
 }
 
 }  // namespace kext::testing

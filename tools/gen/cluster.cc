@@ -30,18 +30,13 @@ std::vector<Image> make_images(Prng& rng) {
     Image im;
     im.repo = i < kSystemImages ? "registry.k8s.io/system/component-" + std::to_string(i)
                                 : "registry.example.com/team-" + std::to_string(i % 23) + "/service-" + std::to_string(i);
-    im.tag = "v1." + std::to_string(rng.below(30)) + "." + std::to_string(rng.below(20));
+    const uint64_t minor = rng.below(30);
+    im.tag = "v1." + std::to_string(minor) + "." + std::to_string(rng.below(20));
     im.digest = rng.hex(64);
     im.size_bytes = 5'000'000 + static_cast<int64_t>(rng.below(900'000'000));
     images.push_back(std::move(im));
   }
   return images;
-}
-
-std::string condition(const char* type, const char* status, const char* reason, const char* message, int64_t t) {
-  return std::string(R"({"type":")") + type + R"(","status":")" + status + R"(","lastHeartbeatTime":")" +
-         rfc3339(kEpoch + 86400 * 30) + R"(","lastTransitionTime":")" + rfc3339(t) + R"(","reason":")" + reason +
-         R"(","message":")" + message + "\"}";
 }
 
 NodeSpec make_node(size_t i, const std::vector<Image>& images, Prng& rng) {
@@ -61,43 +56,72 @@ NodeSpec make_node(size_t i, const std::vector<Image>& images, Prng& rng) {
                          std::to_string(i % 256);
   const std::string pool = n.dedicated ? "batch" : (i % 4 == 0 ? "general-b" : "general-a");
 
-  // Keys sorted bytewise, as Go marshals maps.
-  std::string s = R"({"metadata":{"name":")" + n.name + R"(","uid":")" + rng.uid() + R"(","resourceVersion":")" +
-                  std::to_string(1000000 + rng.below(9000000)) + R"(","creationTimestamp":")" + rfc3339(created) +
-                  R"(","labels":{"beta.kubernetes.io/arch":"amd64","beta.kubernetes.io/instance-type":")" + it.name +
-                  R"(","beta.kubernetes.io/os":"linux","disk":")" + (i % 2 ? "ssd" : "hdd") +
-                  R"(","failure-domain.beta.kubernetes.io/region":"eu-west-1","failure-domain.beta.kubernetes.io/zone":")" +
-                  zone + R"(","kubernetes.io/arch":"amd64","kubernetes.io/hostname":")" + n.name +
-                  R"(","kubernetes.io/os":"linux","node.kubernetes.io/instance-type":")" + it.name +
-                  R"(","nodepool":")" + pool + R"(","topology.kubernetes.io/region":"eu-west-1","topology.kubernetes.io/zone":")" +
-                  zone + R"("},"annotations":{"csi.volume.kubernetes.io/nodeid":"{\"ebs.csi.aws.com\":\"i-)" + rng.hex(17) +
-                  R"(\"}","node.alpha.kubernetes.io/ttl":"0","volumes.kubernetes.io/controller-managed-attach-detach":"true"}},"spec":{"podCIDR":"10.244.)" +
-                  std::to_string(i % 256) + R"(.0/24","podCIDRs":["10.244.)" + std::to_string(i % 256) +
-                  R"(.0/24"],"providerID":"aws:///)" + zone + "/i-" + rng.hex(17) + "\"";
-  if (n.unschedulable) s += R"(,"unschedulable":true)";
-  std::vector<std::string> taints;
-  if (n.unschedulable) taints.push_back(R"({"key":"node.kubernetes.io/unschedulable","effect":"NoSchedule","timeAdded":")" + rfc3339(created + 3600) + "\"}");
-  if (n.dedicated) taints.push_back(R"({"key":"dedicated","value":"batch","effect":"NoSchedule"})");
-  if (prefer_no_schedule) taints.push_back(R"({"key":"spot","value":"true","effect":"PreferNoSchedule"})");
-  if (!taints.empty()) {
-    s += R"(,"taints":[)";
-    for (size_t k = 0; k < taints.size(); ++k) s += (k ? "," : "") + taints[k];
-    s += "]";
-  }
-  const std::string cpu = std::to_string(it.cpu), mem = std::to_string(it.memory_gi * 1024 * 1024) + "Ki";
-  s += R"(},"status":{"capacity":{"cpu":")" + cpu + R"(","ephemeral-storage":"104845292Ki","hugepages-1Gi":"0","hugepages-2Mi":"0","memory":")" +
-       mem + R"(","pods":"110"},"allocatable":{"cpu":")" + std::to_string(n.cpu_milli) +
-       R"(m","ephemeral-storage":"95551679124","hugepages-1Gi":"0","hugepages-2Mi":"0","memory":")" +
-       std::to_string(n.memory_ki) + R"(Ki","pods":"110"},"conditions":[)" +
-       condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available", created) + "," +
-       condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure", created) + "," +
-       condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available", created) + "," +
-       condition("Ready", "True", "KubeletReady", "kubelet is posting ready status", created + 40) +
-       R"(],"addresses":[{"type":"InternalIP","address":")" + ip + R"("},{"type":"Hostname","address":"ip-)" + ip +
-       R"(.eu-west-1.compute.internal"},{"type":"InternalDNS","address":"ip-)" + ip +
-       R"(.eu-west-1.compute.internal"}],"daemonEndpoints":{"kubeletEndpoint":{"Port":10250}},"nodeInfo":{"machineID":")" +
-       rng.hex(32) + R"(","systemUUID":")" + rng.uid() + R"(","bootID":")" + rng.uid() +
-       R"x(","kernelVersion":"6.1.0-18-cloud-amd64","osImage":"Debian GNU/Linux 12 (bookworm)","containerRuntimeVersion":"containerd://1.7.13","kubeletVersion":"v1.30.4","kubeProxyVersion":"v1.30.4","operatingSystem":"linux","architecture":"amd64"},"images":[)x";
+  kubeobjects::Node& o = n.object;
+  o.metadata.name = n.name;
+  o.metadata.uid = rng.uid();
+  o.metadata.resource_version = std::to_string(1000000 + rng.below(9000000));
+  o.metadata.created = created;
+  o.metadata.labels = {{"beta.kubernetes.io/arch", "amd64"},
+                       {"beta.kubernetes.io/instance-type", it.name},
+                       {"beta.kubernetes.io/os", "linux"},
+                       {"disk", i % 2 ? "ssd" : "hdd"},
+                       {"failure-domain.beta.kubernetes.io/region", "eu-west-1"},
+                       {"failure-domain.beta.kubernetes.io/zone", zone},
+                       {"kubernetes.io/arch", "amd64"},
+                       {"kubernetes.io/hostname", n.name},
+                       {"kubernetes.io/os", "linux"},
+                       {"node.kubernetes.io/instance-type", it.name},
+                       {"nodepool", pool},
+                       {"topology.kubernetes.io/region", "eu-west-1"},
+                       {"topology.kubernetes.io/zone", zone}};
+  o.metadata.annotations = {
+      {"csi.volume.kubernetes.io/nodeid", R"({"ebs.csi.aws.com":"i-)" + rng.hex(17) + "\"}"},
+      {"node.alpha.kubernetes.io/ttl", "0"},
+      {"volumes.kubernetes.io/controller-managed-attach-detach", "true"}};
+  o.pod_cidr = "10.244." + std::to_string(i % 256) + ".0/24";
+  o.pod_cidrs = {o.pod_cidr};
+  o.provider_id = "aws:///" + zone + "/i-" + rng.hex(17);
+  o.unschedulable = n.unschedulable;
+  if (n.unschedulable)
+    o.taints.push_back({"node.kubernetes.io/unschedulable", "", "NoSchedule", created + 3600});
+  if (n.dedicated) o.taints.push_back({"dedicated", "batch", "NoSchedule", 0});
+  if (prefer_no_schedule) o.taints.push_back({"spot", "true", "PreferNoSchedule", 0});
+
+  o.capacity = {{"cpu", std::to_string(it.cpu)},
+                {"ephemeral-storage", "104845292Ki"},
+                {"hugepages-1Gi", "0"},
+                {"hugepages-2Mi", "0"},
+                {"memory", std::to_string(it.memory_gi * 1024 * 1024) + "Ki"},
+                {"pods", "110"}};
+  o.allocatable = {{"cpu", std::to_string(n.cpu_milli) + "m"},
+                   {"ephemeral-storage", "95551679124"},
+                   {"hugepages-1Gi", "0"},
+                   {"hugepages-2Mi", "0"},
+                   {"memory", std::to_string(n.memory_ki) + "Ki"},
+                   {"pods", "110"}};
+  const int64_t heartbeat = kEpoch + 86400 * 30;
+  o.conditions = {
+      {"MemoryPressure", "False", heartbeat, created, "KubeletHasSufficientMemory",
+       "kubelet has sufficient memory available"},
+      {"DiskPressure", "False", heartbeat, created, "KubeletHasNoDiskPressure",
+       "kubelet has no disk pressure"},
+      {"PIDPressure", "False", heartbeat, created, "KubeletHasSufficientPID",
+       "kubelet has sufficient PID available"},
+      {"Ready", "True", heartbeat, created + 40, "KubeletReady", "kubelet is posting ready status"}};
+  const std::string host = "ip-" + ip + ".eu-west-1.compute.internal";
+  o.addresses = {{"InternalIP", ip}, {"Hostname", host}, {"InternalDNS", host}};
+  o.kubelet_port = 10250;
+  kubeobjects::NodeSystemInfo& info = o.node_info.emplace();
+  info.machine_id = rng.hex(32);
+  info.system_uuid = rng.uid();
+  info.boot_id = rng.uid();
+  info.kernel_version = "6.1.0-18-cloud-amd64";
+  info.os_image = "Debian GNU/Linux 12 (bookworm)";
+  info.container_runtime_version = "containerd://1.7.13";
+  info.kubelet_version = "v1.30.4";
+  info.kube_proxy_version = "v1.30.4";
+  info.operating_system = "linux";
+  info.architecture = "amd64";
   // The kubelet lists images largest first; system images are everywhere, the rest vary by node.
   std::vector<size_t> picked;
   for (size_t k = 0; k < kSystemImages; ++k) picked.push_back(k);
@@ -108,13 +132,11 @@ NodeSpec make_node(size_t i, const std::vector<Image>& images, Prng& rng) {
   std::sort(picked.begin(), picked.end(), [&](size_t a, size_t b) {
     return images[a].size_bytes != images[b].size_bytes ? images[a].size_bytes > images[b].size_bytes : a < b;
   });
-  for (size_t k = 0; k < picked.size(); ++k) {
-    const Image& im = images[picked[k]];
-    s += (k ? R"(,{"names":[")" : R"({"names":[")") + im.repo + "@sha256:" + im.digest + "\",\"" + im.repo + ":" +
-         im.tag + R"("],"sizeBytes":)" + std::to_string(im.size_bytes) + "}";
+  for (size_t k : picked) {
+    const Image& im = images[k];
+    o.images.push_back({{im.repo + "@sha256:" + im.digest, im.repo + ":" + im.tag}, im.size_bytes});
   }
-  s += "]}}";
-  n.json = std::move(s);
+  n.json = kubeobjects::to_json(o);
   return n;
 }
 
@@ -125,6 +147,47 @@ size_t feasible_nodes_to_find(size_t nodes) {
   int64_t percentage = 50 - static_cast<int64_t>(nodes) / 125;
   if (percentage < 5) percentage = 5;
   return std::max<size_t>(100, nodes * static_cast<size_t>(percentage) / 100);
+}
+
+void write_cluster_list(const Cluster& c, const std::function<void(std::string_view)>& out) {
+  rapidjson::StringBuffer buf;
+  kubeobjects::JsonWriter w(buf);
+  // The writer keeps its nesting, so the buffer can be handed on and emptied after every item.
+  auto flush = [&] {
+    out(std::string_view(buf.GetString(), buf.GetSize()));
+    buf.Clear();
+  };
+  w.StartObject();
+  w.Key("kind");
+  w.String("List");
+  w.Key("apiVersion");
+  w.String("v1");
+  w.Key("metadata");
+  w.StartObject();
+  w.Key("resourceVersion");
+  w.String("");
+  w.EndObject();
+  w.Key("items");
+  w.StartArray();
+  for (const auto& n : c.nodes) {
+    kubeobjects::write(w, n.object, kubeobjects::TypeMeta::kWrite);
+    flush();
+  }
+  for (const auto& p : c.pods) {
+    kubeobjects::write(w, pod_object(p), kubeobjects::TypeMeta::kWrite);
+    flush();
+  }
+  for (const auto& p : c.pdbs) kubeobjects::write(w, pdb_object(p), kubeobjects::TypeMeta::kWrite);
+  w.EndArray();
+  w.EndObject();
+  flush();
+  out("\n");
+}
+
+std::string cluster_list_json(const Cluster& c) {
+  std::string s;
+  write_cluster_list(c, [&](std::string_view piece) { s += piece; });
+  return s;
 }
 
 size_t preemption_candidates(size_t nodes) { return std::min(nodes, std::max<size_t>(100, nodes / 10)); }

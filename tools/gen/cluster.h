@@ -2,7 +2,9 @@
 // A synthetic cluster from a seed: nodes shaped like real cloud nodes (~12 KB of JSON each), pods of
 // several priorities spread over them, PodDisruptionBudgets over some of the apps.
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tools/gen/objects.h"
@@ -30,6 +32,11 @@ struct Cluster {
 };
 
 Cluster make_cluster(const GenOptions& o);
+
+// The cluster as `kubectl get nodes,pods,poddisruptionbudgets -A -o json` prints it (a v1 List, each item
+// with its kind and apiVersion), what --snapshot loads. `out` receives it in pieces of about one object.
+void write_cluster_list(const Cluster& c, const std::function<void(std::string_view)>& out);
+std::string cluster_list_json(const Cluster& c);
 
 // kube-scheduler's numFeasibleNodesToFind with the default adaptive percentageOfNodesToScore: all nodes
 // below 100, else max(100, n * max(5, 50 - n/125) / 100).

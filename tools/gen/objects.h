@@ -1,9 +1,12 @@
 #pragma once
-// The Kubernetes objects extender-gen writes, as Go's encoding/json prints them (field order, sorted
-// map keys, canonical quantities), so the extender parses what a real scheduler would send.
+// The objects of extender-gen's cluster, by what varies between them, and their Kubernetes form as a real
+// API server serves them (defaults, the service-account volume, managedFields, the kubelet's status), so
+// that the extender parses what a real scheduler would send. The JSON is written by kubeobjects/.
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "kubeobjects/objects.h"
 
 namespace kext::gen {
 
@@ -16,7 +19,8 @@ struct Image {
 
 struct NodeSpec {
   std::string name;
-  std::string json;  // the object as the scheduler sends it in a NodeList (no kind/apiVersion)
+  kubeobjects::Node object;
+  std::string json;  // `object` as the scheduler sends it in a NodeList (no kind/apiVersion)
   bool unschedulable = false;
   bool dedicated = false;  // tainted dedicated=batch:NoSchedule
   int64_t cpu_milli = 0;   // allocatable
@@ -30,7 +34,7 @@ struct PodSpec {
   std::string app;
   std::string template_hash;
   std::string owner_uid;
-  std::string node;  // "" = pending
+  std::string node;   // "" = pending
   std::string image;  // repo:tag
   int32_t priority = 0;
   int64_t cpu_milli = 0;
@@ -48,13 +52,12 @@ struct PdbSpec {
   int32_t disruptions_allowed = 0;
 };
 
-// RFC 3339 UTC, second precision, as metav1.Time marshals.
-std::string rfc3339(int64_t unix_seconds);
+// A ReplicaSet's pod: pending (no node) as the scheduler receives it, or running on its node with the
+// kubelet's status and the managedFields of both writers.
+kubeobjects::Pod pod_object(const PodSpec& p);
+kubeobjects::PodDisruptionBudget pdb_object(const PdbSpec& p);
 
 std::string pod_json(const PodSpec& p);
-std::string pdb_json(const PdbSpec& p);
-// `with_kind` adds the TypeMeta kubectl prints (for cluster.json); the scheduler's objects lack it.
-std::string with_type_meta(const std::string& object_json, const char* kind, const char* api_version);
 
 // The priority class names the generator uses, by value.
 const char* priority_class_name(int32_t priority);

@@ -30,7 +30,12 @@ class Prng {
     }
     return s;
   }
-  std::string uid() { return hex(8) + "-" + hex(4) + "-" + hex(4) + "-" + hex(4) + "-" + hex(12); }
+  // The groups drawn one statement each: the operands of a + chain are evaluated in an unspecified order.
+  std::string uid() {
+    std::string s = hex(8);
+    for (size_t digits : {4, 4, 4, 12}) s += "-" + hex(digits);
+    return s;
+  }
 
  private:
   uint64_t state_;

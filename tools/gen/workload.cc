@@ -8,6 +8,7 @@
 
 #include "common/record_format.h"
 #include "tools/gen/prng.h"
+#include "tools/gen/requests.h"
 
 namespace kext::gen {
 
@@ -15,10 +16,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int64_t kTrafficStart = 1767225600 + 86400 * 28;
 constexpr int32_t kPendingPriorities[] = {0, 100, 1000, 1000, 10000};
-constexpr int32_t kPreemptorPriority = 100000;
-constexpr size_t kVictimsPerNode = 4;
 
 class Output {
  public:
@@ -43,17 +41,7 @@ class Output {
 
 uint64_t write_cluster(const Cluster& c, const fs::path& path) {
   Output out(path);
-  out.write(R"({"kind":"List","apiVersion":"v1","metadata":{"resourceVersion":""},"items":[)");
-  bool first = true;
-  auto item = [&](const std::string& json) {
-    if (!first) out.write(",");
-    first = false;
-    out.write(json);
-  };
-  for (const auto& n : c.nodes) item(with_type_meta(n.json, "Node", "v1"));
-  for (const auto& p : c.pods) item(with_type_meta(pod_json(p), "Pod", "v1"));
-  for (const auto& p : c.pdbs) item(with_type_meta(pdb_json(p), "PodDisruptionBudget", "policy/v1"));
-  out.write("]}\n");
+  write_cluster_list(c, [&](std::string_view piece) { out.write(piece); });
   return out.close();
 }
 
@@ -71,90 +59,6 @@ std::vector<size_t> pick_nodes(const Cluster& c, size_t want, bool tolerates_ded
   }
   if (n > 0) *next_start = (*next_start + examined) % n;
   return out;
-}
-
-std::string filter_body(const Cluster& c, const std::string& pod, const std::vector<size_t>& nodes, bool full) {
-  std::string s = "{\"Pod\":" + pod;
-  if (full) {
-    s += R"(,"Nodes":{"metadata":{},"items":[)";
-    for (size_t k = 0; k < nodes.size(); ++k) {
-      if (k) s += ',';
-      s += c.nodes[nodes[k]].json;
-    }
-    s += R"(]},"NodeNames":null})";
-  } else {
-    s += R"(,"Nodes":null,"NodeNames":[)";
-    for (size_t k = 0; k < nodes.size(); ++k) {
-      if (k) s += ',';
-      s += '"' + c.nodes[nodes[k]].name + '"';
-    }
-    s += "]}";
-  }
-  return s;
-}
-
-std::string preempt_body(const Cluster& c, const std::string& pod, std::vector<size_t> nodes, int32_t priority,
-                         bool full) {
-  // Go marshals map keys sorted; node names are zero-padded, so index order is name order.
-  std::sort(nodes.begin(), nodes.end());
-  std::string s = "{\"Pod\":" + pod + (full ? R"(,"NodeNameToVictims":{)" : R"(,"NodeNameToVictims":null,"NodeNameToMetaVictims":{)");
-  bool first_node = true;
-  for (size_t i : nodes) {
-    // The dry run's victims: the least important lower-priority pods, offered most important first.
-    std::vector<size_t> victims;
-    for (size_t p : c.pods_on[i]) {
-      if (c.pods[p].priority < priority) victims.push_back(p);
-    }
-    std::sort(victims.begin(), victims.end(), [&](size_t a, size_t b) {
-      return c.pods[a].priority != c.pods[b].priority ? c.pods[a].priority < c.pods[b].priority : a < b;
-    });
-    if (victims.size() > kVictimsPerNode) victims.resize(kVictimsPerNode);
-    if (victims.empty()) continue;
-    std::reverse(victims.begin(), victims.end());
-    int violations = 0;
-    for (size_t p : victims) {
-      for (const auto& pdb : c.pdbs) {
-        if (pdb.app == c.pods[p].app && pdb.namespace_ == c.pods[p].namespace_ && pdb.disruptions_allowed <= 0) ++violations;
-      }
-    }
-    if (!first_node) s += ',';
-    first_node = false;
-    s += '"' + c.nodes[i].name + R"(":{"Pods":[)";
-    for (size_t k = 0; k < victims.size(); ++k) {
-      if (k) s += ',';
-      s += full ? pod_json(c.pods[victims[k]]) : R"({"UID":")" + c.pods[victims[k]].uid + "\"}";
-    }
-    s += R"(],"NumPDBViolations":)" + std::to_string(violations) + "}";
-  }
-  s += full ? R"(},"NodeNameToMetaVictims":null})" : "}}";
-  return s;
-}
-
-// ExtenderBindingArgs, as kube-scheduler sends it after the pod's cycle chose a node.
-std::string bind_body(const PodSpec& pod, const std::string& node) {
-  return R"({"PodName":")" + pod.name + R"(","PodNamespace":")" + pod.namespace_ + R"(","PodUID":")" +
-         pod.uid + R"(","Node":")" + node + "\"}";
-}
-
-PodSpec pending_pod(const Cluster& c, Prng& rng, size_t cycle, int32_t priority) {
-  PodSpec p;
-  const size_t a = rng.below(60);
-  p.app = "app-" + std::to_string(a);
-  p.namespace_ = "default";
-  p.template_hash = rng.hex(10);
-  p.owner_uid = rng.uid();
-  p.name = p.app + "-" + p.template_hash + "-" + rng.hex(5);
-  p.uid = rng.uid();
-  const Image& im = c.images[10 + rng.below(c.images.size() - 10)];
-  p.image = im.repo + ":" + im.tag;
-  p.priority = priority;
-  p.cpu_milli = priority == kPreemptorPriority ? 2000 + static_cast<int64_t>(rng.below(2000))
-                                               : 100 + static_cast<int64_t>(rng.below(900));
-  p.memory_mi = priority == kPreemptorPriority ? 4096 + static_cast<int64_t>(rng.below(4096))
-                                               : 128 + static_cast<int64_t>(rng.below(1024));
-  p.created = kTrafficStart + static_cast<int64_t>(cycle);
-  p.tolerates_dedicated = rng.chance(10);
-  return p;
 }
 
 // One mode's recording; a mode left out (--mode) only counts, and its bodies need not be built.
@@ -218,14 +122,14 @@ WorkloadSummary write_workload(const GenOptions& o, const std::string& out_dir) 
     const std::string pod_text = pod_json(pod);
     const auto nodes = pick_nodes(c, per_request, pod.tolerates_dedicated, &next_start);
     // The scheduler sends prioritize the same body as filter.
-    const std::string names_body = names.on() ? filter_body(c, pod_text, nodes, false) : "";
-    const std::string full_body = full.on() ? filter_body(c, pod_text, nodes, true) : "";
+    const std::string names_body = names.on() ? extender_args(c, pod_text, nodes, false) : "";
+    const std::string full_body = full.on() ? extender_args(c, pod_text, nodes, true) : "";
     for (const char* verb : {"filter", "prioritize"}) {
       names.add(verb, names_body);
       full.add(verb, full_body);
     }
     if (o.bind && !nodes.empty()) {
-      const std::string body = bind_body(pod, c.nodes[nodes.front()].name);
+      const std::string body = binding_args(pod, c.nodes[nodes.front()].name);
       names.add("bind", body);
       full.add("bind", body);
     }
@@ -234,8 +138,8 @@ WorkloadSummary write_workload(const GenOptions& o, const std::string& out_dir) 
       const std::string text = pod_json(preemptor);
       const auto candidates =
           pick_nodes(c, preemption_candidates(c.nodes.size()), preemptor.tolerates_dedicated, &next_preempt_start);
-      names.add("preempt", names.on() ? preempt_body(c, text, candidates, kPreemptorPriority, false) : "");
-      full.add("preempt", full.on() ? preempt_body(c, text, candidates, kPreemptorPriority, true) : "");
+      names.add("preempt", names.on() ? preemption_args(c, text, candidates, kPreemptorPriority, false) : "");
+      full.add("preempt", full.on() ? preemption_args(c, text, candidates, kPreemptorPriority, true) : "");
     }
   }
   sum.requests_per_mode = names.count();
