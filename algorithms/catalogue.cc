@@ -19,73 +19,75 @@ namespace kext {
 
 namespace {
 
-struct FilterEntry {
-  std::string_view name;
-  std::unique_ptr<FilterPlugin> (*make)();
-};
-
+// The factories; each plugin's name is its name(), written once in the plugin.
 // In Kubernetes' predicatesOrdering: cheap, unresolvable checks first.
 constexpr std::array kFilters{
-    FilterEntry{"CheckNodeUnschedulable", &make_check_node_unschedulable_filter},
-    FilterEntry{"PodFitsHost", &make_pod_fits_host_filter},
-    FilterEntry{"MatchNodeSelector", &make_match_node_selector_filter},
-    FilterEntry{"PodFitsResources", &make_pod_fits_resources_filter},
-    FilterEntry{"PodToleratesNodeTaints", &make_pod_tolerates_node_taints_filter},
+    &make_check_node_unschedulable_filter,  &make_pod_fits_host_filter,
+    &make_match_node_selector_filter,       &make_pod_fits_resources_filter,
+    &make_pod_tolerates_node_taints_filter,
 };
 
-struct ScoreEntry {
-  std::string_view name;
-  std::unique_ptr<ScorePlugin> (*make)(const ScoreArgs&);
-};
+using ScoreFactory = std::unique_ptr<ScorePlugin> (*)(const ScoreArgs&);
+constexpr auto kScores = std::to_array<ScoreFactory>({
+    [](const ScoreArgs&) { return make_least_requested_score(); },
+    [](const ScoreArgs&) { return make_most_requested_score(); },
+    [](const ScoreArgs&) { return make_balanced_resource_allocation_score(); },
+    [](const ScoreArgs& a) {
+      return make_requested_to_capacity_ratio_score(
+          a.requested_to_capacity_ratio.value_or(RequestedToCapacityRatioArgs{}));
+    },
+    [](const ScoreArgs&) { return make_node_affinity_score(); },
+    [](const ScoreArgs&) { return make_taint_toleration_score(); },
+    [](const ScoreArgs&) { return make_image_locality_score(); },
+});
 
-constexpr std::array kScores{
-    ScoreEntry{"LeastRequestedPriority", [](const ScoreArgs&) { return make_least_requested_score(); }},
-    ScoreEntry{"MostRequestedPriority", [](const ScoreArgs&) { return make_most_requested_score(); }},
-    ScoreEntry{"BalancedResourceAllocation",
-               [](const ScoreArgs&) { return make_balanced_resource_allocation_score(); }},
-    ScoreEntry{"RequestedToCapacityRatioPriority",
-               [](const ScoreArgs& a) {
-                 return make_requested_to_capacity_ratio_score(a.requested_to_capacity_ratio.value_or(
-                     RequestedToCapacityRatioArgs{}));
-               }},
-    ScoreEntry{"NodeAffinityPriority", [](const ScoreArgs&) { return make_node_affinity_score(); }},
-    ScoreEntry{"TaintTolerationPriority", [](const ScoreArgs&) { return make_taint_toleration_score(); }},
-    ScoreEntry{"ImageLocalityPriority", [](const ScoreArgs&) { return make_image_locality_score(); }},
-};
+// The names in table order, asked of one instance of each plugin (name() returns a literal).
+const std::vector<std::string_view>& filter_table() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> out;
+    for (auto make : kFilters) out.push_back(make()->name());
+    return out;
+  }();
+  return names;
+}
+
+const std::vector<std::string_view>& score_table() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> out;
+    for (auto make : kScores) out.push_back(make(ScoreArgs{})->name());
+    return out;
+  }();
+  return names;
+}
 
 }  // namespace
 
 std::unique_ptr<FilterPlugin> make_filter(std::string_view name) {
-  for (const auto& e : kFilters) {
-    if (e.name == name) return e.make();
+  const auto& names = filter_table();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return kFilters[i]();
   }
   return nullptr;
 }
 
 std::unique_ptr<ScorePlugin> make_score(std::string_view name, const ScoreArgs& args) {
-  for (const auto& e : kScores) {
-    if (e.name == name) return e.make(args);
+  const auto& names = score_table();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return kScores[i](args);
   }
   return nullptr;
 }
 
-std::vector<std::string_view> filter_names() {
-  std::vector<std::string_view> out;
-  for (const auto& e : kFilters) out.push_back(e.name);
-  return out;
-}
+std::vector<std::string_view> filter_names() { return filter_table(); }
 
-std::vector<std::string_view> score_names() {
-  std::vector<std::string_view> out;
-  for (const auto& e : kScores) out.push_back(e.name);
-  return out;
-}
+std::vector<std::string_view> score_names() { return score_table(); }
 
 int filter_rank(std::string_view name) {
-  for (size_t i = 0; i < kFilters.size(); ++i) {
-    if (kFilters[i].name == name) return static_cast<int>(i);
+  const auto& names = filter_table();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return static_cast<int>(i);
   }
-  return static_cast<int>(kFilters.size());
+  return static_cast<int>(names.size());
 }
 
 }  // namespace kext

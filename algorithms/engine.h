@@ -29,10 +29,13 @@ struct ScoreMatrix {
   int64_t at(size_t a, size_t n) const { return reduced[a * nodes + n]; }
 };
 
+// The policy's parallelThreshold when it sets none.
+inline constexpr size_t kDefaultParallelThreshold = 512;
+
 struct EngineOptions {
   // Below this many nodes the loops run serially: TBB's fixed cost outweighs the gain (measured in
   // bench/engine_bench.cc; see README "Performance").
-  size_t parallel_threshold = 512;
+  size_t parallel_threshold = kDefaultParallelThreshold;
   // Stop at the first failing filter (legacy default); true reports every filter's reasons.
   bool always_check_all_predicates = false;
 };

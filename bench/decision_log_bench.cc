@@ -19,8 +19,8 @@ void run(benchmark::State& st, Mode mode) {
   kext::StateStore store;
   kext::bench::publish_snapshot(w, store);
   kext::Policy policy = kext::parse_policy(kext::default_policy_json());
-  auto engine = kext::build_engine(policy);
-  kext::Verbs verbs(*engine, policy, store);
+  const kext::Profile profile = kext::compile(policy);
+  kext::Verbs verbs(profile, store);
   kext::Metrics metrics("bench");
   kext::DecisionLog log(1000);
   if (mode == Mode::kRecorded) {

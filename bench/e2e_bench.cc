@@ -24,8 +24,8 @@ void run(benchmark::State& st, Mode mode) {
   kext::Policy policy = kext::parse_policy(kext::default_policy_json());
   // KEXT_THRESHOLD=N overrides the parallel threshold, to compare serial and parallel end to end.
   if (const char* t = std::getenv("KEXT_THRESHOLD")) policy.parallel_threshold = std::atoll(t);
-  auto engine = kext::build_engine(policy);
-  kext::Verbs verbs(*engine, policy, store);
+  const kext::Profile profile = kext::compile(policy);
+  kext::Verbs verbs(profile, store);
   kext::ServerConfig cfg;
   cfg.address = "127.0.0.1";
   cfg.port = 0;

@@ -1,4 +1,5 @@
-// kube-extender: a Kubernetes scheduler extender (filter, prioritize) with a map/reduce engine.
+// kube-extender: a Kubernetes scheduler extender (filter, prioritize, preempt, bind) with a map/reduce
+// engine.
 #include <malloc.h>
 
 #include <chrono>
@@ -52,7 +53,7 @@ int main(int argc, char** argv) {
                                (opts.policy_file.empty() ? std::string("(embedded)") : opts.policy_file) +
                                ": " + e.what());
     }
-    auto engine = kext::build_engine(policy);
+    const kext::Profile profile = kext::compile(policy);
 
     kext::StateStore store;
     if (!opts.snapshots.empty()) {
@@ -97,11 +98,10 @@ int main(int argc, char** argv) {
       }
     }
 
-    kext::Verbs verbs(*engine, policy, store, opts.node_cache_entries);
+    kext::Verbs verbs(profile, store, opts.node_cache_entries, binder.get());
     kext::Server server(opts.server, verbs, store, kext::ServerObservers{&metrics, decisions.get()});
     std::string error;
     if (!server.bind(&error)) throw std::runtime_error(error);
-    if (binder) server.set_bind_handler([b = binder.get()](std::string_view body) { return b->bind(body); });
     if (live) live->start();
     if (elector) elector->start();
     const auto delay = std::chrono::seconds(opts.shutdown_delay_seconds);

@@ -12,8 +12,12 @@ std::string usage() {
   auto n = [](auto v) { return std::to_string(v); };
   auto secs = [](std::chrono::milliseconds ms) { return std::to_string(ms.count() / 1000); };
   return "usage: kube-extender [flags]\n"
-         "  --address ADDR        listen address (default 0.0.0.0)\n"
-         "  --port N              listen port (default 8888; 0 = any free port)\n"
+         "  --address ADDR        listen address (default " +
+         d.server.address +
+         ")\n"
+         "  --port N              listen port (default " +
+         n(d.server.port) +
+         "; 0 = any free port)\n"
          "  --path-prefix PATH    serve the verbs under PATH (for a urlPrefix with a path)\n"
          "  --policy FILE         legacy Policy JSON (default: the embedded policy)\n"
          "  --snapshot FILE       cluster state from `kubectl get nodes,pods,pdb -A -o json` (repeatable)\n"
@@ -51,17 +55,23 @@ std::string usage() {
          "(default " +
          secs(l.write_timeout) +
          ")\n"
-         "  --node-cache-entries N  decoded full-mode node objects kept between requests (default 20000; 0 = "
-         "off)\n"
+         "  --node-cache-entries N  decoded full-mode node objects kept between requests (default " +
+         n(d.node_cache_entries) +
+         "; 0 = off)\n"
          "  --record-dir DIR      append every verb request and reply to DIR/rec-*.jsonl (default: off)\n"
-         "  --record-max-bytes N  bound on DIR's recordings; the oldest quarter is deleted first (default "
-         "268435456)\n"
+         "  --record-max-bytes N  bound on DIR's recordings; the oldest quarter is deleted first (default " +
+         n(d.server.record_max_bytes) +
+         ")\n"
          "  --tls-cert-file FILE  serve HTTPS with this PEM certificate (chain); needs "
          "--tls-private-key-file\n"
          "  --tls-private-key-file FILE  the certificate's PEM private key (unencrypted)\n"
          "  --client-ca-file FILE refuse clients without a certificate signed by this CA (mTLS; needs TLS)\n"
-         "  --decision-log-size N decisions kept for GET /debug/decisions (default 1000; 0 = off)\n"
-         "  --decision-log-max-bytes N  memory bound of that log; oldest dropped first (default 67108864)\n"
+         "  --decision-log-size N decisions kept for GET /debug/decisions (default " +
+         n(d.decision_log_size) +
+         "; 0 = off)\n"
+         "  --decision-log-max-bytes N  memory bound of that log; oldest dropped first (default " +
+         n(d.decision_log_max_bytes) +
+         ")\n"
          "  --shutdown-delay-seconds N  on SIGTERM, /readyz answers 503 at once but requests are still "
          "served\n"
          "                        for N s, so that the Service stops routing here (default " +
@@ -70,8 +80,8 @@ std::string usage() {
          "  --shutdown-grace-seconds N  then, time for requests in flight to finish (default " +
          n(d.shutdown_grace_seconds) +
          ")\n"
-         "  -v N, --v N           log verbosity: 1 = one JSON line per request on stderr (default 0)\n" +
-         kube::api_flags_usage() + "  --help\n";
+         "  -v N, --v N           log verbosity: 1 = one JSON line per request on stderr (default " +
+         n(d.server.verbosity) + ")\n" + kube::api_flags_usage() + "  --help\n";
 }
 
 Options parse_options(int argc, char** argv) {

@@ -1,6 +1,8 @@
 #include "policy/policy.h"
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 #include <set>
 
 #include "json/json.h"
@@ -128,6 +130,24 @@ ScoreArgs parse_score_args(const std::string& name, const Value& entry, const st
   return args;
 }
 
+// The policy's preemption.semantics values.
+std::optional<preemption::Semantics> semantics_named(std::string_view name) {
+  if (name == "current") return preemption::Semantics::kCurrent;
+  if (name == "v1.16") return preemption::Semantics::kV1_16;
+  return std::nullopt;
+}
+
+Engine engine_for(const Policy& policy) {
+  std::vector<std::unique_ptr<FilterPlugin>> filters;
+  for (const auto& p : policy.predicates) filters.push_back(make_filter(p.name));
+  std::vector<WeightedScore> scores;
+  for (const auto& p : policy.priorities) scores.push_back({make_score(p.name, p.args), p.weight});
+  EngineOptions options;
+  options.parallel_threshold = static_cast<size_t>(policy.parallel_threshold);
+  options.always_check_all_predicates = policy.always_check_all_predicates;
+  return Engine(std::move(filters), std::move(scores), options);
+}
+
 }  // namespace
 
 std::string_view default_policy_json() { return kDefaultPolicy; }
@@ -200,10 +220,12 @@ static Policy parse_policy_impl(std::string_view text, bool parsing_default) {
     if (!pre->IsObject()) fail("preemption", "must be an object");
     std::string sem = get_string(*pre, "semantics", "preemption");
     if (!sem.empty()) {
-      if (sem != "current" && sem != "v1.16") fail("preemption.semantics", "must be \"current\" or \"v1.16\", got \"" + sem + "\"");
+      if (!semantics_named(sem))
+        fail("preemption.semantics", "must be \"current\" or \"v1.16\", got \"" + sem + "\"");
       policy.preemption.semantics = sem;
     }
-    policy.preemption.max_candidates = get_integer(*pre, "maxCandidates", "preemption", 1);
+    policy.preemption.max_candidates =
+        get_integer(*pre, "maxCandidates", "preemption", policy.preemption.max_candidates);
     if (policy.preemption.max_candidates < 1) fail("preemption.maxCandidates", "must be >= 1");
   }
   policy.parallel_threshold = get_integer(doc, "parallelThreshold", "", policy.parallel_threshold);
@@ -222,14 +244,17 @@ Policy parse_policy(std::string_view text) {
 }
 
 std::unique_ptr<Engine> build_engine(const Policy& policy) {
-  std::vector<std::unique_ptr<FilterPlugin>> filters;
-  for (const auto& p : policy.predicates) filters.push_back(make_filter(p.name));
-  std::vector<WeightedScore> scores;
-  for (const auto& p : policy.priorities) scores.push_back({make_score(p.name, p.args), p.weight});
-  EngineOptions options;
-  options.parallel_threshold = static_cast<size_t>(policy.parallel_threshold);
-  options.always_check_all_predicates = policy.always_check_all_predicates;
-  return std::make_unique<Engine>(std::move(filters), std::move(scores), options);
+  return std::make_unique<Engine>(engine_for(policy));
+}
+
+Profile compile(const Policy& policy) {
+  PreemptionProfile preemption;
+  // parse_policy accepted only known names; a hand-built Policy with another falls back to the default.
+  preemption.select.semantics =
+      semantics_named(policy.preemption.semantics).value_or(preemption::Semantics::kCurrent);
+  preemption.select.max_candidates = std::numeric_limits<size_t>::max();
+  preemption.max_candidates = static_cast<size_t>(std::max<int64_t>(policy.preemption.max_candidates, 1));
+  return Profile{engine_for(policy), preemption};
 }
 
 }  // namespace kext

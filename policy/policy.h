@@ -1,5 +1,6 @@
 #pragma once
-// The legacy kube-scheduler Policy file shape, validated once at start-up into a plain struct.
+// The legacy kube-scheduler Policy file shape, validated once at start-up into a plain struct, and
+// compiled into the Profile the verbs run.
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "algorithms/catalogue.h"
 #include "algorithms/engine.h"
+#include "algorithms/preemption/preemption.h"
 
 namespace kext {
 
@@ -26,8 +28,8 @@ struct PriorityPolicy {
 };
 
 struct PreemptionPolicy {
-  std::string semantics = "current";  // "current" | "v1.16"
-  int64_t max_candidates = 1;
+  std::string semantics = "current";  // "current" | "v1.16"; compile() makes it a preemption::Semantics
+  int64_t max_candidates = static_cast<int64_t>(preemption::kDefaultMaxCandidates);
 };
 
 struct Policy {
@@ -37,7 +39,7 @@ struct Policy {
   PreemptionPolicy preemption;
   // Engine: serial below this many nodes. Measured on 2 cores (bench/engine_bench.cc, all algorithms):
   // scoring breaks even at ~500 nodes, filtering at ~1000.
-  int64_t parallel_threshold = 512;
+  int64_t parallel_threshold = static_cast<int64_t>(kDefaultParallelThreshold);
 };
 
 // The policy the server runs without --policy.
@@ -47,5 +49,21 @@ std::string_view default_policy_json();
 Policy parse_policy(std::string_view text);
 
 std::unique_ptr<Engine> build_engine(const Policy& policy);
+
+// What the preempt verb runs with.
+struct PreemptionProfile {
+  // select_candidates' options: the policy's semantics, and no candidate dropped (the verb orders the
+  // nodes it passes through with them, then keeps max_candidates).
+  preemption::Options select;
+  size_t max_candidates = preemption::kDefaultMaxCandidates;  // nodes in the reply, best first; >= 1
+};
+
+// A policy compiled once at start-up into what the verbs run: they read this, never the Policy.
+struct Profile {
+  Engine engine;
+  PreemptionProfile preemption;
+};
+
+Profile compile(const Policy& policy);
 
 }  // namespace kext

@@ -22,9 +22,12 @@
 
 namespace kext::preemption {
 
+// The policy's preemption.maxCandidates when it sets none.
+inline constexpr size_t kDefaultMaxCandidates = 1;
+
 struct Options {
   Semantics semantics = Semantics::kCurrent;
-  size_t max_candidates = 1;  // how many of the best nodes to return, best first
+  size_t max_candidates = kDefaultMaxCandidates;  // how many of the best nodes to return, best first
   // Below this many nodes the dry runs run serially: one dry run is a few microseconds, less than
   // handing tasks to TBB (bench/preemption_bench.cc).
   size_t parallel_threshold = 16;

@@ -14,9 +14,13 @@
 
 namespace kext {
 
+// The --max-header-bytes and --max-body-bytes defaults.
+inline constexpr size_t kDefaultMaxHeaderBytes = size_t{32} << 10;
+inline constexpr size_t kDefaultMaxBodyBytes = size_t{64} << 20;
+
 struct FrameLimits {
-  size_t max_header_bytes = 32u << 10;
-  size_t max_body_bytes = 64u << 20;
+  size_t max_header_bytes = kDefaultMaxHeaderBytes;
+  size_t max_body_bytes = kDefaultMaxBodyBytes;
 };
 
 class RequestFramer {

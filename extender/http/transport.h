@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "extender/http/request_framing.h"
 #include "extender/observe/metrics.h"
 
 namespace kext {
@@ -37,8 +38,8 @@ namespace kext {
 struct TransportLimits {
   size_t threads = 16;            // workers; a connection holds one only while its request runs
   size_t max_connections = 4096;  // open at once, across listeners
-  size_t max_header_bytes = 32u << 10;
-  size_t max_body_bytes = 64u << 20;
+  size_t max_header_bytes = kDefaultMaxHeaderBytes;
+  size_t max_body_bytes = kDefaultMaxBodyBytes;
   size_t max_queued_requests = 256;             // whole requests waiting for a worker
   size_t max_buffered_bytes = size_t{1} << 30;  // request bytes held across connections
   std::chrono::milliseconds request_timeout{10'000};

@@ -63,21 +63,28 @@ void validate_api_flags(const ApiFlags& f, bool have_snapshot) {
 
 std::string api_flags_usage() {
   const ApiFlags d;
-  return std::string() + "  cluster state from the Kubernetes API (list+watch of nodes, pods, poddisruptionbudgets):\n"
+  return std::string() +
+         "  cluster state from the Kubernetes API (list+watch of nodes, pods, poddisruptionbudgets):\n"
          "  --in-cluster          the pod's service account (KUBERNETES_SERVICE_HOST, token, ca.crt)\n"
          "  --kubeconfig FILE     a kubeconfig (client certificate, token or tokenFile; no exec plugins)\n"
          "  --context NAME        kubeconfig context (default: current-context)\n"
          "  --api-server URL      explicit API URL, with --api-ca-file, --api-token-file,\n"
-         "                        --api-client-cert-file, --api-client-key-file, --api-insecure-skip-tls-verify\n"
-         "  --enable-bind         serve /bind: create the Binding through the API (RBAC: pods/binding create)\n"
+         "                        --api-client-cert-file, --api-client-key-file, "
+         "--api-insecure-skip-tls-verify\n"
+         "  --enable-bind         serve /bind: create the Binding through the API (RBAC: pods/binding "
+         "create)\n"
          "  --bind-assume-ttl-seconds N  a bound pod counts against its node until the watch shows it,\n"
-         "                        at most N seconds (default 30)\n"
+         "                        at most N seconds (default " +
+         std::to_string(d.assume_ttl.count() / 1000) +
+         ")\n"
          "  --leader-elect        only the replica holding a coordination.k8s.io Lease binds; the others\n"
-         "                        answer /bind with an error and the scheduler retries the pod (RBAC: leases)\n"
+         "                        answer /bind with an error and the scheduler retries the pod (RBAC: "
+         "leases)\n"
          "  --leader-elect-lease-duration D  how long others wait after the holder's last renewal (default " +
          std::to_string(d.election.lease_duration.count() / 1000) +
          "s)\n"
-         "  --leader-elect-renew-deadline D  the holder stops binding when it could not renew for D (default " +
+         "  --leader-elect-renew-deadline D  the holder stops binding when it could not renew for D "
+         "(default " +
          std::to_string(d.election.renew_deadline.count() / 1000) +
          "s)\n"
          "  --leader-elect-retry-period D  time between attempts to acquire or renew (default " +

@@ -14,9 +14,12 @@
 
 namespace kext {
 
+// The --record-max-bytes default.
+inline constexpr uint64_t kDefaultRecordMaxBytes = uint64_t{256} << 20;
+
 struct RecorderConfig {
   std::string dir;
-  uint64_t max_bytes = uint64_t{256} << 20;
+  uint64_t max_bytes = kDefaultRecordMaxBytes;
   uint64_t file_bytes = 0;  // 0 = max_bytes / 4: rotation deletes a quarter of the history at a time
 };
 

@@ -49,6 +49,18 @@ void configure_router(Router& router, const ServerConfig& config) {
   router.set_payload_max_length(config.limits.max_body_bytes);
 }
 
+// The verbs, each routed alike: POST <prefix>/<name> runs it.
+struct VerbRoute {
+  std::string_view name;
+  Reply (Verbs::*run)(std::string_view body, VerbTrace* trace) const;
+};
+constexpr VerbRoute kVerbRoutes[] = {
+    {"filter", &Verbs::filter_traced},
+    {"prioritize", &Verbs::prioritize_traced},
+    {"preempt", &Verbs::preempt_traced},
+    {"bind", &Verbs::bind_traced},
+};
+
 void install_probes(Router& router, const StateStore& state, const std::atomic<bool>& terminating) {
   router.Get("/healthz",
              [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
@@ -135,40 +147,28 @@ void Server::install_routes() {
   const std::string prefix = normalized_prefix(config_.path_prefix);
 
   // Every verb: the body in place (no copy into req.body), the Content-Type check, observation,
-  // recording, the reply moved out.
-  using Compute = std::function<Reply(std::string_view body, VerbTrace * trace)>;
-  auto post_verb = [this, &prefix](const std::string& verb, Compute compute) {
-    router_->Post(prefix + "/" + verb, [this, verb, compute = std::move(compute)](
-                                           const httplib::Request& req, httplib::Response& res,
-                                           const httplib::ContentReader& reader) {
+  // recording, the reply moved out. A wrong method gets 405 with a JSON error rather than cpp-httplib's
+  // bare 404.
+  for (const VerbRoute& v : kVerbRoutes) {
+    const std::string path = prefix + "/" + std::string(v.name);
+    router_->Post(path, [this, v](const httplib::Request& req, httplib::Response& res,
+                                  const httplib::ContentReader& reader) {
       const Route route = observer_.route_of(req.path);
       VerbTrace trace;
       trace.want_decision = observer_.want_decision();
       std::string owned;
       const std::string_view body = request_body(reader, owned);
-      Reply reply = content_type_ok(req) ? compute(body, &trace)
+      Reply reply = content_type_ok(req) ? (verbs_.*v.run)(body, &trace)
                                          : bad_request("Content-Type must be application/json, got \"" +
                                                            req.get_header_value("Content-Type") + "\"",
                                                        415);
       observer_.on_verb(route, trace, reply);
       if (recorder_) {
-        recorder_->record(verb, req.get_header_value("Content-Type"), req.get_header_value("Content-Length"),
-                          body, reply.status, reply.body);
+        recorder_->record(v.name, req.get_header_value("Content-Type"),
+                          req.get_header_value("Content-Length"), body, reply.status, reply.body);
       }
       send(res, std::move(reply));
     });
-  };
-  post_verb("filter", [this](std::string_view b, VerbTrace* t) { return verbs_.filter_traced(b, t); });
-  post_verb("prioritize",
-            [this](std::string_view b, VerbTrace* t) { return verbs_.prioritize_traced(b, t); });
-  post_verb("preempt", [this](std::string_view b, VerbTrace* t) { return verbs_.preempt_traced(b, t); });
-  post_verb("bind", [this](std::string_view b, VerbTrace* t) {
-    t->want_decision = false;
-    return bind_ ? bind_(b) : bad_request("bind is not enabled on this extender (--enable-bind)", 404);
-  });
-  // Wrong method on a verb: 405 with a JSON error rather than cpp-httplib's bare 404.
-  for (const char* verb : {"filter", "prioritize", "preempt", "bind"}) {
-    std::string path = prefix + "/" + verb;
     auto not_allowed = [](const httplib::Request& req, httplib::Response& res) {
       res.set_header("Allow", "POST");
       send(res, bad_request("method " + req.method + " not allowed on " + req.path + ": use POST", 405));

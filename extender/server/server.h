@@ -4,18 +4,17 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <string>
 
-#include "extender/server/request_observer.h"
 #include "extender/http/tls.h"
 #include "extender/http/transport.h"
+#include "extender/observe/recorder.h"
+#include "extender/server/request_observer.h"
 #include "extender/verbs/verbs.h"
 
 namespace kext {
 
-class Recorder;
 class Router;
 
 struct ServerConfig {
@@ -30,7 +29,7 @@ struct ServerConfig {
   std::string metrics_address;  // empty = `address`
   int verbosity = 0;            // -v: 1 = one log line per request on stderr
   std::string record_dir;       // empty = not recording (README "Load testing")
-  size_t record_max_bytes = size_t{256} << 20;
+  size_t record_max_bytes = kDefaultRecordMaxBytes;
 };
 
 class Server {
@@ -55,8 +54,6 @@ class Server {
   void set_terminating() { terminating_.store(true); }
   // Requests being received or run.
   size_t in_flight() const { return observer_.in_flight() + transport_->receiving(); }
-  // /bind answers 404 until a handler is set (--enable-bind). Set before serve().
-  void set_bind_handler(std::function<Reply(std::string_view)> handler) { bind_ = std::move(handler); }
 
  private:
   void install_routes();
@@ -70,7 +67,6 @@ class Server {
   std::unique_ptr<Router> metrics_router_;  // /metrics and the probes, on the metrics port
   SslCtxPtr tls_;
   std::unique_ptr<Transport> transport_;
-  std::function<Reply(std::string_view)> bind_;
   std::unique_ptr<Recorder> recorder_;  // null unless --record-dir
 };
 

@@ -5,20 +5,31 @@
 
 namespace kext {
 
-Reply BindVerb::bind(std::string_view body) const {
-  BindingArgs args;
-  try {
-    args = decode_binding_args(body);
-  } catch (const DecodeError& e) {
-    return bad_request(e.what());
-  }
+Reply Verbs::bind_traced(std::string_view body, VerbTrace* trace) const {
+  if (!bind_) return bad_request("bind is not enabled on this extender (--enable-bind)", 404);
+  return bind_->bind(body, trace);
+}
+
+Reply BindVerb::bind(std::string_view body, VerbTrace* trace) const {
+  auto decoded = decode_request<BindingArgs>(
+      "bind", body, trace, nullptr,
+      [](std::string_view b, BindingArgs& args) { args = decode_binding_args(b); });
+  if (Reply* refused = std::get_if<Reply>(&decoded)) return std::move(*refused);
+  auto& r = std::get<Request<BindingArgs>>(decoded);
+
+  const std::string error = bind_pod(r.args);
+  r.clock.end(Phase::kCompute);
+  Reply out{200, json::error_body(error)};
+  r.clock.end(Phase::kEncode);
+  return out;
+}
+
+std::string BindVerb::bind_pod(const BindingArgs& args) const {
   if (elector_ && !elector_->is_leader()) {
     const std::string holder = elector_->holder();
-    return Reply{
-        200, json::error_body("not binding pod " + args.pod_namespace + "/" + args.pod_name + ": replica " +
-                              elector_->identity() + " does not hold the Lease " +
-                              elector_->config().lease_namespace + "/" + elector_->config().lease_name +
-                              " (holder: " + (holder.empty() ? "none" : holder) + ")")};
+    return "not binding pod " + args.pod_namespace + "/" + args.pod_name + ": replica " +
+           elector_->identity() + " does not hold the Lease " + elector_->config().lease_namespace + "/" +
+           elector_->config().lease_name + " (holder: " + (holder.empty() ? "none" : holder) + ")";
   }
   const std::string key = StateCache::pod_key(args.pod_uid, args.pod_namespace, args.pod_name);
   // Count it before the API call: the scheduler filters the next pod while this bind is in flight.
@@ -26,10 +37,10 @@ Reply BindVerb::bind(std::string_view body) const {
   kube::ApiResponse r =
       api_.post("/api/v1/namespaces/" + args.pod_namespace + "/pods/" + args.pod_name + "/binding",
                 encode_binding(args));
-  if (r.ok()) return Reply{200, json::error_body("")};
+  if (r.ok()) return "";
   if (assumed) cache_.batch().forget_assumed(key);
-  return Reply{200, json::error_body("binding pod " + args.pod_namespace + "/" + args.pod_name + " to node " +
-                                     args.node + ": " + r.describe())};
+  return "binding pod " + args.pod_namespace + "/" + args.pod_name + " to node " + args.node + ": " +
+         r.describe();
 }
 
 }  // namespace kext

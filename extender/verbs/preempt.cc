@@ -2,7 +2,6 @@
 // victim selection on its cluster state and returns the best node(s) with their victims.
 #include <algorithm>
 #include <ctime>
-#include <limits>
 
 #include "algorithms/preemption/preemption.h"
 #include "extender/codec/preemption_args.h"
@@ -12,15 +11,6 @@
 namespace kext {
 
 namespace {
-
-preemption::Options preemption_options(const Policy& policy) {
-  preemption::Options o;
-  o.semantics = policy.preemption.semantics == "v1.16" ? preemption::Semantics::kV1_16
-                                                       : preemption::Semantics::kCurrent;
-  // Everything is ordered here; truncation happens after the passed-through nodes join the order.
-  o.max_candidates = std::numeric_limits<size_t>::max();
-  return o;
-}
 
 // The node as the dry run must see it: the preemptor itself never counts against a node (a stale state
 // may already show it bound from an earlier attempt).
@@ -88,66 +78,71 @@ void record_candidates(std::vector<preemption::Candidate>& candidates, size_t ch
   }
 }
 
-}  // namespace
-
-Reply Verbs::preempt_traced(std::string_view body, VerbTrace* trace) const {
-  PhaseClock clock(trace);
-  Decision* decision = start_decision(trace, "preempt");
-  PreemptionArgs args;
-  try {
-    args = decode_preemption_args(body);
-  } catch (const DecodeError& e) {
-    return bad_request(e.what());
-  }
-  trace_pod(trace, args.pod);
-  if (trace) trace->nodes = args.nodes.size();
-  clock.end(Phase::kDecode);
-  auto state = state_.current();
-  const int64_t now = static_cast<int64_t>(std::time(nullptr));
-
-  std::vector<ChosenVictims> chosen;
+// Every candidate node for the preemptor, best first: the nodes the extender evaluates (dry runs on
+// its state) and those it passes through with the scheduler's victims. None when the preemptor is not
+// eligible. Throws DecodeError for a meta victim the state does not know on a node it does not know.
+std::vector<preemption::Candidate> ordered_candidates(const PreemptionArgs& args, const ClusterState& state,
+                                                      const Engine& engine, const PreemptionProfile& profile,
+                                                      int64_t now) {
   const NodeInfo* nominated =
-      args.pod.nominated_node_name.empty() ? nullptr : state->find_node(args.pod.nominated_node_name);
-  if (!preemption::eligible_to_preempt(args.pod, nominated)) {
-    clock.end(Phase::kCompute);
-    return Reply{200, encode_preemption_reply(chosen)};
-  }
+      args.pod.nominated_node_name.empty() ? nullptr : state.find_node(args.pod.nominated_node_name);
+  if (!preemption::eligible_to_preempt(args.pod, nominated)) return {};
 
   std::vector<std::unique_ptr<NodeInfo>> owned;
   std::vector<const NodeInfo*> known;
   std::vector<preemption::Candidate> candidates;
-  try {
-    for (const OfferedVictims& offered : args.nodes) {
-      const NodeInfo* info = state->find_node(offered.node);
-      if (info && info->node) {
-        known.push_back(without_preemptor(info, args.pod.uid, owned));
-      } else if (!offered.uids.empty()) {
-        candidates.push_back(passthrough_candidate(offered, *state, now));
-      }
+  for (const OfferedVictims& offered : args.nodes) {
+    const NodeInfo* info = state.find_node(offered.node);
+    if (info && info->node) {
+      known.push_back(without_preemptor(info, args.pod.uid, owned));
+    } else if (!offered.uids.empty()) {
+      candidates.push_back(passthrough_candidate(offered, state, now));
     }
-  } catch (const DecodeError& e) {
-    return bad_request(e.what());
   }
 
   PodContext pod(args.pod);
   std::vector<preemption::Candidate> evaluated =
-      preemption::select_candidates(pod, known, *state->pdbs, engine_, now, preemption_options(policy_));
+      preemption::select_candidates(pod, known, *state.pdbs, engine, now, profile.select);
   candidates.insert(candidates.end(), std::make_move_iterator(evaluated.begin()),
                     std::make_move_iterator(evaluated.end()));
   preemption::order_candidates(candidates, now);
+  return candidates;
+}
 
-  const auto limit = static_cast<size_t>(std::max<int64_t>(policy_.preemption.max_candidates, 1));
+// The first `limit` candidates with victims: the scheduler needs victims to act on.
+std::vector<ChosenVictims> choose(const std::vector<preemption::Candidate>& candidates, size_t limit) {
+  std::vector<ChosenVictims> chosen;
   for (const auto& c : candidates) {
     if (chosen.size() == limit) break;
-    if (c.victims.empty()) continue;  // the scheduler needs victims to act on
+    if (c.victims.empty()) continue;
     ChosenVictims v{c.node_name, {}, c.num_pdb_violations};
     for (const auto& p : c.victims) v.uids.push_back(p->pod->uid);
     chosen.push_back(std::move(v));
   }
-  clock.end(Phase::kCompute);
+  return chosen;
+}
+
+}  // namespace
+
+Reply Verbs::preempt_traced(std::string_view body, VerbTrace* trace) const {
+  auto decoded = decode_request<PreemptionArgs>(
+      "preempt", body, trace, &state_,
+      [](std::string_view b, PreemptionArgs& args) { args = decode_preemption_args(b); });
+  if (Reply* refused = std::get_if<Reply>(&decoded)) return std::move(*refused);
+  auto& r = std::get<Request<PreemptionArgs>>(decoded);
+
+  const int64_t now = static_cast<int64_t>(std::time(nullptr));
+  std::vector<preemption::Candidate> candidates;
+  try {
+    candidates = ordered_candidates(r.args, *r.state, profile_.engine, profile_.preemption, now);
+  } catch (const DecodeError& e) {
+    return bad_request(e.what());
+  }
+  const std::vector<ChosenVictims> chosen = choose(candidates, profile_.preemption.max_candidates);
+  r.clock.end(Phase::kCompute);
   Reply out{200, encode_preemption_reply(chosen)};
-  clock.end(Phase::kEncode);
-  if (decision) record_candidates(candidates, chosen.size(), *decision);
+  r.clock.end(Phase::kEncode);
+  if (r.decision) record_candidates(candidates, chosen.size(), *r.decision);
   return out;
 }
 

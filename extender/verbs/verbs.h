@@ -1,46 +1,58 @@
 #pragma once
-// The extender verbs as pure functions of the request body: no sockets, so tests call them directly.
-#include <string>
+// The extender verbs as functions of the request body: no sockets, so tests call them directly. Each is
+// decode (preamble.h) -> compute -> encode, in a file of its own: filter.cc, prioritize.cc, preempt.cc,
+// bind.cc.
+#include <cstddef>
+#include <memory>
 #include <string_view>
+#include <vector>
 
-#include "algorithms/engine.h"
 #include "extender/codec/node_decode_cache.h"
 #include "extender/observe/verb_trace.h"
 #include "extender/state/cluster_state.h"
+#include "extender/verbs/preamble.h"
 #include "policy/policy.h"
 
 namespace kext {
 
-struct Reply {
-  int status = 200;
-  std::string body;
+// What /bind runs once binding is enabled (--enable-bind): BindVerb (bind.h), which needs the API.
+class Binder {
+ public:
+  virtual ~Binder() = default;
+  virtual Reply bind(std::string_view body, VerbTrace* trace) const = 0;
 };
+
+// Decoded full-mode node objects kept between requests when --node-cache-entries is not given.
+inline constexpr size_t kDefaultNodeCacheEntries = 20000;
 
 class Verbs {
  public:
-  // node_cache_entries: decoded full-mode node objects kept between requests (0 = none).
-  Verbs(const Engine& engine, const Policy& policy, const StateStore& state,
-        size_t node_cache_entries = 20000)
-      : engine_(engine),
-        policy_(policy),
+  // profile, state and bind must outlive the Verbs. node_cache_entries: decoded full-mode node objects
+  // kept between requests (0 = none). bind: null while binding is not enabled, and /bind answers 404.
+  Verbs(const Profile& profile, const StateStore& state, size_t node_cache_entries = kDefaultNodeCacheEntries,
+        const Binder* bind = nullptr)
+      : profile_(profile),
         state_(state),
+        bind_(bind),
         node_cache_(node_cache_entries),
-        algorithms_(algorithm_infos(engine)) {}
+        algorithms_(algorithm_infos(profile.engine)) {}
 
   Reply filter(std::string_view body) const { return filter_traced(body, nullptr); }
   Reply prioritize(std::string_view body) const { return prioritize_traced(body, nullptr); }
   Reply preempt(std::string_view body) const { return preempt_traced(body, nullptr); }
+  Reply bind(std::string_view body) const { return bind_traced(body, nullptr); }
 
-  // The same, reporting into trace (may be null): phase times, node count and, if it asks, the Decision.
+  // The same, reporting into trace (may be null): phase times, pod, node count and, if it asks, the
+  // Decision. One signature, so that the server routes every verb alike.
   Reply filter_traced(std::string_view body, VerbTrace* trace) const;
   Reply prioritize_traced(std::string_view body, VerbTrace* trace) const;
-  // Implemented in preempt_verb.cc.
   Reply preempt_traced(std::string_view body, VerbTrace* trace) const;
+  Reply bind_traced(std::string_view body, VerbTrace* trace) const;
 
  private:
-  const Engine& engine_;
-  const Policy& policy_;
+  const Profile& profile_;
   const StateStore& state_;
+  const Binder* bind_;
   // The server's cache of decoded node objects (thread-safe): the one mutable member.
   mutable NodeDecodeCache node_cache_;
   // Shared by every prioritize Decision instead of copying the names per request.
@@ -48,13 +60,5 @@ class Verbs {
 
   static std::shared_ptr<const std::vector<AlgorithmInfo>> algorithm_infos(const Engine& engine);
 };
-
-// The Decision a verb fills when its trace asks for one (nullptr otherwise).
-Decision* start_decision(VerbTrace* trace, std::string_view verb);
-// Fills the trace's pod fields from the decoded pod.
-void trace_pod(VerbTrace* trace, const Pod& pod);
-
-// A 4xx reply with {"Error": message}.
-Reply bad_request(std::string_view message, int status = 400);
 
 }  // namespace kext

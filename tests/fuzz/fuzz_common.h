@@ -66,10 +66,9 @@ inline std::shared_ptr<const ClusterState> fixture_state() {
 // The verbs as the server runs them, over the fixture state. No node decode cache: a cache hit would
 // make an input's coverage depend on the inputs before it.
 struct VerbsFixture {
-  Policy policy = parse_policy(kEverythingPolicy);
-  std::unique_ptr<Engine> engine = build_engine(policy);
+  Profile profile = compile(parse_policy(kEverythingPolicy));
   StateStore store;
-  Verbs verbs{*engine, policy, store, 0};
+  Verbs verbs{profile, store, 0};
   VerbsFixture() { store.publish(fixture_state()); }
 };
 

@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::check(doc.IsObject(), "preempt: reply is not an object");
   const json::Value* chosen = json::find(doc, "NodeNameToMetaVictims");
   fuzz::check(chosen && chosen->IsObject(), "preempt: reply without NodeNameToMetaVictims");
-  fuzz::check(chosen->MemberCount() <= static_cast<size_t>(f.policy.preemption.max_candidates),
+  fuzz::check(chosen->MemberCount() <= f.profile.preemption.max_candidates,
               "preempt: more nodes than maxCandidates");
   for (auto it = chosen->MemberBegin(); it != chosen->MemberEnd(); ++it) {
     const std::string node(json::view(it->name));

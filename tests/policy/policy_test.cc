@@ -74,6 +74,31 @@ TEST(Policy, PreemptionSection) {
   EXPECT_EQ(p.preemption.max_candidates, 3);
 }
 
+TEST(Policy, CompilesIntoATypedProfile) {
+  const Profile p = compile(parse_policy(R"({"preemption":{"semantics":"v1.16","maxCandidates":3},
+                                             "parallelThreshold":7})"));
+  EXPECT_EQ(p.preemption.select.semantics, preemption::Semantics::kV1_16);
+  EXPECT_EQ(p.preemption.max_candidates, 3u);
+  EXPECT_EQ(p.engine.options().parallel_threshold, 7u);
+  const Profile d = compile(parse_policy(default_policy_json()));
+  EXPECT_EQ(d.preemption.select.semantics, preemption::Semantics::kCurrent);
+  EXPECT_EQ(d.preemption.max_candidates, preemption::kDefaultMaxCandidates);
+  EXPECT_EQ(d.engine.options().parallel_threshold, kDefaultParallelThreshold);
+  EXPECT_EQ(d.engine.filters().size(), 5u);
+  EXPECT_EQ(d.engine.scores().size(), 5u);
+}
+
+// The catalogue's names are the plugins' own.
+TEST(Policy, CatalogueNamesAreThePluginsNames) {
+  for (std::string_view name : filter_names()) EXPECT_EQ(make_filter(name)->name(), name);
+  for (std::string_view name : score_names()) EXPECT_EQ(make_score(name, ScoreArgs{})->name(), name);
+  EXPECT_EQ(filter_names().size(), 5u);
+  EXPECT_EQ(score_names().size(), 7u);
+  EXPECT_EQ(filter_rank("CheckNodeUnschedulable"), 0);
+  EXPECT_EQ(filter_rank("PodToleratesNodeTaints"), 4);
+  EXPECT_EQ(filter_rank("Unknown"), 5);
+}
+
 struct ErrorCase {
   const char* text;
   const char* expected;

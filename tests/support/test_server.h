@@ -32,9 +32,9 @@ class TestServer {
   explicit TestServer(std::shared_ptr<const ClusterState> state,
                       std::string policy_text = std::string(default_policy_json()), ServerConfig config = {},
                       std::function<Reply(std::string_view)> bind_handler = {})
-      : policy_(parse_policy(policy_text)),
-        engine_(build_engine(policy_)),
-        verbs_(*engine_, policy_, store_),
+      : profile_(compile(parse_policy(policy_text))),
+        binder_(bind_handler ? std::make_unique<FunctionBinder>(std::move(bind_handler)) : nullptr),
+        verbs_(profile_, store_, kDefaultNodeCacheEntries, binder_.get()),
         metrics_("test"),
         decisions_(64) {
     store_.publish(std::move(state));
@@ -43,7 +43,6 @@ class TestServer {
     server_ = std::make_unique<Server>(config, verbs_, store_, ServerObservers{&metrics_, &decisions_});
     std::string error;
     if (!server_->bind(&error)) throw std::runtime_error(error);
-    if (bind_handler) server_->set_bind_handler(std::move(bind_handler));
     thread_ = std::thread([this] { server_->serve(); });
     client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
     client_->set_keep_alive(true);
@@ -67,9 +66,19 @@ class TestServer {
   }
 
  private:
-  Policy policy_;
-  std::unique_ptr<Engine> engine_;
+  // /bind answered by a function: tests that need a verb whose timing and reply they control.
+  class FunctionBinder final : public Binder {
+   public:
+    explicit FunctionBinder(std::function<Reply(std::string_view)> f) : f_(std::move(f)) {}
+    Reply bind(std::string_view body, VerbTrace*) const override { return f_(body); }
+
+   private:
+    std::function<Reply(std::string_view)> f_;
+  };
+
+  Profile profile_;
   StateStore store_;
+  std::unique_ptr<FunctionBinder> binder_;
   Verbs verbs_;
   Metrics metrics_;
   DecisionLog decisions_;

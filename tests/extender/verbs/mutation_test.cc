@@ -11,10 +11,7 @@ namespace {
 
 class Mutations : public ::testing::Test {
  protected:
-  Mutations()
-      : policy_(parse_policy(default_policy_json())),
-        engine_(build_engine(policy_)),
-        verbs_(*engine_, policy_, store_) {
+  Mutations() : profile_(compile(parse_policy(default_policy_json()))), verbs_(profile_, store_) {
     store_.publish(fixture_cluster());
   }
 
@@ -30,8 +27,7 @@ class Mutations : public ::testing::Test {
     }
   }
 
-  Policy policy_;
-  std::unique_ptr<Engine> engine_;
+  Profile profile_;
   StateStore store_;
   Verbs verbs_;
 };

@@ -1,0 +1,65 @@
+// POST /filter: which of the request's nodes the pod fits, and why the others do not.
+#include "extender/verbs/verbs.h"
+
+namespace kext {
+
+namespace {
+
+std::string join_reasons(std::vector<std::string>& reasons) {
+  if (reasons.size() == 1) return std::move(reasons[0]);
+  std::string out;
+  for (const auto& r : reasons) {
+    if (!out.empty()) out += ", ";
+    out += r;
+  }
+  return out;
+}
+
+constexpr std::string_view kUnknownNode = "node not found in the extender's cluster state";
+
+// Every node of the request lands in exactly one of passed, failed, unresolvable.
+FilterReply filter_nodes(const Engine& engine, const Pod& pod, const ResolvedNodes& nodes) {
+  FilterReply reply;
+  for (size_t i = 0; i < nodes.infos.size(); ++i) {
+    if (!nodes.infos[i]) reply.unresolvable.push_back({i, std::string(kUnknownNode)});
+  }
+  PodContext context(pod);
+  std::vector<FilterStatus> statuses = engine.filter(context, nodes.known);
+  for (size_t k = 0; k < statuses.size(); ++k) {
+    const size_t i = nodes.known_index[k];
+    FilterStatus& s = statuses[k];
+    switch (s.code) {
+      case FilterCode::kSuccess:
+        reply.passed.push_back(i);
+        break;
+      case FilterCode::kUnschedulable:
+        reply.failed.push_back({i, join_reasons(s.reasons)});
+        break;
+      case FilterCode::kUnresolvable:
+        reply.unresolvable.push_back({i, join_reasons(s.reasons)});
+        break;
+    }
+  }
+  return reply;
+}
+
+}  // namespace
+
+Reply Verbs::filter_traced(std::string_view body, VerbTrace* trace) const {
+  auto decoded = decode_nodes_request("filter", body, trace, state_, &node_cache_);
+  if (Reply* refused = std::get_if<Reply>(&decoded)) return std::move(*refused);
+  auto& [r, nodes] = std::get<NodesRequest>(decoded);
+
+  FilterReply reply = filter_nodes(profile_.engine, r.args.pod, nodes);
+  r.clock.end(Phase::kCompute);
+  Reply out{200, encode_filter_reply(r.args, reply)};
+  r.clock.end(Phase::kEncode);
+  if (r.decision) {
+    // Moved, not copied: the reply no longer needs them.
+    r.decision->nodes = std::move(r.args.node_names);
+    r.decision->filter = std::move(reply);
+  }
+  return out;
+}
+
+}  // namespace kext
