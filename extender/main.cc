@@ -7,15 +7,15 @@
 #include <iostream>
 #include <thread>
 
-#include "extender/verbs/bind.h"
-#include "extender/server/server.h"
+#include "common/log.h"
+#include "common/read_file.h"
 #include "extender/kube/leader_election.h"
 #include "extender/kube/live_state.h"
 #include "extender/options.h"
-#include "common/log.h"
-#include "common/read_file.h"
+#include "extender/server/server.h"
 #include "extender/shutdown_signals.h"
 #include "extender/state/snapshot_loader.h"
+#include "extender/verbs/bind.h"
 
 namespace {
 
@@ -130,9 +130,10 @@ int main(int argc, char** argv) {
                    std::to_string(state->node_object_count()) + " nodes, " +
                    std::to_string(state->pods_by_uid.size()) + " pods)");
     if (server.metrics_port() >= 0) {
-      kext::log_line("/metrics, /healthz, /readyz also on " +
-                     (opts.server.metrics_address.empty() ? opts.server.address : opts.server.metrics_address) +
-                     ":" + std::to_string(server.metrics_port()) + " (plain HTTP)");
+      kext::log_line(
+          "/metrics, /healthz, /readyz also on " +
+          (opts.server.metrics_address.empty() ? opts.server.address : opts.server.metrics_address) + ":" +
+          std::to_string(server.metrics_port()) + " (plain HTTP)");
     }
     server.serve();
     signals.stop();  // the drain runs on its thread and uses `server`

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "extender/server/server.h"
 #include "extender/kube/api_flags.h"
+#include "extender/server/server.h"
 
 namespace kext {
 

@@ -16,8 +16,8 @@ struct DecodeError : std::runtime_error {
 }  // namespace kext
 
 #ifndef RAPIDJSON_ASSERT
-#define RAPIDJSON_ASSERT(x) \
-  do {                      \
+#define RAPIDJSON_ASSERT(x)                                                       \
+  do {                                                                            \
     if (!(x)) throw ::kext::DecodeError("internal JSON invariant violated: " #x); \
   } while (0)
 #endif
@@ -74,13 +74,19 @@ inline std::string join_path(std::string_view parent, std::string_view key) {
 
 inline const char* type_name(const Value& v) {
   switch (v.GetType()) {
-    case rapidjson::kNullType: return "null";
+    case rapidjson::kNullType:
+      return "null";
     case rapidjson::kFalseType:
-    case rapidjson::kTrueType: return "boolean";
-    case rapidjson::kObjectType: return "object";
-    case rapidjson::kArrayType: return "array";
-    case rapidjson::kStringType: return "string";
-    case rapidjson::kNumberType: return "number";
+    case rapidjson::kTrueType:
+      return "boolean";
+    case rapidjson::kObjectType:
+      return "object";
+    case rapidjson::kArrayType:
+      return "array";
+    case rapidjson::kStringType:
+      return "string";
+    case rapidjson::kNumberType:
+      return "number";
   }
   return "unknown";
 }
@@ -136,7 +142,7 @@ inline void write_member(rapidjson::Writer<rapidjson::StringBuffer>& w, const ch
 // "key": a number or a boolean, written as its own type: Bool, Double, Int64 for signed and Uint64 for
 // unsigned integers (the text is the same as Int/Uint for the narrower types).
 template <typename T>
-  requires std::is_arithmetic_v<T>
+requires std::is_arithmetic_v<T>
 inline void write_member(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key, T v) {
   w.Key(key);
   if constexpr (std::is_same_v<T, bool>) {

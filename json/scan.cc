@@ -49,11 +49,16 @@ size_t skip_literal(std::string_view s, size_t pos, std::string_view word) {
 // A scalar, or kInvalid; containers are handled by skip_value's loop.
 size_t skip_scalar(std::string_view s, size_t pos) {
   switch (s[pos]) {
-    case '"': return skip_string(s, pos);
-    case 't': return skip_literal(s, pos, "true");
-    case 'f': return skip_literal(s, pos, "false");
-    case 'n': return skip_literal(s, pos, "null");
-    default: return skip_number(s, pos);
+    case '"':
+      return skip_string(s, pos);
+    case 't':
+      return skip_literal(s, pos, "true");
+    case 'f':
+      return skip_literal(s, pos, "false");
+    case 'n':
+      return skip_literal(s, pos, "null");
+    default:
+      return skip_number(s, pos);
   }
 }
 
@@ -94,7 +99,16 @@ size_t skip_string(std::string_view s, size_t pos) {
     }
     if (pos + 1 >= s.size()) return kInvalid;
     switch (s[pos + 1]) {
-      case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': pos += 2; break;
+      case '"':
+      case '\\':
+      case '/':
+      case 'b':
+      case 'f':
+      case 'n':
+      case 'r':
+      case 't':
+        pos += 2;
+        break;
       case 'u':
         if (pos + 6 > s.size()) return kInvalid;
         for (size_t i = pos + 2; i < pos + 6; ++i) {
@@ -102,7 +116,8 @@ size_t skip_string(std::string_view s, size_t pos) {
         }
         pos += 6;
         break;
-      default: return kInvalid;
+      default:
+        return kInvalid;
     }
   }
   return kInvalid;

@@ -1,7 +1,7 @@
 #include "extender/codec/extender_args.h"
 
-#include "json/scan.h"
 #include "extender/codec/k8s_decode.h"
+#include "json/scan.h"
 
 namespace kext {
 

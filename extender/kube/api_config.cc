@@ -5,8 +5,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "extender/kube/mini_yaml.h"
 #include "common/read_file.h"
+#include "extender/kube/mini_yaml.h"
 
 namespace kext::kube {
 

@@ -1,6 +1,5 @@
 #include "extender/kube/reflector.h"
 
-
 #include "common/log.h"
 #include "json/json.h"
 

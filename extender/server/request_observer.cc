@@ -4,9 +4,9 @@
 
 #include <chrono>
 
-#include "extender/observe/access_log.h"
-#include "extender/http/router.h"
 #include "common/rfc3339.h"
+#include "extender/http/router.h"
+#include "extender/observe/access_log.h"
 
 namespace kext {
 

@@ -2,9 +2,9 @@
 
 #include <httplib.h>
 
-#include "extender/server/ops_routes.h"
-#include "extender/observe/recorder.h"
 #include "extender/http/router.h"
+#include "extender/observe/recorder.h"
+#include "extender/server/ops_routes.h"
 #include "json/json.h"
 
 namespace kext {

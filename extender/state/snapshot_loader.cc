@@ -1,8 +1,7 @@
 #include "extender/state/snapshot_loader.h"
 
-
-#include "extender/codec/k8s_decode.h"
 #include "common/read_file.h"
+#include "extender/codec/k8s_decode.h"
 #include "json/json.h"
 
 namespace kext {

@@ -1,8 +1,8 @@
 // image_key must be exactly a hash of canonical_image_name: equal canonical names share a key,
 // different ones do not.
-#include <gtest/gtest.h>
-
 #include "algorithms/image_names.h"
+
+#include <gtest/gtest.h>
 
 namespace kext {
 namespace {
@@ -36,7 +36,8 @@ TEST(ImageKey, IsTheHashOfTheCanonicalName) {
 
 TEST(ImageKey, SpellingsOfOneImageShareAKey) {
   const uint64_t nginx = image_key("docker.io/library/nginx:latest");
-  for (const char* n : {"nginx", "nginx:latest", "library/nginx", "docker.io/nginx", "index.docker.io/library/nginx"}) {
+  for (const char* n :
+       {"nginx", "nginx:latest", "library/nginx", "docker.io/nginx", "index.docker.io/library/nginx"}) {
     EXPECT_EQ(image_key(n), nginx) << n;
   }
   EXPECT_NE(image_key("nginx:1.25"), nginx);

@@ -47,7 +47,9 @@ TEST(LabelSelectorTest, MetaV1Semantics) {
       {"NotIn without values is invalid (even though key missing)", {{}, {req("zone", "NotIn")}}, db, false},
       {"Exists with values is invalid", {{}, {req("app", "Exists", {"db"})}}, db, false},
       {"one invalid expression spoils a selector that would match",
-       {{{"app", "db"}}, {req("tier", "Exists"), req("x", "Lt", {"3"})}}, db, false},
+       {{{"app", "db"}}, {req("tier", "Exists"), req("x", "Lt", {"3"})}},
+       db,
+       false},
   };
   for (const auto& c : cases) {
     EXPECT_EQ(label_selector_matches(c.selector, c.labels), c.want) << c.name;

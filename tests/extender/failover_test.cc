@@ -16,10 +16,10 @@
 #include <map>
 #include <set>
 
-#include "tests/support/test_server.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/kube_objects.h"
 #include "tests/support/live_cluster.h"
+#include "tests/support/test_server.h"
 
 namespace kext::testing {
 namespace {

@@ -9,8 +9,8 @@
 #include <chrono>
 #include <future>
 
-#include "tests/support/test_server.h"
 #include "tests/support/extender_process.h"
+#include "tests/support/test_server.h"
 
 namespace kext::testing {
 namespace {
@@ -33,7 +33,8 @@ TEST(Shutdown, SigtermExitsZeroPromptlyWithAnIdleKeepAliveConnection) {
     EXPECT_EQ(extender.wait_exit(std::chrono::seconds(5)), 0);
     EXPECT_LT(Clock::now() - t0, std::chrono::seconds(3));
   }
-  EXPECT_NE(extender.log().find("SIGTERM, not ready, serving for 0 s more"), std::string::npos) << extender.log();
+  EXPECT_NE(extender.log().find("SIGTERM, not ready, serving for 0 s more"), std::string::npos)
+      << extender.log();
   EXPECT_NE(extender.log().find("draining (grace"), std::string::npos) << extender.log();
   EXPECT_NE(extender.log().find("stopped"), std::string::npos) << extender.log();
 }
@@ -105,8 +106,9 @@ TEST(Shutdown, DrainLetsTheRequestInFlightFinish) {
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   ASSERT_EQ(connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
   // Headers and half the body: the request is in flight while the server is told to stop.
-  const std::string head = "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
-                           std::to_string(body.size()) + "\r\n\r\n";
+  const std::string head =
+      "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n";
   ASSERT_EQ(send(sock, head.data(), head.size(), 0), static_cast<ssize_t>(head.size()));
   const size_t half = body.size() / 2;
   ASSERT_EQ(send(sock, body.data(), half, 0), static_cast<ssize_t>(half));

@@ -10,10 +10,10 @@
 #include <string_view>
 
 #include "algorithms/engine.h"
-#include "extender/verbs/verbs.h"
 #include "extender/state/cluster_state.h"
 #include "extender/state/snapshot_loader.h"
 #include "extender/state/state_cache.h"
+#include "extender/verbs/verbs.h"
 #include "json/json.h"
 #include "policy/policy.h"
 

@@ -3,8 +3,8 @@
 // parallelThreshold) reach the algorithms.
 #include <set>
 
-#include "extender/codec/k8s_decode.h"
 #include "common/read_file.h"
+#include "extender/codec/k8s_decode.h"
 #include "tests/fuzz/fuzz_common.h"
 
 using namespace kext;

@@ -16,14 +16,14 @@ bool rapidjson_accepts(std::string_view text) {
 }
 
 TEST(JsonScan, AgreesWithRapidJsonOnValidity) {
-  const char* cases[] = {
-      "{}", "[]", "0", "-0", "1.5e-3", "-12E+4", "true", "false", "null", R"("a\"b\\c\/\u00e9\n")",
-      R"({"a":[1,{"b":null}],"c":"d"})", " { \"a\" : [ ] } ", R"(["x","y",[[[]]]])",
-      R"("0123456789abcdefghij0123456789\"tail")",  // an escape past the 8-byte fast path
-      // invalid
-      "", "{", "}", "[1,]", "{\"a\":1,}", "{\"a\"}", "{a:1}", "01", "1.", ".5", "1e", "-", "+1", "tru",
-      "nul", "\"abc", "\"a\\x\"", "\"\\u12g4\"", "[1 2]", "{\"a\":1 \"b\":2}", "\"tab\there\"", "[\"a\"]]x",
-      "{\"a\":[}", "NaN", "[\"\x01\"]"};
+  const char* cases[] = {"{}", "[]", "0", "-0", "1.5e-3", "-12E+4", "true", "false", "null",
+                         R"("a\"b\\c\/\u00e9\n")", R"({"a":[1,{"b":null}],"c":"d"})", " { \"a\" : [ ] } ",
+                         R"(["x","y",[[[]]]])",
+                         R"("0123456789abcdefghij0123456789\"tail")",  // an escape past the 8-byte fast path
+                         // invalid
+                         "", "{", "}", "[1,]", "{\"a\":1,}", "{\"a\"}", "{a:1}", "01", "1.", ".5", "1e", "-",
+                         "+1", "tru", "nul", "\"abc", "\"a\\x\"", "\"\\u12g4\"", "[1 2]", "{\"a\":1 \"b\":2}",
+                         "\"tab\there\"", "[\"a\"]]x", "{\"a\":[}", "NaN", "[\"\x01\"]"};
   for (const char* c : cases) {
     std::string_view text(c);
     size_t begin = skip_ws(text, 0);
@@ -51,7 +51,7 @@ TEST(JsonScan, SpansRecordContainersUpToTheDepth) {
   size_t b = text.find('[');
   EXPECT_EQ(text.substr(b, spans.end_of(b) - b), R"([1,{"c":{}}])");
   EXPECT_EQ(spans.end_of(text.find("{\"c\"")), kInvalid);  // level 4
-  EXPECT_EQ(spans.end_of(1), kInvalid);                     // not a container start
+  EXPECT_EQ(spans.end_of(1), kInvalid);                    // not a container start
 }
 
 TEST(JsonScan, MembersAndElementsAreSlicesOfTheText) {

@@ -28,7 +28,8 @@ struct Manifests {
 
   const Node* find(std::string_view kind, std::string_view name) const {
     for (const auto& o : objects) {
-      if (o.str("kind") == kind && o.at({"metadata", "name"}) && o.at({"metadata", "name"})->scalar == name) return &o;
+      if (o.str("kind") == kind && o.at({"metadata", "name"}) && o.at({"metadata", "name"})->scalar == name)
+        return &o;
     }
     return nullptr;
   }
@@ -123,9 +124,9 @@ bool selects(const Node& match_labels, const Node& deployment) {
 TEST(Manifests, KustomizationListsExistingFilesWithTheExpectedKinds) {
   Manifests m = load();
   ASSERT_FALSE(m.objects.empty());
-  for (const char* kind : {"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "ConfigMap",
-                           "Deployment", "Service", "Role", "RoleBinding", "NetworkPolicy",
-                           "PodDisruptionBudget", "PriorityClass"}) {
+  for (const char* kind :
+       {"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment",
+        "Service", "Role", "RoleBinding", "NetworkPolicy", "PodDisruptionBudget", "PriorityClass"}) {
     EXPECT_FALSE(m.all(kind).empty()) << kind;
   }
   EXPECT_TRUE(m.find("Deployment", "kube-extender"));
@@ -136,7 +137,8 @@ TEST(Manifests, KustomizationListsExistingFilesWithTheExpectedKinds) {
   // authentication reader binding, which must sit in kube-system).
   const Node* ns = m.all("Namespace").front();
   for (const auto& o : m.objects) {
-    const std::string namespace_ = o.at({"metadata", "namespace"}) ? o.at({"metadata", "namespace"})->scalar : "";
+    const std::string namespace_ =
+        o.at({"metadata", "namespace"}) ? o.at({"metadata", "namespace"})->scalar : "";
     if (namespace_.empty() || namespace_ == "kube-system") continue;
     EXPECT_EQ(namespace_, ns->at({"metadata", "name"})->scalar) << o.at({"metadata", "name"})->scalar;
   }
@@ -226,7 +228,8 @@ TEST(Manifests, ExtenderDeploymentReadsThePolicyFromItsConfigMap) {
   Policy policy = parse_policy(policy_text);
   Policy embedded = parse_policy(default_policy_json());
   ASSERT_EQ(policy.predicates.size(), embedded.predicates.size());
-  for (size_t i = 0; i < policy.predicates.size(); ++i) EXPECT_EQ(policy.predicates[i].name, embedded.predicates[i].name);
+  for (size_t i = 0; i < policy.predicates.size(); ++i)
+    EXPECT_EQ(policy.predicates[i].name, embedded.predicates[i].name);
   ASSERT_EQ(policy.priorities.size(), embedded.priorities.size());
   for (size_t i = 0; i < policy.priorities.size(); ++i) {
     EXPECT_EQ(policy.priorities[i].name, embedded.priorities[i].name);
@@ -268,7 +271,8 @@ TEST(Manifests, ExtenderRunsSeveralReplicasThatSurviveRolloutsDrainsAndEviction)
   ASSERT_TRUE(spread && !spread->seq.empty());
   EXPECT_EQ(spread->seq[0].str("topologyKey"), "kubernetes.io/hostname");
   EXPECT_TRUE(selects(*spread->seq[0].at({"labelSelector", "matchLabels"}), *d));
-  const Node* anti = pod_spec->at({"affinity", "podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution"});
+  const Node* anti =
+      pod_spec->at({"affinity", "podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution"});
   ASSERT_TRUE(anti && !anti->seq.empty());
   EXPECT_EQ(anti->seq[0].at({"podAffinityTerm"})->str("topologyKey"), "kubernetes.io/hostname");
   EXPECT_TRUE(selects(*anti->seq[0].at({"podAffinityTerm", "labelSelector", "matchLabels"}), *d));
@@ -434,7 +438,9 @@ TEST(Manifests, SchedulerCallsTheServiceWithEveryVerb) {
   const std::string service = host.substr(0, host.find('.'));
   const std::string rest = host.substr(host.find('.') + 1);
   const std::string namespace_ = rest.substr(0, rest.find('.'));
-  EXPECT_TRUE(rest.substr(rest.find('.') + 1) == "svc" || rest.substr(rest.find('.') + 1) == "svc.cluster.local") << url;
+  EXPECT_TRUE(rest.substr(rest.find('.') + 1) == "svc" ||
+              rest.substr(rest.find('.') + 1) == "svc.cluster.local")
+      << url;
   const Node* svc = m.find("Service", service);
   ASSERT_TRUE(svc) << service;
   EXPECT_EQ(svc->at({"metadata", "namespace"})->scalar, namespace_);

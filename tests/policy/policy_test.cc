@@ -56,7 +56,8 @@ TEST(Policy, MissingListsTakeTheDefaultsEmptyListsMeanNone) {
 }
 
 TEST(Policy, RequestedToCapacityRatioArguments) {
-  Policy p = parse_policy(R"({"predicates":[],"priorities":[{"name":"RequestedToCapacityRatioPriority","weight":2,
+  Policy p =
+      parse_policy(R"({"predicates":[],"priorities":[{"name":"RequestedToCapacityRatioPriority","weight":2,
       "argument":{"requestedToCapacityRatioArguments":{"shape":[{"utilization":0,"score":0},{"utilization":100,"score":10}],
       "resources":[{"name":"cpu","weight":3},{"name":"memory","weight":1}]}}}]})");
   ASSERT_EQ(p.priorities.size(), 1u);
@@ -116,17 +117,21 @@ TEST(Policy, ErrorsNameTheField) {
       {R"({"predicates":[{"name":"PodFitsResources"},{"name":"PodFitsResources"}]})",
        "predicates[1].name: duplicate predicate"},
       {R"({"priorities":[{"name":"Nope","weight":1}]})", "priorities[0].name: unknown priority \"Nope\""},
-      {R"({"priorities":[{"name":"LeastRequestedPriority","weight":0}]})", "priorities[0].weight: must be >= 1"},
-      {R"({"priorities":[{"name":"LeastRequestedPriority","weight":-2}]})", "priorities[0].weight: must be >= 1"},
+      {R"({"priorities":[{"name":"LeastRequestedPriority","weight":0}]})",
+       "priorities[0].weight: must be >= 1"},
+      {R"({"priorities":[{"name":"LeastRequestedPriority","weight":-2}]})",
+       "priorities[0].weight: must be >= 1"},
       {R"({"priorities":[{"name":"LeastRequestedPriority"}]})", "priorities[0].weight: missing"},
-      {R"({"priorities":[{"name":"LeastRequestedPriority","weight":"1"}]})", "priorities[0].weight: must be an integer"},
+      {R"({"priorities":[{"name":"LeastRequestedPriority","weight":"1"}]})",
+       "priorities[0].weight: must be an integer"},
       {R"({"priorities":[{"name":"LeastRequestedPriority","weight":1},{"name":"LeastRequestedPriority","weight":2}]})",
        "priorities[1].name: duplicate priority"},
       {R"({"predicates":[],"priorities":[]})", "policy: enables no predicate and no priority"},
       {R"({"priorities":[{"name":"RequestedToCapacityRatioPriority","weight":1}]})",
        "priorities[0].argument.requestedToCapacityRatioArguments: missing"},
       {R"({"priorities":[{"name":"RequestedToCapacityRatioPriority","weight":1,"argument":{"requestedToCapacityRatioArguments":{"shape":[{"utilization":50,"score":1},{"utilization":40,"score":2}]}}}]})",
-       "priorities[0].argument.requestedToCapacityRatioArguments.shape[1].utilization: must be strictly increasing"},
+       "priorities[0].argument.requestedToCapacityRatioArguments.shape[1].utilization: must be strictly "
+       "increasing"},
       {R"({"priorities":[{"name":"RequestedToCapacityRatioPriority","weight":1,"argument":{"requestedToCapacityRatioArguments":{"shape":[{"utilization":0,"score":11}]}}}]})",
        "shape[0].score: must be in 0..10"},
       {R"({"priorities":[{"name":"RequestedToCapacityRatioPriority","weight":1,"argument":{"requestedToCapacityRatioArguments":{"shape":[{"utilization":0,"score":1}],"resources":[{"name":"cpu","weight":0}]}}}]})",

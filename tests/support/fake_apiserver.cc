@@ -2,7 +2,6 @@
 
 #include <httplib.h>
 
-
 #include "common/read_file.h"
 #include "json/json.h"
 

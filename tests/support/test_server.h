@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "extender/server/server.h"
 #include "common/read_file.h"
+#include "extender/server/server.h"
 #include "extender/state/snapshot_loader.h"
 #include "json/json.h"
 #include "policy/policy.h"

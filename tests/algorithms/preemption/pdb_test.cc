@@ -68,8 +68,8 @@ TEST(PdbMatchTest, SchedulerReading) {
 // filterPodsWithPDBViolation: the budget is consumed by the most important pods first, the later ones
 // violate.
 TEST(PdbSplitTest, CurrentConsumesBudgetInOrder) {
-  std::vector<std::shared_ptr<const PodInfo>> sorted = {pod("d", {}), pod("a", {{"app", "db"}}),
-                                                        pod("b", {{"app", "db"}}), pod("c", {{"app", "web"}})};
+  std::vector<std::shared_ptr<const PodInfo>> sorted = {
+      pod("d", {}), pod("a", {{"app", "db"}}), pod("b", {{"app", "db"}}), pod("c", {{"app", "web"}})};
   std::vector<PodDisruptionBudget> pdbs = {pdb("db", {{"app", "db"}}, 1)};
   auto s = split_by_pdb_violation(sorted, pdbs, Semantics::kCurrent);
   EXPECT_EQ(names(s.violating), (Names{"b"}));
@@ -113,7 +113,8 @@ TEST(PdbSplitTest, MoreThanOnePdbPerPod) {
   std::vector<std::shared_ptr<const PodInfo>> sorted = {pod("p1", {{"app", "db"}, {"shard", "1"}}),
                                                         pod("p2", {{"app", "db"}, {"shard", "1"}}),
                                                         pod("p3", {{"app", "db"}, {"shard", "2"}})};
-  std::vector<PodDisruptionBudget> pdbs = {pdb("wide", {{"app", "db"}}, 5), pdb("narrow", {{"shard", "1"}}, 1)};
+  std::vector<PodDisruptionBudget> pdbs = {pdb("wide", {{"app", "db"}}, 5),
+                                           pdb("narrow", {{"shard", "1"}}, 1)};
   auto cur = split_by_pdb_violation(sorted, pdbs, Semantics::kCurrent);
   EXPECT_EQ(names(cur.violating), (Names{"p2"}));
   EXPECT_EQ(names(cur.non_violating), (Names{"p1", "p3"}));
@@ -131,7 +132,8 @@ TEST(PdbSplitTest, MoreThanOnePdbPerPod) {
   EXPECT_EQ(names(cur.violating), (Names{"p3"}));
 
   // v1.16: any matching PDB with no budget left makes the pod violating.
-  std::vector<PodDisruptionBudget> old_pdbs = {pdb("wide", {{"app", "db"}}, 3), pdb("narrow", {{"shard", "1"}}, 0)};
+  std::vector<PodDisruptionBudget> old_pdbs = {pdb("wide", {{"app", "db"}}, 3),
+                                               pdb("narrow", {{"shard", "1"}}, 0)};
   auto old = split_by_pdb_violation(sorted, old_pdbs, Semantics::kV1_16);
   EXPECT_EQ(names(old.violating), (Names{"p1", "p2"}));
   EXPECT_EQ(names(old.non_violating), (Names{"p3"}));

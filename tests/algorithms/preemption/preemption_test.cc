@@ -54,9 +54,10 @@ Names names(const std::vector<std::shared_ptr<const PodInfo>>& v) {
 // PDB budgets consumed in victim order: 4000m node; d(200, unlabeled, t0), a(100, app=db, t1), b(100, app=db,
 // t2), c(50, app=web, t-1).
 NodeInfo golden_node() {
-  return testing::node_info(testing::make_node("n", 4000, 0),
-                            {pod("d", 1000, 200, kT0), pod("a", 1000, 100, kT0 + 10, {{"app", "db"}}),
-                             pod("b", 1000, 100, kT0 + 20, {{"app", "db"}}), pod("c", 1000, 50, kT0 - 10, {{"app", "web"}})});
+  return testing::node_info(
+      testing::make_node("n", 4000, 0),
+      {pod("d", 1000, 200, kT0), pod("a", 1000, 100, kT0 + 10, {{"app", "db"}}),
+       pod("b", 1000, 100, kT0 + 20, {{"app", "db"}}), pod("c", 1000, 50, kT0 - 10, {{"app", "web"}})});
 }
 
 struct GoldenCase {
@@ -72,11 +73,20 @@ TEST(SelectVictimsTest, GoldenCasesOfSection2_5) {
   const std::vector<GoldenCase> cases = {
       {"A current", 2000, pdb({{"app", "db"}}, 1), Semantics::kCurrent, {"a", "c"}, 0},
       {"A v1.16", 2000, pdb({{"app", "db"}}, 1), Semantics::kV1_16, {"b", "c"}, 0},
-      {"A current, b already disrupted", 2000, pdb({{"app", "db"}}, 1, {"b"}), Semantics::kCurrent, {"b", "c"}, 0},
+      {"A current, b already disrupted",
+       2000,
+       pdb({{"app", "db"}}, 1, {"b"}),
+       Semantics::kCurrent,
+       {"b", "c"},
+       0},
       {"B current (final re-sort)", 3000, pdb({{"app", "db"}}, 0), Semantics::kCurrent, {"d", "b", "c"}, 1},
       {"B v1.16 (reprieve order)", 3000, pdb({{"app", "db"}}, 0), Semantics::kV1_16, {"b", "d", "c"}, 1},
-      {"B current, a already disrupted", 3000, pdb({{"app", "db"}}, 0, {"a"}), Semantics::kCurrent,
-       {"d", "a", "c"}, 0},
+      {"B current, a already disrupted",
+       3000,
+       pdb({{"app", "db"}}, 0, {"a"}),
+       Semantics::kCurrent,
+       {"d", "a", "c"},
+       0},
   };
   const Engine engine = fit_engine();
   const NodeInfo node = golden_node();
@@ -112,8 +122,8 @@ TEST(SelectVictimsTest, NilStartTimeIsEvictedFirstAmongEquals) {
   const Engine engine = fit_engine();
   // Same priority; "fresh" has no start time, so it counts as `now` — younger than "old" — and
   // goes first even though it is listed first on the node.
-  NodeInfo node = testing::node_info(testing::make_node("n", 3000, 0),
-                                     {pod("fresh", 1000, 100, std::nullopt), pod("old", 1000, 100, kNow - 5)});
+  NodeInfo node = testing::node_info(testing::make_node("n", 3000, 0), {pod("fresh", 1000, 100, std::nullopt),
+                                                                        pod("old", 1000, 100, kNow - 5)});
   Pod preemptor = pod("p", 2000, 200, std::nullopt);
   PodContext ctx(preemptor);
   auto got = select_victims_on_node(ctx, node, {}, engine, kNow, Semantics::kCurrent);
@@ -208,7 +218,8 @@ std::vector<NodeInfo> golden_chain_nodes() {
       full("N4", {pod("n4a", 100, 100, at(9)), pod("n4b", 100, -50, at(9)), pod("n4c", 100, -50, at(9))}),
       full("N5", {pod("n5b", 150, 50, at(12)), pod("n5a", 150, 100, at(10))}),
       full("N6", {pod("n6b", 150, 50, at(7)), pod("n6a", 150, 100, at(11))}),
-      full("N8", {pod("n8c", 100, INT32_MIN, at(5)), pod("n8a", 100, 100, at(8)), pod("n8b", 100, 50, at(6))}),
+      full("N8",
+           {pod("n8c", 100, INT32_MIN, at(5)), pod("n8a", 100, 100, at(8)), pod("n8b", 100, 50, at(6))}),
   };
 }
 
@@ -288,8 +299,8 @@ TEST(SelectCandidatesTest, V1_16ReadsUnsortedFirstVictim) {
   // node whose only victim has priority 150; the current re-sort makes it 200 and the other node wins.
   const Engine engine = fit_engine();
   NodeInfo caseb = golden_node();
-  NodeInfo other = testing::node_info(testing::make_node("other", 3000, 0),
-                                      {pod("y", 3000, 150, kT0, {{"app", "db"}})});
+  NodeInfo other =
+      testing::node_info(testing::make_node("other", 3000, 0), {pod("y", 3000, 150, kT0, {{"app", "db"}})});
   std::vector<const NodeInfo*> nodes = {&other, &caseb};
   // A zero budget makes both nodes violate exactly once, so step 2 decides.
   std::vector<PodDisruptionBudget> pdbs = {pdb({{"app", "db"}}, 0)};
@@ -314,7 +325,8 @@ TEST(SelectCandidatesTest, ParallelMatchesSerial) {
       pods.push_back(pod("p" + std::to_string(i) + "-" + std::to_string(k), 500, (i * 7 + k * 13) % 90,
                          kT0 + (i * 31 + k) % 1000, {{"app", k % 2 ? "db" : "web"}}));
     }
-    infos.push_back(testing::node_info(testing::make_node("node-" + std::to_string(1000 + i), 4000, 0), pods));
+    infos.push_back(
+        testing::node_info(testing::make_node("node-" + std::to_string(1000 + i), 4000, 0), pods));
   }
   auto ptrs = testing::node_ptrs(infos);
   std::vector<PodDisruptionBudget> pdbs = {pdb({{"app", "db"}}, 2)};
@@ -339,7 +351,8 @@ TEST(SelectCandidatesTest, ParallelMatchesSerial) {
 TEST(SelectCandidatesTest, NodesThatCannotHelpAreDropped) {
   const Engine engine = fit_engine();
   NodeInfo too_small = testing::node_info(testing::make_node("small", 1000, 0), {pod("low", 1000, 1, kT0)});
-  NodeInfo only_higher = testing::node_info(testing::make_node("higher", 4000, 0), {pod("hi", 4000, 500, kT0)});
+  NodeInfo only_higher =
+      testing::node_info(testing::make_node("higher", 4000, 0), {pod("hi", 4000, 500, kT0)});
   std::vector<const NodeInfo*> nodes = {&too_small, &only_higher};
   Pod preemptor = pod("p", 2000, 300, std::nullopt);
   PodContext ctx(preemptor);

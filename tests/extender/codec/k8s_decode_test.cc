@@ -101,8 +101,7 @@ TEST(DecodeResources, NegativeQuantitiesAreRejected) {
   EXPECT_THROW(decode_pod(pod, "Pod"), DecodeError);
   auto overhead = doc(R"({"spec":{"overhead":{"memory":"-1Gi"}}})");
   EXPECT_THROW(decode_pod(overhead, "Pod"), DecodeError);
-  auto zero =
-      doc(R"({"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"-0"}}}]}})");
+  auto zero = doc(R"({"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"-0"}}}]}})");
   EXPECT_EQ(decode_pod(zero, "Pod").containers[0].requests.milli_cpu, 0);  // "-0" is zero, not negative
 }
 

@@ -12,8 +12,8 @@ namespace kext {
 namespace {
 
 std::string node(const std::string& name, const std::string& cpu) {
-  return R"({"metadata":{"name":")" + name + R"(","labels":{"a":"b"}},"status":{"allocatable":{"cpu":")" + cpu +
-         R"("}}})";
+  return R"({"metadata":{"name":")" + name + R"(","labels":{"a":"b"}},"status":{"allocatable":{"cpu":")" +
+         cpu + R"("}}})";
 }
 
 std::string body(const std::string& nodes) {

@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "tests/support/test_server.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/raw_client.h"
+#include "tests/support/test_server.h"
 
 namespace kext::testing {
 namespace {
@@ -111,7 +111,8 @@ TEST(HostileTraffic, SchedulerIsServedThroughStalledTricklingAndIdleClients) {
   EXPECT_LT(kept_seconds, 2.0);
   // No thread per connection, and 750 connections cost little memory.
   EXPECT_LE(threads_during, threads_before + 1) << "threads " << threads_before << " -> " << threads_during;
-  EXPECT_LT(rss_during - rss_before, 64 * 1024 * kShadowFactor) << "RSS KiB " << rss_before << " -> " << rss_during;
+  EXPECT_LT(rss_during - rss_before, 64 * 1024 * kShadowFactor)
+      << "RSS KiB " << rss_before << " -> " << rss_during;
   std::cerr << "[ info ] 200 stalled + 50 trickling + 500 idle: filter on a fresh connection "
             << fresh_seconds * 1000 << " ms, on the kept-alive one " << kept_seconds * 1000 << " ms; RSS "
             << rss_before << " -> " << rss_during << " KiB; threads " << threads_before << " -> "

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "extender/options.h"
-#include "tests/support/test_server.h"
 #include "tests/support/raw_client.h"
+#include "tests/support/test_server.h"
 
 namespace kext::testing {
 namespace {

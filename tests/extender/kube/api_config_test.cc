@@ -128,7 +128,8 @@ TEST(Kubeconfig, CurrentContextWithInlineCredentials) {
   EXPECT_EQ(lab.host, "fd00::1");
   EXPECT_EQ(lab.port, 443);
   EXPECT_TRUE(lab.insecure_skip_tls_verify);
-  EXPECT_EQ(lab.token_file, (std::filesystem::path(path).parent_path() / "token.txt").string());  // relative to the file
+  EXPECT_EQ(lab.token_file,
+            (std::filesystem::path(path).parent_path() / "token.txt").string());  // relative to the file
 }
 
 TEST(Kubeconfig, ErrorsNameFileContextAndField) {
@@ -141,15 +142,23 @@ TEST(Kubeconfig, ErrorsNameFileContextAndField) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message([&] { kubeconfig_config(path, "missing"); }).find("context \"missing\" not found"), std::string::npos);
-  EXPECT_NE(message([] { kubeconfig_config("/no/such/kubeconfig"); }).find("--kubeconfig /no/such/kubeconfig: No such file"),
+  EXPECT_NE(message([&] { kubeconfig_config(path, "missing"); }).find("context \"missing\" not found"),
             std::string::npos);
-  auto bad = temp_file("config3", "current-context: x\ncontexts:\n- name: x\n  context:\n    cluster: c\nclusters:\n- name: c\n  cluster:\n    server: ftp://x\n");
+  EXPECT_NE(message([] {
+              kubeconfig_config("/no/such/kubeconfig");
+            }).find("--kubeconfig /no/such/kubeconfig: No such file"),
+            std::string::npos);
+  auto bad = temp_file("config3",
+                       "current-context: x\ncontexts:\n- name: x\n  context:\n    cluster: c\nclusters:\n- "
+                       "name: c\n  cluster:\n    server: ftp://x\n");
   EXPECT_NE(message([&] { kubeconfig_config(bad); }).find("scheme must be https or http"), std::string::npos);
-  auto exec = temp_file("config4", "current-context: x\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n"
-                                    "clusters:\n- name: c\n  cluster:\n    server: https://x\nusers:\n- name: u\n  user:\n    exec:\n      command: aws\n");
+  auto exec = temp_file("config4",
+                        "current-context: x\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n"
+                        "clusters:\n- name: c\n  cluster:\n    server: https://x\nusers:\n- name: u\n  "
+                        "user:\n    exec:\n      command: aws\n");
   EXPECT_NE(message([&] { kubeconfig_config(exec); }).find("exec/auth-provider"), std::string::npos);
-  auto json = temp_file("config.json", R"({"current-context":"x","contexts":[{"name":"x","context":{"cluster":"c"}}],
+  auto json =
+      temp_file("config.json", R"({"current-context":"x","contexts":[{"name":"x","context":{"cluster":"c"}}],
       "clusters":[{"name":"c","cluster":{"server":"http://127.0.0.1:8001"}}]})");
   ApiConfig j = kubeconfig_config(json);
   EXPECT_EQ(j.scheme, "http");

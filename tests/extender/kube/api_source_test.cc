@@ -2,10 +2,10 @@
 // initial lists, decisions from the watched state, and /bind through the API.
 #include <gtest/gtest.h>
 
-#include "tests/support/test_server.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/kube_objects.h"
 #include "tests/support/live_cluster.h"
+#include "tests/support/test_server.h"
 
 namespace kext::testing {
 namespace {
@@ -20,22 +20,28 @@ std::string start_up_error(const std::vector<std::string>& args) {
 }
 
 TEST(ApiSource, StartUpErrorsNameTheProblem) {
-  EXPECT_NE(start_up_error({"--kubeconfig", "/nonexistent/kubeconfig"}).find("--kubeconfig /nonexistent/kubeconfig: No such file"),
+  EXPECT_NE(start_up_error({"--kubeconfig", "/nonexistent/kubeconfig"})
+                .find("--kubeconfig /nonexistent/kubeconfig: No such file"),
             std::string::npos);
   FakeApiServer api;
   const std::string kc = write_temp("startup-kubeconfig", api.kubeconfig());
-  EXPECT_NE(start_up_error({"--kubeconfig", kc, "--context", "nope"}).find("context \"nope\" not found"), std::string::npos);
-  EXPECT_NE(start_up_error({"--kubeconfig", kc, "--context", "other"}).find("names cluster \"elsewhere\", which is not defined"),
+  EXPECT_NE(start_up_error({"--kubeconfig", kc, "--context", "nope"}).find("context \"nope\" not found"),
             std::string::npos);
-  const std::string refused = write_temp("refused-kubeconfig", "clusters:\n- cluster:\n    server: https://127.0.0.1:1\n"
-                                                               "  name: c\ncontexts:\n- context:\n    cluster: c\n  name: x\n"
-                                                               "current-context: x\n");
-  EXPECT_NE(start_up_error({"--kubeconfig", refused}).find("cannot reach the Kubernetes API at https://127.0.0.1:1"),
+  EXPECT_NE(start_up_error({"--kubeconfig", kc, "--context", "other"})
+                .find("names cluster \"elsewhere\", which is not defined"),
+            std::string::npos);
+  const std::string refused = write_temp("refused-kubeconfig",
+                                         "clusters:\n- cluster:\n    server: https://127.0.0.1:1\n"
+                                         "  name: c\ncontexts:\n- context:\n    cluster: c\n  name: x\n"
+                                         "current-context: x\n");
+  EXPECT_NE(start_up_error({"--kubeconfig", refused})
+                .find("cannot reach the Kubernetes API at https://127.0.0.1:1"),
             std::string::npos);
   // Without the client certificate the API refuses the handshake: also a start-up error.
-  EXPECT_NE(start_up_error({"--api-server", api.url(), "--api-ca-file", std::string(KEXT_CERTS_DIR) + "/ca.crt"})
-                .find("cannot reach the Kubernetes API"),
-            std::string::npos);
+  EXPECT_NE(
+      start_up_error({"--api-server", api.url(), "--api-ca-file", std::string(KEXT_CERTS_DIR) + "/ca.crt"})
+          .find("cannot reach the Kubernetes API"),
+      std::string::npos);
 }
 
 TEST(ApiSource, FlagConflictsAreRejected) {
@@ -60,14 +66,16 @@ TEST(ApiSource, ServesFromTheWatchAndBindsThroughTheApi) {
     auto r = c.Get("/readyz");
     return r && r->status == 200;
   }));
-  const std::string filter = R"({"Pod":{"metadata":{"name":"q","namespace":"default","uid":"q"},"spec":{"containers":[
+  const std::string filter =
+      R"({"Pod":{"metadata":{"name":"q","namespace":"default","uid":"q"},"spec":{"containers":[
       {"name":"c","resources":{"requests":{"cpu":"600m"}}}]}},"NodeNames":["n1"]})";
   auto r = c.Post("/filter", filter, "application/json");
   ASSERT_TRUE(r);
   EXPECT_NE(r->body.find("Insufficient cpu"), std::string::npos) << r->body;  // 1500m + 600m > 2
 
-  auto b = c.Post("/bind", R"({"PodName":"waiting","PodNamespace":"default","PodUID":"uid-default-waiting","Node":"n1"})",
-                  "application/json");
+  auto b = c.Post(
+      "/bind", R"({"PodName":"waiting","PodNamespace":"default","PodUID":"uid-default-waiting","Node":"n1"})",
+      "application/json");
   ASSERT_TRUE(b);
   EXPECT_EQ(b->status, 200);
   EXPECT_EQ(b->body, R"({"Error":""})");

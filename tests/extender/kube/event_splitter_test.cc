@@ -9,7 +9,8 @@ std::vector<std::string> split_in_pieces(const std::string& stream, size_t piece
   EventSplitter s;
   std::vector<std::string> out;
   for (size_t i = 0; i < stream.size(); i += piece) {
-    EXPECT_TRUE(s.feed(std::string_view(stream).substr(i, piece), [&](std::string_view e) { out.emplace_back(e); }));
+    EXPECT_TRUE(
+        s.feed(std::string_view(stream).substr(i, piece), [&](std::string_view e) { out.emplace_back(e); }));
   }
   EXPECT_EQ(s.pending(), 0u);
   return out;

@@ -7,10 +7,10 @@
 #include <signal.h>
 
 #include "extender/verbs/bind.h"
-#include "tests/support/test_server.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/kube_objects.h"
 #include "tests/support/live_cluster.h"
+#include "tests/support/test_server.h"
 
 namespace kext::testing {
 namespace {
@@ -250,10 +250,12 @@ TEST(LeaderElection, TwoReplicasOneBinderAndSigtermHandsOver) {
   ASSERT_TRUE(wait_until([&] { return api.lease_holder(kLease) == "replica-b"; }, 20s)) << b->log();
   EXPECT_LT(Clock::now() - t0, 20s);  // well inside the 30 s lease duration
   // The Lease names b as soon as b's write lands; b binds once that write has returned to it.
-  ASSERT_TRUE(wait_until([&] {
-    auto m = cb.Get("/metrics");
-    return m && m->body.find("kube_extender_leader{identity=\"replica-b\"} 1") != std::string::npos;
-  }, 20s));
+  ASSERT_TRUE(wait_until(
+      [&] {
+        auto m = cb.Get("/metrics");
+        return m && m->body.find("kube_extender_leader{identity=\"replica-b\"} 1") != std::string::npos;
+      },
+      20s));
   auto now_bound =
       cb.Post("/bind", R"({"PodName":"p2","PodNamespace":"default","PodUID":"uid-default-p2","Node":"n1"})",
               "application/json");

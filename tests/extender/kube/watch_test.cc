@@ -7,10 +7,10 @@
 #include "extender/kube/api_config.h"
 #include "extender/kube/live_state.h"
 #include "extender/state/state_dump.h"
-#include "tests/support/test_server.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/kube_objects.h"
 #include "tests/support/live_cluster.h"
+#include "tests/support/test_server.h"
 
 namespace kext::testing {
 namespace {
@@ -36,7 +36,9 @@ class Watch : public ::testing::Test {
         },
         kPatience);
     if (same) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << "cache never matched the server\nwant:\n" << want << "got:\n" << got;
+    return ::testing::AssertionFailure() << "cache never matched the server\nwant:\n"
+                                         << want << "got:\n"
+                                         << got;
   }
 
   // Faults hit the streams open when they are injected, so wait until the server has registered a watch
@@ -51,7 +53,8 @@ class Watch : public ::testing::Test {
 
   void seed() {
     for (int i = 0; i < 5; ++i) api_.put("nodes", node_json("n" + std::to_string(i)));
-    for (int i = 0; i < 7; ++i) api_.put("pods", pod_json("default", "p" + std::to_string(i), "n" + std::to_string(i % 5), "250m"));
+    for (int i = 0; i < 7; ++i)
+      api_.put("pods", pod_json("default", "p" + std::to_string(i), "n" + std::to_string(i % 5), "250m"));
     api_.put("pods", pod_json("default", "pending", ""));
     api_.put("pods", pod_json("default", "done", "n0", "2", "Succeeded"));
     api_.put("poddisruptionbudgets", pdb_json("default", "web", "web", 1));
@@ -73,7 +76,7 @@ TEST_F(Watch, InitialSyncOverMutualTlsWithPagesThenEvents) {
   seed();
   start();
   ASSERT_TRUE(converges());
-  EXPECT_GE(api_.lists_served(), 3 + 2);  // 5 nodes and 9 pods in pages of 2
+  EXPECT_GE(api_.lists_served(), 3 + 2);        // 5 nodes and 9 pods in pages of 2
   EXPECT_EQ(requested_cpu(store_, "n0"), 500);  // p0, p5; the Succeeded pod does not count
   EXPECT_EQ(store_.current()->find_pod("uid-default-done"), nullptr);
   EXPECT_NE(store_.current()->find_pod("uid-default-pending"), nullptr);
@@ -135,7 +138,7 @@ TEST_F(Watch, GoneAsErrorEventRelistsAndReplaces) {
   const int lists = api_.lists_served();
   api_.drop_streams_mid_event();
   api_.put("pods", pod_json("default", "trigger", "n0"));  // cut, so the client reconnects…
-  api_.compact();                                         // …with a resourceVersion that is gone
+  api_.compact();                                          // …with a resourceVersion that is gone
   api_.remove("pods", "default/p0");
   api_.put("pods", pod_json("default", "after", "n4", "700m"));
   ASSERT_TRUE(converges());
@@ -277,7 +280,8 @@ TEST_F(Watch, FilterReflectsPodsAsTheyComeAndGo) {
   live_ = std::make_unique<kube::LiveState>(*api_client_, server.store(), fast_live_options());
   live_->start();
   ASSERT_TRUE(wait_until([&] { return server.store().ready(); }, kPatience));
-  const std::string request = R"({"Pod":{"metadata":{"name":"q","namespace":"default","uid":"q"},"spec":{"containers":[
+  const std::string request =
+      R"({"Pod":{"metadata":{"name":"q","namespace":"default","uid":"q"},"spec":{"containers":[
       {"name":"c","resources":{"requests":{"cpu":"600m"}}}]}},"NodeNames":["small"]})";
   auto fits = [&] {
     auto r = server.post("/filter", request);

@@ -1,8 +1,9 @@
 // GET /debug/decisions for known requests: filter reasons, per-algorithm scores before and after
 // weighting, preemption victims and the deciding criterion; and the ring's bounds.
+#include "extender/observe/decision_log.h"
+
 #include <gtest/gtest.h>
 
-#include "extender/observe/decision_log.h"
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
@@ -15,14 +16,15 @@ std::string node(const std::string& name, const std::string& spec = "") {
 
 std::string pod(const std::string& name, const std::string& node_name, const std::string& cpu) {
   return R"({"kind":"Pod","metadata":{"name":")" + name + R"(","namespace":"default","uid":"uid-)" + name +
-         R"("},"spec":{"nodeName":")" + node_name + R"(","containers":[{"name":"c","resources":{"requests":{"cpu":")" +
-         cpu + R"(","memory":"1Gi"}}}]},"status":{"phase":"Running"}})";
+         R"("},"spec":{"nodeName":")" + node_name +
+         R"(","containers":[{"name":"c","resources":{"requests":{"cpu":")" + cpu +
+         R"(","memory":"1Gi"}}}]},"status":{"phase":"Running"}})";
 }
 
 // n1 empty; n2 with 3.5 of 4 cpu taken; n3 cordoned.
 std::string cluster() {
-  return R"({"kind":"List","items":[)" + node("n1") + "," + node("n2") + "," + node("n3", R"("unschedulable":true)") +
-         "," + pod("p2", "n2", "3500m") + "]}";
+  return R"({"kind":"List","items":[)" + node("n1") + "," + node("n2") + "," +
+         node("n3", R"("unschedulable":true)") + "," + pod("p2", "n2", "3500m") + "]}";
 }
 
 const std::string kRequest =
@@ -68,7 +70,8 @@ TEST(DecisionLog, FilterRecordsEveryNodeWithItsReason) {
   EXPECT_STREQ(node_entry(d, "n2")["reasons"].GetString(), "Insufficient cpu");
   EXPECT_STREQ(node_entry(d, "n3")["filter"].GetString(), "unresolvable");
   EXPECT_STREQ(node_entry(d, "n3")["reasons"].GetString(), "node(s) were unschedulable");
-  EXPECT_STREQ(node_entry(d, "ghost")["reasons"].GetString(), "node not found in the extender's cluster state");
+  EXPECT_STREQ(node_entry(d, "ghost")["reasons"].GetString(),
+               "node not found in the extender's cluster state");
 }
 
 TEST(DecisionLog, PrioritizeRecordsScoresBeforeAndAfterWeighting) {
@@ -95,7 +98,8 @@ TEST(DecisionLog, PrioritizeRecordsScoresBeforeAndAfterWeighting) {
 
   // The log's final score is the reply's, node by node; unknown nodes are marked and score 0.
   for (const auto& h : reply.GetArray()) {
-    EXPECT_EQ(node_entry(d, h["Host"].GetString())["final"].GetInt64(), h["Score"].GetInt64()) << h["Host"].GetString();
+    EXPECT_EQ(node_entry(d, h["Host"].GetString())["final"].GetInt64(), h["Score"].GetInt64())
+        << h["Host"].GetString();
   }
   EXPECT_FALSE(node_entry(d, "ghost")["known"].GetBool());
 }
@@ -118,12 +122,13 @@ TEST(DecisionLog, PreemptRecordsVictimsAndTheDecidingCriterion) {
   EXPECT_TRUE(best["chosen"].GetBool());
   EXPECT_TRUE(best["evaluated"].GetBool());
   EXPECT_EQ(best["victims"].Size(), victims.MemberBegin()->value["Pods"].Size());
-  EXPECT_STREQ(best["victims"][0]["uid"].GetString(), victims.MemberBegin()->value["Pods"][0]["UID"].GetString());
+  EXPECT_STREQ(best["victims"][0]["uid"].GetString(),
+               victims.MemberBegin()->value["Pods"][0]["UID"].GetString());
   EXPECT_NE(std::string(best["victims"][0]["pod"].GetString()).find('/'), std::string::npos);
   EXPECT_EQ(std::string(d["decidedBy"].GetString()), best["decidedBy"].GetString());
-  const std::set<std::string> criteria = {"zero_victims", "pdb_violations", "highest_victim_priority",
-                                          "sum_of_priorities", "num_victims", "earliest_start_time",
-                                          "node_name", "none", "last"};
+  const std::set<std::string> criteria = {"zero_victims",      "pdb_violations", "highest_victim_priority",
+                                          "sum_of_priorities", "num_victims",    "earliest_start_time",
+                                          "node_name",         "none",           "last"};
   for (const auto& n : d["nodes"].GetArray()) {
     EXPECT_TRUE(criteria.count(n["decidedBy"].GetString())) << n["decidedBy"].GetString();
     if (&n != &best) {

@@ -9,23 +9,25 @@ namespace {
 
 std::string node_json(const std::string& name, const std::string& cpu, const std::string& mem,
                       const std::string& extra_spec = "") {
-  return R"({"kind":"Node","metadata":{"name":")" + name + R"(","labels":{"zone":"z1"}},"spec":{)" + extra_spec +
-         R"(},"status":{"allocatable":{"cpu":")" + cpu + R"(","memory":")" + mem + R"(","pods":"110"}}})";
+  return R"({"kind":"Node","metadata":{"name":")" + name + R"(","labels":{"zone":"z1"}},"spec":{)" +
+         extra_spec + R"(},"status":{"allocatable":{"cpu":")" + cpu + R"(","memory":")" + mem +
+         R"(","pods":"110"}}})";
 }
 
 std::string pod_json(const std::string& name, const std::string& node, const std::string& cpu,
                      const std::string& mem, const std::string& phase = "Running") {
   return R"({"kind":"Pod","metadata":{"name":")" + name + R"(","namespace":"default","uid":"uid-)" + name +
-         R"("},"spec":{"nodeName":")" + node + R"(","containers":[{"name":"c","resources":{"requests":{"cpu":")" + cpu +
-         R"(","memory":")" + mem + R"("}}}]},"status":{"phase":")" + phase + R"("}})";
+         R"("},"spec":{"nodeName":")" + node +
+         R"(","containers":[{"name":"c","resources":{"requests":{"cpu":")" + cpu + R"(","memory":")" + mem +
+         R"("}}}]},"status":{"phase":")" + phase + R"("}})";
 }
 
 // n1: empty 4 cpu. n2: 3.5 of 4 cpu used. n3: 1 of 4 cpu used by a Running pod plus a Succeeded pod
 // that must not count. n4: cordoned.
 std::string cluster_json() {
-  return R"({"kind":"List","items":[)" + node_json("n1", "4", "8Gi") + "," + node_json("n2", "4", "8Gi") + "," +
-         node_json("n3", "4", "8Gi") + "," + node_json("n4", "4", "8Gi", R"("unschedulable":true)") + "," +
-         pod_json("p2", "n2", "3500m", "1Gi") + "," + pod_json("p3", "n3", "1", "1Gi") + "," +
+  return R"({"kind":"List","items":[)" + node_json("n1", "4", "8Gi") + "," + node_json("n2", "4", "8Gi") +
+         "," + node_json("n3", "4", "8Gi") + "," + node_json("n4", "4", "8Gi", R"("unschedulable":true)") +
+         "," + pod_json("p2", "n2", "3500m", "1Gi") + "," + pod_json("p3", "n3", "1", "1Gi") + "," +
          pod_json("done", "n3", "3", "1Gi", "Succeeded") + "]}";
 }
 

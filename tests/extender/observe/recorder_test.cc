@@ -1,10 +1,11 @@
 // The --record-dir format and its size bound.
+#include "extender/observe/recorder.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 #include "common/record_format.h"
-#include "extender/observe/recorder.h"
 #include "tests/support/temp_dir.h"
 #include "tools/load/exchanges.h"
 
@@ -80,7 +81,8 @@ TEST(Recorder, RotatesAndDeletesTheOldestWithinTheBound) {
   auto exchanges = load::read_exchanges(dir.str());
   ASSERT_FALSE(exchanges.empty());
   EXPECT_EQ(exchanges.back().record.seq, 100u);  // the newest stayed
-  for (size_t i = 1; i < exchanges.size(); ++i) EXPECT_EQ(exchanges[i].record.seq, exchanges[i - 1].record.seq + 1);
+  for (size_t i = 1; i < exchanges.size(); ++i)
+    EXPECT_EQ(exchanges[i].record.seq, exchanges[i - 1].record.seq + 1);
 }
 
 TEST(Recorder, ARestartContinuesTheNumberingAndTheBound) {

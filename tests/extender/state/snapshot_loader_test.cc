@@ -10,7 +10,8 @@ namespace kext {
 namespace {
 
 TEST(SnapshotLoader, FixtureClusterLoadsNodesPodsAndPdbs) {
-  auto s = load_snapshot_files({std::string(KEXT_SOURCE_DIR) + "/tests/fixtures/kube-scheduler-1.26/cluster.json"});
+  auto s = load_snapshot_files(
+      {std::string(KEXT_SOURCE_DIR) + "/tests/fixtures/kube-scheduler-1.26/cluster.json"});
   EXPECT_EQ(s->node_object_count(), 5u);
   EXPECT_EQ(s->pods_by_uid.size(), 9u);
   ASSERT_EQ(s->pdbs->size(), 1u);
@@ -33,11 +34,14 @@ TEST(SnapshotLoader, TerminalPodsDoNotCountAndSingleObjectsLoad) {
   ClusterStateBuilder b;
   load_snapshot_json(R"({"kind":"Node","metadata":{"name":"n"},"status":{"allocatable":{"cpu":"1"}}})", b);
   load_snapshot_json(R"({"kind":"Pod","metadata":{"name":"a","uid":"a"},"spec":{"nodeName":"n","containers":[
-      {"name":"c","resources":{"requests":{"cpu":"100m"}}}]},"status":{"phase":"Running"}})", b);
+      {"name":"c","resources":{"requests":{"cpu":"100m"}}}]},"status":{"phase":"Running"}})",
+                     b);
   load_snapshot_json(R"({"kind":"Pod","metadata":{"name":"b","uid":"b"},"spec":{"nodeName":"n","containers":[
-      {"name":"c","resources":{"requests":{"cpu":"500m"}}}]},"status":{"phase":"Failed"}})", b);
+      {"name":"c","resources":{"requests":{"cpu":"500m"}}}]},"status":{"phase":"Failed"}})",
+                     b);
   load_snapshot_json(R"({"kind":"PodList","items":[{"metadata":{"name":"c","uid":"c"},"spec":{"nodeName":"n",
-      "containers":[{"name":"c","resources":{"requests":{"cpu":"200m"}}}]}}]})", b);
+      "containers":[{"name":"c","resources":{"requests":{"cpu":"200m"}}}]}}]})",
+                     b);
   auto s = std::move(b).build();
   EXPECT_EQ(s->find_node("n")->requested.milli_cpu, 300);
   EXPECT_EQ(s->find_node("n")->nonzero_requested.memory, 2 * (200LL << 20));
@@ -66,7 +70,9 @@ TEST(SnapshotLoader, DeeplyNestedListsAreAnErrorNotAStackOverflow) {
 TEST(SnapshotLoader, ErrorsNameTheFileAndItem) {
   ClusterStateBuilder b;
   try {
-    load_snapshot_json(R"({"kind":"List","items":[{"kind":"Node","metadata":{"name":"n"},"status":{"allocatable":{"cpu":"x"}}}]})", b);
+    load_snapshot_json(
+        R"({"kind":"List","items":[{"kind":"Node","metadata":{"name":"n"},"status":{"allocatable":{"cpu":"x"}}}]})",
+        b);
     FAIL() << "expected an error";
   } catch (const DecodeError& e) {
     EXPECT_NE(std::string(e.what()).find("items[0].status.allocatable.cpu"), std::string::npos) << e.what();

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include <limits>
 #include <atomic>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -19,7 +19,8 @@ Node node(const std::string& name, int64_t milli_cpu = 4000) {
   return n;
 }
 
-Pod pod(const std::string& uid, const std::string& node_name, int64_t milli_cpu, const std::string& phase = "Running") {
+Pod pod(const std::string& uid, const std::string& node_name, int64_t milli_cpu,
+        const std::string& phase = "Running") {
   Pod p;
   p.name = uid;
   p.namespace_ = "default";
@@ -116,7 +117,8 @@ TEST(StateCache, AViewNeverChangesUnderItsReader) {
   {
     auto b = cache.batch();
     for (int i = 0; i < 2000; ++i) b.upsert_node(node("n" + std::to_string(i)));
-    for (int i = 0; i < 5000; ++i) b.upsert_pod(pod("p" + std::to_string(i), "n" + std::to_string(i % 2000), 10));
+    for (int i = 0; i < 5000; ++i)
+      b.upsert_pod(pod("p" + std::to_string(i), "n" + std::to_string(i % 2000), 10));
   }
   auto before = store.current();
   {

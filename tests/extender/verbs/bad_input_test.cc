@@ -22,8 +22,8 @@ const std::string kGoodPod =
 
 std::string with_pod(const std::string& pod) { return R"({"Pod":)" + pod + R"(,"NodeNames":["n1"]})"; }
 std::string with_container_requests(const std::string& requests) {
-  return with_pod(R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","resources":{"requests":)" + requests +
-                  "}}]}}");
+  return with_pod(R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","resources":{"requests":)" +
+                  requests + "}}]}}");
 }
 
 std::vector<BadCase> catalogue() {
@@ -40,20 +40,23 @@ std::vector<BadCase> catalogue() {
       {"top-level null", "POST", "/filter", "null", json, 400, "expected a JSON object"},
       {"missing Pod", "POST", "/filter", R"({"NodeNames":["n1"]})", json, 400, "Pod: missing"},
       {"null Pod", "POST", "/prioritize", R"({"Pod":null,"NodeNames":["n1"]})", json, 400, "Pod: missing"},
-      {"Pod is a string", "POST", "/filter", R"({"Pod":"p","NodeNames":["n1"]})", json, 400, "Pod: expected object"},
+      {"Pod is a string", "POST", "/filter", R"({"Pod":"p","NodeNames":["n1"]})", json, 400,
+       "Pod: expected object"},
       {"no nodes at all", "POST", "/filter", R"({"Pod":)" + kGoodPod + "}", json, 400, "Nodes and NodeNames"},
-      {"NodeNames is an object", "POST", "/filter", R"({"Pod":)" + kGoodPod + R"(,"NodeNames":{}})", json, 400,
-       "NodeNames: expected array"},
-      {"NodeNames holds a number", "POST", "/filter", R"({"Pod":)" + kGoodPod + R"(,"NodeNames":[1]})", json, 400,
-       "NodeNames[0]: expected string"},
+      {"NodeNames is an object", "POST", "/filter", R"({"Pod":)" + kGoodPod + R"(,"NodeNames":{}})", json,
+       400, "NodeNames: expected array"},
+      {"NodeNames holds a number", "POST", "/filter", R"({"Pod":)" + kGoodPod + R"(,"NodeNames":[1]})", json,
+       400, "NodeNames[0]: expected string"},
       {"Nodes is an array", "POST", "/filter", R"({"Pod":)" + kGoodPod + R"(,"Nodes":[]})", json, 400,
        "Nodes: expected object"},
-      {"Nodes.items is an object", "POST", "/filter", R"({"Pod":)" + kGoodPod + R"(,"Nodes":{"items":{}}})", json, 400,
-       "Nodes.items: expected array"},
-      {"node without a name", "POST", "/filter", R"({"Pod":)" + kGoodPod + R"(,"Nodes":{"items":[{"metadata":{}}]}})",
-       json, 400, "Nodes.items[0].metadata.name"},
+      {"Nodes.items is an object", "POST", "/filter", R"({"Pod":)" + kGoodPod + R"(,"Nodes":{"items":{}}})",
+       json, 400, "Nodes.items: expected array"},
+      {"node without a name", "POST", "/filter",
+       R"({"Pod":)" + kGoodPod + R"(,"Nodes":{"items":[{"metadata":{}}]}})", json, 400,
+       "Nodes.items[0].metadata.name"},
       {"node allocatable bad quantity", "POST", "/filter",
-       R"({"Pod":)" + kGoodPod + R"(,"Nodes":{"items":[{"metadata":{"name":"n"},"status":{"allocatable":{"cpu":"4K"}}}]}})",
+       R"({"Pod":)" + kGoodPod +
+           R"(,"Nodes":{"items":[{"metadata":{"name":"n"},"status":{"allocatable":{"cpu":"4K"}}}]}})",
        json, 400, "Nodes.items[0].status.allocatable.cpu"},
       {"bad cpu suffix", "POST", "/filter", with_container_requests(R"({"cpu":"1K"})"), json, 400,
        "Pod.spec.containers[0].resources.requests.cpu"},
@@ -63,8 +66,8 @@ std::vector<BadCase> catalogue() {
        "invalid quantity"},
       {"quantity is an object", "POST", "/filter", with_container_requests(R"({"cpu":{}})"), json, 400,
        "expected quantity string"},
-      {"quantity exponent overflow", "POST", "/filter", with_container_requests(R"({"cpu":"1e999999999"})"), json,
-       400, "invalid quantity"},
+      {"quantity exponent overflow", "POST", "/filter", with_container_requests(R"({"cpu":"1e999999999"})"),
+       json, 400, "invalid quantity"},
       {"quantity double dot", "POST", "/filter", with_container_requests(R"({"cpu":"1.2.3"})"), json, 400,
        "invalid quantity"},
       {"containers is an object", "POST", "/filter", with_pod(R"({"spec":{"containers":{}}})"), json, 400,
@@ -73,14 +76,15 @@ std::vector<BadCase> catalogue() {
        "Pod.spec.priority: expected integer"},
       {"priority is a float", "POST", "/filter", with_pod(R"({"spec":{"priority":5.5}})"), json, 400,
        "Pod.spec.priority: expected integer"},
-      {"priority out of int32", "POST", "/filter", with_pod(R"({"spec":{"priority":99999999999}})"), json, 400,
-       "out of int32 range"},
+      {"priority out of int32", "POST", "/filter", with_pod(R"({"spec":{"priority":99999999999}})"), json,
+       400, "out of int32 range"},
       {"labels hold a number", "POST", "/filter", with_pod(R"({"metadata":{"labels":{"a":1}}})"), json, 400,
        "Pod.metadata.labels.a: expected string"},
       {"tolerations not array", "POST", "/filter", with_pod(R"({"spec":{"tolerations":"x"}})"), json, 400,
        "Pod.spec.tolerations: expected array"},
       {"affinity terms wrong type", "POST", "/filter",
-       with_pod(R"({"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":5}}}}})"),
+       with_pod(
+           R"({"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":5}}}}})"),
        json, 400, "nodeSelectorTerms: expected array"},
       {"bad startTime", "POST", "/filter", with_pod(R"({"status":{"startTime":"yesterday"}})"), json, 400,
        "Pod.status.startTime: not an RFC 3339 time"},
@@ -88,13 +92,13 @@ std::vector<BadCase> catalogue() {
       {"invalid utf-8 escape", "POST", "/filter", R"({"Pod":{"metadata":{"name":"\uZZZZ"}}})", json, 400,
        "malformed JSON"},
       {"wrong content type", "POST", "/filter", with_pod(kGoodPod), "text/plain", 415, "Content-Type"},
-      {"form content type", "POST", "/prioritize", with_pod(kGoodPod), "application/x-www-form-urlencoded", 415,
-       "Content-Type"},
+      {"form content type", "POST", "/prioritize", with_pod(kGoodPod), "application/x-www-form-urlencoded",
+       415, "Content-Type"},
       {"GET on filter", "GET", "/filter", "", json, 405, "use POST"},
       {"PUT on prioritize", "PUT", "/prioritize", with_pod(kGoodPod), json, 405, "use POST"},
       {"unknown path", "POST", "/nope", "{}", json, 404, "no such path"},
-      {"prioritize with bad quantity", "POST", "/prioritize", with_container_requests(R"({"cpu":"--1"})"), json, 400,
-       "invalid quantity"},
+      {"prioritize with bad quantity", "POST", "/prioritize", with_container_requests(R"({"cpu":"--1"})"),
+       json, 400, "invalid quantity"},
       // The API server refuses negative amounts; a saturating sum of mixed signs would depend on order.
       {"negative memory request", "POST", "/filter", with_container_requests(R"({"memory":"-8Ei"})"), json,
        400, "Pod.spec.containers[0].resources.requests.memory: must not be negative"},

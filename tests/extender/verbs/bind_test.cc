@@ -1,11 +1,12 @@
 // /bind against the in-repo API server: the Binding is created, API errors come back in Error, the
 // assumption stops a second pod from taking the same capacity, and concurrent binds are safe.
+#include "extender/verbs/bind.h"
+
 #include <gtest/gtest.h>
 
-#include "extender/verbs/bind.h"
-#include "tests/support/test_server.h"
 #include "tests/support/kube_objects.h"
 #include "tests/support/live_cluster.h"
+#include "tests/support/test_server.h"
 
 namespace kext::testing {
 namespace {
@@ -19,7 +20,8 @@ std::string bind_body(const std::string& name, const std::string& node, const st
 
 std::string error_of(const Reply& r) {
   auto d = parse(r.body);
-  return d.IsObject() && d.HasMember("Error") && d["Error"].IsString() ? d["Error"].GetString() : "<no Error>";
+  return d.IsObject() && d.HasMember("Error") && d["Error"].IsString() ? d["Error"].GetString()
+                                                                       : "<no Error>";
 }
 
 class Bind : public ::testing::Test {
@@ -41,7 +43,8 @@ class Bind : public ::testing::Test {
 
   bool filter_passes(const std::string& node) {
     const std::string req = R"({"Pod":{"metadata":{"name":"next","namespace":"default","uid":"next"},"spec":{
-        "containers":[{"name":"c","resources":{"requests":{"cpu":"600m"}}}]}},"NodeNames":[")" + node + "\"]}";
+        "containers":[{"name":"c","resources":{"requests":{"cpu":"600m"}}}]}},"NodeNames":[")" +
+                            node + "\"]}";
     auto d = parse(server_.post("/filter", req)->body);
     return d["NodeNames"].IsArray() && d["NodeNames"].Size() == 1;
   }
@@ -62,7 +65,8 @@ TEST_F(Bind, CreatesTheBindingAndTheWatchConfirmsIt) {
   EXPECT_EQ(b[0].name, "w0");
   EXPECT_EQ(b[0].node, "big");
   EXPECT_EQ(cpu_on("big"), 600);  // counted at once
-  EXPECT_TRUE(wait_until([&] { return server_.store().current()->find_pod("uid-default-w0")->pod->node_name == "big"; }));
+  EXPECT_TRUE(wait_until(
+      [&] { return server_.store().current()->find_pod("uid-default-w0")->pod->node_name == "big"; }));
   EXPECT_EQ(cpu_on("big"), 600);  // and once only after the watch shows it
 }
 

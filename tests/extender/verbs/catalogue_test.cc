@@ -11,14 +11,15 @@ namespace {
 
 std::string node(const std::string& name, const std::string& labels = "", const std::string& spec = "",
                  const std::string& images = "", const std::string& cpu = "4") {
-  return R"({"kind":"Node","metadata":{"name":")" + name + R"(","labels":{)" + labels + R"(}},"spec":{)" + spec +
-         R"(},"status":{"allocatable":{"cpu":")" + cpu + R"(","memory":"8Gi","pods":"110"},"images":[)" + images +
-         "]}}";
+  return R"({"kind":"Node","metadata":{"name":")" + name + R"(","labels":{)" + labels + R"(}},"spec":{)" +
+         spec + R"(},"status":{"allocatable":{"cpu":")" + cpu +
+         R"(","memory":"8Gi","pods":"110"},"images":[)" + images + "]}}";
 }
 
 std::string bound_pod(const std::string& name, const std::string& node, const std::string& cpu) {
   return R"({"kind":"Pod","metadata":{"name":")" + name + R"(","namespace":"default","uid":"uid-)" + name +
-         R"("},"spec":{"nodeName":")" + node + R"(","containers":[{"name":"c","resources":{"requests":{"cpu":")" + cpu +
+         R"("},"spec":{"nodeName":")" + node +
+         R"(","containers":[{"name":"c","resources":{"requests":{"cpu":")" + cpu +
          R"(","memory":"1Gi"}}}]},"status":{"phase":"Running"}})";
 }
 
@@ -39,12 +40,14 @@ TEST(CatalogueFilters, EachFilterRejectsItsOwnNode) {
       node("busy", R"("zone":"z1")", "", "", "2"),
       node("tiny", R"("zone":"z1")", "", "", "500m"),
       node("elsewhere", R"("zone":"z2")"),
-      node("tainted", R"("zone":"z1")", R"("taints":[{"key":"dedicated","value":"gpu","effect":"NoSchedule"}])"),
+      node("tainted", R"("zone":"z1")",
+           R"("taints":[{"key":"dedicated","value":"gpu","effect":"NoSchedule"}])"),
       node("cordoned", R"("zone":"z1")", R"("unschedulable":true)"),
       bound_pod("filler", "busy", "1500m"),
   })));
-  auto res = server.post("/filter", names_request(pod(R"("nodeSelector":{"zone":"z1"},)"),
-                                                  {"fits", "busy", "tiny", "elsewhere", "tainted", "cordoned"}));
+  auto res =
+      server.post("/filter", names_request(pod(R"("nodeSelector":{"zone":"z1"},)"),
+                                           {"fits", "busy", "tiny", "elsewhere", "tainted", "cordoned"}));
   ASSERT_TRUE(res);
   ASSERT_EQ(res->status, 200) << res->body;
   auto r = parse(res->body);
@@ -70,12 +73,14 @@ TEST(CatalogueFilters, PodFitsHostRejectsEveryOtherNode) {
   auto r = parse(res->body);
   ASSERT_EQ(r["NodeNames"].Size(), 1u) << res->body;
   EXPECT_STREQ(r["NodeNames"][0].GetString(), "fits");
-  EXPECT_STREQ(r["FailedAndUnresolvableNodes"]["other"].GetString(), "node(s) didn't match the requested node name");
+  EXPECT_STREQ(r["FailedAndUnresolvableNodes"]["other"].GetString(),
+               "node(s) didn't match the requested node name");
 }
 
 TEST(CatalogueFilters, TolerationsAndAffinityLetThePodIn) {
   TestServer server(state_from_json(list({
-      node("tainted", R"("zone":"z1")", R"("taints":[{"key":"dedicated","value":"gpu","effect":"NoSchedule"}])"),
+      node("tainted", R"("zone":"z1")",
+           R"("taints":[{"key":"dedicated","value":"gpu","effect":"NoSchedule"}])"),
       node("cordoned", R"("zone":"z1")", R"("unschedulable":true)"),
   })));
   const std::string spec =
@@ -91,8 +96,9 @@ TEST(CatalogueFilters, TolerationsAndAffinityLetThePodIn) {
 // c: empty.
 std::string scoring_cluster() {
   return list({
-      node("a", R"("zone":"z2")", "",
-           R"({"names":["registry.example.com/app:v1","registry.example.com/app@sha256:abc"],"sizeBytes":900000000})"),
+      node(
+          "a", R"("zone":"z2")", "",
+          R"({"names":["registry.example.com/app:v1","registry.example.com/app@sha256:abc"],"sizeBytes":900000000})"),
       node("b", R"("zone":"z1")", R"("taints":[{"key":"batch","value":"yes","effect":"PreferNoSchedule"}])"),
       node("c", R"("zone":"z1")"),
       bound_pod("on-a", "a", "1"),
@@ -101,7 +107,8 @@ std::string scoring_cluster() {
 }
 
 std::map<std::string, int64_t> scores_with(const std::string& priority, const std::string& pod_json) {
-  const std::string policy = R"({"kind":"Policy","apiVersion":"v1","predicates":[],"priorities":[)" + priority + "]}";
+  const std::string policy =
+      R"({"kind":"Policy","apiVersion":"v1","predicates":[],"priorities":[)" + priority + "]}";
   TestServer server(state_from_json(scoring_cluster()), policy);
   return host_scores(server.post("/prioritize", names_request(pod_json, {"a", "b", "c"})), 3);
 }

@@ -24,7 +24,8 @@ std::vector<std::string> fixture_requests(const std::string& mode, const std::st
 std::vector<std::string> sent_names(const rapidjson::Document& req) {
   std::vector<std::string> names;
   if (req["Nodes"].IsObject()) {
-    for (const auto& n : req["Nodes"]["items"].GetArray()) names.emplace_back(n["metadata"]["name"].GetString());
+    for (const auto& n : req["Nodes"]["items"].GetArray())
+      names.emplace_back(n["metadata"]["name"].GetString());
   } else {
     for (const auto& n : req["NodeNames"].GetArray()) names.emplace_back(n.GetString());
   }

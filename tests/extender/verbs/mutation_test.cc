@@ -33,11 +33,12 @@ class Mutations : public ::testing::Test {
 };
 
 TEST_F(Mutations, RecordedRequestsSurviveRandomDamage) {
-  const std::vector<std::string> files = {"default/0001-filter--low-1-first.json",
-                                          "cache/0002-prioritize--low-1.json",
-                                          "default/0028-preempt--high-1.json", "cache/0028-preempt--high-1.json"};
+  const std::vector<std::string> files = {
+      "default/0001-filter--low-1-first.json", "cache/0002-prioritize--low-1.json",
+      "default/0028-preempt--high-1.json", "cache/0028-preempt--high-1.json"};
   std::mt19937 rng(12345);  // fixed: a failure must reproduce
-  const std::string junk[] = {"{", "}", "[", "]", "\"", "\\", ",", ":", "null", "-1e999", "\\u0000", "\x01", "9"};
+  const std::string junk[] = {"{", "}",    "[",      "]",       "\"",   "\\", ",",
+                              ":", "null", "-1e999", "\\u0000", "\x01", "9"};
   int cases = 0;
   for (const auto& f : files) {
     const std::string original = read_file(fixture_path(f));
@@ -46,9 +47,15 @@ TEST_F(Mutations, RecordedRequestsSurviveRandomDamage) {
       std::string body = original;
       std::uniform_int_distribution<size_t> at(0, body.size() - 1);
       switch (i % 3) {
-        case 0: body.resize(at(rng)); break;
-        case 1: body[at(rng)] = static_cast<char>(rng() & 0xff); break;
-        default: body.insert(at(rng), junk[rng() % std::size(junk)]); break;
+        case 0:
+          body.resize(at(rng));
+          break;
+        case 1:
+          body[at(rng)] = static_cast<char>(rng() & 0xff);
+          break;
+        default:
+          body.insert(at(rng), junk[rng() % std::size(junk)]);
+          break;
       }
       expect_survives(body, f + " mutation " + std::to_string(i));
       ++cases;

@@ -16,7 +16,7 @@ std::map<std::string, std::pair<std::string, std::string>> pods_of(const rapidjs
   for (const auto& item : list["items"].GetArray()) {
     if (std::string(item["kind"].GetString()) != "Pod") continue;
     out[item["metadata"]["uid"].GetString()] = {item["metadata"]["name"].GetString(),
-                                               item["spec"]["nodeName"].GetString()};
+                                                item["spec"]["nodeName"].GetString()};
   }
   return out;
 }
@@ -45,7 +45,8 @@ std::string default_run_cluster(const rapidjson::Document& request) {
       rapidjson::Document copy;
       copy.CopyFrom(pod, copy.GetAllocator());
       copy.AddMember("kind", "Pod", copy.GetAllocator());
-      copy["spec"].AddMember("nodeName", rapidjson::Value(node.name, copy.GetAllocator()), copy.GetAllocator());
+      copy["spec"].AddMember("nodeName", rapidjson::Value(node.name, copy.GetAllocator()),
+                             copy.GetAllocator());
       rapidjson::StringBuffer buf;
       rapidjson::Writer<rapidjson::StringBuffer> w(buf);
       copy.Accept(w);
@@ -197,7 +198,8 @@ TEST(Preempt, OnlyNodesTheSchedulerSentAreConsidered) {
 TEST(Preempt, NodeThatFitsNoMatterWhatIsNotReturned) {
   // The preemptor asks for more cpu than n1 has even when empty: no victims can help there.
   TestServer server(state_from_json(pdb_cluster()));
-  std::string big = R"({"metadata":{"name":"vip","namespace":"default","uid":"uid-vip"},"spec":{"priority":1000,"containers":[{"name":"c","resources":{"requests":{"cpu":"3"}}}]}})";
+  std::string big =
+      R"({"metadata":{"name":"vip","namespace":"default","uid":"uid-vip"},"spec":{"priority":1000,"containers":[{"name":"c","resources":{"requests":{"cpu":"3"}}}]}})";
   auto res = server.post("/preempt", meta_request(big, kBothNodes));
   ASSERT_TRUE(res);
   ASSERT_EQ(res->status, 200) << res->body;

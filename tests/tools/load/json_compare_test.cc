@@ -1,7 +1,7 @@
 // --check's notion of "the same reply": JSON values, not bytes.
-#include <gtest/gtest.h>
-
 #include "tools/load/json_compare.h"
+
+#include <gtest/gtest.h>
 
 namespace kext::load {
 namespace {
@@ -13,9 +13,11 @@ TEST(SameJson, MemberOrderAndNumberSpellingDoNotMatter) {
 
 TEST(SameJson, NamesTheFirstDifference) {
   std::string why;
-  EXPECT_FALSE(same_json(R"({"FailedNodes":{"n1":"Insufficient cpu"}})", R"({"FailedNodes":{"n1":"Too many pods"}})", &why));
+  EXPECT_FALSE(same_json(R"({"FailedNodes":{"n1":"Insufficient cpu"}})",
+                         R"({"FailedNodes":{"n1":"Too many pods"}})", &why));
   EXPECT_EQ(why, R"($["FailedNodes"]["n1"]: "Insufficient cpu" vs "Too many pods")");
-  EXPECT_FALSE(same_json(R"([{"Host":"a","Score":1},{"Host":"b","Score":2}])", R"([{"Host":"a","Score":1},{"Host":"b","Score":3}])", &why));
+  EXPECT_FALSE(same_json(R"([{"Host":"a","Score":1},{"Host":"b","Score":2}])",
+                         R"([{"Host":"a","Score":1},{"Host":"b","Score":3}])", &why));
   EXPECT_EQ(why, R"($[1]["Score"]: 2 vs 3)");
   EXPECT_FALSE(same_json(R"({"a":1})", R"({"a":1,"b":2})", &why));
   EXPECT_EQ(why, R"($: "b" unexpected)");

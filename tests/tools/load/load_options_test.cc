@@ -1,9 +1,9 @@
 // extender-load's command line: the URL as kube-scheduler reads a urlPrefix, and flag errors.
+#include "tools/load/load_options.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
-
-#include "tools/load/load_options.h"
 
 namespace kext::load {
 namespace {
@@ -25,7 +25,8 @@ TEST(LoadOptions, UrlLikeAUrlPrefix) {
   EXPECT_EQ(t.port, 9000);
   EXPECT_EQ(t.prefix, "");
   EXPECT_EQ(parse_target("http://example").port, 80);
-  for (const char* bad : {"https://x:1", "x:1", "http://:80", "http://h:0", "http://h:99999", "http://h:8a"}) {
+  for (const char* bad :
+       {"https://x:1", "x:1", "http://:80", "http://h:0", "http://h:99999", "http://h:8a"}) {
     EXPECT_THROW(parse_target(bad), std::invalid_argument) << bad;
   }
 }
@@ -62,7 +63,8 @@ TEST(LoadOptions, ErrorsNameTheFlag) {
   EXPECT_EQ(message({"dir"}), "--url: required");
   EXPECT_EQ(message({"--url", "http://h:1"}), "missing the recording or fixture directory");
   EXPECT_NE(message({"--url", "http://h:1", "--rate", "-3", "d"}).find("--rate"), std::string::npos);
-  EXPECT_NE(message({"--url", "http://h:1", "--connections", "0", "d"}).find("--connections"), std::string::npos);
+  EXPECT_NE(message({"--url", "http://h:1", "--connections", "0", "d"}).find("--connections"),
+            std::string::npos);
   EXPECT_NE(message({"--url", "http://h:1", "--bogus", "d"}).find("--bogus"), std::string::npos);
   EXPECT_NE(message({"--url", "http://h:1", "a", "b"}).find("one input"), std::string::npos);
   for (const char* bad : {"bind", ":text", "bind:"}) {

@@ -36,7 +36,8 @@ TEST(Replay, FixtureRequestsAreAllSentOnce) {
     ASSERT_EQ(exchanges.size(), 6u);
     EXPECT_EQ(exchanges.front().record.verb, "filter");
     EXPECT_EQ(exchanges.front().record.content_type, "application/json");
-    EXPECT_EQ(exchanges.front().record.body, read_file(fixture_path(std::string(mode) + "/0001-filter--low-1-first.json")));
+    EXPECT_EQ(exchanges.front().record.body,
+              read_file(fixture_path(std::string(mode) + "/0001-filter--low-1-first.json")));
     TestServer server(fixture_cluster());
     auto r = load::replay(exchanges, options_for(server));
     EXPECT_EQ(r.requests, 6u);
