@@ -147,6 +147,12 @@ Io io_write(int fd, SSL* ssl, const char* buf, size_t len, size_t* n) {
       [&] { return ::send(fd, buf, len, MSG_NOSIGNAL); });
 }
 
+void signal_fd(int fd) {
+  if (fd < 0) return;
+  const uint64_t one = 1;
+  [[maybe_unused]] ssize_t r = ::write(fd, &one, sizeof one);
+}
+
 // Descriptors are the one resource a connection flood takes; use every one the hard limit allows.
 void raise_descriptor_limit() {
   rlimit lim{};
@@ -185,6 +191,7 @@ struct Transport::Connection {
   bool close_after_write = false;
   bool broken = false;       // a write failed in the worker
   bool peer_closed = false;  // the client shut its side after sending: answer, then close
+  bool over_budget = false;  // await_next met --max-buffered-bytes
   uint32_t armed = 0;
   bool registered = false;
   std::string remote_ip, local_ip;
@@ -298,6 +305,8 @@ Transport::Transport(TransportLimits limits, std::vector<Listener> listeners, Me
   // Made before any thread exists: stop() and drain() write wake_fd_ from other threads.
   epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  nudge_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  stop_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
@@ -307,7 +316,9 @@ Transport::~Transport() {
     if (fd >= 0) ::close(fd);
   }
   if (epoll_fd_ >= 0) ::close(epoll_fd_);
-  if (wake_fd_ >= 0) ::close(wake_fd_);
+  for (int fd : {wake_fd_, nudge_fd_, stop_fd_}) {
+    if (fd >= 0) ::close(fd);
+  }
   if (spare_fd_ >= 0) ::close(spare_fd_);
 }
 
@@ -355,7 +366,7 @@ bool Transport::bind(std::string* error) {
 
 bool Transport::run() {
   if (listen_fds_.size() != listeners_.size() || stop_) return false;
-  if (epoll_fd_ < 0 || wake_fd_ < 0) return false;
+  if (epoll_fd_ < 0 || wake_fd_ < 0 || nudge_fd_ < 0 || stop_fd_ < 0) return false;
   auto add = [this](int fd, Poll::Kind kind, size_t listener) {
     polls_.push_back(std::make_unique<Poll>(Poll{kind, listener, nullptr}));
     epoll_event ev{};
@@ -393,21 +404,19 @@ bool Transport::run() {
   return true;
 }
 
-void Transport::wake() {
-  if (wake_fd_ < 0) return;
-  const uint64_t one = 1;
-  [[maybe_unused]] ssize_t r = ::write(wake_fd_, &one, sizeof one);
-}
+void Transport::wake() { signal_fd(wake_fd_); }
 
 void Transport::stop() {
   stop_ = true;
   jobs_cv_.notify_all();
+  signal_fd(stop_fd_);
   wake();
 }
 
 void Transport::drain(std::chrono::milliseconds grace) {
   drain_deadline_ns_ = (Clock::now() + grace).time_since_epoch().count();
   draining_ = true;
+  signal_fd(stop_fd_);
   wake();
   std::unique_lock lock(done_mutex_);
   done_cv_.wait_for(lock, grace + std::chrono::seconds(5), [this] { return !running_.load(); });
@@ -583,52 +592,73 @@ void Transport::handshake(Connection& c) {
   }
 }
 
+Transport::Read Transport::read_some(Connection& c, size_t* n, size_t* chunk) {
+  const size_t old = c.in.size();
+  const size_t declared = c.framer.expected_end();
+  *n = 0;
+  Io io;
+  if (declared > c.in.capacity() || c.in.capacity() - old >= kMinRead) {
+    // In place: once the header block has declared the length, the whole request gets one
+    // allocation instead of a doubling series of copies (a 9.4 MB full-Nodes body on a new
+    // connection: ~40 ms).
+    if (declared > c.in.capacity()) {
+      if (buffered_.load(std::memory_order_relaxed) + (declared - c.in.capacity()) >
+          limits_.max_buffered_bytes) {
+        return Read::kOverBudget;
+      }
+      c.in.reserve(declared);
+    }
+    *chunk = std::min(c.in.capacity() - old, kMaxRead);
+    c.in.resize(old + *chunk);
+    io = io_read(c.fd, c.ssl, c.in.data() + old, *chunk, n);
+    c.in.resize(old + (io == Io::kDone ? *n : 0));
+  } else {
+    // Length not known yet and no room: read into the thread's scratch and keep only what came, so
+    // an idle or stalled connection holds its bytes, not a read buffer (750 hostile connections:
+    // +0.6 MiB RSS rather than +13 MiB with a 16 KiB buffer each).
+    thread_local std::vector<char> scratch(kMaxRead);
+    *chunk = scratch.size();
+    io = io_read(c.fd, c.ssl, scratch.data(), *chunk, n);
+    if (io == Io::kDone) {
+      if (buffered_.load(std::memory_order_relaxed) + *n > limits_.max_buffered_bytes)
+        return Read::kOverBudget;
+      c.in.append(scratch.data(), *n);
+    }
+  }
+  sync_accounting(c, buffered_);
+  switch (io) {
+    case Io::kDone:
+      return Read::kDone;
+    case Io::kWouldBlockRead:
+      return Read::kWouldBlockRead;
+    case Io::kWouldBlockWrite:
+      return Read::kWouldBlockWrite;
+    case Io::kClosed:
+      return Read::kClosed;
+    case Io::kFailed:
+      break;
+  }
+  return Read::kFailed;
+}
+
 void Transport::read_ready(Connection& c) {
   size_t got = 0;
   bool want_out = false;
   while (got < kReadPerEvent) {
-    const size_t old = c.in.size();
-    const size_t declared = c.framer.expected_end();
     size_t chunk = 0, n = 0;
-    Io io;
-    if (declared > c.in.capacity() || c.in.capacity() - old >= kMinRead) {
-      // In place: once the header block has declared the length, the whole request gets one
-      // allocation instead of a doubling series of copies (a 9.4 MB full-Nodes body on a new
-      // connection: ~40 ms).
-      if (declared > c.in.capacity()) {
-        if (buffered_.load(std::memory_order_relaxed) + (declared - c.in.capacity()) > limits_.max_buffered_bytes) {
-          return refuse_memory(c);
-        }
-        c.in.reserve(declared);
-      }
-      chunk = std::min(c.in.capacity() - old, kMaxRead);
-      c.in.resize(old + chunk);
-      io = io_read(c.fd, c.ssl, c.in.data() + old, chunk, &n);
-      c.in.resize(old + (io == Io::kDone ? n : 0));
-    } else {
-      // Length not known yet and no room: read into the reactor's scratch and keep only what came, so
-      // an idle or stalled connection holds its bytes, not a read buffer (750 hostile connections:
-      // +0.6 MiB RSS rather than +13 MiB with a 16 KiB buffer each).
-      thread_local std::vector<char> scratch(kMaxRead);
-      chunk = scratch.size();
-      io = io_read(c.fd, c.ssl, scratch.data(), chunk, &n);
-      if (io == Io::kDone) {
-        if (buffered_.load(std::memory_order_relaxed) + n > limits_.max_buffered_bytes) return refuse_memory(c);
-        c.in.append(scratch.data(), n);
-      }
-    }
-    sync_accounting(c, buffered_);
-    if (io == Io::kWouldBlockRead) break;
-    if (io == Io::kWouldBlockWrite) {
+    const Read r = read_some(c, &n, &chunk);
+    if (r == Read::kOverBudget) return refuse_memory(c);
+    if (r == Read::kWouldBlockRead) break;
+    if (r == Read::kWouldBlockWrite) {
       want_out = true;
       break;
     }
-    if (io == Io::kClosed && !c.in.empty()) {
+    if (r == Read::kClosed && !c.in.empty()) {
       // Half-closed after a request (printf | nc does this): answer what was sent, then close.
       c.peer_closed = true;
       break;
     }
-    if (io != Io::kDone) return close_connection(&c);  // the peer closed or the socket failed
+    if (r != Read::kDone) return close_connection(&c);  // the peer closed or the socket failed
     got += n;
     if (!c.request_started) {
       set_started(c, true);
@@ -675,6 +705,7 @@ void Transport::advance_request(Connection& c) {
 }
 
 void Transport::dispatch(Connection& c) {
+  bool nudge = false;
   {
     std::unique_lock lock(jobs_mutex_);
     if (jobs_.size() >= limits_.max_queued_requests) {
@@ -691,8 +722,10 @@ void Transport::dispatch(Connection& c) {
     c.phase = Connection::Phase::kRunning;
     set_started(c, false);  // the request is the worker's now (and counted in flight by the server)
     jobs_.push_back(&c);
+    nudge = idle_workers_ < jobs_.size() && keeping_.load(std::memory_order_acquire) > 0;
   }
   jobs_cv_.notify_one();
+  if (nudge) signal_fd(nudge_fd_);
 }
 
 void Transport::worker_loop() {
@@ -700,36 +733,16 @@ void Transport::worker_loop() {
     Connection* c = nullptr;
     {
       std::unique_lock lock(jobs_mutex_);
+      ++idle_workers_;
       jobs_cv_.wait(lock, [this] { return stop_.load() || !jobs_.empty(); });
+      --idle_workers_;
       if (stop_.load()) return;
       c = jobs_.front();
       jobs_.pop_front();
     }
-    const size_t end = c->framer.request_end();
-    bool client_closes = false;
-    const bool closing = draining_.load(std::memory_order_acquire);
-    if (!c->framer.chunked()) {
-      t_received_body = std::string_view(c->in).substr(c->framer.body_start(), end - c->framer.body_start());
-    }
-    try {
-      ConnectionStream stream(*c, end, buffered_);
-      listeners_[c->listener].router->process_request(stream, closing, client_closes, nullptr);
-    } catch (...) {
-      c->broken = true;  // cpp-httplib handles the handlers' exceptions; this is out of memory or worse
-    }
-    t_received_body.reset();
-    c->in.erase(0, end);
-    if (c->in.empty() && c->in.capacity() > kKeptCapacity &&
-        buffered_.load(std::memory_order_relaxed) > limits_.max_buffered_bytes / 2) {
-      // Kept-alive connections keep their buffer for the next request of the same size, until
-      // memory runs short.
-      std::string().swap(c->in);
-    }
-    sync_accounting(*c, buffered_);
-    c->framer.reset();
-    c->continue_sent = false;
-    set_started(*c, !c->in.empty());  // a pipelined request has begun
-    c->close_after_write = client_closes || closing;
+    do {
+      run_request(*c);
+    } while (await_next(*c));
     {
       std::lock_guard lock(returns_mutex_);
       returns_.push_back(c);
@@ -738,8 +751,111 @@ void Transport::worker_loop() {
   }
 }
 
+void Transport::run_request(Connection& c) {
+  const size_t end = c.framer.request_end();
+  bool client_closes = false;
+  const bool closing = draining_.load(std::memory_order_acquire);
+  if (!c.framer.chunked()) {
+    t_received_body = std::string_view(c.in).substr(c.framer.body_start(), end - c.framer.body_start());
+  }
+  try {
+    ConnectionStream stream(c, end, buffered_);
+    listeners_[c.listener].router->process_request(stream, closing, client_closes, nullptr);
+  } catch (...) {
+    c.broken = true;  // cpp-httplib handles the handlers' exceptions; this is out of memory or worse
+  }
+  t_received_body.reset();
+  c.in.erase(0, end);
+  if (c.in.empty() && c.in.capacity() > kKeptCapacity &&
+      buffered_.load(std::memory_order_relaxed) > limits_.max_buffered_bytes / 2) {
+    // Kept-alive connections keep their buffer for the next request of the same size, until
+    // memory runs short.
+    std::string().swap(c.in);
+  }
+  sync_accounting(c, buffered_);
+  c.framer.reset();
+  c.continue_sent = false;
+  if (!c.in.empty()) {  // a pipelined request has begun: its deadline counts from now
+    set_started(c, true);
+    c.deadline = Clock::now() + limits_.request_timeout;
+    c.deadline_cause = Timeout::kRequest;
+  } else {
+    set_started(c, false);
+  }
+  c.close_after_write = client_closes || closing;
+}
+
+// True when c.in holds the connection's next whole request for this worker to run. A pipelined one is
+// run at once. Otherwise the worker waits up to keep_window for it, if no request waits for a worker
+// and fewer than half the workers keep a connection, so the reactor's requests always find one. A
+// request that has not come whole by then goes back to the reactor with its deadline running.
+bool Transport::await_next(Connection& c) {
+  if (c.broken || !c.out.empty() || c.close_after_write || c.peer_closed) return false;
+  if (stop_.load(std::memory_order_acquire) || draining_.load(std::memory_order_acquire)) return false;
+  if (!c.in.empty()) return c.framer.feed(c.in) == RequestFramer::Status::kComplete;
+  if (limits_.keep_window.count() <= 0) return false;
+  if (keeping_.fetch_add(1, std::memory_order_acq_rel) >= limits_.threads / 2) {
+    keeping_.fetch_sub(1, std::memory_order_acq_rel);
+    return false;
+  }
+  {
+    std::lock_guard lock(jobs_mutex_);
+    if (!jobs_.empty()) {
+      keeping_.fetch_sub(1, std::memory_order_acq_rel);
+      return false;
+    }
+  }
+  const auto until = Clock::now() + limits_.keep_window;
+  size_t got = 0;
+  bool whole = false;
+  while (got < kReadPerEvent) {
+    size_t chunk = 0, n = 0;
+    const Read r = read_some(c, &n, &chunk);
+    if (r == Read::kDone) {
+      got += n;
+      if (!c.request_started) {
+        set_started(c, true);
+        c.deadline = Clock::now() + limits_.request_timeout;
+        c.deadline_cause = Timeout::kRequest;
+      }
+      const RequestFramer::Status st = c.framer.feed(c.in);
+      if (st == RequestFramer::Status::kComplete) {
+        whole = true;
+        break;
+      }
+      // A refusal, or a client waiting for 100 Continue: the reactor answers both.
+      if (st == RequestFramer::Status::kRejected || c.framer.expects_continue()) break;
+      continue;
+    }
+    if (r == Read::kClosed) {
+      c.peer_closed = true;  // returned() closes it, or answers what came first
+      break;
+    }
+    if (r == Read::kOverBudget) {
+      c.over_budget = true;  // returned() refuses it: the reactor owns refusals
+      break;
+    }
+    if (r != Read::kWouldBlockRead) break;
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now());
+    if (left.count() <= 0 || stop_.load(std::memory_order_acquire) ||
+        draining_.load(std::memory_order_acquire))
+      break;
+    pollfd p[3] = {{c.fd, POLLIN, 0}, {nudge_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+    if (::poll(p, 3, static_cast<int>(left.count())) <= 0) break;
+    if (p[1].revents & POLLIN) {
+      uint64_t v;
+      [[maybe_unused]] ssize_t rd = ::read(nudge_fd_, &v, sizeof v);
+      break;
+    }
+    if (p[2].revents) break;
+  }
+  keeping_.fetch_sub(1, std::memory_order_acq_rel);
+  return whole;
+}
+
 void Transport::returned(Connection* c) {
   if (c->broken) return close_connection(c);
+  if (c->over_budget) return refuse_memory(*c);
   const auto now = Clock::now();
   if (!c->out.empty()) {
     c->phase = Connection::Phase::kWriting;
@@ -749,11 +865,7 @@ void Transport::returned(Connection* c) {
   }
   if (c->close_after_write || (c->peer_closed && c->in.empty())) return close_connection(c);
   c->phase = Connection::Phase::kReading;
-  if (c->request_started) {
-    c->deadline = now + limits_.request_timeout;
-    c->deadline_cause = Timeout::kRequest;
-    return advance_request(*c);
-  }
+  if (c->request_started) return advance_request(*c);  // its deadline was set as it began
   c->deadline = now + limits_.idle_timeout;
   c->deadline_cause = Timeout::kIdle;
   arm(*c, true, false);

@@ -1,0 +1,118 @@
+// A worker keeps a connection for TransportLimits::keep_window after its reply and runs the client's next
+// request itself (no reactor -> worker hand-off), but never at the cost of another client's request.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <functional>
+#include <future>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "extender/http/router.h"
+#include "extender/http/transport.h"
+
+namespace kext {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string this_thread() { return std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())); }
+
+// A transport on a loopback port: /thread answers the worker's thread, /sleep holds its worker 3 s.
+class Served {
+ public:
+  explicit Served(TransportLimits limits)
+      : transport_(limits, {Listener{"127.0.0.1", 0, &router_, nullptr}}, nullptr) {
+    router_.Get("/thread", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(this_thread(), "text/plain");
+    });
+    router_.Get("/sleep", [](const httplib::Request&, httplib::Response& res) {
+      std::this_thread::sleep_for(3s);
+      res.set_content("slept", "text/plain");
+    });
+    std::string error;
+    EXPECT_TRUE(transport_.bind(&error)) << error;
+    thread_ = std::thread([this] { transport_.run(); });
+  }
+  ~Served() { stop(); }
+  void stop() {
+    if (!thread_.joinable()) return;
+    transport_.stop();
+    thread_.join();
+  }
+  int port() const { return transport_.port(0); }
+
+ private:
+  Router router_;
+  Transport transport_;
+  std::thread thread_;
+};
+
+std::set<std::string> threads_of(int port, int requests) {
+  httplib::Client cli("127.0.0.1", port);
+  cli.set_keep_alive(true);
+  std::set<std::string> seen;
+  for (int i = 0; i < requests; ++i) {
+    auto res = cli.Get("/thread");
+    if (!res || res->status != 200) return {};
+    seen.insert(res->body);
+  }
+  return seen;
+}
+
+TEST(KeepWindow, AConnectionsNextRequestRunsOnTheWorkerThatAnsweredItsLast) {
+  TransportLimits limits;
+  limits.threads = 4;
+  Served kept(limits);
+  EXPECT_EQ(threads_of(kept.port(), 40).size(), 1u);
+
+  // Without the window every request is handed to whichever worker the reactor wakes.
+  limits.keep_window = 0ms;
+  Served handed(limits);
+  EXPECT_GT(threads_of(handed.port(), 40).size(), 1u);
+}
+
+TEST(KeepWindow, AKeptConnectionGivesItsWorkerBackWhenARequestWaits) {
+  TransportLimits limits;
+  limits.threads = 2;  // one worker may keep a connection, the other runs the rest
+  limits.keep_window = 10s;
+  Served served(limits);
+  httplib::Client idle("127.0.0.1", served.port());
+  idle.set_keep_alive(true);
+  ASSERT_TRUE(idle.Get("/thread"));  // its worker now waits for this connection's next request
+  auto busy = std::async(std::launch::async, [&] {
+    httplib::Client c("127.0.0.1", served.port());
+    return c.Get("/sleep");  // takes the other worker for 3 s
+  });
+  std::this_thread::sleep_for(200ms);
+  const auto t0 = std::chrono::steady_clock::now();
+  httplib::Client next("127.0.0.1", served.port());
+  auto res = next.Get("/thread");
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  // Not after the 3 s sleep nor the 10 s window: the keeping worker was nudged (generous bound).
+  EXPECT_LT(waited, 2s);
+  auto slept = busy.get();
+  ASSERT_TRUE(slept);
+  EXPECT_EQ(slept->body, "slept");
+  // The idle connection still works, through the reactor.
+  EXPECT_TRUE(idle.Get("/thread"));
+}
+
+TEST(KeepWindow, StopDoesNotWaitForAKeptConnection) {
+  TransportLimits limits;
+  limits.keep_window = 30s;
+  Served served(limits);
+  httplib::Client idle("127.0.0.1", served.port());
+  idle.set_keep_alive(true);
+  ASSERT_TRUE(idle.Get("/thread"));
+  const auto t0 = std::chrono::steady_clock::now();
+  served.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+}
+
+}  // namespace
+}  // namespace kext
