@@ -8,6 +8,7 @@
 #include <yaml-cpp/mark.h>
 #include <yaml-cpp/parser.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <limits>
@@ -49,7 +50,7 @@ constexpr std::string_view kMap = "tag:yaml.org,2002:map";
 // What aliases may copy into one document, in Values (a string counts one more per 16 bytes). A few
 // lines of nested aliases otherwise expand to billions of values ("billion laughs"); go-yaml refuses
 // them the same way (gopkg.in/yaml.v2 decode.go, allowedAliasRatio: "excessive aliasing").
-constexpr size_t kAliasBudget = size_t{1} << 20;
+constexpr size_t kAliasBudget = size_t{1} << 18;
 
 bool all_of(std::string_view s, bool (*pred)(char)) {
   if (s.empty()) return false;
@@ -150,17 +151,48 @@ Value scalar(std::string_view tag, const std::string& text, const YAML::Mark& at
 
 size_t cost_of_string(size_t bytes) { return 1 + bytes / 16; }
 
+// yaml-cpp ends a quoted scalar that is never closed at the end of the text, taking all that follows
+// the quote as its value (`a: "open` then `b: 1` reads as the string "open b: 1 "). False when the
+// scalar at `pos` (after its &anchor and !tag, if any) opens a quote that does not close.
+bool quote_closes(std::string_view text, size_t pos) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (pos < text.size() && (text[pos] == '&' || text[pos] == '!')) {
+    while (pos < text.size() && !space(text[pos])) ++pos;
+    while (pos < text.size() && space(text[pos])) ++pos;
+  }
+  if (pos >= text.size() || (text[pos] != '"' && text[pos] != '\'')) return true;
+  const char quote = text[pos];
+  for (size_t i = pos + 1; i < text.size(); ++i) {
+    if (quote == '"' && text[i] == '\\') {
+      ++i;
+    } else if (text[i] == quote) {
+      if (quote == '"' || i + 1 == text.size() || text[i + 1] != '\'') return true;
+      ++i;  // '' is an escaped quote
+    }
+  }
+  return false;
+}
+
 // Builds one document from yaml-cpp's events with an explicit stack (no recursion; yaml-cpp itself
 // stops at a depth of 2000 of its own recursive calls).
 class Builder : public YAML::EventHandler {
  public:
-  explicit Builder(rapidjson::Document& doc) : doc_(doc), alloc_(doc.GetAllocator()) {}
+  // `text`: what yaml-cpp parses, for the checks below; `first`: whether this is its first document.
+  Builder(rapidjson::Document& doc, std::string_view text, bool first)
+      : doc_(doc), alloc_(doc.GetAllocator()), text_(text), first_(first) {}
 
   const YAML::Mark& start() const { return start_; }
 
-  // yaml-cpp numbers anchors afresh in every document.
   void OnDocumentStart(const YAML::Mark& at) override {
+    // yaml-cpp starts a new document where a top-level block sequence is followed by a mapping at
+    // its indentation (`- a` then `b: c`), which YAML says is an error; a real one starts at `---`
+    // (or at its %directives).
+    const std::string_view rest =
+        text_.substr(std::min(static_cast<size_t>(std::max(at.pos, 0)), text_.size()));
+    if (!first_ && !rest.starts_with("---") && !rest.starts_with("%"))
+      fail(at, "a mapping at the indentation of a top-level sequence (or a document without its --- line)");
     start_ = at;
+    // yaml-cpp numbers anchors afresh in every document.
     anchors_.clear();
     spent_ = 0;
   }
@@ -175,6 +207,8 @@ class Builder : public YAML::EventHandler {
 
   void OnScalar(const YAML::Mark& at, const std::string& tag, YAML::anchor_t anchor,
                 const std::string& text) override {
+    if (tag != kPlain && !quote_closes(text_, static_cast<size_t>(std::max(at.pos, 0))))
+      fail(at, "a quoted scalar that does not end");
     Value v = scalar(tag, text, at, alloc_);
     if (expecting_key()) return take_key(text, std::move(v), at, anchor, tag == kPlain && text == "<<");
     add(std::move(v), cost_of_string(text.size()), at, anchor);
@@ -314,6 +348,8 @@ class Builder : public YAML::EventHandler {
 
   rapidjson::Document& doc_;
   Allocator& alloc_;
+  std::string_view text_;
+  bool first_;
   YAML::Mark start_;
   std::vector<Frame> stack_;
   std::map<YAML::anchor_t, std::pair<Value, size_t>> anchors_;
@@ -323,10 +359,12 @@ class Builder : public YAML::EventHandler {
 // Runs fn(parser) translating yaml-cpp's exceptions into YamlError.
 template <typename Fn>
 auto parse(std::string_view text, Fn fn) {
+  // Without its byte-order mark, so that yaml-cpp's positions index `text`.
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   std::istringstream in{std::string(text)};
   try {
     YAML::Parser parser(in);
-    return fn(parser);
+    return fn(parser, text);
   } catch (const YAML::DeepRecursion& e) {
     // Its guard counts parser calls (several per level), not levels: flow collections stop near 500.
     fail(e.mark, "nested too deeply");
@@ -338,12 +376,12 @@ auto parse(std::string_view text, Fn fn) {
 }  // namespace
 
 rapidjson::Document to_json(std::string_view text) {
-  return parse(text, [](YAML::Parser& parser) {
+  return parse(text, [](YAML::Parser& parser, std::string_view parsed) {
     rapidjson::Document doc;
-    Builder builder(doc);
+    Builder builder(doc, parsed, true);
     parser.HandleNextDocument(builder);
     rapidjson::Document next;
-    Builder after(next);
+    Builder after(next, parsed, false);
     while (parser.HandleNextDocument(after)) {
       if (!next.IsNull()) fail(after.start(), "a second YAML document; expected one");
     }
@@ -352,11 +390,11 @@ rapidjson::Document to_json(std::string_view text) {
 }
 
 std::vector<rapidjson::Document> to_json_all(std::string_view text) {
-  return parse(text, [](YAML::Parser& parser) {
+  return parse(text, [](YAML::Parser& parser, std::string_view parsed) {
     std::vector<rapidjson::Document> docs;
-    while (true) {
+    for (bool first = true;; first = false) {
       rapidjson::Document doc;
-      Builder builder(doc);
+      Builder builder(doc, parsed, first);
       if (!parser.HandleNextDocument(builder)) break;
       if (!doc.IsNull()) docs.push_back(std::move(doc));
     }
