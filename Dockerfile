@@ -10,10 +10,11 @@ RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DKEXT_BE
  && strip build/kube-extender
 
 # Runtime stage: only the shared libraries the binary links (ldd build/kube-extender | dpkg -S):
-# cpp-httplib's .so (which pulls zlib and brotli), oneTBB, OpenSSL.
+# cpp-httplib's .so (which pulls zlib and brotli), oneTBB, OpenSSL, yaml-cpp.
 FROM debian:bookworm-slim
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libcpp-httplib0.11 libtbb12 libssl3 \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      libcpp-httplib0.11 libtbb12 libssl3 libyaml-cpp0.7 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/build/kube-extender /usr/local/bin/kube-extender
 # The numeric id lets Kubernetes check runAsNonRoot without an /etc/passwd entry.

@@ -6,9 +6,9 @@
 # library). A file of <dir> may include "<other>/x.h" only if <other>'s library is the target itself or
 # reachable through its links; a header may include only what its PUBLIC links reach, because every
 # user of the header compiles that include. kext_check_layers() checks this at configure time and again
-# at every build (target check_layers, in `all`), so an include that goes against the layers
-# (json, common <- algorithms <- policy <- extender/* <- tools, and json, common <- kubeobjects <- tools) fails
-# the build with the file and line.
+# at every build (target check_layers, in `all`), so an include that goes against the layers (json <-
+# yaml; json, yaml, common <- algorithms <- policy <- extender/* <- tools, and json, common <-
+# kubeobjects <- tools) fails the build with the file and line.
 
 set_property(GLOBAL PROPERTY KEXT_LAYER_TARGETS "")
 

@@ -6,7 +6,8 @@
 #include <filesystem>
 
 #include "common/read_file.h"
-#include "extender/kube/mini_yaml.h"
+#include "json/json.h"
+#include "yaml/yaml.h"
 
 namespace kext::kube {
 
@@ -97,11 +98,27 @@ ApiConfig in_cluster_config(const std::string& sa_dir) {
 
 namespace {
 
-const yaml::Node* named(const yaml::Node& root, const char* list, const std::string& name, const char* inner) {
-  const yaml::Node* items = root.get(list);
-  if (!items || items->kind != yaml::Node::Kind::Seq) return nullptr;
-  for (const auto& item : items->seq) {
-    if (item.str("name") == name) return item.get(inner);
+// The kubeconfig is decoded the way kubectl decodes it: its YAML turned into JSON
+// (sigs.k8s.io/yaml), then the JSON into client-go's Config (k8s.io/client-go/tools/clientcmd/api/v1,
+// types.go): fields this reader does not use (preferences, extensions, namespace, proxy-url, ...) are
+// ignored, a field it uses with the wrong JSON type is an error naming the field's path, keys match
+// case-insensitively as in encoding/json, and null is absent.
+
+// The `inner` object of the entry of the `list` array whose name is `name`; nullptr when no entry
+// has that name. `path` receives the entry's path ("clusters[1].cluster").
+const json::Value* named(const json::Value& root, const char* list, const std::string& name,
+                         const char* inner, std::string& path) {
+  const json::Value* items = json::find_non_null(root, list);
+  if (!items) return nullptr;
+  json::expect_array(*items, list);
+  for (rapidjson::SizeType i = 0; i < items->Size(); ++i) {
+    const std::string item_path = std::string(list) + "[" + std::to_string(i) + "]";
+    const json::Value& item = json::expect_object((*items)[i], item_path);
+    if (json::get_string(item, "name", item_path) != name) continue;
+    path = json::join_path(item_path, inner);
+    const json::Value* v = json::find_non_null(item, inner);
+    static const json::Value empty(rapidjson::kObjectType);
+    return v ? &json::expect_object(*v, path) : &empty;
   }
   return nullptr;
 }
@@ -112,67 +129,81 @@ std::string resolve(const std::string& kubeconfig, const std::string& file) {
   return (std::filesystem::path(kubeconfig).parent_path() / file).string();
 }
 
-}  // namespace
-
-ApiConfig kubeconfig_config(const std::string& path, const std::string& context_name) {
-  const std::string text = read_config_file(path, "--kubeconfig");
-  yaml::Node root;
-  try {
-    root = yaml::parse(text);
-  } catch (const yaml::YamlError& e) {
-    throw ConfigError("--kubeconfig " + path + ": " + e.what());
-  }
-  const std::string where = "--kubeconfig " + path;
-  std::string ctx_name = context_name.empty() ? root.str("current-context") : context_name;
+ApiConfig decode_kubeconfig(const json::Value& root, const std::string& path, const std::string& where,
+                            const std::string& context_name) {
+  if (!root.IsObject()) json::fail_type("kubeconfig", "object", root);
+  std::string ctx_name = context_name.empty() ? json::get_string(root, "current-context", "") : context_name;
   if (ctx_name.empty()) throw ConfigError(where + ": no current-context (pass --context)");
-  const yaml::Node* ctx = named(root, "contexts", ctx_name, "context");
+  std::string ctx_path, cluster_path, user_path;
+  const json::Value* ctx = named(root, "contexts", ctx_name, "context", ctx_path);
   if (!ctx) throw ConfigError(where + ": context \"" + ctx_name + "\" not found");
-  const std::string cluster_name = ctx->str("cluster");
-  const yaml::Node* cluster = named(root, "clusters", cluster_name, "cluster");
-  if (!cluster) throw ConfigError(where + ": context \"" + ctx_name + "\" names cluster \"" + cluster_name + "\", which is not defined");
-  const std::string user_name = ctx->str("user");
-  const yaml::Node* user = user_name.empty() ? nullptr : named(root, "users", user_name, "user");
-  if (!user_name.empty() && !user) throw ConfigError(where + ": context \"" + ctx_name + "\" names user \"" + user_name + "\", which is not defined");
+  const std::string cluster_name = json::get_string(*ctx, "cluster", ctx_path);
+  const json::Value* cluster = named(root, "clusters", cluster_name, "cluster", cluster_path);
+  if (!cluster)
+    throw ConfigError(where + ": context \"" + ctx_name + "\" names cluster \"" + cluster_name +
+                      "\", which is not defined");
+  const std::string user_name = json::get_string(*ctx, "user", ctx_path);
+  const json::Value* user = user_name.empty() ? nullptr : named(root, "users", user_name, "user", user_path);
+  if (!user_name.empty() && !user)
+    throw ConfigError(where + ": context \"" + ctx_name + "\" names user \"" + user_name +
+                      "\", which is not defined");
 
   ApiConfig cfg;
-  const std::string server = cluster->str("server");
+  const std::string server = json::get_string(*cluster, "server", cluster_path);
   if (server.empty()) throw ConfigError(where + ": cluster \"" + cluster_name + "\" has no server");
   try {
     set_server_url(cfg, server);
   } catch (const ConfigError& e) {
     throw ConfigError(where + ": cluster \"" + cluster_name + "\": " + e.what());
   }
-  cfg.insecure_skip_tls_verify = cluster->str("insecure-skip-tls-verify") == "true";
+  cfg.insecure_skip_tls_verify = json::get_bool(*cluster, "insecure-skip-tls-verify", cluster_path);
   const std::string field = where + ": cluster \"" + cluster_name + "\" ";
-  if (auto data = cluster->str("certificate-authority-data"); !data.empty()) {
+  if (auto data = json::get_string(*cluster, "certificate-authority-data", cluster_path); !data.empty()) {
     cfg.ca_pem = base64_decode(data, field + "certificate-authority-data");
-  } else if (auto file = cluster->str("certificate-authority"); !file.empty()) {
+  } else if (auto file = json::get_string(*cluster, "certificate-authority", cluster_path); !file.empty()) {
     cfg.ca_pem = read_config_file(resolve(path, file), field + "certificate-authority");
   }
-  if (user) {
-    const std::string ufield = where + ": user \"" + user_name + "\" ";
-    if (auto data = user->str("client-certificate-data"); !data.empty()) {
-      cfg.client_cert_pem = base64_decode(data, ufield + "client-certificate-data");
-    } else if (auto file = user->str("client-certificate"); !file.empty()) {
-      cfg.client_cert_pem = read_config_file(resolve(path, file), ufield + "client-certificate");
-    }
-    if (auto data = user->str("client-key-data"); !data.empty()) {
-      cfg.client_key_pem = base64_decode(data, ufield + "client-key-data");
-    } else if (auto file = user->str("client-key"); !file.empty()) {
-      cfg.client_key_pem = read_config_file(resolve(path, file), ufield + "client-key");
-    }
-    if (cfg.client_cert_pem.empty() != cfg.client_key_pem.empty())
-      throw ConfigError(ufield + "needs both a client certificate and a client key");
-    cfg.token = user->str("token");
-    if (auto file = user->str("tokenFile"); !file.empty()) {
-      cfg.token_file = resolve(path, file);
-      read_config_file(cfg.token_file, ufield + "tokenFile");
-    }
-    if (user->get("exec") || user->get("auth-provider"))
-      throw ConfigError(ufield + "uses exec/auth-provider credentials, which this extender does not run; "
-                        "use a client certificate or a token");
+  if (!user) return cfg;
+  const std::string ufield = where + ": user \"" + user_name + "\" ";
+  // Credential plugins run a program (gke-gcloud-auth-plugin, aws eks get-token, kubelogin) and
+  // cache what it prints (client-go plugin/pkg/client/auth/exec/exec.go); this extender runs none.
+  if (json::find_non_null(*user, "exec"))
+    throw ConfigError(ufield + "(" + json::join_path(user_path, "exec") +
+                      "): exec credential plugins are not supported; use a client certificate or a token");
+  if (json::find_non_null(*user, "auth-provider"))
+    throw ConfigError(ufield + "(" + json::join_path(user_path, "auth-provider") +
+                      "): auth-provider plugins are not supported; use a client certificate or a token");
+  if (auto data = json::get_string(*user, "client-certificate-data", user_path); !data.empty()) {
+    cfg.client_cert_pem = base64_decode(data, ufield + "client-certificate-data");
+  } else if (auto file = json::get_string(*user, "client-certificate", user_path); !file.empty()) {
+    cfg.client_cert_pem = read_config_file(resolve(path, file), ufield + "client-certificate");
+  }
+  if (auto data = json::get_string(*user, "client-key-data", user_path); !data.empty()) {
+    cfg.client_key_pem = base64_decode(data, ufield + "client-key-data");
+  } else if (auto file = json::get_string(*user, "client-key", user_path); !file.empty()) {
+    cfg.client_key_pem = read_config_file(resolve(path, file), ufield + "client-key");
+  }
+  if (cfg.client_cert_pem.empty() != cfg.client_key_pem.empty())
+    throw ConfigError(ufield + "needs both a client certificate and a client key");
+  cfg.token = json::get_string(*user, "token", user_path);
+  if (auto file = json::get_string(*user, "tokenFile", user_path); !file.empty()) {
+    cfg.token_file = resolve(path, file);
+    read_config_file(cfg.token_file, ufield + "tokenFile");
   }
   return cfg;
+}
+
+}  // namespace
+
+ApiConfig kubeconfig_config(const std::string& path, const std::string& context_name) {
+  const std::string text = read_config_file(path, "--kubeconfig");
+  const std::string where = "--kubeconfig " + path;
+  try {
+    const rapidjson::Document root = yaml::to_json(text);
+    return decode_kubeconfig(root, path, where, context_name);
+  } catch (const DecodeError& e) {  // YamlError (with its line) or a field of the wrong type
+    throw ConfigError(where + ": " + e.what());
+  }
 }
 
 }  // namespace kext::kube

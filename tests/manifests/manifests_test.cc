@@ -10,15 +10,73 @@
 #include <string>
 #include <vector>
 
-#include "extender/kube/mini_yaml.h"
 #include "extender/options.h"
+#include "json/json.h"
 #include "tests/support/test_server.h"
+#include "yaml/yaml.h"
 
 namespace kext::testing {
 namespace {
 
 namespace fs = std::filesystem;
-using yaml::Node;
+
+// The manifests as a tree whose scalars are all text (8443, true and "8443" alike: these checks compare
+// what kubectl would send as text), built from the YAML layer's JSON documents.
+struct Node {
+  enum class Kind { Null, Scalar, Map, Seq } kind = Kind::Null;
+  std::string scalar;
+  std::vector<std::pair<std::string, Node>> map;
+  std::vector<Node> seq;
+
+  // The value under key in a map, or null.
+  const Node* get(std::string_view key) const {
+    for (const auto& [k, v] : map) {
+      if (k == key) return &v;
+    }
+    return nullptr;
+  }
+  // The scalar under key, or "" when it is missing or not a scalar.
+  std::string str(std::string_view key) const {
+    const Node* n = get(key);
+    return n ? n->scalar : "";
+  }
+  // Follows a path of keys through nested maps; null when any step is missing.
+  const Node* at(std::initializer_list<std::string_view> path) const {
+    const Node* n = this;
+    for (auto key : path) {
+      if (!(n = n->get(key))) return nullptr;
+    }
+    return n;
+  }
+};
+
+Node to_node(const json::Value& v) {
+  Node n;
+  if (v.IsObject()) {
+    n.kind = Node::Kind::Map;
+    for (const auto& m : v.GetObject()) n.map.emplace_back(std::string(json::view(m.name)), to_node(m.value));
+  } else if (v.IsArray()) {
+    n.kind = Node::Kind::Seq;
+    for (const auto& item : v.GetArray()) n.seq.push_back(to_node(item));
+  } else if (v.IsString()) {
+    n.kind = Node::Kind::Scalar;
+    n.scalar = json::view(v);
+  } else if (!v.IsNull()) {
+    n.kind = Node::Kind::Scalar;
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    v.Accept(w);
+    n.scalar.assign(buf.GetString(), buf.GetSize());
+  }
+  return n;
+}
+
+// Every document of a multi-document YAML file or string.
+std::vector<Node> parse_all(std::string_view text) {
+  std::vector<Node> out;
+  for (const auto& doc : yaml::to_json_all(text)) out.push_back(to_node(doc));
+  return out;
+}
 
 const fs::path kDir = fs::path(KEXT_FIXTURES_DIR) / ".." / ".." / ".." / "manifests";
 
@@ -44,7 +102,7 @@ struct Manifests {
 
 Manifests load() {
   Manifests m;
-  auto kustomization = yaml::parse_all(read_file((kDir / "kustomization.yaml").string()));
+  auto kustomization = parse_all(read_file((kDir / "kustomization.yaml").string()));
   EXPECT_EQ(kustomization.size(), 1u);
   if (kustomization.empty()) return m;
   EXPECT_EQ(kustomization[0].str("kind"), "Kustomization");
@@ -54,7 +112,7 @@ Manifests load() {
   for (const auto& r : resources->seq) {
     m.resources.push_back(r.scalar);
     EXPECT_TRUE(fs::exists(kDir / r.scalar)) << r.scalar;
-    for (auto& doc : yaml::parse_all(read_file((kDir / r.scalar).string()))) {
+    for (auto& doc : parse_all(read_file((kDir / r.scalar).string()))) {
       EXPECT_FALSE(doc.str("apiVersion").empty()) << r.scalar;
       EXPECT_FALSE(doc.str("kind").empty()) << r.scalar;
       m.objects.push_back(std::move(doc));
@@ -408,7 +466,7 @@ TEST(Manifests, SchedulerCallsTheServiceWithEveryVerb) {
   auto [configmap, key] = configmap_file(*sched, config_path);
   const Node* cm = m.find("ConfigMap", configmap);
   ASSERT_TRUE(cm) << config_path;
-  auto docs = yaml::parse_all(cm->at({"data"})->str(key));
+  auto docs = parse_all(cm->at({"data"})->str(key));
   ASSERT_EQ(docs.size(), 1u);
   const Node& cfg = docs[0];
   EXPECT_EQ(cfg.str("apiVersion"), "kubescheduler.config.k8s.io/v1");
@@ -454,7 +512,7 @@ TEST(Manifests, SchedulerCallsTheServiceWithEveryVerb) {
 }
 
 TEST(Manifests, DefaultSchedulerSnippetIsAnExtenderEntryForThatService) {
-  auto docs = yaml::parse_all(read_file((kDir / "default-scheduler-snippet.yaml").string()));
+  auto docs = parse_all(read_file((kDir / "default-scheduler-snippet.yaml").string()));
   ASSERT_EQ(docs.size(), 1u);
   EXPECT_EQ(docs[0].str("kind"), "KubeSchedulerConfiguration");
   const Node& e = docs[0].get("extenders")->seq.at(0);
@@ -549,7 +607,7 @@ struct MtlsOverlay {
 
 MtlsOverlay load_mtls(const Manifests& base) {
   MtlsOverlay o;
-  auto docs = yaml::parse_all(read_file((kMtls / "kustomization.yaml").string()));
+  auto docs = parse_all(read_file((kMtls / "kustomization.yaml").string()));
   EXPECT_EQ(docs.size(), 1u);
   if (docs.empty()) return o;
   o.kustomization = docs[0];
@@ -560,7 +618,7 @@ MtlsOverlay load_mtls(const Manifests& base) {
     MtlsOverlay::Patch p;
     p.file = entry.str("path");
     EXPECT_TRUE(fs::exists(kMtls / p.file)) << p.file;
-    auto patch_docs = yaml::parse_all(read_file((kMtls / p.file).string()));
+    auto patch_docs = parse_all(read_file((kMtls / p.file).string()));
     EXPECT_EQ(patch_docs.size(), 1u) << p.file;
     if (patch_docs.empty()) continue;
     p.doc = std::move(patch_docs[0]);
@@ -666,8 +724,8 @@ TEST(MtlsOverlay, SchedulerCallsHttpsWithItsClientCertificateAndNothingElseChang
   ASSERT_TRUE(base_data && data);
   ASSERT_EQ(data->map.size(), 1u);
   ASSERT_TRUE(base_data->get(data->map[0].first)) << data->map[0].first;
-  auto base_docs = yaml::parse_all(base_data->map[0].second.scalar);
-  auto docs = yaml::parse_all(data->map[0].second.scalar);
+  auto base_docs = parse_all(base_data->map[0].second.scalar);
+  auto docs = parse_all(data->map[0].second.scalar);
   ASSERT_EQ(docs.size(), 1u);
   ASSERT_EQ(base_docs.size(), 1u);
   const Node& e = docs[0].get("extenders")->seq.at(0);
@@ -688,45 +746,6 @@ TEST(MtlsOverlay, SchedulerCallsHttpsWithItsClientCertificateAndNothingElseChang
     }
   }
   EXPECT_TRUE(same(docs[0], base_docs[0])) << "the overlay's scheduler configuration drifted from the base's";
-}
-
-TEST(MiniYaml, ReadsTheConstructsTheManifestsUse) {
-  auto docs = yaml::parse_all(R"(# comment
-a: 1  # trailing
-b:
-  - x
-  - "y # not a comment"
-  - k: v
-    l: w
-c:
-- p
-d: |
-  line 1
-    indented
-  # kept: a comment inside a block scalar is text
-
-  last
-h: |-
-  no final newline
-e: [a, "b"]
-f: {}
----
-g: 'q'
-)");
-  ASSERT_EQ(docs.size(), 2u);
-  const Node& d = docs[0];
-  EXPECT_EQ(d.str("a"), "1");
-  ASSERT_EQ(d.get("b")->seq.size(), 3u);
-  EXPECT_EQ(d.get("b")->seq[1].scalar, "y # not a comment");
-  EXPECT_EQ(d.get("b")->seq[2].str("l"), "w");
-  EXPECT_EQ(d.get("c")->seq[0].scalar, "p");
-  EXPECT_EQ(d.str("d"), "line 1\n  indented\n# kept: a comment inside a block scalar is text\n\nlast\n");
-  EXPECT_EQ(d.str("h"), "no final newline");
-  EXPECT_EQ(strings(d.get("e")), (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(d.get("f")->kind, Node::Kind::Map);
-  EXPECT_EQ(docs[1].str("g"), "q");
-  EXPECT_THROW(yaml::parse_all("a: [[1]]\n"), yaml::YamlError);
-  EXPECT_THROW(yaml::parse_all("a: >\n  folded\n"), yaml::YamlError);
 }
 
 }  // namespace
