@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "algorithms/plugin.h"
+#include "algorithms/semantics.h"
 
 namespace kext {
 
@@ -37,8 +38,15 @@ std::unique_ptr<ScorePlugin> make_score(std::string_view name, const ScoreArgs& 
 std::vector<std::string_view> filter_names();
 std::vector<std::string_view> score_names();
 
-// Kubernetes predicate order (predicatesOrdering): the policy's filters run in this order whatever
-// order the file lists them in. Returns a rank; unknown names rank last.
-int filter_rank(std::string_view name);
+// Where a filter runs under the semantics, whatever order the configuration lists it in: lower runs
+// first. Knows each filter by its legacy predicate name (PodFitsResources) and by its current plugin
+// name (NodeResourcesFit), both at the same rank; unknown names rank last, after every known one.
+//   kCurrent: the default profile's filter order (pkg/scheduler/apis/config/v1/default_plugins.go
+//             getDefaultPlugins): NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
+//             NodePorts, NodeResourcesFit.
+//   kV1_16:   v1.16 predicatesOrdering (pkg/scheduler/algorithm/predicates/predicates.go):
+//             CheckNodeUnschedulable, HostName, PodFitsHostPorts, MatchNodeSelector,
+//             PodFitsResources, PodToleratesNodeTaints.
+int filter_rank(std::string_view name, Semantics semantics);
 
 }  // namespace kext

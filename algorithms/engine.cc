@@ -1,5 +1,8 @@
 #include "algorithms/engine.h"
 
+#include <algorithm>
+
+#include "algorithms/catalogue.h"
 #include "algorithms/parallel.h"
 #include "algorithms/saturating.h"
 
@@ -7,8 +10,17 @@ namespace kext {
 
 Engine::Engine(std::vector<std::unique_ptr<FilterPlugin>> filters, std::vector<WeightedScore> scores,
                EngineOptions options)
-    : filters_(std::move(filters)), scores_(std::move(scores)), options_(options) {}
+    : filters_(std::move(filters)), scores_(std::move(scores)), options_(options) {
+  std::ranges::stable_sort(filters_, {},
+                           [&](const auto& f) { return filter_rank(f->name(), options_.semantics); });
+}
 
+// Both semantics stop at the first failing filter (v1.16 generic_scheduler.go podFitsOnNode; current
+// pkg/scheduler/framework/runtime/framework.go RunFilterPlugins), so only the order differs.
+// always_check_all_predicates is the Policy's alwaysCheckAllPredicates, which the framework kept as
+// runAllFilters while the Policy API lived and folded with PluginToStatus.Merge
+// (pkg/scheduler/framework/interface.go): every plugin's reasons, UnschedulableAndUnresolvable if any
+// plugin's status was. Merge walks a Go map, so its reasons come in random order; here, in run order.
 FilterStatus Engine::filter_one(const PodContext& pod, const NodeInfo& node) const {
   FilterStatus result;
   for (const auto& f : filters_) {

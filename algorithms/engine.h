@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "algorithms/plugin.h"
+#include "algorithms/semantics.h"
 
 namespace kext {
 
@@ -38,14 +39,20 @@ struct EngineOptions {
   size_t parallel_threshold = kDefaultParallelThreshold;
   // Stop at the first failing filter (legacy default); true reports every filter's reasons.
   bool always_check_all_predicates = false;
+  // The filters run in this semantics' order (filter_rank), whatever order they are given in.
+  Semantics semantics = Semantics::kCurrent;
 };
 
 class Engine {
  public:
+  // Orders the filters by filter_rank(name(), options.semantics); equal ranks (names filter_rank does
+  // not know) keep the given order, after the known ones.
   Engine(std::vector<std::unique_ptr<FilterPlugin>> filters, std::vector<WeightedScore> scores,
          EngineOptions options = {});
 
-  // One status per node, in input order.
+  // One status per node, in input order: the first failing filter's status and reasons, or with
+  // always_check_all_predicates every failing filter's reasons in run order, unresolvable if any
+  // filter's is.
   std::vector<FilterStatus> filter(const PodContext& pod, std::span<const NodeInfo* const> nodes) const;
   // Runs only the filters: true if the pod fits the node (used by preemption's dry runs).
   bool fits(const PodContext& pod, const NodeInfo& node) const;

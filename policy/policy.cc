@@ -137,6 +137,11 @@ std::optional<preemption::Semantics> semantics_named(std::string_view name) {
   return std::nullopt;
 }
 
+// parse_policy accepted only known names; a hand-built Policy with another falls back to the default.
+Semantics semantics_of(const Policy& policy) {
+  return semantics_named(policy.preemption.semantics).value_or(Semantics::kCurrent);
+}
+
 Engine engine_for(const Policy& policy) {
   std::vector<std::unique_ptr<FilterPlugin>> filters;
   for (const auto& p : policy.predicates) filters.push_back(make_filter(p.name));
@@ -145,6 +150,7 @@ Engine engine_for(const Policy& policy) {
   EngineOptions options;
   options.parallel_threshold = static_cast<size_t>(policy.parallel_threshold);
   options.always_check_all_predicates = policy.always_check_all_predicates;
+  options.semantics = semantics_of(policy);  // the engine runs the filters in its order
   return Engine(std::move(filters), std::move(scores), options);
 }
 
@@ -181,8 +187,6 @@ static Policy parse_policy_impl(std::string_view text, bool parsing_default) {
   } else if (!parsing_default) {
     policy.predicates = parse_policy_impl(kDefaultPolicy, true).predicates;
   }
-  std::stable_sort(policy.predicates.begin(), policy.predicates.end(),
-                   [](const auto& a, const auto& b) { return filter_rank(a.name) < filter_rank(b.name); });
 
   const Value* prios = json::find(doc, "priorities");
   if (prios && !prios->IsNull()) {
@@ -249,9 +253,7 @@ std::unique_ptr<Engine> build_engine(const Policy& policy) {
 
 Profile compile(const Policy& policy) {
   PreemptionProfile preemption;
-  // parse_policy accepted only known names; a hand-built Policy with another falls back to the default.
-  preemption.select.semantics =
-      semantics_named(policy.preemption.semantics).value_or(preemption::Semantics::kCurrent);
+  preemption.select.semantics = semantics_of(policy);
   preemption.select.max_candidates = std::numeric_limits<size_t>::max();
   preemption.max_candidates = static_cast<size_t>(std::max<int64_t>(policy.preemption.max_candidates, 1));
   return Profile{engine_for(policy), preemption};

@@ -28,12 +28,14 @@ struct PriorityPolicy {
 };
 
 struct PreemptionPolicy {
-  std::string semantics = "current";  // "current" | "v1.16"; compile() makes it a preemption::Semantics
+  // "current" | "v1.16"; compile() makes it the profile's Semantics: preemption's, and the order the
+  // engine runs the predicates in (filter_rank).
+  std::string semantics = "current";
   int64_t max_candidates = static_cast<int64_t>(preemption::kDefaultMaxCandidates);
 };
 
 struct Policy {
-  std::vector<PredicatePolicy> predicates;  // in Kubernetes' predicate order
+  std::vector<PredicatePolicy> predicates;  // as listed; the engine orders them by the semantics
   std::vector<PriorityPolicy> priorities;
   bool always_check_all_predicates = false;
   PreemptionPolicy preemption;

@@ -9,7 +9,7 @@ namespace {
 
 class CheckNodeUnschedulable final : public FilterPlugin {
  public:
-  std::string_view name() const override { return "CheckNodeUnschedulable"; }
+  std::string_view name() const override { return kCheckNodeUnschedulablePredicate; }
 
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
     if (!node.node->unschedulable) return FilterStatus::success();

@@ -7,7 +7,7 @@ namespace {
 
 class MatchNodeSelector final : public FilterPlugin {
  public:
-  std::string_view name() const override { return "MatchNodeSelector"; }
+  std::string_view name() const override { return kMatchNodeSelectorPredicate; }
 
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
     if (match_required_affinity(pod.pod, *node.node)) return FilterStatus::success();

@@ -5,7 +5,7 @@ namespace {
 
 class PodFitsHost final : public FilterPlugin {
  public:
-  std::string_view name() const override { return "PodFitsHost"; }
+  std::string_view name() const override { return kPodFitsHostPredicate; }
 
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
     if (pod.pod.node_name.empty() || pod.pod.node_name == node.name()) return FilterStatus::success();

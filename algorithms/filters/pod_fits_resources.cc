@@ -11,7 +11,7 @@ namespace {
 
 class PodFitsResources final : public FilterPlugin {
  public:
-  std::string_view name() const override { return "PodFitsResources"; }
+  std::string_view name() const override { return kPodFitsResourcesPredicate; }
 
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
     const Resources& req = pod.requests;

@@ -9,7 +9,7 @@ namespace {
 
 class PodToleratesNodeTaints final : public FilterPlugin {
  public:
-  std::string_view name() const override { return "PodToleratesNodeTaints"; }
+  std::string_view name() const override { return kPodToleratesNodeTaintsPredicate; }
 
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
     const Taint* taint = first_untolerated_scheduling_taint(node.node->taints, pod.pod.tolerations);

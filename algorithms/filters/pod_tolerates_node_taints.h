@@ -1,13 +1,19 @@
 #pragma once
 // TaintToleration filter (legacy predicate PodToleratesNodeTaints).
 #include <memory>
+#include <string_view>
 
 #include "algorithms/plugin.h"
 
 namespace kext {
 
+// The filter's two names: the current framework plugin and the legacy Policy predicate (name()).
+inline constexpr std::string_view kTaintTolerationPlugin = "TaintToleration";
+inline constexpr std::string_view kPodToleratesNodeTaintsPredicate = "PodToleratesNodeTaints";
+
 // "PodToleratesNodeTaints": the first NoSchedule/NoExecute taint the pod does not tolerate fails the
-// node, unresolvable, with "node(s) had untolerated taint {<key>: <value>}".
+// node, unresolvable, with "node(s) had untolerated taint {<key>: <value>}"
+// (tainttoleration/taint_toleration.go Filter: UnschedulableAndUnresolvable).
 std::unique_ptr<FilterPlugin> make_pod_tolerates_node_taints_filter();
 
 }  // namespace kext

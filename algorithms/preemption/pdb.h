@@ -6,15 +6,16 @@
 #include <vector>
 
 #include "algorithms/model.h"
+#include "algorithms/semantics.h"
 
 namespace kext::preemption {
 
-// Which Kubernetes preemption behaviour to reproduce.
+// Which Kubernetes preemption behaviour to reproduce (the profile's one Semantics value):
 //   kCurrent: v1.19 and later (default_preemption.go) — budgets consumed pod by pod, DisruptedPods
 //             skipped, victims re-sorted at the end (v1.32, kubernetes PR #128307).
 //   kV1_16:   v1.16 (generic_scheduler.go) — a pod violates when a matching PDB has
 //             disruptionsAllowed <= 0, no budget accounting, victims left in reprieve order.
-enum class Semantics { kCurrent, kV1_16 };
+using Semantics = kext::Semantics;
 
 // The scheduler's reading: same namespace, the pod has at least one label, and the selector is
 // neither nil nor empty (both match nothing there, unlike the eviction API) and matches the labels.

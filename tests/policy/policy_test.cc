@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <typeinfo>
 #include <utility>
 #include <vector>
@@ -37,13 +38,32 @@ TEST(Policy, IssueExampleParses) {
   EXPECT_EQ(p.priorities[0].weight, 1);
 }
 
-TEST(Policy, PredicatesRunInKubernetesOrder) {
-  Policy p = parse_policy(R"({"predicates":[{"name":"PodToleratesNodeTaints"},{"name":"PodFitsResources"},
-      {"name":"CheckNodeUnschedulable"}],"priorities":[]})");
-  ASSERT_EQ(p.predicates.size(), 3u);
-  EXPECT_EQ(p.predicates[0].name, "CheckNodeUnschedulable");
-  EXPECT_EQ(p.predicates[1].name, "PodFitsResources");
-  EXPECT_EQ(p.predicates[2].name, "PodToleratesNodeTaints");
+std::vector<std::string_view> filter_order(const Engine& engine) {
+  std::vector<std::string_view> out;
+  for (const auto& f : engine.filters()) out.push_back(f->name());
+  return out;
+}
+
+// The policy keeps the file's order; the engine runs them in preemption.semantics' order.
+TEST(Policy, PredicatesRunInTheSemanticsOrder) {
+  const std::string predicates =
+      R"("predicates":[{"name":"PodFitsResources"},{"name":"PodToleratesNodeTaints"},
+      {"name":"MatchNodeSelector"},{"name":"CheckNodeUnschedulable"}],"priorities":[])";
+  Policy p = parse_policy("{" + predicates + "}");
+  ASSERT_EQ(p.predicates.size(), 4u);
+  EXPECT_EQ(p.predicates[0].name, "PodFitsResources");
+  EXPECT_EQ(p.predicates[3].name, "CheckNodeUnschedulable");
+  EXPECT_EQ(filter_order(compile(p).engine),
+            (std::vector<std::string_view>{"CheckNodeUnschedulable", "PodToleratesNodeTaints",
+                                           "MatchNodeSelector", "PodFitsResources"}));
+  const Profile old = compile(parse_policy("{" + predicates + R"(,"preemption":{"semantics":"v1.16"}})"));
+  EXPECT_EQ(old.engine.options().semantics, Semantics::kV1_16);
+  EXPECT_EQ(filter_order(old.engine),
+            (std::vector<std::string_view>{"CheckNodeUnschedulable", "MatchNodeSelector", "PodFitsResources",
+                                           "PodToleratesNodeTaints"}));
+  EXPECT_EQ(
+      filter_order(*build_engine(parse_policy("{" + predicates + R"(,"preemption":{"semantics":"v1.16"}})"))),
+      filter_order(old.engine));
 }
 
 TEST(Policy, MissingListsTakeTheDefaultsEmptyListsMeanNone) {
@@ -95,9 +115,6 @@ TEST(Policy, CatalogueNamesAreThePluginsNames) {
   for (std::string_view name : score_names()) EXPECT_EQ(make_score(name, ScoreArgs{})->name(), name);
   EXPECT_EQ(filter_names().size(), 5u);
   EXPECT_EQ(score_names().size(), 7u);
-  EXPECT_EQ(filter_rank("CheckNodeUnschedulable"), 0);
-  EXPECT_EQ(filter_rank("PodToleratesNodeTaints"), 4);
-  EXPECT_EQ(filter_rank("Unknown"), 5);
 }
 
 struct ErrorCase {
