@@ -40,6 +40,9 @@ std::string duration_text(std::chrono::milliseconds d) {
   return std::to_string(d.count()) + "ms";
 }
 
+// A boolean flag: no value unless given after '='.
+bool is_flag(const CLI::Option& o) { return o.get_expected_max() == 0 || o.get_type_size() == 0; }
+
 std::string long_name(const CLI::Option& o) {
   return o.get_lnames().empty() ? o.get_name() : "--" + o.get_lnames().front();
 }
@@ -60,7 +63,7 @@ std::string extras_message(const std::vector<std::string>& extras) {
 class HelpFormatter : public CLI::Formatter {
  public:
   std::string make_option_opts(const CLI::Option* o) const override {
-    if (o->get_expected_max() == 0 || o->get_type_size() == 0) return "";
+    if (is_flag(*o)) return "";
     std::string type = o->get_type_name();  // "N:INT in [0 - 65535]": the name, then each validator's
     for (const char* validator : {":INT", ":UINT", ":FLOAT"}) type = type.substr(0, type.find(validator));
     return " " + type;
@@ -68,7 +71,7 @@ class HelpFormatter : public CLI::Formatter {
   std::string make_option_desc(const CLI::Option* o) const override {
     std::string d = o->get_description();
     const std::string def = o->get_default_str();
-    if (o->get_type_size() != 0 && !def.empty() && def != "[]") d += " (default " + def + ")";
+    if (!is_flag(*o) && !def.empty() && def != "[]") d += " (default " + def + ")";
     return d;
   }
 };
@@ -206,7 +209,8 @@ std::vector<std::string> flag_values(const CLI::App& app) {
     } else if (auto a = by_alias.find(name); a != by_alias.end()) {
       value = a->second;
     }
-    out.push_back(name + "=" + value);
+    if (value.empty() && is_flag(*o)) value = "false";  // a boolean flag not given
+    out.push_back(name + "=\"" + value + "\"");
   }
   return out;
 }

@@ -59,7 +59,7 @@ std::vector<std::string> deprecation_notices(const CLI::App& app);
 
 // Every flag's names ("--port"; "-v" and "--v" for "-v,--v"), help excluded: what the README documents.
 std::vector<std::string> flag_names(const CLI::App& app);
-// After parse: "--name=value" for every flag, given or default (kube-scheduler logs these at -v=1,
+// After parse: --name="value" for every flag, given or default (kube-scheduler logs these at -v=1,
 // k8s.io/component-base/cli/flag/flags.go PrintFlags).
 std::vector<std::string> flag_values(const CLI::App& app);
 

@@ -4,6 +4,7 @@
 #include "extender/options.h"
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -11,6 +12,8 @@
 #include <optional>
 #include <set>
 
+#include "policy/policy.h"
+#include "tests/support/extender_process.h"
 #include "tests/support/readme_flags.h"
 #include "tests/support/temp_dir.h"
 
@@ -119,11 +122,15 @@ TEST(Options, VerbosityIsSpelledAsKlogSpellsIt) {
   // -v=1 and up: every flag's value for the start-up log, an alias's under the current name.
   Options o = parse({"-v=1", "--address", "127.0.0.1", "--snapshot", "a", "--snapshot", "b"});
   const std::string values = joined(o.flag_values);
-  EXPECT_NE(values.find("--bind-address=127.0.0.1\n"), std::string::npos) << values;
-  EXPECT_NE(values.find("--port=8888\n"), std::string::npos) << values;
-  EXPECT_NE(values.find("--snapshot=a,b\n"), std::string::npos) << values;
-  EXPECT_NE(values.find("--v=1\n"), std::string::npos) << values;
+  EXPECT_NE(values.find("--bind-address=\"127.0.0.1\"\n"), std::string::npos) << values;
+  EXPECT_NE(values.find("--port=\"8888\"\n"), std::string::npos) << values;
+  EXPECT_NE(values.find("--snapshot=\"a,b\"\n"), std::string::npos) << values;
+  EXPECT_NE(values.find("--v=\"1\"\n"), std::string::npos) << values;
   EXPECT_EQ(values.find("--address="), std::string::npos) << values;
+  EXPECT_NE(values.find("--enable-bind=\"false\"\n"), std::string::npos) << values;
+  const std::string given = joined(parse({"-v=1", "--in-cluster", "--enable-bind"}).flag_values);
+  EXPECT_NE(given.find("--enable-bind=\"true\"\n"), std::string::npos) << given;
+  EXPECT_NE(given.find("--in-cluster=\"true\"\n"), std::string::npos) << given;
   EXPECT_TRUE(parse({}).flag_values.empty());
 }
 
@@ -258,6 +265,41 @@ TEST(Options, ValuesDefaultsAndRepeats) {
   EXPECT_NE(help.find("(default " + std::to_string(defaults.server.port) + ")"), std::string::npos) << help;
   EXPECT_NE(help.find("--leader-elect-lease-duration D"), std::string::npos) << help;
   EXPECT_NE(help.find("deprecated alias of --bind-address"), std::string::npos) << help;
+}
+
+// The real binary: the deprecation notice and, from -v=1, the flags' values and one line per request
+// on stderr; a bad flag exits 2.
+TEST(Options, TheBinaryReportsDeprecatedFlagsAndLogsMoreWithVerbosity) {
+  testing::TempDir dir("policy-flag");
+  const std::string policy = (dir.path() / "policy.json").string();
+  testing::spit(policy, std::string(default_policy_json()));
+  auto run = [&](std::vector<std::string> args) {
+    args.push_back("--shutdown-delay-seconds=0");
+    testing::ExtenderProcess p(args);
+    EXPECT_GT(p.port(), 0) << p.log();
+    httplib::Client c("127.0.0.1", p.port());
+    auto r = c.Post("/filter", R"({"Pod":{"metadata":{"name":"p","uid":"u"}},"NodeNames":["n1"]})",
+                    "application/json");
+    EXPECT_TRUE(r && r->status == 200);
+    kill(p.pid(), SIGTERM);
+    EXPECT_EQ(p.wait_exit(std::chrono::seconds(10)), 0);
+    return p.log();
+  };
+  const std::string quiet = run({"--policy", policy});
+  EXPECT_NE(quiet.find("kube-extender: flag --policy is deprecated, use --config instead"), std::string::npos)
+      << quiet;
+  EXPECT_EQ(quiet.find("FLAG:"), std::string::npos) << quiet;
+  EXPECT_EQ(quiet.find("\"path\":\"/filter\""), std::string::npos) << quiet;
+  const std::string verbose = run({"--config=" + policy, "-v=2"});
+  EXPECT_EQ(verbose.find("deprecated"), std::string::npos) << verbose;
+  EXPECT_NE(verbose.find("FLAG: --config=\"" + policy + "\"\n"), std::string::npos) << verbose;
+  EXPECT_NE(verbose.find("FLAG: --v=\"2\"\n"), std::string::npos) << verbose;
+  EXPECT_NE(verbose.find("\"path\":\"/filter\""), std::string::npos) << verbose;  // the request's line
+  EXPECT_NE(verbose.find("\"durationSeconds\":"), std::string::npos) << verbose;
+
+  testing::ExtenderProcess bad({"--enable-bind=maybe"});
+  EXPECT_EQ(bad.wait_exit(std::chrono::seconds(10)), 2);
+  EXPECT_NE(bad.log().find("--enable-bind"), std::string::npos) << bad.log();
 }
 
 // The README's table is the operators' reference: each flag the program accepts has a row.
