@@ -86,7 +86,8 @@ void configure(CLI::App& app) {
 }
 
 bool parse(CLI::App& app, int argc, char** argv) {
-  // CLI11 takes its arguments last first.
+  // CLI11 takes its arguments last first. "-v=2" becomes "-v" "2", as pflag reads a one-letter flag
+  // (spf13/pflag flag.go parseSingleShortArg).
   std::vector<std::string> args;
   for (int i = argc - 1; i >= 1; --i) {
     std::string a = argv[i];
@@ -100,8 +101,9 @@ bool parse(CLI::App& app, int argc, char** argv) {
     app.parse(std::move(args));
   } catch (const CLI::CallForHelp&) {
     return false;
-  } catch (const CLI::ExtrasError&) {
-    throw std::invalid_argument(extras_message(app.remaining()));
+  } catch (const CLI::ExtrasError& e) {
+    const std::vector<std::string> extras = app.remaining();
+    throw std::invalid_argument(extras.empty() ? std::string(e.what()) : extras_message(extras));
   } catch (const CLI::ParseError& e) {
     throw std::invalid_argument(e.what());
   }
