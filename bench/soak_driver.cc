@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -24,7 +25,7 @@
 #include <sstream>
 #include <thread>
 
-#include "common/command_line.h"
+#include "common/cli.h"
 #include "common/read_file.h"
 #include "extender/state/state_dump.h"
 #include "json/json.h"
@@ -55,67 +56,39 @@ struct Options {
   uint64_t seed = 1;
 };
 
-std::string usage() {
-  return "usage: soak-driver --work DIR --extender BIN --load BIN [flags]\n"
-         "  --seconds S        traffic and churn (default 1800)\n"
-         "  --work DIR         extender-gen --bind output (cluster.json, names/); logs are written there\n"
-         "  --extender BIN     the kube-extender binary\n"
-         "  --load BIN         the extender-load binary\n"
-         "  --churn-rate R     pod events per second on the API server (default 40)\n"
-         "  --rate R           requests per second, 0 = closed loop (default 300)\n"
-         "  --connections C    extender-load connections (default 4)\n"
-         "  --period S         one restart and one compaction per period (default S/3 within [20, 180])\n"
-         "  --sample-every S   /proc sampling interval (default S/60 within [1, 5])\n"
-         "  --rss-limit PCT    RSS drift allowed after warm-up (default 5)\n"
-         "  --seed N           churn choices (default 1)\n";
-}
-
-double parse_number(const std::string& flag, const std::string& v, double lo, double hi) {
-  char* end = nullptr;
-  const double d = std::strtod(v.c_str(), &end);
-  if (v.empty() || end != v.c_str() + v.size() || !(d >= lo) || !(d <= hi)) {
-    throw std::invalid_argument(flag + ": expected a number in " + std::to_string(lo) + ".." +
-                                std::to_string(hi) + ", got \"" + v + "\"");
-  }
-  return d;
-}
-
-Options parse_options(int argc, char** argv) {
-  Options o;
-  for (kext::ArgCursor c(argc, argv); c.advance();) {
-    const std::string f = c.flag();
-    if (f == "--seconds") {
-      o.seconds = parse_number(f, c.value(), 10, 86400);
-    } else if (f == "--work") {
-      o.work = c.value();
-    } else if (f == "--extender") {
-      o.extender = c.value();
-    } else if (f == "--load") {
-      o.load = c.value();
-    } else if (f == "--churn-rate") {
-      o.churn_rate = parse_number(f, c.value(), 0.1, 10000);
-    } else if (f == "--rate") {
-      o.rate = parse_number(f, c.value(), 0, 1e6);
-    } else if (f == "--connections") {
-      o.connections = kext::parse_flag_integer<int>(f, c.value(), 1, 64);
-    } else if (f == "--period") {
-      o.period = parse_number(f, c.value(), 5, 86400);
-    } else if (f == "--sample-every") {
-      o.sample_every = parse_number(f, c.value(), 0.2, 600);
-    } else if (f == "--rss-limit") {
-      o.rss_limit = parse_number(f, c.value(), 0, 1000);
-    } else if (f == "--seed") {
-      o.seed = kext::parse_flag_integer<uint64_t>(f, c.value(), 0, UINT64_MAX);
-    } else {
-      throw std::invalid_argument("unknown flag \"" + f + "\"");
-    }
-  }
-  if (o.work.empty() || o.extender.empty() || o.load.empty()) {
-    throw std::invalid_argument("--work, --extender and --load are required");
+// Returns false for --help (printed here).
+bool parse_options(int argc, char** argv, Options& o) {
+  CLI::App app("soak-driver: the real kube-extender against the in-repo API server under churn",
+               "soak-driver");
+  kext::cli::configure(app);
+  app.add_option("--seconds", o.seconds, "traffic and churn")->check(CLI::Range(10.0, 86400.0));
+  app.add_option("--work", o.work,
+                 "extender-gen --bind output (cluster.json, names/); logs are written there")
+      ->required()
+      ->type_name("DIR");
+  app.add_option("--extender", o.extender, "the kube-extender binary")->required()->type_name("BIN");
+  app.add_option("--load", o.load, "the extender-load binary")->required()->type_name("BIN");
+  app.add_option("--churn-rate", o.churn_rate, "pod events per second on the API server")
+      ->check(CLI::Range(0.1, 10000.0));
+  app.add_option("--rate", o.rate, "requests per second, 0 = closed loop")->check(CLI::Range(0.0, 1e6));
+  app.add_option("--connections", o.connections, "extender-load connections")->check(CLI::Range(1, 64));
+  app.add_option("--period", o.period,
+                 "one restart and one compaction per period (default S/3 within [20, 180])")
+      ->check(CLI::Range(5.0, 86400.0))
+      ->default_str("");
+  app.add_option("--sample-every", o.sample_every, "/proc sampling interval (default S/60 within [1, 5])")
+      ->check(CLI::Range(0.2, 600.0))
+      ->default_str("");
+  app.add_option("--rss-limit", o.rss_limit, "RSS drift allowed after warm-up, in percent")
+      ->check(CLI::Range(0.0, 1000.0));
+  app.add_option("--seed", o.seed, "churn choices");
+  if (!kext::cli::parse(app, argc, argv)) {
+    std::cout << kext::cli::help_text(app);
+    return false;
   }
   if (o.period == 0) o.period = std::clamp(o.seconds / 3, 20.0, 180.0);
   if (o.sample_every == 0) o.sample_every = std::clamp(o.seconds / 60, 1.0, 5.0);
-  return o;
+  return true;
 }
 
 std::string to_json(const rapidjson::Value& v) {
@@ -750,9 +723,9 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   Options o;
   try {
-    o = parse_options(argc, argv);
+    if (!parse_options(argc, argv, o)) return 0;
   } catch (const std::exception& e) {
-    std::cerr << "soak-driver: " << e.what() << "\n" << usage();
+    std::cerr << "soak-driver: " << e.what() << "\n(soak-driver --help lists the flags)\n";
     return 2;
   }
   try {

@@ -35,16 +35,23 @@ int main(int argc, char** argv) {
   try {
     opts = kext::parse_options(argc, argv);
   } catch (const std::exception& e) {
-    std::cerr << "kube-extender: " << e.what() << "\n" << kext::usage();
+    std::cerr << "kube-extender: " << e.what() << "\n(kube-extender --help lists the flags)\n";
     return 2;
   }
   if (opts.help) {
     std::cout << kext::usage();
     return 0;
   }
+  for (const std::string& notice : opts.notices) kext::log_line(notice);
+  // As kube-scheduler at -v=1 (k8s.io/component-base/cli/flag/flags.go PrintFlags).
+  for (const std::string& flag : opts.flag_values) kext::log_line("FLAG: " + flag);
+  if (!opts.api.kubeconfig_env.empty()) {
+    kext::log_line("kubeconfig " + opts.api.kubeconfig + " from KUBECONFIG=" + opts.api.kubeconfig_env +
+                   " (the first file of the list that exists; kubectl would merge them all)");
+  }
   try {
     const std::string policy_text = opts.policy_file.empty() ? std::string(kext::default_policy_json())
-                                                             : read_file(opts.policy_file, "--policy");
+                                                             : read_file(opts.policy_file, "--config");
     kext::Policy policy;
     try {
       policy = kext::parse_policy(policy_text);

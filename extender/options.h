@@ -1,5 +1,6 @@
 #pragma once
-// Command-line flags.
+// kube-extender's command line, defined once with CLI11 (common/cli.h): parsing, --help and the test
+// that the README's flag table lists every flag all read that definition.
 #include <string>
 #include <vector>
 
@@ -10,7 +11,7 @@ namespace kext {
 
 struct Options {
   ServerConfig server;
-  std::string policy_file;                           // empty = embedded default
+  std::string policy_file;                           // --config (--policy); empty = embedded default
   std::vector<std::string> snapshots;                // --snapshot, repeatable
   size_t node_cache_entries = kDefaultNodeCacheEntries;           // Verbs' NodeDecodeCache capacity
   size_t decision_log_size = 1000;                                // GET /debug/decisions ring (0 = off)
@@ -19,10 +20,15 @@ struct Options {
   int shutdown_grace_seconds = 10;  // then: how long requests in flight may take to finish
   kube::ApiFlags api;               // --in-cluster / --kubeconfig / --api-server, --enable-bind
   bool help = false;
+  // For the log at start-up: deprecated flags that were used, and with -v>=1 every flag's value.
+  std::vector<std::string> notices;
+  std::vector<std::string> flag_values;
 };
 
-// Throws std::invalid_argument naming the flag.
+// Throws std::invalid_argument naming the flag. Reads KUBECONFIG (kube::apply_kubeconfig_env).
 Options parse_options(int argc, char** argv);
 std::string usage();
+// Every flag's long name, for the README check.
+std::vector<std::string> flag_names();
 
 }  // namespace kext

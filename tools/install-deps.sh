@@ -3,6 +3,7 @@
 set -euo pipefail
 pkgs=(g++ cmake make pkg-config libcpp-httplib-dev rapidjson-dev libtbb-dev libgtest-dev libbenchmark-dev libssl-dev
   libyaml-cpp-dev  # yaml/: configuration files and kubeconfigs
+  libcli11-dev  # command lines: CLI11, header-only
   clang libclang-rt-14-dev llvm)  # tests/fuzz: clang++ with libFuzzer, ASan, UBSan; llvm-symbolizer
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,99 +1,132 @@
 #include "extender/kube/api_flags.h"
 
+#include <CLI/CLI.hpp>
+#include <filesystem>
 #include <stdexcept>
+#include <vector>
 
-#include "common/command_line.h"
+#include "common/cli.h"
 
 namespace kext::kube {
 
-bool parse_api_flag(const std::string& arg, const std::function<std::string()>& value, ApiFlags& f) {
-  if (arg == "--kubeconfig") f.kubeconfig = value();
-  else if (arg == "--context") f.context = value();
-  else if (arg == "--in-cluster") f.in_cluster = true;
-  else if (arg == "--api-server") f.server = value();
-  else if (arg == "--api-token-file") f.token_file = value();
-  else if (arg == "--api-ca-file") f.ca_file = value();
-  else if (arg == "--api-client-cert-file") f.client_cert_file = value();
-  else if (arg == "--api-client-key-file") f.client_key_file = value();
-  else if (arg == "--api-insecure-skip-tls-verify") f.insecure_skip_tls_verify = true;
-  else if (arg == "--enable-bind") f.bind = true;
-  else if (arg == "--bind-assume-ttl-seconds") {
-    f.assume_ttl = std::chrono::seconds(parse_flag_integer<int64_t>(arg, value(), 1, 3600));
-  } else if (arg == "--leader-elect") {
-    f.leader_elect = true;
-  } else if (arg == "--leader-elect-lease-duration") {
-    f.election.lease_duration = parse_flag_duration(arg, value(), std::chrono::seconds(1), std::chrono::hours(1));
-  } else if (arg == "--leader-elect-renew-deadline") {
-    f.election.renew_deadline =
-        parse_flag_duration(arg, value(), std::chrono::milliseconds(100), std::chrono::hours(1));
-  } else if (arg == "--leader-elect-retry-period") {
-    f.election.retry_period = parse_flag_duration(arg, value(), std::chrono::milliseconds(10), std::chrono::hours(1));
-  } else if (arg == "--leader-elect-resource-name") {
-    f.election.lease_name = non_empty_value(arg, value());
-  } else if (arg == "--leader-elect-resource-namespace") {
-    f.election.lease_namespace = non_empty_value(arg, value());
-  } else if (arg == "--leader-elect-identity") {
-    f.election.identity = non_empty_value(arg, value());
-  } else {
-    return false;
+void add_api_flags(CLI::App& app, ApiFlags& f) {
+  using std::chrono::hours;
+  using std::chrono::milliseconds;
+  using std::chrono::seconds;
+  const std::string g = "Kubernetes API (cluster state by list+watch of nodes, pods, PDBs)";
+  app.add_flag("--in-cluster", f.in_cluster,
+               "the pod's service account (KUBERNETES_SERVICE_HOST, token, ca.crt)")
+      ->group(g);
+  app.add_option("--kubeconfig", f.kubeconfig,
+                 "a kubeconfig (client certificate, token or tokenFile; no exec plugins); without any "
+                 "source flag, the first existing file of $KUBECONFIG")
+      ->type_name("FILE")
+      ->group(g);
+  app.add_option("--context", f.context, "kubeconfig context (default: current-context)")
+      ->type_name("NAME")
+      ->group(g);
+  app.add_option("--api-server", f.server, "explicit API URL, without a kubeconfig")
+      ->type_name("URL")
+      ->group(g);
+  app.add_option("--api-ca-file", f.ca_file, "with --api-server: the CA bundle (PEM)")
+      ->type_name("FILE")
+      ->group(g);
+  app.add_option("--api-token-file", f.token_file, "with --api-server: a bearer token file (re-read)")
+      ->type_name("FILE")
+      ->group(g);
+  app.add_option("--api-client-cert-file", f.client_cert_file,
+                 "with --api-server: a client certificate (PEM)")
+      ->type_name("FILE")
+      ->group(g);
+  app.add_option("--api-client-key-file", f.client_key_file, "with --api-server: its private key (PEM)")
+      ->type_name("FILE")
+      ->group(g);
+  app.add_flag("--api-insecure-skip-tls-verify", f.insecure_skip_tls_verify,
+               "with --api-server: do not verify the server's certificate")
+      ->group(g);
+  app.add_flag("--enable-bind", f.bind,
+               "serve /bind: create the Binding through the API (RBAC: pods/binding create)")
+      ->group(g);
+  cli::add_seconds(app, "--bind-assume-ttl-seconds", f.assume_ttl, 1, 3600,
+                   "a bound pod counts against its node until the watch shows it, at most N seconds")
+      ->type_name("N")
+      ->group(g);
+  app.add_flag("--leader-elect", f.leader_elect,
+               "only the replica holding a coordination.k8s.io Lease binds; the others answer /bind with an "
+               "error and the scheduler retries the pod (RBAC: leases)")
+      ->group(g);
+  cli::add_duration(app, "--leader-elect-lease-duration", f.election.lease_duration, seconds(1), hours(1),
+                    "how long others wait after the holder's last renewal")
+      ->type_name("D")
+      ->group(g);
+  cli::add_duration(app, "--leader-elect-renew-deadline", f.election.renew_deadline, milliseconds(100),
+                    hours(1), "the holder stops binding when it could not renew for D")
+      ->type_name("D")
+      ->group(g);
+  cli::add_duration(app, "--leader-elect-retry-period", f.election.retry_period, milliseconds(10), hours(1),
+                    "time between attempts to acquire or renew")
+      ->type_name("D")
+      ->group(g);
+  cli::non_empty(app.add_option("--leader-elect-resource-namespace", f.election.lease_namespace,
+                                "the Lease's namespace"))
+      ->type_name("NS")
+      ->group(g);
+  cli::non_empty(app.add_option("--leader-elect-resource-name", f.election.lease_name, "the Lease's name"))
+      ->type_name("NAME")
+      ->group(g);
+  cli::non_empty(app.add_option("--leader-elect-identity", f.election.identity,
+                                "this replica's name in the Lease (default: hostname_<random>)"))
+      ->type_name("ID")
+      ->group(g);
+}
+
+void apply_kubeconfig_env(ApiFlags& f, bool have_snapshot, const char* env) {
+  if (env == nullptr || *env == '\0' || f.enabled() || have_snapshot) return;
+  const std::string list = env;
+  for (size_t start = 0; start <= list.size();) {
+    size_t colon = list.find(':', start);
+    if (colon == std::string::npos) colon = list.size();
+    const std::string path = list.substr(start, colon - start);
+    std::error_code ec;
+    if (!path.empty() && std::filesystem::exists(path, ec)) {
+      f.kubeconfig = path;
+      f.kubeconfig_env = list;
+      return;
+    }
+    start = colon + 1;
   }
-  return true;
+  throw std::invalid_argument("KUBECONFIG=\"" + list +
+                              "\": none of its files exists (pass --kubeconfig, "
+                              "--in-cluster, --api-server or --snapshot, or unset it)");
 }
 
 void validate_api_flags(const ApiFlags& f, bool have_snapshot) {
-  int sources = f.in_cluster + !f.kubeconfig.empty() + !f.server.empty();
-  if (sources > 1) throw std::invalid_argument("--in-cluster, --kubeconfig and --api-server are alternatives: pass one");
-  if (sources == 1 && have_snapshot)
-    throw std::invalid_argument("--snapshot and the Kubernetes API (--in-cluster/--kubeconfig/--api-server) are alternative cluster-state sources: pass one");
-  if (!f.context.empty() && f.kubeconfig.empty()) throw std::invalid_argument("--context needs --kubeconfig");
+  std::vector<std::string> sources;
+  if (f.in_cluster) sources.push_back("--in-cluster");
+  if (!f.kubeconfig.empty()) sources.push_back(f.kubeconfig_env.empty() ? "--kubeconfig" : "KUBECONFIG");
+  if (!f.server.empty()) sources.push_back("--api-server");
+  if (sources.size() > 1)
+    throw std::invalid_argument(sources[0] + " and " + sources[1] + " are alternative API sources: pass one");
+  if (sources.size() == 1 && have_snapshot)
+    throw std::invalid_argument("--snapshot and " + sources[0] +
+                                " are alternative cluster-state sources: pass one");
+  if (!f.context.empty() && f.kubeconfig.empty())
+    throw std::invalid_argument("--context needs --kubeconfig (or KUBECONFIG)");
   bool api_detail = !f.token_file.empty() || !f.ca_file.empty() || !f.client_cert_file.empty() ||
                     !f.client_key_file.empty() || f.insecure_skip_tls_verify;
   if (api_detail && f.server.empty())
     throw std::invalid_argument("--api-token-file/--api-ca-file/--api-client-*/--api-insecure-skip-tls-verify need --api-server");
   if (f.client_cert_file.empty() != f.client_key_file.empty())
     throw std::invalid_argument("--api-client-cert-file and --api-client-key-file go together");
-  if (f.bind && sources == 0) throw std::invalid_argument("--enable-bind needs the Kubernetes API (--in-cluster, --kubeconfig or --api-server)");
+  if (f.bind && sources.empty())
+    throw std::invalid_argument(
+        "--enable-bind needs the Kubernetes API (--in-cluster, --kubeconfig, KUBECONFIG or --api-server)");
   if (f.leader_elect && !f.bind) throw std::invalid_argument("--leader-elect elects the binder: it needs --enable-bind");
   // client-go tools/leaderelection/leaderelection.go: NewLeaderElector's checks (JitterFactor 1.2).
   if (f.election.lease_duration <= f.election.renew_deadline)
     throw std::invalid_argument("--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline");
   if (f.election.renew_deadline.count() * 10 <= f.election.retry_period.count() * 12)
     throw std::invalid_argument("--leader-elect-renew-deadline must be greater than 1.2 x --leader-elect-retry-period");
-}
-
-std::string api_flags_usage() {
-  const ApiFlags d;
-  return std::string() +
-         "  cluster state from the Kubernetes API (list+watch of nodes, pods, poddisruptionbudgets):\n"
-         "  --in-cluster          the pod's service account (KUBERNETES_SERVICE_HOST, token, ca.crt)\n"
-         "  --kubeconfig FILE     a kubeconfig (client certificate, token or tokenFile; no exec plugins)\n"
-         "  --context NAME        kubeconfig context (default: current-context)\n"
-         "  --api-server URL      explicit API URL, with --api-ca-file, --api-token-file,\n"
-         "                        --api-client-cert-file, --api-client-key-file, "
-         "--api-insecure-skip-tls-verify\n"
-         "  --enable-bind         serve /bind: create the Binding through the API (RBAC: pods/binding "
-         "create)\n"
-         "  --bind-assume-ttl-seconds N  a bound pod counts against its node until the watch shows it,\n"
-         "                        at most N seconds (default " +
-         std::to_string(d.assume_ttl.count() / 1000) +
-         ")\n"
-         "  --leader-elect        only the replica holding a coordination.k8s.io Lease binds; the others\n"
-         "                        answer /bind with an error and the scheduler retries the pod (RBAC: "
-         "leases)\n"
-         "  --leader-elect-lease-duration D  how long others wait after the holder's last renewal (default " +
-         std::to_string(d.election.lease_duration.count() / 1000) +
-         "s)\n"
-         "  --leader-elect-renew-deadline D  the holder stops binding when it could not renew for D "
-         "(default " +
-         std::to_string(d.election.renew_deadline.count() / 1000) +
-         "s)\n"
-         "  --leader-elect-retry-period D  time between attempts to acquire or renew (default " +
-         std::to_string(d.election.retry_period.count() / 1000) +
-         "s)\n"
-         "  --leader-elect-resource-namespace NS, --leader-elect-resource-name NAME  the Lease (default " +
-         d.election.lease_namespace + "/" + d.election.lease_name +
-         ")\n"
-         "  --leader-elect-identity ID  this replica's name in the Lease (default: hostname_<random>)\n";
 }
 
 ApiConfig resolve_api_config(const ApiFlags& f) {

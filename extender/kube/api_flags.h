@@ -1,17 +1,22 @@
 #pragma once
 // The flags that choose and authenticate the Kubernetes API source, and bind.
 #include <chrono>
-#include <functional>
 #include <string>
 
 #include "extender/kube/api_client.h"
 #include "extender/kube/api_config.h"
 #include "extender/kube/leader_election.h"
 
+namespace CLI {
+class App;
+}  // namespace CLI
+
 namespace kext::kube {
 
 struct ApiFlags {
   std::string kubeconfig;
+  // Set when `kubeconfig` came from the KUBECONFIG variable rather than --kubeconfig: its value.
+  std::string kubeconfig_env;
   std::string context;
   bool in_cluster = false;
   // A kubeconfig-like set of flags, for when there is no kubeconfig file.
@@ -31,11 +36,16 @@ struct ApiFlags {
   bool enabled() const { return in_cluster || !kubeconfig.empty() || !server.empty(); }
 };
 
-// Consumes arg if it is one of these flags (value() fetches its value); false if it is not.
-bool parse_api_flag(const std::string& arg, const std::function<std::string()>& value, ApiFlags& f);
+// Defines these flags on kube-extender's command line (group "Kubernetes API"), bound to `f`.
+void add_api_flags(CLI::App& app, ApiFlags& f);
+// KUBECONFIG as kubectl reads it, when no flag names a cluster-state source (--in-cluster, --kubeconfig,
+// --api-server, --snapshot): client-go tools/clientcmd/loader.go NewDefaultClientConfigLoadingRules
+// splits it with filepath.SplitList (':') and merges the files, the first to set a value winning.
+// Here the first file of the list that exists is the kubeconfig (no merge); none existing is an error
+// naming KUBECONFIG. `env` is getenv("KUBECONFIG"), null when unset.
+void apply_kubeconfig_env(ApiFlags& f, bool have_snapshot, const char* env);
 // Conflicting or incomplete combinations; throws std::invalid_argument naming the flags.
 void validate_api_flags(const ApiFlags& f, bool have_snapshot);
-std::string api_flags_usage();
 
 // Reads the files the flags name; throws ConfigError naming the flag and file.
 ApiConfig resolve_api_config(const ApiFlags& f);

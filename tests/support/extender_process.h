@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -20,11 +21,13 @@ class ExtenderProcess {
   explicit ExtenderProcess(const std::vector<std::string>& args) : ExtenderProcess(KEXT_BINARY, args) {}
 #endif
 
-  // Starts `binary --address 127.0.0.1 --port 0 args…` and reads stderr until it listens or exits. With
-  // log_file, stderr goes to that file (nothing blocks on a pipe nobody drains) and is read from there,
-  // for at most `start_limit`.
+  // Starts `binary --bind-address 127.0.0.1 --port 0 args…` and reads stderr until it listens or exits.
+  // With log_file, stderr goes to that file (nothing blocks on a pipe nobody drains) and is read from
+  // there, for at most `start_limit`. The child gets this environment without KUBECONFIG, which would
+  // otherwise become its cluster-state source when the test passes none; `env` adds variables.
   ExtenderProcess(const std::string& binary, const std::vector<std::string>& args, std::string log_file = "",
-                  std::chrono::milliseconds start_limit = std::chrono::seconds(60))
+                  std::chrono::milliseconds start_limit = std::chrono::seconds(60),
+                  const std::vector<std::string>& env = {})
       : log_file_(std::move(log_file)) {
     int fds[2] = {-1, -1};
     int err_fd = -1;
@@ -36,16 +39,25 @@ class ExtenderProcess {
       if (err_fd < 0) return;
       fd_ = open(log_file_.c_str(), O_RDONLY | O_CLOEXEC);
     }
-    std::vector<std::string> argv_s = {binary, "--address", "127.0.0.1", "--port", "0"};
+    std::vector<std::string> argv_s = {binary, "--bind-address", "127.0.0.1", "--port", "0"};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<std::string> env_s;  // built before fork: the child only calls async-signal-safe functions
+    for (char** e = environ; *e != nullptr; ++e) {
+      if (std::string_view(*e).starts_with("KUBECONFIG=")) continue;
+      env_s.push_back(*e);
+    }
+    env_s.insert(env_s.end(), env.begin(), env.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<char*> envp;
+    for (auto& e : env_s) envp.push_back(e.data());
+    envp.push_back(nullptr);
     pid_ = fork();
     if (pid_ == 0) {
       dup2(err_fd, STDERR_FILENO);
       close_range(3, ~0U, 0);  // nothing of the parent's (sockets, pipes) leaks into the child
-      std::vector<char*> argv;
-      for (auto& a : argv_s) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(binary.c_str(), argv.data());
+      execve(binary.c_str(), argv.data(), envp.data());
       _exit(127);
     }
     close(err_fd);

@@ -1,6 +1,7 @@
 #pragma once
-// extender-gen's command line.
+// extender-gen's command line, defined once with CLI11 (common/cli.h).
 #include <string>
+#include <vector>
 
 #include "tools/gen/cluster.h"
 
@@ -15,5 +16,7 @@ struct GenCommand {
 // Throws std::invalid_argument naming the flag.
 GenCommand parse_gen_options(int argc, char** argv);
 std::string gen_usage();
+// Every flag's long name, for the README check.
+std::vector<std::string> gen_flag_names();
 
 }  // namespace kext::gen

@@ -9,7 +9,7 @@ int main(int argc, char** argv) {
   try {
     cmd = kext::gen::parse_gen_options(argc, argv);
   } catch (const std::exception& e) {
-    std::cerr << "extender-gen: " << e.what() << "\n" << kext::gen::gen_usage();
+    std::cerr << "extender-gen: " << e.what() << "\n(extender-gen --help lists the flags)\n";
     return 2;
   }
   if (cmd.help) {

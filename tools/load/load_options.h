@@ -1,6 +1,7 @@
 #pragma once
-// extender-load's command line.
+// extender-load's command line, defined once with CLI11 (common/cli.h).
 #include <string>
+#include <vector>
 
 #include "tools/load/exchanges.h"
 #include "tools/load/replay.h"
@@ -19,5 +20,7 @@ struct LoadOptions {
 // Throws std::invalid_argument naming the flag.
 LoadOptions parse_load_options(int argc, char** argv);
 std::string load_usage();
+// Every flag's long name, for the README check.
+std::vector<std::string> load_flag_names();
 
 }  // namespace kext::load

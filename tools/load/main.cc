@@ -9,7 +9,7 @@ int main(int argc, char** argv) {
   try {
     opts = kext::load::parse_load_options(argc, argv);
   } catch (const std::exception& e) {
-    std::cerr << "extender-load: " << e.what() << "\n" << kext::load::load_usage();
+    std::cerr << "extender-load: " << e.what() << "\n(extender-load --help lists the flags)\n";
     return 2;
   }
   if (opts.help) {

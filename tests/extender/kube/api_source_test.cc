@@ -53,6 +53,32 @@ TEST(ApiSource, FlagConflictsAreRejected) {
   EXPECT_NE(q.log().find("--enable-bind needs the Kubernetes API"), std::string::npos) << q.log();
 }
 
+// As kubectl: with no source flag, KUBECONFIG names the kubeconfig (its first file that exists).
+TEST(ApiSource, KubeconfigVariableIsTheSourceWhenNoFlagNamesOne) {
+  FakeApiServer api;
+  api.put("nodes", node_json("n1", "2", "4Gi"));
+  const std::string kc = write_temp("env-kubeconfig", api.kubeconfig(true));
+  ExtenderProcess p(KEXT_BINARY, {"--enable-bind", "--shutdown-delay-seconds=0"}, "", 60s,
+                    {"KUBECONFIG=/nonexistent/kubeconfig:" + kc});
+  ASSERT_GT(p.port(), 0) << p.log();
+  EXPECT_NE(p.log().find("kubeconfig " + kc + " from KUBECONFIG=/nonexistent/kubeconfig:" + kc),
+            std::string::npos)
+      << p.log();
+  httplib::Client c("127.0.0.1", p.port());
+  EXPECT_TRUE(wait_until([&] {
+    auto r = c.Get("/readyz");
+    return r && r->status == 200;  // the lists came from that API server
+  }));
+  kill(p.pid(), SIGTERM);
+  EXPECT_EQ(p.wait_exit(10s), 0) << p.log();
+
+  ExtenderProcess none(KEXT_BINARY, {}, "", 60s, {"KUBECONFIG=/nonexistent/a:/nonexistent/b"});
+  EXPECT_EQ(none.wait_exit(10s), 2);
+  EXPECT_NE(none.log().find("KUBECONFIG=\"/nonexistent/a:/nonexistent/b\": none of its files exists"),
+            std::string::npos)
+      << none.log();
+}
+
 TEST(ApiSource, ServesFromTheWatchAndBindsThroughTheApi) {
   FakeApiServer api;
   api.put("nodes", node_json("n1", "2", "4Gi"));

@@ -3,7 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
 #include <vector>
+
+#include "tests/support/readme_flags.h"
 
 namespace kext::load {
 namespace {
@@ -49,6 +53,10 @@ TEST(LoadOptions, FlagsAndDefaults) {
   EXPECT_EQ(e.replay.expected_errors[0].verb, "bind");
   EXPECT_EQ(e.replay.expected_errors[0].text, "HTTP 409: ");
   EXPECT_EQ(e.replay.expected_errors[1].text, "a:b");
+  // One value per occurrence: the input after a repeatable flag is still the input.
+  EXPECT_EQ(parse({"--url", "http://h:1", "--verb", "bind", "d"}).input, "d");
+  EXPECT_EQ(parse({"--url", "http://h:1", "--expect-error", "bind:x", "d"}).input, "d");
+  EXPECT_EQ(parse({"--url=http://h:1", "--timeout", "1", "--timeout=2.5", "d"}).replay.timeout_s, 2.5);
 }
 
 TEST(LoadOptions, ErrorsNameTheFlag) {
@@ -60,17 +68,66 @@ TEST(LoadOptions, ErrorsNameTheFlag) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(message({"dir"}), "--url: required");
+  EXPECT_EQ(message({"dir"}), "--url is required");
   EXPECT_EQ(message({"--url", "http://h:1"}), "missing the recording or fixture directory");
   EXPECT_NE(message({"--url", "http://h:1", "--rate", "-3", "d"}).find("--rate"), std::string::npos);
   EXPECT_NE(message({"--url", "http://h:1", "--connections", "0", "d"}).find("--connections"),
             std::string::npos);
-  EXPECT_NE(message({"--url", "http://h:1", "--bogus", "d"}).find("--bogus"), std::string::npos);
+  EXPECT_EQ(message({"--url", "http://h:1", "--bogus", "d"}), "unknown flag \"--bogus\"");
+  EXPECT_EQ(message({"--url", "ftp://h:1", "d"}),
+            "--url: expected http://host:port[/prefix], got \"ftp://h:1\"");
+  EXPECT_NE(message({"--url", "http://h:1", "--check=maybe", "d"}).find("--check"), std::string::npos);
+  EXPECT_NE(message({"--url", "http://h:1", "--timeout", "0", "d"}).find("--timeout: expected a positive"),
+            std::string::npos);
   EXPECT_NE(message({"--url", "http://h:1", "a", "b"}).find("one input"), std::string::npos);
   for (const char* bad : {"bind", ":text", "bind:"}) {
     EXPECT_NE(message({"--url", "http://h:1", "--expect-error", bad, "d"}).find("--expect-error"),
               std::string::npos)
         << bad;
+  }
+}
+
+TEST(LoadOptions, BooleanFlagsTakeTheirValueAfterEquals) {
+  struct Case {
+    std::vector<std::string> args;
+    bool check, quiet, json;
+  };
+  const Case cases[] = {
+      {{}, false, false, false},
+      {{"--check"}, true, false, false},
+      {{"--check=true"}, true, false, false},
+      {{"--check=false"}, false, false, false},  // was: --check on
+      {{"--check", "--check=false"}, false, false, false},
+      {{"-q", "--json"}, false, true, true},
+      {{"--quiet=false", "--json=false"}, false, false, false},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"--url", "http://h:1"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.push_back("dir");
+    LoadOptions o = parse(args);
+    EXPECT_EQ(o.replay.check, c.check) << args.size();
+    EXPECT_EQ(o.read.keep_replies, c.check);  // the replies are kept only to be checked
+    EXPECT_EQ(o.quiet, c.quiet);
+    EXPECT_EQ(o.replay.progress, !c.quiet);
+    EXPECT_EQ(o.json, c.json);
+  }
+  // "--check false": "false" is a second input, as pflag would have it.
+  EXPECT_THROW(parse({"--url", "http://h:1", "--check", "false", "dir"}), std::invalid_argument);
+}
+
+TEST(LoadOptions, HelpAndTheReadmeListEveryFlag) {
+  EXPECT_TRUE(parse({"--help"}).help);
+  EXPECT_TRUE(parse({"-h"}).help);  // --url and the input are not required then
+  const std::string help = load_usage();
+  EXPECT_NE(help.find("--expect-error VERB:TEXT"), std::string::npos) << help;
+  EXPECT_NE(help.find("exit status: 0 ok"), std::string::npos) << help;
+  const std::set<std::string> documented = testing::readme_flags("**`extender-load`**", "It prints per verb");
+  const std::vector<std::string> names = load_flag_names();
+  EXPECT_GT(names.size(), 10u);
+  for (const std::string& name : names) EXPECT_TRUE(documented.count(name)) << name << " is not in README.md";
+  for (const std::string& name : documented) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name << " is documented only";
   }
 }
 

@@ -1,0 +1,318 @@
+// kube-extender's command line (extender/options.cc, common/cli.cc): booleans with =false, klog's -v=N,
+// the renamed flags' deprecated aliases, the API sources that exclude each other, KUBECONFIG, errors
+// that name the flag, and the README table that must list every flag.
+#include "extender/options.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <set>
+
+#include "policy/policy.h"
+#include "tests/support/extender_process.h"
+#include "tests/support/readme_flags.h"
+#include "tests/support/temp_dir.h"
+
+namespace kext {
+namespace {
+
+// KUBECONFIG for one test (unset by default, so that the developer's own does not leak in).
+class KubeconfigEnv {
+ public:
+  explicit KubeconfigEnv(const char* value = nullptr) {
+    if (const char* old = std::getenv("KUBECONFIG")) saved_ = old;
+    if (value) {
+      setenv("KUBECONFIG", value, 1);
+    } else {
+      unsetenv("KUBECONFIG");
+    }
+  }
+  ~KubeconfigEnv() {
+    if (saved_) {
+      setenv("KUBECONFIG", saved_->c_str(), 1);
+    } else {
+      unsetenv("KUBECONFIG");
+    }
+  }
+
+ private:
+  std::optional<std::string> saved_;
+};
+
+Options parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "kube-extender");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return parse_options(static_cast<int>(argv.size()), argv.data());
+}
+
+std::string error_of(std::vector<std::string> args) {
+  try {
+    parse(std::move(args));
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += s + "\n";
+  return out;
+}
+
+TEST(Options, BooleanFlagsTakeTheirValueAfterEquals) {
+  KubeconfigEnv env;
+  using Get = std::function<bool(const Options&)>;
+  const Get bind = [](const Options& o) { return o.api.bind; };
+  const Get in_cluster = [](const Options& o) { return o.api.in_cluster; };
+  const Get skip_verify = [](const Options& o) { return o.api.insecure_skip_tls_verify; };
+  const Get leader = [](const Options& o) { return o.api.leader_elect; };
+  struct Case {
+    std::vector<std::string> args;
+    Get get;
+    bool want;
+  };
+  const std::string api = "https://k8s:6443";
+  const Case cases[] = {
+      {{"--api-server", api, "--enable-bind"}, bind, true},
+      {{"--api-server", api, "--enable-bind=true"}, bind, true},
+      {{"--api-server", api, "--enable-bind=false"}, bind, false},                   // was: bind on
+      {{"--api-server", api, "--enable-bind", "--enable-bind=false"}, bind, false},  // the last one counts
+      {{"--enable-bind=false"}, bind, false},  // and needs no API source then
+      {{"--in-cluster"}, in_cluster, true},
+      {{"--in-cluster=false"}, in_cluster, false},
+      {{"--in-cluster=false", "--kubeconfig", "kc"}, in_cluster, false},  // no conflict either
+      {{"--api-server", api, "--api-insecure-skip-tls-verify"}, skip_verify, true},
+      {{"--api-server", api, "--api-insecure-skip-tls-verify=false"}, skip_verify, false},
+      {{"--api-insecure-skip-tls-verify=false"}, skip_verify, false},  // without --api-server
+      {{"--api-server", api, "--enable-bind", "--leader-elect=false"}, leader, false},
+      {{"--api-server", api, "--enable-bind", "--leader-elect"}, leader, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(joined(c.args));
+    Options o;
+    ASSERT_NO_THROW(o = parse(c.args));
+    EXPECT_EQ(c.get(o), c.want);
+  }
+  EXPECT_FALSE(parse({"--in-cluster=false"}).api.enabled());
+  // As pflag: a separate "false" is a stray argument, refused with a hint rather than read as a value.
+  EXPECT_EQ(error_of({"--in-cluster", "false"}),
+            "unexpected argument \"false\" (a boolean flag takes its value after '=', as --flag=false)");
+  EXPECT_NE(error_of({"--enable-bind=maybe"}).find("--enable-bind"), std::string::npos);
+}
+
+TEST(Options, VerbosityIsSpelledAsKlogSpellsIt) {
+  KubeconfigEnv env;
+  const std::pair<std::vector<std::string>, int> cases[] = {
+      {{}, 0},           {{"-v=2"}, 2}, {{"--v=2"}, 2},        {{"-v", "3"}, 3},
+      {{"--v", "4"}, 4}, {{"-v5"}, 5},  {{"-v=1", "-v=0"}, 0},
+  };
+  for (const auto& [args, want] : cases) {
+    SCOPED_TRACE(joined(args));
+    EXPECT_EQ(parse(args).server.verbosity, want);
+  }
+  for (const char* bad : {"-v=11", "-v=x", "--v=-1"}) {
+    EXPECT_NE(error_of({bad}).find("--v"), std::string::npos) << bad;
+  }
+  // -v=1 and up: every flag's value for the start-up log, an alias's under the current name.
+  Options o = parse({"-v=1", "--address", "127.0.0.1", "--snapshot", "a", "--snapshot", "b"});
+  const std::string values = joined(o.flag_values);
+  EXPECT_NE(values.find("--bind-address=\"127.0.0.1\"\n"), std::string::npos) << values;
+  EXPECT_NE(values.find("--port=\"8888\"\n"), std::string::npos) << values;
+  EXPECT_NE(values.find("--snapshot=\"a,b\"\n"), std::string::npos) << values;
+  EXPECT_NE(values.find("--v=\"1\"\n"), std::string::npos) << values;
+  EXPECT_EQ(values.find("--address="), std::string::npos) << values;
+  EXPECT_NE(values.find("--enable-bind=\"false\"\n"), std::string::npos) << values;
+  const std::string given = joined(parse({"-v=1", "--in-cluster", "--enable-bind"}).flag_values);
+  EXPECT_NE(given.find("--enable-bind=\"true\"\n"), std::string::npos) << given;
+  EXPECT_NE(given.find("--in-cluster=\"true\"\n"), std::string::npos) << given;
+  EXPECT_TRUE(parse({}).flag_values.empty());
+}
+
+TEST(Options, RenamedFlagsKeepTheirOldNameAsADeprecatedAlias) {
+  KubeconfigEnv env;
+  struct Case {
+    std::vector<std::string> args;
+    std::string address, policy, notice;
+  };
+  const Case cases[] = {
+      {{}, "0.0.0.0", "", ""},
+      {{"--bind-address", "127.0.0.1"}, "127.0.0.1", "", ""},
+      {{"--bind-address=::1"}, "::1", "", ""},
+      {{"--address", "127.0.0.1"},
+       "127.0.0.1",
+       "",
+       "flag --address is deprecated, use --bind-address instead (same meaning)"},
+      {{"--config", "p.json"}, "0.0.0.0", "p.json", ""},
+      {{"--policy", "p.json"},
+       "0.0.0.0",
+       "p.json",
+       "flag --policy is deprecated, use --config instead (same meaning)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(joined(c.args));
+    Options o = parse(c.args);
+    EXPECT_EQ(o.server.address, c.address);
+    EXPECT_EQ(o.policy_file, c.policy);
+    EXPECT_EQ(joined(o.notices), c.notice.empty() ? "" : c.notice + "\n");
+  }
+  EXPECT_EQ(error_of({"--address", "a", "--bind-address", "b"}), "--bind-address excludes --address");
+  EXPECT_EQ(error_of({"--policy", "a", "--config", "b"}), "--config excludes --policy");
+  EXPECT_EQ(error_of({"--bind-address", ""}), "--bind-address: must not be empty");
+  EXPECT_NE(error_of({"--bind-address="}).find("--bind-address"), std::string::npos);
+}
+
+TEST(Options, AlternativeClusterStateSourcesAreRefusedNamingBoth) {
+  KubeconfigEnv env;
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"--kubeconfig", "kc", "--in-cluster"}, "--in-cluster and --kubeconfig are alternative API sources"},
+      {{"--kubeconfig", "kc", "--api-server", "https://h"},
+       "--kubeconfig and --api-server are alternative API sources"},
+      {{"--in-cluster", "--api-server", "https://h"},
+       "--in-cluster and --api-server are alternative API sources"},
+      {{"--snapshot", "s.json", "--in-cluster"},
+       "--snapshot and --in-cluster are alternative cluster-state sources"},
+      {{"--snapshot", "s.json", "--kubeconfig", "kc"},
+       "--snapshot and --kubeconfig are alternative cluster-state sources"},
+      {{"--enable-bind"}, "--enable-bind needs the Kubernetes API"},
+      {{"--context", "c"}, "--context needs --kubeconfig"},
+  };
+  for (const auto& [args, want] : cases) {
+    EXPECT_NE(error_of(args).find(want), std::string::npos) << joined(args) << error_of(args);
+  }
+}
+
+TEST(Options, KubeconfigVariableIsReadAsKubectlReadsIt) {
+  testing::TempDir dir("kubeconfig-env");
+  const std::string first = (dir.path() / "first").string(), second = (dir.path() / "second").string();
+  testing::spit(first, "");
+  testing::spit(second, "");
+  const std::string missing = (dir.path() / "missing").string();
+  struct Case {
+    std::string env;
+    std::vector<std::string> args;
+    std::string kubeconfig;  // "" = not from the variable
+  };
+  const Case cases[] = {
+      {first, {}, first},
+      {missing + ":" + second + ":" + first, {}, second},  // the first file of the list that exists
+      {":" + first, {}, first},                            // empty entries are skipped
+      {first, {"--context", "other", "--enable-bind"}, first},
+      {first, {"--kubeconfig", second}, ""},  // a flag wins
+      {first, {"--in-cluster"}, ""},
+      {first, {"--api-server", "https://h"}, ""},
+      {first, {"--snapshot", "s.json"}, ""},
+      {"", {}, ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.env + " " + joined(c.args));
+    KubeconfigEnv env(c.env.c_str());
+    Options o = parse(c.args);
+    if (c.kubeconfig.empty()) {
+      EXPECT_EQ(o.api.kubeconfig_env, "");
+      EXPECT_NE(o.api.kubeconfig, first);
+    } else {
+      EXPECT_EQ(o.api.kubeconfig, c.kubeconfig);
+      EXPECT_EQ(o.api.kubeconfig_env, c.env);
+      EXPECT_TRUE(o.api.enabled());
+    }
+  }
+  KubeconfigEnv none(missing.c_str());
+  EXPECT_NE(error_of({}).find("KUBECONFIG=\"" + missing + "\": none of its files exists"), std::string::npos);
+}
+
+TEST(Options, BadFlagsStopStartUpNamingTheFlag) {
+  KubeconfigEnv env;
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"--bogus"}, "unknown flag \"--bogus\""},
+      {{"--bogus=1"}, "unknown flag \"--bogus=1\""},
+      {{"--port", "abc"}, "--port"},
+      {{"--port=70000"}, "--port"},
+      {{"--port"}, "--port"},
+      {{"--threads", "0"}, "--threads"},
+      {{"--max-body-bytes", "-5"}, "--max-body-bytes"},
+      {{"--idle-timeout-seconds", "0"}, "--idle-timeout-seconds"},
+      {{"--leader-elect-lease-duration", "15x"}, "--leader-elect-lease-duration: expected a duration"},
+      {{"--leader-elect-resource-name", ""}, "--leader-elect-resource-name: must not be empty"},
+      {{"stray"}, "unexpected argument \"stray\""},
+      {{"--snapshot", "a.json", "b.json"}, "unexpected argument \"b.json\""},  // one value per --snapshot
+  };
+  for (const auto& [args, want] : cases) {
+    EXPECT_NE(error_of(args).find(want), std::string::npos) << joined(args) << ": " << error_of(args);
+  }
+}
+
+TEST(Options, ValuesDefaultsAndRepeats) {
+  KubeconfigEnv env;
+  Options o = parse({"--port=0", "--port", "9000", "--snapshot", "a", "--snapshot=b", "--metrics-port", "0",
+                     "--idle-timeout-seconds=7", "--leader-elect-retry-period", "500ms"});
+  EXPECT_EQ(o.server.port, 9000);  // the last one counts, as with pflag
+  EXPECT_EQ(o.snapshots, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(o.server.metrics_port, -1);  // 0 = off
+  EXPECT_EQ(o.server.limits.idle_timeout, std::chrono::seconds(7));
+  EXPECT_EQ(o.api.election.retry_period, std::chrono::milliseconds(500));
+  EXPECT_EQ(parse({"--metrics-port=9100"}).server.metrics_port, 9100);
+  EXPECT_TRUE(parse({"--help"}).help);
+  EXPECT_TRUE(parse({"-h"}).help);
+  const Options defaults;
+  const std::string help = usage();
+  EXPECT_NE(help.find("--port N"), std::string::npos) << help;
+  EXPECT_NE(help.find("(default " + std::to_string(defaults.server.port) + ")"), std::string::npos) << help;
+  EXPECT_NE(help.find("--leader-elect-lease-duration D"), std::string::npos) << help;
+  EXPECT_NE(help.find("deprecated alias of --bind-address"), std::string::npos) << help;
+}
+
+// The real binary: the deprecation notice and, from -v=1, the flags' values and one line per request
+// on stderr; a bad flag exits 2.
+TEST(Options, TheBinaryReportsDeprecatedFlagsAndLogsMoreWithVerbosity) {
+  testing::TempDir dir("policy-flag");
+  const std::string policy = (dir.path() / "policy.json").string();
+  testing::spit(policy, std::string(default_policy_json()));
+  auto run = [&](std::vector<std::string> args) {
+    args.push_back("--shutdown-delay-seconds=0");
+    testing::ExtenderProcess p(args);
+    EXPECT_GT(p.port(), 0) << p.log();
+    httplib::Client c("127.0.0.1", p.port());
+    auto r = c.Post("/filter", R"({"Pod":{"metadata":{"name":"p","uid":"u"}},"NodeNames":["n1"]})",
+                    "application/json");
+    EXPECT_TRUE(r && r->status == 200);
+    kill(p.pid(), SIGTERM);
+    EXPECT_EQ(p.wait_exit(std::chrono::seconds(10)), 0);
+    return p.log();
+  };
+  const std::string quiet = run({"--policy", policy});
+  EXPECT_NE(quiet.find("kube-extender: flag --policy is deprecated, use --config instead"), std::string::npos)
+      << quiet;
+  EXPECT_EQ(quiet.find("FLAG:"), std::string::npos) << quiet;
+  EXPECT_EQ(quiet.find("\"path\":\"/filter\""), std::string::npos) << quiet;
+  const std::string verbose = run({"--config=" + policy, "-v=2"});
+  EXPECT_EQ(verbose.find("deprecated"), std::string::npos) << verbose;
+  EXPECT_NE(verbose.find("FLAG: --config=\"" + policy + "\"\n"), std::string::npos) << verbose;
+  EXPECT_NE(verbose.find("FLAG: --v=\"2\"\n"), std::string::npos) << verbose;
+  EXPECT_NE(verbose.find("\"path\":\"/filter\""), std::string::npos) << verbose;  // the request's line
+  EXPECT_NE(verbose.find("\"durationSeconds\":"), std::string::npos) << verbose;
+
+  testing::ExtenderProcess bad({"--enable-bind=maybe"});
+  EXPECT_EQ(bad.wait_exit(std::chrono::seconds(10)), 2);
+  EXPECT_NE(bad.log().find("--enable-bind"), std::string::npos) << bad.log();
+}
+
+// The README's table is the operators' reference: each flag the program accepts has a row.
+TEST(Options, TheReadmeDocumentsEveryFlag) {
+  const std::set<std::string> documented = testing::readme_flags("## Flags", "## ");
+  const std::vector<std::string> names = flag_names();
+  EXPECT_GT(names.size(), 40u);
+  for (const std::string& name : names) EXPECT_TRUE(documented.count(name)) << name << " is not in README.md";
+  // And no row documents a flag that does not exist.
+  for (const std::string& name : documented) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name << " is documented only";
+  }
+}
+
+}  // namespace
+}  // namespace kext

@@ -1,0 +1,83 @@
+// extender-gen's command line (tools/gen/gen_options.cc): values, --bind=false, errors naming the flag,
+// and the README table.
+#include "tools/gen/gen_options.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "tests/support/readme_flags.h"
+
+namespace kext::gen {
+namespace {
+
+GenCommand parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "extender-gen");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return parse_gen_options(static_cast<int>(argv.size()), argv.data());
+}
+
+std::string error_of(std::vector<std::string> args) {
+  try {
+    parse(std::move(args));
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(GenOptions, ValuesAndDefaults) {
+  GenCommand c = parse({"--out", "d", "--nodes=7", "--pods-per-node", "3", "--seed", "9", "--cycles=4",
+                        "--preempt-every", "0", "--nodes-per-request", "5", "--bind", "--mode=names"});
+  EXPECT_EQ(c.out_dir, "d");
+  EXPECT_EQ(c.gen.nodes, 7u);
+  EXPECT_EQ(c.gen.pods_per_node, 3u);
+  EXPECT_EQ(c.gen.seed, 9u);
+  EXPECT_EQ(c.gen.cycles, 4u);
+  EXPECT_EQ(c.gen.preempt_every, 0u);
+  EXPECT_EQ(c.gen.nodes_per_request, 5u);
+  EXPECT_TRUE(c.gen.bind);
+  EXPECT_TRUE(c.gen.names);
+  EXPECT_FALSE(c.gen.full);
+  const GenOptions d;
+  GenCommand plain = parse({"--out", "d"});
+  EXPECT_EQ(plain.gen.nodes, d.nodes);
+  EXPECT_TRUE(plain.gen.names && plain.gen.full);
+  EXPECT_FALSE(parse({"--out", "d", "--bind=false"}).gen.bind);
+  EXPECT_FALSE(parse({"--out", "d", "--mode", "full"}).gen.names);
+  EXPECT_TRUE(parse({"--help"}).help);  // --out is not required then
+}
+
+TEST(GenOptions, ErrorsNameTheFlag) {
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{}, "--out is required"},
+      {{"--out", ""}, "--out: must not be empty"},
+      {{"--out="}, "--out"},
+      {{"--out", "d", "--nodes", "0"}, "--nodes"},
+      {{"--out", "d", "--pods-per-node", "111"}, "--pods-per-node"},
+      {{"--out", "d", "--mode", "some"}, "--mode: expected names, full or both, got \"some\""},
+      {{"--out", "d", "--bind=perhaps"}, "--bind"},
+      {{"--out", "d", "--bogus"}, "unknown flag \"--bogus\""},
+  };
+  for (const auto& [args, want] : cases) {
+    EXPECT_NE(error_of(args).find(want), std::string::npos) << want << ": " << error_of(args);
+  }
+}
+
+TEST(GenOptions, HelpAndTheReadmeListEveryFlag) {
+  EXPECT_NE(gen_usage().find("--mode M"), std::string::npos) << gen_usage();
+  const std::set<std::string> documented =
+      testing::readme_flags("**`extender-gen`**", "Each cycle starts where the previous one stopped");
+  const std::vector<std::string> names = gen_flag_names();
+  EXPECT_EQ(names.size(), 9u);
+  for (const std::string& name : names) EXPECT_TRUE(documented.count(name)) << name << " is not in README.md";
+  for (const std::string& name : documented) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name << " is documented only";
+  }
+}
+
+}  // namespace
+}  // namespace kext::gen
