@@ -30,6 +30,7 @@ struct PriorityPolicy {
 struct PreemptionPolicy {
   std::string semantics = "current";  // "current" | "v1.16"; compile() makes it a preemption::Semantics
   int64_t max_candidates = static_cast<int64_t>(preemption::kDefaultMaxCandidates);
+  bool operator==(const PreemptionPolicy&) const = default;
 };
 
 struct Policy {
@@ -65,5 +66,8 @@ struct Profile {
 };
 
 Profile compile(const Policy& policy);
+
+// The preemption section (legacy Policy and ExtenderConfiguration alike) compiled.
+PreemptionProfile preemption_profile(const PreemptionPolicy& policy);
 
 }  // namespace kext

@@ -1,0 +1,221 @@
+// kube-scheduler's framework score plugins (0..100, framework.MaxNodeScore) against hand-computed values
+// of the Go arithmetic, and the same plugins from the catalogue on the wire's 0..10 (score100 / 10).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "algorithms/catalogue.h"
+#include "algorithms/scores/balanced_resource_allocation.h"
+#include "algorithms/scores/image_locality.h"
+#include "algorithms/scores/node_affinity.h"
+#include "algorithms/scores/node_resources_fit.h"
+#include "algorithms/scores/taint_toleration.h"
+#include "tests/support/test_builders.h"
+
+namespace kext {
+namespace {
+
+using testing::make_node;
+using testing::make_pod;
+using testing::make_pod_with;
+using testing::MiB;
+using testing::node_info;
+using testing::run_score;
+
+// The pod (500m, 1000 bytes) on a node (4000m, 10000 bytes) already holding 1140m / 4100 bytes:
+// requested cpu 1640 of 4000, memory 5100 of 10000.
+Pod the_pod() { return make_pod("p", 500, 1000); }
+NodeInfo the_node(int64_t cpu = 4000, int64_t mem = 10000) {
+  return node_info(make_node("n", cpu, mem), {make_pod("a", 1140, 4100)});
+}
+
+ScoringStrategy strategy(ScoringStrategyType type,
+                         std::vector<ResourceWeight> resources = {{"cpu", 1}, {"memory", 1}},
+                         std::vector<UtilizationShapePoint> shape = {}) {
+  return ScoringStrategy{type, std::move(resources), std::move(shape)};
+}
+
+struct FitCase {
+  std::string name;
+  ScoringStrategy strategy;
+  NodeInfo node;
+  int64_t want100;
+};
+
+TEST(NodeResourcesFitScore, Table) {
+  using enum ScoringStrategyType;
+  const std::vector<FitCase> cases = {
+      // least_allocated.go: cpu (4000-1640)*100/4000 = 59, memory (10000-5100)*100/10000 = 49;
+      // (59 + 49) / 2 = 54. (The v1.16 LeastRequestedPriority gives (5 + 4) / 2 = 4 here, the wire 5.)
+      {"least allocated", strategy(kLeastAllocated), the_node(), 54},
+      // Weighted: (59*3 + 49*1) / 4 = 226 / 4 = 56.
+      {"least allocated weighted", strategy(kLeastAllocated, {{"cpu", 3}, {"memory", 1}}), the_node(), 56},
+      // A resource with allocatable 0 is left out of the mean (v1.16 averaged its 0 in): cpu alone, 59.
+      {"least allocated skips allocatable 0", strategy(kLeastAllocated), the_node(4000, 0), 59},
+      // most_allocated.go: cpu 1640*100/4000 = 41, memory 5100*100/10000 = 51; (41 + 51) / 2 = 46.
+      {"most allocated", strategy(kMostAllocated), the_node(), 46},
+      // Over capacity, requested is clamped to capacity: cpu 100 (v1.16 scored 0), memory 51; 75.
+      {"most allocated clamps", strategy(kMostAllocated), the_node(1000), 75},
+      // requested_to_capacity_ratio.go: shape (0,0) (100,10) scaled to (0,0) (100,100); cpu 41,
+      // memory 51; math.Round((41 + 51) / 2) = 46. (v1.16's unscaled shape: round((4 + 5) / 2) = 5.)
+      {"requested to capacity ratio",
+       strategy(kRequestedToCapacityRatio, {{"cpu", 1}, {"memory", 1}}, {{0, 0}, {100, 10}}), the_node(), 46},
+      // Decreasing shape (100,0): cpu 100 - 41 = 59, memory 49; weights 1 and 2: round(157 / 3) = 52.
+      {"requested to capacity ratio weighted",
+       strategy(kRequestedToCapacityRatio, {{"cpu", 1}, {"memory", 2}}, {{0, 10}, {100, 0}}), the_node(), 52},
+  };
+  for (const auto& c : cases) {
+    auto plugin = make_node_resources_fit_score(c.strategy);
+    EXPECT_EQ(plugin->name(), "NodeResourcesFit");
+    EXPECT_EQ(run_score(*plugin, the_pod(), {c.node}), std::vector<int64_t>{c.want100}) << c.name;
+    PluginArgs args;
+    args.fit_scoring = c.strategy;
+    auto wire = make_plugin_score("NodeResourcesFit", args);
+    ASSERT_NE(wire, nullptr);
+    EXPECT_EQ(run_score(*wire, the_pod(), {c.node}), std::vector<int64_t>{c.want100 / 10}) << c.name;
+  }
+}
+
+TEST(NodeResourcesBalancedAllocationScore, Table) {
+  // balanced_allocation.go balancedResourceScorer, actual requests (useRequested).
+  Pod with_storage = the_pod();
+  with_storage.containers[0].requests.ephemeral_storage = 3;
+  Node storage_node = make_node("n", 4000, 10000);
+  storage_node.allocatable.ephemeral_storage = 10;
+  struct Case {
+    std::string name;
+    std::vector<ResourceWeight> resources;
+    Pod pod;
+    NodeInfo node;
+    int64_t want100;
+  };
+  const std::vector<Case> cases = {
+      // Fractions 0.41 and 0.51: std = |0.41 - 0.51| / 2 = 0.05; int64((1 - 0.05) * 100) = 95.
+      // (v1.16's BalancedResourceAllocation: int64((1 - 0.1) * 10) = 9, the wire 9 here too.)
+      {"two resources", {{"cpu", 1}, {"memory", 1}}, the_pod(), the_node(), 95},
+      // Three: 0.41, 0.51, 0.3; mean 0.40667; population std 0.085765; int64(91.42) = 91.
+      {"three resources",
+       {{"cpu", 1}, {"memory", 1}, {"ephemeral-storage", 1}},
+       with_storage,
+       node_info(storage_node, {make_pod("a", 1140, 4100)}),
+       91},
+      // One resource with allocatable: std 0, 100.
+      {"one resource", {{"cpu", 1}, {"memory", 1}}, the_pod(), the_node(4000, 0), 100},
+      // PreScore skips a pod that requests none of the resources (kubernetes#129138): 0.
+      {"best-effort pod", {{"cpu", 1}, {"memory", 1}}, make_pod("p", 0, 0), the_node(), 0},
+  };
+  for (const auto& c : cases) {
+    auto plugin = make_node_resources_balanced_allocation_score({c.resources});
+    EXPECT_EQ(plugin->name(), "NodeResourcesBalancedAllocation");
+    EXPECT_EQ(run_score(*plugin, c.pod, {c.node}), std::vector<int64_t>{c.want100}) << c.name;
+    PluginArgs args;
+    args.balanced.resources = c.resources;
+    EXPECT_EQ(run_score(*make_plugin_score("NodeResourcesBalancedAllocation", args), c.pod, {c.node}),
+              std::vector<int64_t>{c.want100 / 10})
+        << c.name;
+  }
+}
+
+Container image_container(std::string image, std::string name) {
+  Container c;
+  c.name = std::move(name);
+  c.image = std::move(image);
+  return c;
+}
+
+NodeInfo node_with(std::string name, std::vector<ContainerImage> images) {
+  Node n = make_node(std::move(name), 4000, 0);
+  n.images = index_images(images);
+  return node_info(std::move(n));
+}
+
+TEST(ImageLocalityPluginScore, Table) {
+  const ContainerImage app600{{"gcr.io/p/app:v1"}, 600 * MiB};
+  const ContainerImage side400{{"gcr.io/p/side:v1"}, 400 * MiB};
+  // image_locality.go: sum = Σ int64(size * nodes with it / nodes), clamped to
+  // [23Mi, 1000Mi * containers]; 100 * (sum - 23Mi) / (max - 23Mi).
+  {
+    // One container, on 2 of 4 nodes: 300Mi; 100 * 277 / 977 = 28.35 -> 28.
+    const Pod pod = make_pod_with("p", {image_container("gcr.io/p/app:v1", "c")});
+    const std::vector<NodeInfo> nodes = {node_with("A", {app600}), node_with("B", {app600}),
+                                         node_with("C", {}), node_with("D", {})};
+    EXPECT_EQ(run_score(*make_image_locality_plugin_score(), pod, nodes),
+              (std::vector<int64_t>{28, 28, 0, 0}));
+    EXPECT_EQ(run_score(*make_plugin_score("ImageLocality", {}), pod, nodes),
+              (std::vector<int64_t>{2, 2, 0, 0}));
+  }
+  {
+    // An init container counts, and so does the bound: app (init) on 2 of 2, side on 1 of 2.
+    // A: 600Mi + 200Mi = 800Mi of max 2000Mi: 100 * 777 / 1977 = 39.3 -> 39 (v1.16: side only, 200Mi
+    // -> 1). B: 600Mi: 100 * 577 / 1977 = 29.
+    Pod pod = make_pod_with("p", {image_container("gcr.io/p/side:v1", "c")});
+    pod.init_containers.push_back(image_container("gcr.io/p/app:v1", "init"));
+    const std::vector<NodeInfo> nodes = {node_with("A", {app600, side400}), node_with("B", {app600})};
+    auto plugin = make_image_locality_plugin_score();
+    EXPECT_EQ(plugin->name(), "ImageLocality");
+    EXPECT_EQ(run_score(*plugin, pod, nodes), (std::vector<int64_t>{39, 29}));
+    EXPECT_EQ(run_score(*make_plugin_score("ImageLocality", {}), pod, nodes), (std::vector<int64_t>{3, 2}));
+    EXPECT_EQ(run_score(*make_image_locality_score(), pod, nodes), (std::vector<int64_t>{1, 0}));
+  }
+}
+
+NodeInfo tainted(std::string name, std::vector<Taint> taints) {
+  Node n = make_node(std::move(name), 1000, 1000);
+  n.taints = std::move(taints);
+  return node_info(std::move(n));
+}
+
+TEST(TaintTolerationPluginScore, ReverseNormalisedTo100) {
+  const Taint x{"x", "", "PreferNoSchedule"}, y{"y", "", "PreferNoSchedule"}, z{"z", "", "PreferNoSchedule"};
+  const std::vector<NodeInfo> nodes = {tainted("A", {}), tainted("B", {x}), tainted("C", {x, y, z})};
+  // DefaultNormalizeScore(100, reverse): 100 - 100*count/3: 100, 100 - 33 = 67, 0. On the wire
+  // 10, 6, 0, where v1.16's 0..10 normalisation gives 10 - 3 = 7 for B.
+  auto plugin = make_taint_toleration_plugin_score();
+  EXPECT_EQ(plugin->name(), "TaintToleration");
+  EXPECT_EQ(run_score(*plugin, make_pod("p", 0, 0), nodes), (std::vector<int64_t>{100, 67, 0}));
+  EXPECT_EQ(run_score(*make_plugin_score("TaintToleration", {}), make_pod("p", 0, 0), nodes),
+            (std::vector<int64_t>{10, 6, 0}));
+  EXPECT_EQ(run_score(*make_taint_toleration_score(), make_pod("p", 0, 0), nodes),
+            (std::vector<int64_t>{10, 7, 0}));
+}
+
+TEST(NodeAffinityPluginScore, NormalisedTo100) {
+  Pod pod = make_pod("p", 0, 0);
+  NodeAffinity affinity;
+  affinity.preferred.push_back({3, NodeSelectorTerm{{{"zone", "In", {"a"}}}, {}}});
+  affinity.preferred.push_back({4, NodeSelectorTerm{{{"disk", "In", {"ssd"}}}, {}}});
+  pod.node_affinity = affinity;
+  auto labelled = [](std::string name, Labels labels) {
+    Node n = make_node(std::move(name), 1000, 1000);
+    n.labels = std::move(labels);
+    return node_info(std::move(n));
+  };
+  const std::vector<NodeInfo> nodes = {labelled("A", {{"zone", "a"}, {"disk", "ssd"}}),
+                                       labelled("B", {{"zone", "a"}}), labelled("C", {})};
+  // Σ matching weights 7, 3, 0; DefaultNormalizeScore(100): 100, 300 / 7 = 42, 0; the wire 10, 4, 0.
+  auto plugin = make_node_affinity_plugin_score();
+  EXPECT_EQ(plugin->name(), "NodeAffinity");
+  EXPECT_EQ(run_score(*plugin, pod, nodes), (std::vector<int64_t>{100, 42, 0}));
+  EXPECT_EQ(run_score(*make_plugin_score("NodeAffinity", {}), pod, nodes), (std::vector<int64_t>{10, 4, 0}));
+}
+
+TEST(PluginScores, V1_16ArithmeticIsTheLegacyPriority) {
+  PluginArgs args;
+  EXPECT_EQ(make_plugin_score("NodeResourcesFit", args, Arithmetic::kV1_16)->name(),
+            "LeastRequestedPriority");
+  // LeastRequestedPriority on the pod above: cpu 2360*10/4000 = 5, memory 4900*10/10000 = 4; (5+4)/2 = 4.
+  EXPECT_EQ(
+      run_score(*make_plugin_score("NodeResourcesFit", args, Arithmetic::kV1_16), the_pod(), {the_node()}),
+      std::vector<int64_t>{4});
+  args.fit_scoring.type = ScoringStrategyType::kMostAllocated;
+  EXPECT_EQ(make_plugin_score("NodeResourcesFit", args, Arithmetic::kV1_16)->name(), "MostRequestedPriority");
+  args.fit_scoring.resources = {{"cpu", 1}};
+  EXPECT_EQ(make_plugin_score("NodeResourcesFit", args, Arithmetic::kV1_16), nullptr);
+  EXPECT_FALSE(legacy_score_for("NodeResourcesFit", args).why.empty());
+  EXPECT_EQ(make_plugin_score("TaintToleration", {}, Arithmetic::kV1_16)->name(), "TaintTolerationPriority");
+  EXPECT_EQ(make_plugin_score("Nope", {}), nullptr);
+}
+
+}  // namespace
+}  // namespace kext
