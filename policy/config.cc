@@ -635,6 +635,14 @@ ConfigFromPolicy config_from_policy(const Policy& policy) {
   config.always_check_all_filters = policy.always_check_all_predicates;
   config.preemption = policy.preemption;
   config.parallel_threshold = policy.parallel_threshold;
+  // The legacy format is laxer in places (a resource weight above kube-scheduler's 100, a shape
+  // without points): such a policy still runs, but no file says it.
+  try {
+    if (parse_config(config_to_json(config)) != config)
+      return {std::nullopt, "it does not read back the same"};
+  } catch (const PolicyError& e) {
+    return {std::nullopt, std::string("the new format refuses it: ") + e.what()};
+  }
   return {std::move(config), ""};
 }
 

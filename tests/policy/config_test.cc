@@ -310,6 +310,19 @@ TEST(Config, LegacyPolicyWithTwoFitStrategiesStillLoads) {
   EXPECT_THROW(effective_config_json(text), PolicyError);
 }
 
+TEST(Config, LegacyPolicyBeyondTheNewFormatsBoundsStillLoads) {
+  const std::string text = R"({"priorities":[{"name":"RequestedToCapacityRatioPriority","weight":1,
+      "argument":{"requestedToCapacityRatioArguments":{"shape":[{"utilization":0,"score":0}],
+      "resources":[{"name":"cpu","weight":500}]}}}]})";
+  const ConfigFromPolicy m = config_from_policy(parse_policy(text));
+  EXPECT_FALSE(m.config.has_value());
+  EXPECT_EQ(m.why,
+            "the new format refuses it: pluginConfig[0].args.scoringStrategy.resources[0].weight: must be in "
+            "1..100, "
+            "got 500");
+  EXPECT_EQ(load_scheduling_file(text).scores, 1u);
+}
+
 TEST(Config, ModernFileHasNoNotice) {
   const LoadedFile f = load_scheduling_file(cfg());
   EXPECT_TRUE(f.notice.empty());
