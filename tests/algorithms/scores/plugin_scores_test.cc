@@ -77,6 +77,59 @@ TEST(NodeResourcesFitScore, Table) {
   }
 }
 
+// Cases of kube-scheduler's own noderesources/most_allocated_test.go (TestMostAllocatedScoringStrategy),
+// with its expected 0..100 scores. Its "cpu": "4000" is cores where these are milli-cores: the
+// ratios, and so the scores, are the same.
+TEST(NodeResourcesFitScore, MostAllocatedAsKubeSchedulersTests) {
+  using testing::explicit_container;
+  using testing::make_container;
+  const std::string gpu = "example.com/gpu";
+  auto node = [](std::string name, int64_t cpu, int64_t mem, std::vector<Pod> pods = {}) {
+    return node_info(make_node(std::move(name), cpu, mem), std::move(pods));
+  };
+  auto on_node = [](Container c) { return make_pod_with("e", {std::move(c)}); };
+  const Pod two = make_pod_with("p", {make_container(1000, 2000), make_container(2000, 3000)});
+  struct Case {
+    std::string name;
+    Pod pod;
+    std::vector<NodeInfo> nodes;
+    std::vector<ResourceWeight> resources;
+    std::vector<int64_t> want;
+  };
+  Pod gpu_pod = make_pod("p", 3000, 5000);
+  gpu_pod.containers[0].requests.set_scalar(gpu, 2);
+  Node gpu4 = make_node("node1", 6000, 10000), gpu10 = make_node("node2", 6000, 10000);
+  gpu4.allocatable.set_scalar(gpu, 4);
+  gpu10.allocatable.set_scalar(gpu, 10);
+  const std::vector<Case> cases = {
+      {"nothing scheduled, resources requested, differently sized nodes", two,
+       {node("node1", 4000, 10000), node("node2", 6000, 10000)}, {{"cpu", 1}, {"memory", 1}}, {62, 50}},
+      {"resources requested, pods scheduled with resources", two,
+       {node("node1", 10000, 20000, {on_node(explicit_container(3000, 0))}),
+        node("node2", 10000, 20000, {on_node(explicit_container(3000, 5000))})},
+       {{"cpu", 1}, {"memory", 1}},
+       {42, 55}},
+      {"resources requested equal node capacity",
+       make_pod_with("p", {make_container(2000, 4000), make_container(3000, 5000)}),
+       {node("node1", 5000, 10000), node("node2", 10000, 9000)}, {{"cpu", 1}, {"memory", 1}}, {95, 75}},
+      {"weighted resources", two, {node("node1", 4000, 10000), node("node2", 6000, 10000)},
+       {{"memory", 2}, {"cpu", 1}}, {58, 50}},
+      // Non-zero defaults (100m, 200Mi) push cpu past the node's 250m: clamped to 100.
+      {"no resources requested, pods scheduled, nonzero request for resource", make_pod("p", 0, 0),
+       {node("node1", 250, 1000 * MiB, {make_pod("e1", 0, 0), make_pod("e2", 0, 0)}), node("node2", 250, 1000 * MiB)},
+       {{"cpu", 1}, {"memory", 1}},
+       {80, 30}},
+      {"bypass extended resource if the pod does not request", two,
+       {node("node1", 6000, 10000), node_info(gpu4)}, {{"cpu", 1}, {"memory", 1}, {gpu, 1}}, {50, 50}},
+      {"honor extended resource if the pod request", gpu_pod, {node_info(gpu4), node_info(gpu10)},
+       {{"cpu", 1}, {"memory", 1}, {gpu, 1}}, {50, 40}},
+  };
+  for (const auto& c : cases) {
+    auto plugin = make_node_resources_fit_score(strategy(ScoringStrategyType::kMostAllocated, c.resources));
+    EXPECT_EQ(run_score(*plugin, c.pod, c.nodes), c.want) << c.name;
+  }
+}
+
 TEST(NodeResourcesBalancedAllocationScore, Table) {
   // balanced_allocation.go balancedResourceScorer, actual requests (useRequested).
   Pod with_storage = the_pod();
