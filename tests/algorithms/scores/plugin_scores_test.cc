@@ -187,6 +187,61 @@ TEST(NodeResourcesBalancedAllocationScore, Table) {
   }
 }
 
+// Cases of kube-scheduler's own noderesources/balanced_allocation_test.go
+// (TestNodeResourcesBalancedAllocation) with its expected scores. cpuOnly: cpu 1000m + 2000m, memory 0;
+// cpuAndMemory: 1000m/2000 + 2000m/3000.
+TEST(NodeResourcesBalancedAllocationScore, AsKubeSchedulersTests) {
+  using testing::explicit_container;
+  const Pod cpu_only = make_pod_with("cpu-only", {explicit_container(1000, 0), explicit_container(2000, 0)});
+  const Pod cpu_and_memory =
+      make_pod_with("cpu-and-memory", {explicit_container(1000, 2000), explicit_container(2000, 3000)});
+  Node gpu_node = make_node("node1", 3500, 40000);
+  gpu_node.allocatable.set_scalar("nvidia.com/gpu", 8);
+  struct Case {
+    std::string name;
+    Pod pod;
+    std::vector<NodeInfo> nodes;
+    std::vector<ResourceWeight> resources;
+    std::vector<int64_t> want;
+  };
+  const std::vector<ResourceWeight> cpu_mem = {{"cpu", 1}, {"memory", 1}};
+  const std::vector<Case> cases = {
+      {"nothing scheduled, resources requested, differently sized nodes",
+       cpu_and_memory,
+       {node_info(make_node("node1", 4000, 10000)), node_info(make_node("node2", 6000, 10000))},
+       cpu_mem,
+       {87, 100}},
+      {"resources requested, pods scheduled with resources",
+       cpu_and_memory,
+       {node_info(make_node("node1", 10000, 20000), {cpu_only}),
+        node_info(make_node("node2", 10000, 20000), {cpu_and_memory})},
+       cpu_mem,
+       {82, 95}},
+      {"resources requested, pods scheduled with resources, differently sized nodes",
+       cpu_and_memory,
+       {node_info(make_node("node1", 10000, 20000), {cpu_only}),
+        node_info(make_node("node2", 10000, 50000), {cpu_and_memory})},
+       cpu_mem,
+       {82, 80}},
+      {"requested resources at node capacity",
+       cpu_only,
+       {node_info(make_node("node1", 6000, 10000), {cpu_only}),
+        node_info(make_node("node2", 6000, 10000), {cpu_and_memory})},
+       cpu_mem,
+       {50, 75}},
+      {"node without the scalar resource should skip the scalar resource",
+       cpu_and_memory,
+       {node_info(gpu_node), node_info(make_node("node2", 3500, 40000))},
+       {{"cpu", 1}, {"memory", 1}, {"nvidia.com/gpu", 1}},
+       {63, 63}},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(run_score(*make_node_resources_balanced_allocation_score({c.resources}), c.pod, c.nodes),
+              c.want)
+        << c.name;
+  }
+}
+
 Container image_container(std::string image, std::string name) {
   Container c;
   c.name = std::move(name);
