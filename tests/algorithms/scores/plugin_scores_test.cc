@@ -187,6 +187,77 @@ TEST(NodeResourcesBalancedAllocationScore, Table) {
   }
 }
 
+// Cases of kube-scheduler's own noderesources/requested_to_capacity_ratio_test.go
+// (TestResourceBinPackingSingleExtended, TestResourceBinPackingMultipleExtended): shape (0,0) (100,1),
+// scaled to (0,0) (100,10).
+TEST(NodeResourcesFitScore, RequestedToCapacityRatioAsKubeSchedulersTests) {
+  auto pod_asking = [](std::vector<std::pair<std::string, int64_t>> scalars) {
+    Pod p = make_pod("p", 0, 0);
+    for (const auto& [name, v] : scalars) p.containers[0].requests.set_scalar(name, v);
+    return p;
+  };
+  auto node = [&](std::string name, std::vector<std::pair<std::string, int64_t>> scalars,
+                  std::vector<Pod> pods = {}) {
+    Node n = make_node(std::move(name), 4000, 10000 * MiB);
+    for (const auto& [r, v] : scalars) n.allocatable.set_scalar(r, v);
+    return node_info(std::move(n), std::move(pods));
+  };
+  struct Case {
+    std::string name;
+    Pod pod;
+    std::vector<NodeInfo> nodes;
+    std::vector<ResourceWeight> resources;
+    std::vector<int64_t> want;
+  };
+  const std::vector<ResourceWeight> foo = {{"intel.com/foo", 1}};
+  const std::vector<ResourceWeight> foo_bar = {{"intel.com/foo", 3}, {"intel.com/bar", 5}};
+  const std::vector<Case> cases = {
+      {"single: nothing requested",
+       make_pod("p", 0, 0),
+       {node("node1", {{"intel.com/foo", 8}}), node("node2", {{"intel.com/foo", 4}})},
+       foo,
+       {0, 0}},
+      // 2/8 -> 25 -> 2; 2/4 -> 50 -> 5.
+      {"single: less resources",
+       pod_asking({{"intel.com/foo", 2}}),
+       {node("node1", {{"intel.com/foo", 8}}), node("node2", {{"intel.com/foo", 4}})},
+       foo,
+       {2, 5}},
+      {"single: existing pod running",
+       pod_asking({{"intel.com/foo", 2}}),
+       {node("node1", {{"intel.com/foo", 8}}),
+        node("node2", {{"intel.com/foo", 4}}, {pod_asking({{"intel.com/foo", 2}})})},
+       foo,
+       {2, 10}},
+      {"single: more resources",
+       pod_asking({{"intel.com/foo", 4}}),
+       {node("node1", {{"intel.com/foo", 8}}), node("node2", {{"intel.com/foo", 4}})},
+       foo,
+       {5, 10}},
+      // node1: foo 25 -> 2, bar 50 -> 5: round((2*3 + 5*5) / 8) = 4; node2: round((5*3 + 2*5) / 8) = 3.
+      {"multiple: less resources",
+       pod_asking({{"intel.com/foo", 2}, {"intel.com/bar", 2}}),
+       {node("node1", {{"intel.com/foo", 8}, {"intel.com/bar", 4}}),
+        node("node2", {{"intel.com/foo", 4}, {"intel.com/bar", 8}})},
+       foo_bar,
+       {4, 3}},
+      // node2 already holds foo 4, bar 2: foo over capacity -> shape(100) = 10, bar 50 -> 5: round(55 / 8)
+      // = 7.
+      {"multiple: existing pod running",
+       pod_asking({{"intel.com/foo", 2}, {"intel.com/bar", 2}}),
+       {node("node1", {{"intel.com/foo", 8}, {"intel.com/bar", 4}}),
+        node("node2", {{"intel.com/foo", 4}, {"intel.com/bar", 8}},
+             {pod_asking({{"intel.com/foo", 4}, {"intel.com/bar", 2}})})},
+       foo_bar,
+       {4, 7}},
+  };
+  for (const auto& c : cases) {
+    auto plugin = make_node_resources_fit_score(
+        strategy(ScoringStrategyType::kRequestedToCapacityRatio, c.resources, {{0, 0}, {100, 1}}));
+    EXPECT_EQ(run_score(*plugin, c.pod, c.nodes), c.want) << c.name;
+  }
+}
+
 // Cases of kube-scheduler's own noderesources/balanced_allocation_test.go
 // (TestNodeResourcesBalancedAllocation) with its expected scores. cpuOnly: cpu 1000m + 2000m, memory 0;
 // cpuAndMemory: 1000m/2000 + 2000m/3000.
