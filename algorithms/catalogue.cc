@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 #include "algorithms/filters/check_node_unschedulable.h"
 #include "algorithms/filters/match_node_selector.h"
@@ -13,6 +14,7 @@
 #include "algorithms/scores/least_requested.h"
 #include "algorithms/scores/most_requested.h"
 #include "algorithms/scores/node_affinity.h"
+#include "algorithms/scores/node_resources_fit.h"
 #include "algorithms/scores/requested_to_capacity_ratio.h"
 #include "algorithms/scores/taint_toleration.h"
 
@@ -85,14 +87,194 @@ const std::vector<std::string_view>& score_table() {
   return names;
 }
 
-}  // namespace
+// The framework filters, in kube-scheduler's default plugin order (pkg/scheduler/apis/config/v1
+// default_plugins.go), each with the v1.16 predicate it replaced: the same check under the new name.
+struct FilterMapping {
+  std::string_view plugin;
+  std::string_view legacy;
+};
+constexpr std::array<FilterMapping, 5> kFilterMappings{{
+    {"NodeUnschedulable", "CheckNodeUnschedulable"},
+    {"NodeName", "PodFitsHost"},
+    {"TaintToleration", "PodToleratesNodeTaints"},
+    {"NodeAffinity", "MatchNodeSelector"},
+    {"NodeResourcesFit", "PodFitsResources"},
+}};
 
-std::unique_ptr<FilterPlugin> make_filter(std::string_view name) {
+// The framework score plugins in kube-scheduler's default order, each with the v1.16 priority that
+// computes it with kV1_16 arithmetic (NodeResourcesFit: one per scoring strategy, see legacy_score_for).
+// default_weight: the weight kube-scheduler's default profile gives it.
+struct ScoreMapping {
+  std::string_view plugin;
+  std::string_view legacy;
+  int64_t default_weight;
+};
+constexpr std::array<ScoreMapping, 5> kScoreMappings{{
+    {"TaintToleration", "TaintTolerationPriority", 3},
+    {"NodeAffinity", "NodeAffinityPriority", 2},
+    {"NodeResourcesFit", "", 1},
+    {"NodeResourcesBalancedAllocation", "BalancedResourceAllocation", 1},
+    {"ImageLocality", "ImageLocalityPriority", 1},
+}};
+
+// A legacy filter under its framework name (the check is the same, only what logs call it differs).
+class NamedFilter final : public FilterPlugin {
+ public:
+  NamedFilter(std::unique_ptr<FilterPlugin> inner, std::string_view name)
+      : inner_(std::move(inner)), name_(name) {}
+  std::string_view name() const override { return name_; }
+  FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
+    return inner_->filter(pod, node);
+  }
+
+ private:
+  std::unique_ptr<FilterPlugin> inner_;
+  std::string_view name_;
+};
+
+std::unique_ptr<FilterPlugin> make_legacy_filter(std::string_view name) {
   const auto& names = filter_table();
   for (size_t i = 0; i < names.size(); ++i) {
     if (names[i] == name) return kFilters[i]();
   }
   return nullptr;
+}
+
+// The legacy resource priorities score cpu and memory with one unweighted mean; a strategy that
+// scores exactly those two with equal weights is the same product.
+bool cpu_and_memory_equally(const std::vector<ResourceWeight>& resources) {
+  if (resources.size() != 2 || resources[0].weight != resources[1].weight) return false;
+  const bool cpu_first = resources[0].name == "cpu" && resources[1].name == "memory";
+  const bool mem_first = resources[0].name == "memory" && resources[1].name == "cpu";
+  return cpu_first || mem_first;
+}
+
+}  // namespace
+
+std::unique_ptr<FilterPlugin> make_filter(std::string_view name, const FitFilterArgs& args) {
+  if (auto legacy = make_legacy_filter(name)) return legacy;
+  const std::string_view legacy = legacy_filter_name(name);
+  if (legacy.empty()) return nullptr;
+  for (const auto& m : kFilterMappings) {
+    if (m.plugin != name) continue;
+    std::unique_ptr<FilterPlugin> inner =
+        m.legacy == "PodFitsResources" ? make_node_resources_fit_filter(args) : make_legacy_filter(m.legacy);
+    return std::make_unique<NamedFilter>(std::move(inner), m.plugin);
+  }
+  return nullptr;
+}
+
+std::string_view legacy_filter_name(std::string_view plugin) {
+  for (const auto& m : kFilterMappings) {
+    if (m.plugin == plugin) return m.legacy;
+  }
+  return {};
+}
+
+std::string_view plugin_for_legacy_filter(std::string_view legacy) {
+  for (const auto& m : kFilterMappings) {
+    if (m.legacy == legacy) return m.plugin;
+  }
+  return {};
+}
+
+std::vector<std::string_view> plugin_filter_names() {
+  std::vector<std::string_view> out;
+  for (const auto& m : kFilterMappings) out.push_back(m.plugin);
+  return out;
+}
+
+std::vector<std::string_view> plugin_score_names() {
+  std::vector<std::string_view> out;
+  for (const auto& m : kScoreMappings) out.push_back(m.plugin);
+  return out;
+}
+
+int64_t plugin_default_weight(std::string_view plugin) {
+  for (const auto& m : kScoreMappings) {
+    if (m.plugin == plugin) return m.default_weight;
+  }
+  return 0;
+}
+
+LegacyScore legacy_score_for(std::string_view plugin, const PluginArgs& args) {
+  LegacyScore out;
+  if (plugin == "NodeResourcesFit") {
+    const ScoringStrategy& st = args.fit_scoring;
+    if (st.type == ScoringStrategyType::kRequestedToCapacityRatio) {
+      out.name = "RequestedToCapacityRatioPriority";
+      out.args.requested_to_capacity_ratio = RequestedToCapacityRatioArgs{st.shape, st.resources};
+      return out;
+    }
+    if (!cpu_and_memory_equally(st.resources)) {
+      out.why =
+          "v1.16 LeastRequestedPriority and MostRequestedPriority score cpu and memory with equal weights "
+          "only";
+      return out;
+    }
+    out.name =
+        st.type == ScoringStrategyType::kMostAllocated ? "MostRequestedPriority" : "LeastRequestedPriority";
+    return out;
+  }
+  if (plugin == "NodeResourcesBalancedAllocation" && !cpu_and_memory_equally(args.balanced.resources)) {
+    out.why = "v1.16 BalancedResourceAllocation scores cpu and memory only";
+    return out;
+  }
+  for (const auto& m : kScoreMappings) {
+    if (m.plugin == plugin) out.name = m.legacy;
+  }
+  if (out.name.empty()) out.why = "unknown plugin";
+  return out;
+}
+
+PluginScore plugin_for_legacy_score(std::string_view legacy, const ScoreArgs& args) {
+  PluginScore out;
+  if (legacy == "LeastRequestedPriority" || legacy == "MostRequestedPriority") {
+    out.name = "NodeResourcesFit";
+    out.args.fit_scoring.type = legacy == "MostRequestedPriority" ? ScoringStrategyType::kMostAllocated
+                                                                  : ScoringStrategyType::kLeastAllocated;
+    return out;
+  }
+  if (legacy == "RequestedToCapacityRatioPriority") {
+    out.name = "NodeResourcesFit";
+    out.args.fit_scoring.type = ScoringStrategyType::kRequestedToCapacityRatio;
+    const RequestedToCapacityRatioArgs rtcr =
+        args.requested_to_capacity_ratio.value_or(RequestedToCapacityRatioArgs{});
+    out.args.fit_scoring.shape = rtcr.shape;
+    // The legacy priority's own defaults: no resources = cpu 1, memory 1; weight 0 = 1.
+    if (!rtcr.resources.empty()) out.args.fit_scoring.resources = rtcr.resources;
+    for (auto& r : out.args.fit_scoring.resources) {
+      if (r.weight == 0) r.weight = 1;
+    }
+    return out;
+  }
+  for (const auto& m : kScoreMappings) {
+    if (!m.legacy.empty() && m.legacy == legacy) out.name = m.plugin;
+  }
+  return out;
+}
+
+std::unique_ptr<ScorePlugin> make_plugin_score(std::string_view name, const PluginArgs& args,
+                                               Arithmetic arithmetic) {
+  if (arithmetic == Arithmetic::kV1_16) {
+    const LegacyScore legacy = legacy_score_for(name, args);
+    return legacy.name.empty() ? nullptr : make_score(legacy.name, legacy.args);
+  }
+  std::unique_ptr<ScorePlugin> plugin;
+  if (name == "NodeResourcesFit") {
+    plugin = make_node_resources_fit_score(args.fit_scoring);
+  } else if (name == "NodeResourcesBalancedAllocation") {
+    plugin = make_node_resources_balanced_allocation_score(args.balanced);
+  } else if (name == "ImageLocality") {
+    plugin = make_image_locality_plugin_score();
+  } else if (name == "NodeAffinity") {
+    plugin = make_node_affinity_plugin_score();
+  } else if (name == "TaintToleration") {
+    plugin = make_taint_toleration_plugin_score();
+  } else {
+    return nullptr;
+  }
+  return on_wire_scale(std::move(plugin));
 }
 
 std::unique_ptr<ScorePlugin> make_score(std::string_view name, const ScoreArgs& args) {

@@ -26,4 +26,36 @@ void default_normalize_score(int64_t max_priority, bool reverse, std::span<int64
   }
 }
 
+namespace {
+
+// Divides in score() when the plugin has no reduce (so the engine keeps skipping the reduce task), else
+// after the inner reduce: DefaultNormalizeScore must see the 0..100 values to round as the scheduler does.
+class OnWireScale final : public ScorePlugin {
+ public:
+  explicit OnWireScale(std::unique_ptr<ScorePlugin> inner) : inner_(std::move(inner)) {}
+  std::string_view name() const override { return inner_->name(); }
+  std::unique_ptr<ScorePrepared> prepare(const PodContext& pod,
+                                         std::span<const NodeInfo* const> nodes) const override {
+    return inner_->prepare(pod, nodes);
+  }
+  int64_t score(const PodContext& pod, const ScorePrepared* prepared, const NodeInfo& node) const override {
+    const int64_t s = inner_->score(pod, prepared, node);
+    return inner_->has_reduce() ? s : s / kWireDivisor;
+  }
+  bool has_reduce() const override { return inner_->has_reduce(); }
+  void reduce(std::span<int64_t> scores) const override {
+    inner_->reduce(scores);
+    for (auto& s : scores) s /= kWireDivisor;
+  }
+
+ private:
+  std::unique_ptr<ScorePlugin> inner_;
+};
+
+}  // namespace
+
+std::unique_ptr<ScorePlugin> on_wire_scale(std::unique_ptr<ScorePlugin> inner) {
+  return std::make_unique<OnWireScale>(std::move(inner));
+}
+
 }  // namespace kext

@@ -12,6 +12,10 @@
 namespace kext {
 
 inline constexpr int64_t kMaxScore = 10;  // extender scores are 0..10 (MaxExtenderPriority)
+// The framework plugins' 0..100 scale (framework.MaxNodeScore); a plugin on it reaches the wire as
+// score / kWireDivisor, integer division.
+inline constexpr int64_t kMaxNodeScore = 100;
+inline constexpr int64_t kWireDivisor = kMaxNodeScore / kMaxScore;
 
 // Everything about the pod being scheduled that is computed once per request.
 struct PodContext {
@@ -64,6 +68,10 @@ class ScorePlugin {
   virtual bool has_reduce() const { return false; }
   virtual void reduce(std::span<int64_t> /*scores*/) const {}
 };
+
+// A plugin scoring on kMaxNodeScore's 0..100 scale, seen on the wire's 0..10: every final score (after
+// the reduce, if any) divided by kWireDivisor. name() is the inner plugin's.
+std::unique_ptr<ScorePlugin> on_wire_scale(std::unique_ptr<ScorePlugin> inner);
 
 // DefaultNormalizeScore (kube-scheduler helper): scale to 0..max by the maximum, optionally reversed.
 void default_normalize_score(int64_t max_priority, bool reverse, std::span<int64_t> scores);

@@ -16,6 +16,7 @@
 #include "extender/shutdown_signals.h"
 #include "extender/state/snapshot_loader.h"
 #include "extender/verbs/bind.h"
+#include "policy/config.h"
 
 namespace {
 
@@ -50,17 +51,25 @@ int main(int argc, char** argv) {
                    " (the first file of the list that exists; kubectl would merge them all)");
   }
   try {
-    const std::string policy_text = opts.policy_file.empty() ? std::string(kext::default_policy_json())
+    // An ExtenderConfiguration or a legacy Policy (policy/config.h load_scheduling_file).
+    const std::string policy_text = opts.policy_file.empty() ? std::string(kext::default_config_json())
                                                              : read_file(opts.policy_file, "--config");
-    kext::Policy policy;
-    try {
-      policy = kext::parse_policy(policy_text);
-    } catch (const kext::PolicyError& e) {
-      throw std::runtime_error("policy " +
-                               (opts.policy_file.empty() ? std::string("(embedded)") : opts.policy_file) +
-                               ": " + e.what());
+    kext::LoadedFile loaded = [&] {
+      try {
+        return kext::load_scheduling_file(policy_text);
+      } catch (const kext::PolicyError& e) {
+        throw std::runtime_error("policy " +
+                                 (opts.policy_file.empty() ? std::string("(embedded)") : opts.policy_file) +
+                                 ": " + e.what());
+      }
+    }();
+    if (!loaded.notice.empty()) kext::log_line(opts.policy_file + ": " + loaded.notice);
+    if (opts.write_config) {
+      if (loaded.effective_config.empty()) throw std::runtime_error(opts.policy_file + ": " + loaded.notice);
+      std::cout << loaded.effective_config << "\n";
+      return 0;
     }
-    const kext::Profile profile = kext::compile(policy);
+    const kext::Profile& profile = loaded.profile;
 
     kext::StateStore store;
     if (!opts.snapshots.empty()) {
@@ -132,9 +141,8 @@ int main(int argc, char** argv) {
                    std::to_string(server.port()) + opts.server.path_prefix +
                    (opts.server.tls.enabled() ? " (TLS" : " (plain HTTP") +
                    (opts.server.tls.client_ca_file.empty() ? ", " : ", client certificates required, ") +
-                   std::to_string(policy.predicates.size()) + " predicates, " +
-                   std::to_string(policy.priorities.size()) + " priorities, " +
-                   std::to_string(state->node_object_count()) + " nodes, " +
+                   std::to_string(loaded.filters) + " filters, " + std::to_string(loaded.scores) +
+                   " scores, " + std::to_string(state->node_object_count()) + " nodes, " +
                    std::to_string(state->pods_by_uid.size()) + " pods)");
     if (server.metrics_port() >= 0) {
       kext::log_line(

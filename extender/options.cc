@@ -26,8 +26,12 @@ void define_flags(CLI::App& app, Options& o) {
                  "serve the verbs under PATH (for a urlPrefix with a path)")
       ->type_name("PATH");
   CLI::Option* config =
-      app.add_option("--config", o.policy_file, "the policy file (default: the embedded policy)")
+      app.add_option("--config", o.policy_file,
+                     "an ExtenderConfiguration (YAML or JSON) or a legacy Policy (default: the embedded one)")
           ->type_name("FILE");
+  app.add_flag(
+      "--write-config", o.write_config,
+      "print the effective configuration (--config's or the embedded one, defaults filled in) and exit");
   cli::repeatable(app.add_option("--snapshot", o.snapshots,
                                  "cluster state from `kubectl get nodes,pods,pdb -A -o json` (repeatable; "
                                  "files merge)"))

@@ -20,6 +20,7 @@ struct Options {
   int shutdown_grace_seconds = 10;  // then: how long requests in flight may take to finish
   kube::ApiFlags api;               // --in-cluster / --kubeconfig / --api-server, --enable-bind
   bool help = false;
+  bool write_config = false;  // --write-config: print the effective configuration and exit
   // For the log at start-up: deprecated flags that were used, and with -v>=1 every flag's value.
   std::vector<std::string> notices;
   std::vector<std::string> flag_values;

@@ -1,6 +1,7 @@
 #include "policy/policy.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <set>
@@ -35,6 +36,31 @@ constexpr std::string_view kDefaultPolicy = R"({
 })";
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) { throw PolicyError(path + ": " + what); }
+
+std::string known_list(const std::vector<std::string_view>& names) {
+  std::string out;
+  for (auto n : names) {
+    if (!out.empty()) out += ", ";
+    out += n;
+  }
+  return out;
+}
+
+// A member the legacy file format does not have is an error naming it, not silently ignored (a
+// misspelt "priorites" used to load the default priorities). Keys match case-insensitively, as
+// json::find looks them up.
+void check_fields(const Value& obj, const std::string& path, std::initializer_list<std::string_view> known) {
+  if (!obj.IsObject()) return;
+  for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
+    const std::string_view name = json::view(it->name);
+    const bool ok =
+        std::any_of(known.begin(), known.end(), [&](std::string_view k) { return json::iequals(k, name); });
+    if (!ok) {
+      fail(json::join_path(path, name),
+           "unknown field (known: " + known_list(std::vector<std::string_view>(known)) + ")");
+    }
+  }
+}
 
 std::string elem(std::string_view path, size_t i) { return std::string(path) + "[" + std::to_string(i) + "]"; }
 
@@ -71,17 +97,9 @@ std::string get_name(const Value& entry, const std::string& path) {
   return std::string(json::view(*name));
 }
 
-std::string known_list(const std::vector<std::string_view>& names) {
-  std::string out;
-  for (auto n : names) {
-    if (!out.empty()) out += ", ";
-    out += n;
-  }
-  return out;
-}
-
 RequestedToCapacityRatioArgs parse_rtcr(const Value& v, const std::string& path) {
   if (!v.IsObject()) fail(path, "must be an object");
+  check_fields(v, path, {"shape", "resources"});
   RequestedToCapacityRatioArgs args;
   const Value* shape = json::find_non_null(v, "shape");
   if (!shape) fail(path + ".shape", "missing");
@@ -90,6 +108,7 @@ RequestedToCapacityRatioArgs parse_rtcr(const Value& v, const std::string& path)
     std::string p = elem(path + ".shape", i);
     const Value& pt = (*shape)[i];
     if (!pt.IsObject()) fail(p, "must be an object");
+    check_fields(pt, p, {"utilization", "score"});
     UtilizationShapePoint point;
     point.utilization = get_integer(pt, "utilization", p, 0);
     point.score = get_integer(pt, "score", p, 0);
@@ -107,6 +126,7 @@ RequestedToCapacityRatioArgs parse_rtcr(const Value& v, const std::string& path)
       std::string p = elem(path + ".resources", i);
       ResourceWeight rw;
       rw.name = get_name((*res)[i], p);
+      check_fields((*res)[i], p, {"name", "weight"});
       rw.weight = get_integer((*res)[i], "weight", p, 1);
       if (rw.weight < 1) fail(p + ".weight", "must be >= 1");
       if (!seen.insert(rw.name).second) fail(p + ".name", "duplicate resource \"" + rw.name + "\"");
@@ -121,6 +141,7 @@ ScoreArgs parse_score_args(const std::string& name, const Value& entry, const st
   const Value* argument = json::find_non_null(entry, "argument");
   if (name == "RequestedToCapacityRatioPriority") {
     if (argument && !argument->IsObject()) fail(path + ".argument", "must be an object");
+    if (argument) check_fields(*argument, path + ".argument", {"requestedToCapacityRatioArguments"});
     const Value* rtcr = argument ? json::find_non_null(*argument, "requestedToCapacityRatioArguments") : nullptr;
     if (!rtcr) fail(path + ".argument.requestedToCapacityRatioArguments", "missing");
     args.requested_to_capacity_ratio = parse_rtcr(*rtcr, path + ".argument.requestedToCapacityRatioArguments");
@@ -137,11 +158,6 @@ std::optional<preemption::Semantics> semantics_named(std::string_view name) {
   return std::nullopt;
 }
 
-// parse_policy accepted only known names; a hand-built Policy with another falls back to the default.
-Semantics semantics_of(const Policy& policy) {
-  return semantics_named(policy.preemption.semantics).value_or(Semantics::kCurrent);
-}
-
 Engine engine_for(const Policy& policy) {
   std::vector<std::unique_ptr<FilterPlugin>> filters;
   for (const auto& p : policy.predicates) filters.push_back(make_filter(p.name));
@@ -150,11 +166,16 @@ Engine engine_for(const Policy& policy) {
   EngineOptions options;
   options.parallel_threshold = static_cast<size_t>(policy.parallel_threshold);
   options.always_check_all_predicates = policy.always_check_all_predicates;
-  options.semantics = semantics_of(policy);  // the engine runs the filters in its order
+  options.semantics = semantics_of(policy.preemption);  // the engine runs the filters in its order
   return Engine(std::move(filters), std::move(scores), options);
 }
 
 }  // namespace
+
+// parse_policy accepted only known names; a hand-built Policy with another falls back to the default.
+Semantics semantics_of(const PreemptionPolicy& policy) {
+  return semantics_named(policy.semantics).value_or(Semantics::kCurrent);
+}
 
 std::string_view default_policy_json() { return kDefaultPolicy; }
 
@@ -168,6 +189,9 @@ static Policy parse_policy_impl(std::string_view text, bool parsing_default) {
                        rapidjson::GetParseError_En(doc.GetParseError()));
   }
   if (!doc.IsObject()) fail("policy", "must be a JSON object");
+  check_fields(doc, "",
+               {"kind", "apiVersion", "predicates", "priorities", "alwaysCheckAllPredicates", "preemption",
+                "parallelThreshold"});
   std::string kind = get_string(doc, "kind", "");
   if (!kind.empty() && kind != "Policy") fail("kind", "must be \"Policy\", got \"" + kind + "\"");
 
@@ -180,7 +204,10 @@ static Policy parse_policy_impl(std::string_view text, bool parsing_default) {
     for (rapidjson::SizeType i = 0; i < preds->Size(); ++i) {
       std::string p = elem("predicates", i);
       std::string name = get_name((*preds)[i], p);
-      if (!make_filter(name)) fail(p + ".name", "unknown predicate \"" + name + "\" (known: " + known_list(filter_names()) + ")");
+      check_fields((*preds)[i], p, {"name"});
+      const auto legacy_names = filter_names();
+      if (std::find(legacy_names.begin(), legacy_names.end(), name) == legacy_names.end())
+        fail(p + ".name", "unknown predicate \"" + name + "\" (known: " + known_list(filter_names()) + ")");
       if (!seen.insert(name).second) fail(p + ".name", "duplicate predicate \"" + name + "\"");
       policy.predicates.push_back({name});
     }
@@ -197,6 +224,7 @@ static Policy parse_policy_impl(std::string_view text, bool parsing_default) {
       const Value& entry = (*prios)[i];
       PriorityPolicy prio;
       prio.name = get_name(entry, p);
+      check_fields(entry, p, {"name", "weight", "argument"});
       const auto known = score_names();
       if (std::find(known.begin(), known.end(), prio.name) == known.end()) {
         fail(p + ".name", "unknown priority \"" + prio.name + "\" (known: " + known_list(score_names()) + ")");
@@ -222,6 +250,7 @@ static Policy parse_policy_impl(std::string_view text, bool parsing_default) {
 
   if (const Value* pre = json::find_non_null(doc, "preemption")) {
     if (!pre->IsObject()) fail("preemption", "must be an object");
+    check_fields(*pre, "preemption", {"semantics", "maxCandidates"});
     std::string sem = get_string(*pre, "semantics", "preemption");
     if (!sem.empty()) {
       if (!semantics_named(sem))
@@ -251,12 +280,16 @@ std::unique_ptr<Engine> build_engine(const Policy& policy) {
   return std::make_unique<Engine>(engine_for(policy));
 }
 
-Profile compile(const Policy& policy) {
+PreemptionProfile preemption_profile(const PreemptionPolicy& policy) {
   PreemptionProfile preemption;
   preemption.select.semantics = semantics_of(policy);
   preemption.select.max_candidates = std::numeric_limits<size_t>::max();
-  preemption.max_candidates = static_cast<size_t>(std::max<int64_t>(policy.preemption.max_candidates, 1));
-  return Profile{engine_for(policy), preemption};
+  preemption.max_candidates = static_cast<size_t>(std::max<int64_t>(policy.max_candidates, 1));
+  return preemption;
+}
+
+Profile compile(const Policy& policy) {
+  return Profile{engine_for(policy), preemption_profile(policy.preemption)};
 }
 
 }  // namespace kext

@@ -32,6 +32,7 @@ struct PreemptionPolicy {
   // engine runs the predicates in (filter_rank).
   std::string semantics = "current";
   int64_t max_candidates = static_cast<int64_t>(preemption::kDefaultMaxCandidates);
+  bool operator==(const PreemptionPolicy&) const = default;
 };
 
 struct Policy {
@@ -67,5 +68,10 @@ struct Profile {
 };
 
 Profile compile(const Policy& policy);
+
+// The preemption section (legacy Policy and ExtenderConfiguration alike) compiled.
+PreemptionProfile preemption_profile(const PreemptionPolicy& policy);
+// One semantics decides the filter order and status (the engine) and preemption's rules.
+Semantics semantics_of(const PreemptionPolicy& policy);
 
 }  // namespace kext

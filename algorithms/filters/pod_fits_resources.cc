@@ -1,6 +1,8 @@
 #include "algorithms/filters/pod_fits_resources.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithms/saturating.h"
@@ -11,6 +13,7 @@ namespace {
 
 class PodFitsResources final : public FilterPlugin {
  public:
+  explicit PodFitsResources(FitFilterArgs args = {}) : args_(std::move(args)) {}
   std::string_view name() const override { return kPodFitsResourcesPredicate; }
 
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
@@ -38,7 +41,7 @@ class PodFitsResources final : public FilterPlugin {
           "Insufficient ephemeral-storage");
 
     for (const auto& s : req.scalars) {
-      if (s.value == 0) continue;
+      if (s.value == 0 || ignored(s.name)) continue;
       int64_t allocatable = alloc.scalar(s.name);
       if (s.value > sat_sub(allocatable, used.scalar(s.name))) {
         reasons.push_back("Insufficient " + s.name);
@@ -49,17 +52,42 @@ class PodFitsResources final : public FilterPlugin {
   }
 
  private:
+  bool ignored(std::string_view name) const {
+    if (args_.ignored_resources.empty() && args_.ignored_resource_groups.empty()) return false;
+    if (!is_extended_resource_name(name)) return false;
+    auto has = [](const std::vector<std::string>& v, std::string_view x) {
+      return std::find(v.begin(), v.end(), x) != v.end();
+    };
+    // The domain is what precedes the first '/' (strings.Split(rName, "/")[0]).
+    return has(args_.ignored_resources, name) ||
+           has(args_.ignored_resource_groups, name.substr(0, name.find('/')));
+  }
+
   static FilterStatus finish(std::vector<std::string> reasons, bool unresolvable) {
     if (reasons.empty()) return FilterStatus::success();
     return unresolvable ? FilterStatus::unresolvable(std::move(reasons))
                         : FilterStatus::unschedulable(std::move(reasons));
   }
+
+  FitFilterArgs args_;
 };
 
 }  // namespace
 
 std::unique_ptr<FilterPlugin> make_pod_fits_resources_filter() {
   return std::make_unique<PodFitsResources>();
+}
+
+std::unique_ptr<FilterPlugin> make_node_resources_fit_filter(FitFilterArgs args) {
+  return std::make_unique<PodFitsResources>(std::move(args));
+}
+
+// pkg/apis/core/v1/helper/helpers.go IsExtendedResourceName and IsNativeResource: a name without a
+// domain, or in the kubernetes.io domain, is native; "requests."-prefixed names are quota names.
+bool is_extended_resource_name(std::string_view name) {
+  if (name.find('/') == std::string_view::npos) return false;
+  if (name.find("kubernetes.io/") != std::string_view::npos) return false;
+  return !name.starts_with("requests.");
 }
 
 }  // namespace kext

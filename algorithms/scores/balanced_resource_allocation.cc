@@ -1,8 +1,11 @@
 #include "algorithms/scores/balanced_resource_allocation.h"
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "algorithms/saturating.h"
+#include "algorithms/scores/resource_allocation.h"
 
 namespace kext {
 
@@ -36,10 +39,56 @@ class BalancedResourceAllocation final : public ScorePlugin {
   }
 };
 
+class NodeResourcesBalancedAllocation final : public ScorePlugin {
+ public:
+  explicit NodeResourcesBalancedAllocation(std::vector<ResourceWeight> resources)
+      : resources_(std::move(resources)) {}
+
+  std::string_view name() const override { return "NodeResourcesBalancedAllocation"; }
+
+  int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {
+    bool best_effort = true;
+    for (const auto& r : resources_) {
+      if (pod_request(pod, r.name, true) != 0) best_effort = false;
+    }
+    if (best_effort) return 0;
+    std::vector<double> fractions;
+    double total = 0;
+    for (const auto& r : resources_) {
+      const RequestedCapacity rc = requested_and_capacity(pod, node, r.name, true);
+      if (rc.capacity == 0) continue;
+      double f = static_cast<double>(rc.requested) / static_cast<double>(rc.capacity);
+      if (f > 1) f = 1;
+      // Only a negative amount (refused by the API server) makes f negative; 0 keeps std <= 1.
+      if (f < 0) f = 0;
+      total += f;
+      fractions.push_back(f);
+    }
+    double std_dev = 0;
+    if (fractions.size() == 2) {
+      std_dev = std::abs((fractions[0] - fractions[1]) / 2);
+    } else if (fractions.size() > 2) {
+      const double mean = total / static_cast<double>(fractions.size());
+      double sum = 0;
+      for (double f : fractions) sum = sum + (f - mean) * (f - mean);
+      std_dev = std::sqrt(sum / static_cast<double>(fractions.size()));
+    }
+    return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
+  }
+
+ private:
+  std::vector<ResourceWeight> resources_;
+};
+
 }  // namespace
 
 std::unique_ptr<ScorePlugin> make_balanced_resource_allocation_score() {
   return std::make_unique<BalancedResourceAllocation>();
+}
+
+std::unique_ptr<ScorePlugin> make_node_resources_balanced_allocation_score(
+    const BalancedAllocationArgs& args) {
+  return std::make_unique<NodeResourcesBalancedAllocation>(args.resources);
 }
 
 }  // namespace kext

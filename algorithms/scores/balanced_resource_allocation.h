@@ -3,6 +3,7 @@
 // memory utilisation stay close to each other.
 #include <memory>
 
+#include "algorithms/catalogue.h"
 #include "algorithms/plugin.h"
 
 namespace kext {
@@ -10,5 +11,13 @@ namespace kext {
 // "BalancedResourceAllocation": f = r / c per resource (1 if c == 0) in double; 0 if either
 // fraction is >= 1, else int64((1 - |f_cpu - f_mem|) * 10). r counts non-zero requests. No reduce.
 std::unique_ptr<ScorePlugin> make_balanced_resource_allocation_score();
+
+// "NodeResourcesBalancedAllocation", 0..100 (kube-scheduler noderesources/balanced_allocation.go
+// balancedResourceScorer): per resource with allocatable, f = min(r / c, 1) counting actual requests
+// (useRequested); std = |f1 - f2| / 2 for two resources, the population standard deviation for more, 0
+// for one; score = int64((1 - std) * 100). A pod requesting none of the resources scores 0 (PreScore's
+// best-effort Skip). No reduce.
+std::unique_ptr<ScorePlugin> make_node_resources_balanced_allocation_score(
+    const BalancedAllocationArgs& args);
 
 }  // namespace kext

@@ -31,16 +31,22 @@ int64_t size_on_node(const PodImage& image, const Node& node) {
 
 class ImageLocality final : public ScorePlugin {
  public:
-  std::string_view name() const override { return "ImageLocalityPriority"; }
+  explicit ImageLocality(bool modern) : modern_(modern) {}
+
+  std::string_view name() const override { return modern_ ? "ImageLocality" : "ImageLocalityPriority"; }
 
   std::unique_ptr<ScorePrepared> prepare(const PodContext& pod,
                                          std::span<const NodeInfo* const> nodes) const override {
     auto prepared = std::make_unique<ImagePrepared>();
     prepared->total_nodes = static_cast<int64_t>(nodes.size());
-    prepared->images.reserve(pod.pod.containers.size());
-    for (const auto& c : pod.pod.containers) {
+    auto add = [&](const Container& c) {
       prepared->images.push_back(PodImage{!c.image.empty(), c.image.empty() ? 0 : image_key(c.image), 0});
+    };
+    // image_locality.go sumImageScores: init containers first, then the regular ones.
+    if (modern_) {
+      for (const auto& c : pod.pod.init_containers) add(c);
     }
+    for (const auto& c : pod.pod.containers) add(c);
     for (size_t i = 0; i < prepared->images.size(); ++i) {
       auto& img = prepared->images[i];
       if (!img.named) continue;
@@ -73,14 +79,27 @@ class ImageLocality final : public ScorePlugin {
       // not wrap to a negative sum (or hit the undefined double-to-int64 cast at 2^63).
       sum = sat_add(sum, saturating_cast(static_cast<double>(size) * spread));
     }
-    sum = std::clamp(sum, kImageLocalityMinThreshold, kImageLocalityMaxThreshold);
-    return kMaxScore * (sum - kImageLocalityMinThreshold) /
-           (kImageLocalityMaxThreshold - kImageLocalityMinThreshold);
+    // image_locality.go calculatePriority: the upper bound grows with the container count (init and
+    // regular) and the scale is MaxNodeScore; v1.16 had one fixed bound and MaxPriority.
+    const int64_t max_threshold =
+        modern_ ? sat_mul(kImageLocalityMaxThreshold, static_cast<int64_t>(p->images.size()))
+                : kImageLocalityMaxThreshold;
+    if (max_threshold <= kImageLocalityMinThreshold) return 0;
+    sum = std::clamp(sum, kImageLocalityMinThreshold, max_threshold);
+    return saturate(static_cast<__int128>(modern_ ? kMaxNodeScore : kMaxScore) *
+                    (sum - kImageLocalityMinThreshold) / (max_threshold - kImageLocalityMinThreshold));
   }
+
+ private:
+  bool modern_;
 };
 
 }  // namespace
 
-std::unique_ptr<ScorePlugin> make_image_locality_score() { return std::make_unique<ImageLocality>(); }
+std::unique_ptr<ScorePlugin> make_image_locality_score() { return std::make_unique<ImageLocality>(false); }
+
+std::unique_ptr<ScorePlugin> make_image_locality_plugin_score() {
+  return std::make_unique<ImageLocality>(true);
+}
 
 }  // namespace kext

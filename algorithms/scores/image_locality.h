@@ -21,4 +21,9 @@ inline constexpr int64_t kImageLocalityMaxThreshold = 1000LL * 1024 * 1024;
 // reported size (v1.16 took whichever node the cache saw first). No reduce.
 std::unique_ptr<ScorePlugin> make_image_locality_score();
 
+// "ImageLocality", 0..100 (kube-scheduler imagelocality/image_locality.go): the same per-image sum over
+// init and regular containers, clamped to [23 MiB, 1000 MiB × containers] and scaled to 0..100. The
+// spread is counted over the nodes of the request, as above (kube-scheduler counts its whole snapshot).
+std::unique_ptr<ScorePlugin> make_image_locality_plugin_score();
+
 }  // namespace kext

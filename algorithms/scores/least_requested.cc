@@ -4,12 +4,16 @@
 
 namespace kext {
 
+// int128 keeps (c - r) * max exact for any allocatable a node can report.
+int64_t least_requested_score(int64_t requested, int64_t capacity, int64_t max_score) {
+  if (capacity == 0 || requested > capacity) return 0;
+  return saturate((static_cast<__int128>(capacity) - requested) * max_score / capacity);
+}
+
 namespace {
 
-// int128 keeps (c - r) * 10 exact for any allocatable a node can report.
 int64_t least_requested(int64_t requested, int64_t capacity) {
-  if (capacity == 0 || requested > capacity) return 0;
-  return saturate((static_cast<__int128>(capacity) - requested) * kMaxScore / capacity);
+  return least_requested_score(requested, capacity, kMaxScore);
 }
 
 class LeastRequested final : public ScorePlugin {

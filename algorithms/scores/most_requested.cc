@@ -4,13 +4,22 @@
 
 namespace kext {
 
+int64_t most_requested_score(int64_t requested, int64_t capacity, int64_t max_score,
+                             bool clamp_over_capacity) {
+  if (capacity == 0) return 0;
+  if (requested > capacity) {
+    if (!clamp_over_capacity) return 0;
+    requested = capacity;
+  }
+  return saturate(static_cast<__int128>(requested) * max_score / capacity);
+}
+
 namespace {
 
 // An over-committed resource scores 0 rather than 10: that is what v1.16 did, and the later clamp
 // is a different product.
 int64_t most_requested(int64_t requested, int64_t capacity) {
-  if (capacity == 0 || requested > capacity) return 0;
-  return saturate(static_cast<__int128>(requested) * kMaxScore / capacity);
+  return most_requested_score(requested, capacity, kMaxScore, false);
 }
 
 class MostRequested final : public ScorePlugin {

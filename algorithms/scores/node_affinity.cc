@@ -7,7 +7,11 @@ namespace {
 
 class NodeAffinityPriority final : public ScorePlugin {
  public:
-  std::string_view name() const override { return "NodeAffinityPriority"; }
+  explicit NodeAffinityPriority(int64_t max_score) : max_score_(max_score) {}
+
+  std::string_view name() const override {
+    return max_score_ == kMaxScore ? "NodeAffinityPriority" : "NodeAffinity";
+  }
 
   int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {
     if (!pod.pod.node_affinity) return 0;
@@ -20,11 +24,22 @@ class NodeAffinityPriority final : public ScorePlugin {
   }
 
   bool has_reduce() const override { return true; }
-  void reduce(std::span<int64_t> scores) const override { default_normalize_score(kMaxScore, false, scores); }
+  void reduce(std::span<int64_t> scores) const override {
+    default_normalize_score(max_score_, false, scores);
+  }
+
+ private:
+  int64_t max_score_;
 };
 
 }  // namespace
 
-std::unique_ptr<ScorePlugin> make_node_affinity_score() { return std::make_unique<NodeAffinityPriority>(); }
+std::unique_ptr<ScorePlugin> make_node_affinity_score() {
+  return std::make_unique<NodeAffinityPriority>(kMaxScore);
+}
+
+std::unique_ptr<ScorePlugin> make_node_affinity_plugin_score() {
+  return std::make_unique<NodeAffinityPriority>(kMaxNodeScore);
+}
 
 }  // namespace kext

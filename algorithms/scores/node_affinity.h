@@ -14,4 +14,8 @@ namespace kext {
 // false).
 std::unique_ptr<ScorePlugin> make_node_affinity_score();
 
+// "NodeAffinity", 0..100: the same map, reduced by DefaultNormalizeScore(MaxNodeScore, false)
+// (kube-scheduler nodeaffinity/node_affinity.go NormalizeScore).
+std::unique_ptr<ScorePlugin> make_node_affinity_plugin_score();
+
 }  // namespace kext

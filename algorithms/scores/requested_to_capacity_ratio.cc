@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "algorithms/saturating.h"
+#include "algorithms/scores/resource_allocation.h"
 
 namespace kext {
 
@@ -35,43 +36,28 @@ constexpr int64_t kMaxUtilization = 100;
 
 class RequestedToCapacityRatio final : public ScorePlugin {
  public:
-  explicit RequestedToCapacityRatio(RequestedToCapacityRatioArgs args) : args_(std::move(args)) {
+  RequestedToCapacityRatio(RequestedToCapacityRatioArgs args, int64_t shape_scale, std::string_view name)
+      : args_(std::move(args)), name_(name) {
     if (args_.resources.empty()) args_.resources = {{"cpu", 1}, {"memory", 1}};
     // The legacy policy loader turned an omitted weight into 1 rather than disabling the resource.
     for (auto& r : args_.resources) {
       if (r.weight == 0) r.weight = 1;
     }
+    // requested_to_capacity_ratio.go: Score * (MaxNodeScore / MaxCustomPriorityScore) on the 0..100 scale.
+    for (auto& p : args_.shape) p.score = saturate(static_cast<__int128>(p.score) * shape_scale);
   }
 
-  std::string_view name() const override { return "RequestedToCapacityRatioPriority"; }
+  std::string_view name() const override { return name_; }
 
   int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {
-    const Resources& alloc = node.node->allocatable;
     // Exact in 128 bits: the policy bounds a resource weight only from below, and a saturated sum
-    // would skew the mean; scores (0..10) times int64 weights summed over a few resources fit.
+    // would skew the mean; scores (0..100) times int64 weights summed over a few resources fit.
     __int128 node_score = 0;
     __int128 weight_sum = 0;
     for (const auto& res : args_.resources) {
-      int64_t requested = 0;
-      int64_t capacity = 0;
-      // Saturating sums: an 8Ei request on top of the node's pods is over capacity, not negative.
-      if (res.name == "cpu") {
-        requested = sat_add(node.nonzero_requested.milli_cpu, pod.nonzero_requests.milli_cpu);
-        capacity = alloc.milli_cpu;
-      } else if (res.name == "memory") {
-        requested = sat_add(node.nonzero_requested.memory, pod.nonzero_requests.memory);
-        capacity = alloc.memory;
-      } else if (res.name == "ephemeral-storage") {
-        requested = sat_add(node.requested.ephemeral_storage, pod.requests.ephemeral_storage);
-        capacity = alloc.ephemeral_storage;
-      } else {
-        int64_t pod_request = pod.requests.scalar(res.name);
-        if (pod_request == 0) continue;  // scoring an unrequested device would favour idle GPU nodes
-        requested = sat_add(node.requested.scalar(res.name), pod_request);
-        capacity = alloc.scalar(res.name);
-      }
-      if (capacity == 0) continue;
-      int64_t s = resource_score(requested, capacity);
+      const RequestedCapacity rc = requested_and_capacity(pod, node, res.name, false);
+      if (rc.capacity == 0) continue;
+      int64_t s = resource_score(rc.requested, rc.capacity);
       // A zero score is dropped from the mean rather than averaged in (modern RTCR behaviour).
       if (s > 0) {
         node_score += static_cast<__int128>(s) * res.weight;
@@ -94,13 +80,20 @@ class RequestedToCapacityRatio final : public ScorePlugin {
   }
 
   RequestedToCapacityRatioArgs args_;
+  std::string_view name_;
 };
 
 }  // namespace
 
 std::unique_ptr<ScorePlugin> make_requested_to_capacity_ratio_score(
     const RequestedToCapacityRatioArgs& args) {
-  return std::make_unique<RequestedToCapacityRatio>(args);
+  return std::make_unique<RequestedToCapacityRatio>(args, 1, "RequestedToCapacityRatioPriority");
+}
+
+std::unique_ptr<ScorePlugin> make_requested_to_capacity_ratio_score(const RequestedToCapacityRatioArgs& args,
+                                                                    int64_t shape_scale,
+                                                                    std::string_view name) {
+  return std::make_unique<RequestedToCapacityRatio>(args, shape_scale, name);
 }
 
 }  // namespace kext

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string_view>
 
 #include "algorithms/catalogue.h"
 #include "algorithms/plugin.h"
@@ -24,5 +25,13 @@ int64_t broken_linear(std::span<const UtilizationShapePoint> shape, int64_t util
 // everything else; a scalar the pod does not request is skipped. Empty resources = cpu 1, memory 1;
 // weight 0 means 1. No reduce.
 std::unique_ptr<ScorePlugin> make_requested_to_capacity_ratio_score(const RequestedToCapacityRatioArgs& args);
+
+// The same arithmetic with the shape's scores multiplied by shape_scale first: 10 is kube-scheduler
+// >= v1.17's NodeResourcesFit RequestedToCapacityRatio strategy on the 0..100 scale (the weighted mean
+// is then rounded from the scaled scores, so the result is not the 0..10 one times 10). `name` must
+// outlive the plugin (a literal).
+std::unique_ptr<ScorePlugin> make_requested_to_capacity_ratio_score(const RequestedToCapacityRatioArgs& args,
+                                                                    int64_t shape_scale,
+                                                                    std::string_view name);
 
 }  // namespace kext

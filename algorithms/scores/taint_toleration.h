@@ -13,4 +13,8 @@ namespace kext {
 // true): the node with the most such taints gets 0, a node with none 10.
 std::unique_ptr<ScorePlugin> make_taint_toleration_score();
 
+// "TaintToleration", 0..100: the same map, reduced by DefaultNormalizeScore(MaxNodeScore, true)
+// (kube-scheduler tainttoleration/taint_toleration.go NormalizeScore).
+std::unique_ptr<ScorePlugin> make_taint_toleration_plugin_score();
+
 }  // namespace kext

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 
+#include "policy/config.h"
 #include "policy/policy.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/readme_flags.h"
@@ -300,6 +301,39 @@ TEST(Options, TheBinaryReportsDeprecatedFlagsAndLogsMoreWithVerbosity) {
   testing::ExtenderProcess bad({"--enable-bind=maybe"});
   EXPECT_EQ(bad.wait_exit(std::chrono::seconds(10)), 2);
   EXPECT_NE(bad.log().find("--enable-bind"), std::string::npos) << bad.log();
+}
+
+// --write-config prints what runs, as an ExtenderConfiguration, and exits 0: a YAML file's, a legacy
+// Policy's modern equivalent, the embedded default's.
+TEST(Options, WriteConfigPrintsTheEffectiveConfigurationAndExits) {
+  testing::TempDir dir("write-config");
+  const std::string yaml = (dir.path() / "config.yaml").string();
+  testing::spit(yaml,
+                "apiVersion: kube-extender.io/v1alpha1\nkind: ExtenderConfiguration\n"
+                "plugins: {score: {enabled: [{name: ImageLocality, weight: 7}]}}\n");
+  const std::string legacy = (dir.path() / "policy.json").string();
+  testing::spit(legacy, std::string(default_policy_json()));
+  auto written = [](const std::string& args) {
+    const std::string cmd = std::string(KEXT_BINARY) + " " + args + " --write-config 2>/dev/null";
+    FILE* f = popen(cmd.c_str(), "r");
+    std::string out;
+    char buf[4096];
+    for (size_t n; f && (n = fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+    const int status = f ? pclose(f) : -1;
+    EXPECT_EQ(status, 0) << cmd;
+    return out;
+  };
+  const std::string from_yaml = written("--config " + yaml);
+  ASSERT_FALSE(from_yaml.empty());
+  // What it prints loads again to itself, and differs from the default by the file's one change.
+  EXPECT_EQ(load_scheduling_file(from_yaml).effective_config + "\n", from_yaml);
+  EXPECT_NE(from_yaml.find("\"ImageLocality\""), std::string::npos);
+  EXPECT_NE(from_yaml.find("\"weight\": 7"), std::string::npos) << from_yaml;
+  const std::string embedded = written("");
+  EXPECT_EQ(embedded, load_scheduling_file(default_config_json()).effective_config + "\n");
+  EXPECT_NE(embedded, from_yaml);
+  // The default legacy Policy is the embedded default said the old way.
+  EXPECT_EQ(written("--policy " + legacy), embedded);
 }
 
 // The README's table is the operators' reference: each flag the program accepts has a row.

@@ -121,6 +121,24 @@ def main():
         "priorities": [{"name": "RequestedToCapacityRatioPriority", "weight": 1000000, "argument": {
             "requestedToCapacityRatioArguments": {"shape": [{"utilization": 100, "score": 10}]}}}],
         "preemption": {"semantics": "v1.16", "maxCandidates": 3}}))
+    write("policy", "config-default.json", compact({
+        "apiVersion": "kube-extender.io/v1alpha1", "kind": "ExtenderConfiguration"}))
+    write("policy", "config-everything.json", compact({
+        "apiVersion": "kube-extender.io/v1alpha1", "kind": "ExtenderConfiguration",
+        "plugins": {"filter": {"disabled": [{"name": "NodeName"}]},
+                    "score": {"enabled": [{"name": "NodeResourcesFit", "weight": 4},
+                                          {"name": "ImageLocality", "weight": 2, "arithmetic": "v1.16"}]}},
+        "pluginConfig": [
+            {"name": "NodeResourcesFit", "args": {
+                "ignoredResources": ["example.com/foo"], "ignoredResourceGroups": ["example.org"],
+                "scoringStrategy": {"type": "RequestedToCapacityRatio",
+                                    "resources": [{"name": "cpu", "weight": 2}, {"name": "example.com/gpu", "weight": 3}],
+                                    "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 10},
+                                                                           {"utilization": 100, "score": 0}]}}}},
+            {"name": "NodeResourcesBalancedAllocation", "args": {"resources": [
+                {"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name": "ephemeral-storage", "weight": 1}]}}],
+        "alwaysCheckAllFilters": True, "preemption": {"semantics": "v1.16", "maxCandidates": 2},
+        "parallelThreshold": 0}))
     write("policy", "priorities-only.json", compact({"kind": "Policy", "predicates": None,
                                                       "priorities": [{"name": "MostRequestedPriority", "weight": 2}]}))
 

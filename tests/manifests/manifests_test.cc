@@ -1,5 +1,5 @@
 // manifests/ (kubectl apply -k): the pieces must fit together. Files exist, kinds are there, the
-// extender's --policy points into its mounted ConfigMap and that policy parses, the scheduler's
+// extender's --config points into its mounted ConfigMap and that policy parses, the scheduler's
 // urlPrefix names the Service, and the probe paths answer on a real server.
 #include <gtest/gtest.h>
 
@@ -12,6 +12,7 @@
 
 #include "extender/options.h"
 #include "json/json.h"
+#include "policy/config.h"
 #include "tests/support/test_server.h"
 #include "yaml/yaml.h"
 
@@ -275,7 +276,9 @@ TEST(Manifests, ExtenderDeploymentReadsThePolicyFromItsConfigMap) {
   ASSERT_TRUE(d);
   const Node& c = container(*d);
   const auto args = strings(c.get("args"));
-  const std::string policy_path = flag_value(args, "--policy");
+  // --config is the flag's new name; --policy still reads the same file.
+  std::string policy_path = flag_value(args, "--config");
+  if (policy_path.empty()) policy_path = flag_value(args, "--policy");
   ASSERT_FALSE(policy_path.empty());
   auto [configmap, key] = configmap_file(*d, policy_path);
   ASSERT_FALSE(configmap.empty()) << policy_path << " is not inside a ConfigMap volume";
@@ -283,16 +286,10 @@ TEST(Manifests, ExtenderDeploymentReadsThePolicyFromItsConfigMap) {
   ASSERT_TRUE(cm) << configmap;
   const std::string policy_text = cm->at({"data"})->str(key);
   ASSERT_FALSE(policy_text.empty()) << key;
-  Policy policy = parse_policy(policy_text);
-  Policy embedded = parse_policy(default_policy_json());
-  ASSERT_EQ(policy.predicates.size(), embedded.predicates.size());
-  for (size_t i = 0; i < policy.predicates.size(); ++i)
-    EXPECT_EQ(policy.predicates[i].name, embedded.predicates[i].name);
-  ASSERT_EQ(policy.priorities.size(), embedded.priorities.size());
-  for (size_t i = 0; i < policy.priorities.size(); ++i) {
-    EXPECT_EQ(policy.priorities[i].name, embedded.priorities[i].name);
-    EXPECT_EQ(policy.priorities[i].weight, embedded.priorities[i].weight);
-  }
+  // The new format, and the embedded default: a deployment runs what a bare binary runs.
+  const LoadedFile loaded = load_scheduling_file(policy_text);
+  EXPECT_TRUE(loaded.notice.empty()) << "a legacy Policy: " << loaded.notice;
+  EXPECT_EQ(loaded.effective_config, load_scheduling_file(default_config_json()).effective_config);
 
   // Hardening and sizing the issue asks for.
   EXPECT_EQ(d->at({"spec", "template", "spec", "securityContext"})->str("runAsNonRoot"), "true");

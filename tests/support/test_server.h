@@ -1,5 +1,6 @@
 #pragma once
-// Starts the real extender server on a free loopback port for a test, with a given policy and state.
+// Starts the real extender server on a free loopback port for a test, with a given configuration
+// (ExtenderConfiguration or legacy Policy) and state.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -15,7 +16,7 @@
 #include "extender/server/server.h"
 #include "extender/state/snapshot_loader.h"
 #include "json/json.h"
-#include "policy/policy.h"
+#include "policy/config.h"
 
 namespace kext::testing {
 
@@ -32,7 +33,7 @@ class TestServer {
   explicit TestServer(std::shared_ptr<const ClusterState> state,
                       std::string policy_text = std::string(default_policy_json()), ServerConfig config = {},
                       std::function<Reply(std::string_view)> bind_handler = {})
-      : profile_(compile(parse_policy(policy_text))),
+      : profile_(load_scheduling_file(policy_text).profile),
         binder_(bind_handler ? std::make_unique<FunctionBinder>(std::move(bind_handler)) : nullptr),
         verbs_(profile_, store_, kDefaultNodeCacheEntries, binder_.get()),
         metrics_("test"),

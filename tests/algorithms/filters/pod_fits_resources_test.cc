@@ -211,5 +211,30 @@ TEST(PodFitsResources, UsesActualNotNonZeroRequests) {
   EXPECT_TRUE(make_pod_fits_resources_filter()->filter(ctx, node).ok());
 }
 
+// v1helper.IsExtendedResourceName: only these can be ignored by NodeResourcesFitArgs.
+TEST(IsExtendedResourceName, Table) {
+  EXPECT_TRUE(is_extended_resource_name("example.com/gpu"));
+  EXPECT_TRUE(is_extended_resource_name("nvidia.com/gpu"));
+  EXPECT_FALSE(is_extended_resource_name("cpu"));
+  EXPECT_FALSE(is_extended_resource_name("hugepages-2Mi"));
+  EXPECT_FALSE(is_extended_resource_name("kubernetes.io/batch-cpu"));
+  EXPECT_FALSE(is_extended_resource_name("node.kubernetes.io/thing"));
+  EXPECT_FALSE(is_extended_resource_name("requests.example.com/gpu"));
+}
+
+TEST(NodeResourcesFitFilter, IgnoresOnlyExtendedResources) {
+  Pod pod = make_pod("p", 100, 0);
+  pod.containers[0].requests.set_scalar("example.com/gpu", 1);
+  pod.containers[0].requests.set_scalar("hugepages-2Mi", 1);
+  const NodeInfo node = node_info(make_node("n", 1000, GiB));
+  const PodContext ctx(pod);
+  // hugepages is native: "ignoring" it by name changes nothing (fit.go checks IsExtendedResourceName first).
+  const auto status =
+      make_node_resources_fit_filter({{"example.com/gpu", "hugepages-2Mi"}, {}})->filter(ctx, node);
+  EXPECT_EQ(status.reasons, std::vector<std::string>{"Insufficient hugepages-2Mi"});
+  EXPECT_EQ(make_node_resources_fit_filter({{}, {"example.com"}})->filter(ctx, node).reasons,
+            std::vector<std::string>{"Insufficient hugepages-2Mi"});
+}
+
 }  // namespace
 }  // namespace kext

@@ -1,0 +1,30 @@
+#include "algorithms/scores/resource_allocation.h"
+
+#include "algorithms/saturating.h"
+
+namespace kext {
+
+int64_t pod_request(const PodContext& pod, std::string_view resource, bool use_requested) {
+  const Resources& r = use_requested ? pod.requests : pod.nonzero_requests;
+  if (resource == "cpu") return r.milli_cpu;
+  if (resource == "memory") return r.memory;
+  if (resource == "ephemeral-storage") return pod.requests.ephemeral_storage;
+  return pod.requests.scalar(resource);
+}
+
+RequestedCapacity requested_and_capacity(const PodContext& pod, const NodeInfo& node,
+                                         std::string_view resource, bool use_requested) {
+  const Resources& alloc = node.node->allocatable;
+  const Resources& node_requested = use_requested ? node.requested : node.nonzero_requested;
+  const int64_t want = pod_request(pod, resource, use_requested);
+  // Saturating sums: an 8Ei request on top of the node's pods is over capacity, not negative.
+  if (resource == "cpu") return {sat_add(node_requested.milli_cpu, want), alloc.milli_cpu};
+  if (resource == "memory") return {sat_add(node_requested.memory, want), alloc.memory};
+  if (resource == "ephemeral-storage") {
+    return {sat_add(node.requested.ephemeral_storage, want), alloc.ephemeral_storage};
+  }
+  if (want == 0) return {};
+  return {sat_add(node.requested.scalar(resource), want), alloc.scalar(resource)};
+}
+
+}  // namespace kext

@@ -1,0 +1,700 @@
+#include "policy/config.h"
+
+#include <rapidjson/prettywriter.h>
+
+#include <algorithm>
+#include <array>
+#include <initializer_list>
+#include <limits>
+#include <set>
+#include <utility>
+
+#include "yaml/yaml.h"
+
+namespace kext {
+
+namespace {
+
+using json::Value;
+
+// The embedded default: today's default policy, said in the new format.
+constexpr std::string_view kDefaultConfig = R"({
+  "apiVersion": "kube-extender.io/v1alpha1",
+  "kind": "ExtenderConfiguration",
+  "plugins": {
+    "filter": {
+      "disabled": [{"name": "*"}],
+      "enabled": [
+        {"name": "NodeUnschedulable"},
+        {"name": "NodeName"},
+        {"name": "NodeAffinity"},
+        {"name": "NodeResourcesFit"},
+        {"name": "TaintToleration"}
+      ]
+    },
+    "score": {
+      "disabled": [{"name": "*"}],
+      "enabled": [
+        {"name": "NodeResourcesFit", "weight": 1, "arithmetic": "v1.16"},
+        {"name": "NodeResourcesBalancedAllocation", "weight": 1, "arithmetic": "v1.16"},
+        {"name": "NodeAffinity", "weight": 1, "arithmetic": "v1.16"},
+        {"name": "TaintToleration", "weight": 1, "arithmetic": "v1.16"},
+        {"name": "ImageLocality", "weight": 1, "arithmetic": "v1.16"}
+      ]
+    }
+  },
+  "preemption": {"semantics": "current", "maxCandidates": 1}
+})";
+
+// kube-scheduler's own args types, which a copied pluginConfig entry may name.
+constexpr std::string_view kSchedulerArgsApiVersion = "kubescheduler.config.k8s.io/v1";
+constexpr int64_t kMaxPluginWeight = 1000000;  // as the legacy policy's priority weights
+constexpr int64_t kMaxResourceWeight = 100;    // validation_pluginargs.go validateResources
+constexpr int64_t kMaxUtilization = 100;
+
+constexpr std::array<std::pair<std::string_view, ScoringStrategyType>, 3> kStrategyNames{{
+    {"LeastAllocated", ScoringStrategyType::kLeastAllocated},
+    {"MostAllocated", ScoringStrategyType::kMostAllocated},
+    {"RequestedToCapacityRatio", ScoringStrategyType::kRequestedToCapacityRatio},
+}};
+constexpr std::array<std::pair<std::string_view, Arithmetic>, 2> kArithmeticNames{{
+    {"current", Arithmetic::kCurrent},
+    {"v1.16", Arithmetic::kV1_16},
+}};
+constexpr std::array<std::pair<std::string_view, preemption::Semantics>, 2> kSemanticsNames{{
+    {"current", preemption::Semantics::kCurrent},
+    {"v1.16", preemption::Semantics::kV1_16},
+}};
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw PolicyError(path + ": " + what);
+}
+
+std::string at(const std::string& path, std::string_view key) { return json::join_path(path, key); }
+std::string at(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+template <typename List>
+std::string known_list(const List& names) {
+  std::string out;
+  for (const auto& n : names) {
+    if (!out.empty()) out += ", ";
+    if constexpr (requires { n.first; }) {
+      out += n.first;
+    } else {
+      out += n;
+    }
+  }
+  return out;
+}
+
+// A JSON object decoded strictly: members match exactly (kube-scheduler's strict decoding is
+// case-sensitive), a member not in `known` or given twice is an error, null counts as absent.
+class Object {
+ public:
+  Object(const Value& v, std::string path, std::initializer_list<std::string_view> known)
+      : v_(v), path_(std::move(path)) {
+    if (!v.IsObject()) fail(path_.empty() ? "configuration" : path_, type_error("an object", v));
+    std::set<std::string_view> seen;
+    for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) {
+      const std::string_view name = json::view(it->name);
+      if (std::find(known.begin(), known.end(), name) == known.end()) fail(at(path_, name), "unknown field");
+      if (!seen.insert(name).second) fail(at(path_, name), "duplicate field");
+    }
+  }
+
+  const std::string& path() const { return path_; }
+  std::string path(std::string_view key) const { return at(path_, key); }
+
+  const Value* get(std::string_view key) const {
+    for (auto it = v_.MemberBegin(); it != v_.MemberEnd(); ++it) {
+      if (json::view(it->name) == key) return it->value.IsNull() ? nullptr : &it->value;
+    }
+    return nullptr;
+  }
+
+  std::optional<std::string> string(std::string_view key) const {
+    const Value* v = get(key);
+    if (!v) return std::nullopt;
+    if (!v->IsString()) fail(path(key), type_error("a string", *v));
+    return std::string(json::view(*v));
+  }
+
+  std::optional<int64_t> integer(std::string_view key) const {
+    const Value* v = get(key);
+    if (!v) return std::nullopt;
+    if (!v->IsInt64()) fail(path(key), type_error("an integer", *v));
+    return v->GetInt64();
+  }
+
+  std::optional<bool> boolean(std::string_view key) const {
+    const Value* v = get(key);
+    if (!v) return std::nullopt;
+    if (!v->IsBool()) fail(path(key), type_error("a boolean", *v));
+    return v->GetBool();
+  }
+
+  // nullptr when absent.
+  const Value* array(std::string_view key) const {
+    const Value* v = get(key);
+    if (v && !v->IsArray()) fail(path(key), type_error("an array", *v));
+    return v;
+  }
+
+  static std::string type_error(const char* want, const Value& got) {
+    std::string what = std::string("must be ") + want + ", got " + json::type_name(got);
+    if (got.IsNumber() && !got.IsInt64()) what += " (not an integer)";
+    return what;
+  }
+
+ private:
+  const Value& v_;
+  std::string path_;
+};
+
+int64_t in_range(int64_t v, int64_t lo, int64_t hi, const std::string& path) {
+  if (v < lo || v > hi) {
+    fail(path, "must be in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + std::to_string(v));
+  }
+  return v;
+}
+
+template <typename Table>
+auto named(const Table& table, std::string_view value, const std::string& path) {
+  for (const auto& [name, v] : table) {
+    if (name == value) return v;
+  }
+  fail(path, "unknown value \"" + std::string(value) + "\" (known: " + known_list(table) + ")");
+}
+
+template <typename Table, typename V>
+std::string_view name_of(const Table& table, V value) {
+  for (const auto& [name, v] : table) {
+    if (v == value) return name;
+  }
+  return table[0].first;
+}
+
+std::string checked_string(const Value& v, const std::string& path) {
+  if (!v.IsString()) fail(path, Object::type_error("a string", v));
+  if (v.GetStringLength() == 0) fail(path, "must not be empty");
+  return std::string(json::view(v));
+}
+
+// [{name, weight}], weight 0 or absent = 1 (v1 SetDefaults_*Args), names unique.
+std::vector<ResourceWeight> parse_resources(const Value& list, const std::string& path, int64_t max_weight) {
+  std::vector<ResourceWeight> out;
+  std::set<std::string> seen;
+  for (rapidjson::SizeType i = 0; i < list.Size(); ++i) {
+    const Object r(list[i], at(path, i), {"name", "weight"});
+    const Value* name = r.get("name");
+    if (!name) fail(r.path("name"), "required");
+    ResourceWeight rw;
+    rw.name = checked_string(*name, r.path("name"));
+    if (!seen.insert(rw.name).second) fail(r.path("name"), "duplicate resource \"" + rw.name + "\"");
+    rw.weight = r.integer("weight").value_or(0);
+    if (rw.weight == 0) rw.weight = 1;
+    in_range(rw.weight, 1, max_weight, r.path("weight"));
+    out.push_back(std::move(rw));
+  }
+  return out;
+}
+
+// A copied kube-scheduler args object may say what it is.
+void check_args_type(const Object& args, std::string_view kind) {
+  if (auto v = args.string("apiVersion"); v && *v != kSchedulerArgsApiVersion) {
+    fail(args.path("apiVersion"),
+         "must be \"" + std::string(kSchedulerArgsApiVersion) + "\", got \"" + *v + "\"");
+  }
+  if (auto v = args.string("kind"); v && *v != kind) {
+    fail(args.path("kind"), "must be \"" + std::string(kind) + "\", got \"" + *v + "\"");
+  }
+}
+
+std::vector<std::string> parse_names(const Object& obj, std::string_view key, bool group) {
+  std::vector<std::string> out;
+  const Value* list = obj.array(key);
+  if (!list) return out;
+  for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
+    const std::string p = at(obj.path(key), i);
+    std::string name = checked_string((*list)[i], p);
+    // validation_pluginargs.go: a resource group is a domain, without the '/'.
+    if (group && name.find('/') != std::string::npos)
+      fail(p, "must be a domain without '/', got \"" + name + "\"");
+    out.push_back(std::move(name));
+  }
+  return out;
+}
+
+void parse_fit_args(const Object& args, PluginArgs& out) {
+  check_args_type(args, "NodeResourcesFitArgs");
+  out.fit_filter.ignored_resources = parse_names(args, "ignoredResources", false);
+  out.fit_filter.ignored_resource_groups = parse_names(args, "ignoredResourceGroups", true);
+  const Value* st = args.get("scoringStrategy");
+  if (!st) return;
+  const Object s(*st, args.path("scoringStrategy"), {"type", "resources", "requestedToCapacityRatio"});
+  ScoringStrategy& strategy = out.fit_scoring;
+  if (auto type = s.string("type"); type && !type->empty()) {
+    strategy.type = named(kStrategyNames, *type, s.path("type"));
+  }
+  if (const Value* res = s.array("resources"); res && !res->Empty()) {
+    strategy.resources = parse_resources(*res, s.path("resources"), kMaxResourceWeight);
+  }
+  const Value* rtcr = s.get("requestedToCapacityRatio");
+  if (rtcr) {
+    const Object r(*rtcr, s.path("requestedToCapacityRatio"), {"shape"});
+    const Value* shape = r.array("shape");
+    if (shape) {
+      for (rapidjson::SizeType i = 0; i < shape->Size(); ++i) {
+        const Object pt((*shape)[i], at(r.path("shape"), i), {"utilization", "score"});
+        UtilizationShapePoint point;
+        point.utilization =
+            in_range(pt.integer("utilization").value_or(0), 0, kMaxUtilization, pt.path("utilization"));
+        point.score = in_range(pt.integer("score").value_or(0), 0, kMaxScore, pt.path("score"));
+        if (!strategy.shape.empty() && point.utilization <= strategy.shape.back().utilization) {
+          fail(pt.path("utilization"), "must be strictly increasing");
+        }
+        strategy.shape.push_back(point);
+      }
+    }
+  }
+  if (strategy.type == ScoringStrategyType::kRequestedToCapacityRatio && strategy.shape.empty()) {
+    fail(s.path("requestedToCapacityRatio.shape"),
+         "required (a non-empty array) for RequestedToCapacityRatio");
+  }
+}
+
+void parse_balanced_args(const Object& args, PluginArgs& out) {
+  check_args_type(args, "NodeResourcesBalancedAllocationArgs");
+  if (const Value* res = args.array("resources"); res && !res->Empty()) {
+    // validation_pluginargs.go ValidateNodeResourcesBalancedAllocationArgs: every weight must be 1.
+    out.balanced.resources = parse_resources(*res, args.path("resources"), 1);
+  }
+}
+
+void parse_plugin_config(const Value& list, const std::string& path, PluginArgs& out) {
+  std::set<std::string> seen;
+  for (rapidjson::SizeType i = 0; i < list.Size(); ++i) {
+    const Object entry(list[i], at(path, i), {"name", "args"});
+    const Value* name_v = entry.get("name");
+    if (!name_v) fail(entry.path("name"), "required");
+    const std::string name = checked_string(*name_v, entry.path("name"));
+    if (!seen.insert(name).second) fail(entry.path("name"), "duplicate pluginConfig for \"" + name + "\"");
+    const Value* args = entry.get("args");
+    if (name == "NodeResourcesFit") {
+      if (args) {
+        parse_fit_args(
+            Object(*args, entry.path("args"),
+                   {"apiVersion", "kind", "ignoredResources", "ignoredResourceGroups", "scoringStrategy"}),
+            out);
+      }
+    } else if (name == "NodeResourcesBalancedAllocation") {
+      if (args)
+        parse_balanced_args(Object(*args, entry.path("args"), {"apiVersion", "kind", "resources"}), out);
+    } else {
+      const auto known = plugin_score_names();
+      const bool is_plugin =
+          std::find(known.begin(), known.end(), name) != known.end() || !legacy_filter_name(name).empty();
+      fail(entry.path("name"),
+           is_plugin ? "the extender takes no args for " + name
+                     : "unknown plugin \"" + name +
+                           "\" (args are read for: NodeResourcesFit, NodeResourcesBalancedAllocation)");
+    }
+  }
+}
+
+// One extension point (plugins.filter / plugins.score): kube-scheduler's default plugins merged with
+// the file's lists as v1 default_plugins.go mergePluginSet does: defaults not disabled (all of them
+// with "*") keep their place, an enabled entry naming one replaces it there, the others follow in
+// file order.
+std::vector<PluginEntry> parse_plugin_set(const Object& plugins, std::string_view point, bool score,
+                                          const PluginArgs& args) {
+  const std::vector<std::string_view> names = score ? plugin_score_names() : plugin_filter_names();
+  std::vector<PluginEntry> defaults;
+  for (auto n : names)
+    defaults.push_back({std::string(n), score ? plugin_default_weight(n) : 1, Arithmetic::kCurrent});
+  const Value* set_v = plugins.get(point);
+  if (!set_v) return defaults;
+  const Object set(*set_v, plugins.path(point), {"enabled", "disabled"});
+
+  auto check_name = [&](const Value* v, const std::string& path, bool star) {
+    if (!v) fail(path, "required");
+    std::string name = checked_string(*v, path);
+    if (star && name == "*") return name;
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      fail(path,
+           "unknown " + std::string(point) + " plugin \"" + name + "\" (known: " + known_list(names) + ")");
+    }
+    return name;
+  };
+
+  std::set<std::string> disabled;
+  if (const Value* list = set.array("disabled")) {
+    for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
+      const Object d((*list)[i], at(set.path("disabled"), i), {"name", "weight"});
+      disabled.insert(check_name(d.get("name"), d.path("name"), true));
+    }
+  }
+  std::vector<PluginEntry> enabled;
+  if (const Value* list = set.array("enabled")) {
+    for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
+      const Object e((*list)[i], at(set.path("enabled"), i),
+                     score ? std::initializer_list<std::string_view>{"name", "weight", "arithmetic"}
+                           : std::initializer_list<std::string_view>{"name", "weight"});
+      PluginEntry entry;
+      entry.name = check_name(e.get("name"), e.path("name"), false);
+      for (const auto& prior : enabled) {
+        if (prior.name == entry.name) fail(e.path("name"), "duplicate plugin \"" + entry.name + "\"");
+      }
+      // The framework takes a score weight of 0 as 1; filters have none (a copied weight is ignored).
+      const int64_t weight = e.integer("weight").value_or(0);
+      if (score) entry.weight = weight == 0 ? 1 : in_range(weight, 1, kMaxPluginWeight, e.path("weight"));
+      if (auto a = e.string("arithmetic"))
+        entry.arithmetic = named(kArithmeticNames, *a, e.path("arithmetic"));
+      if (entry.arithmetic == Arithmetic::kV1_16) {
+        const LegacyScore legacy = legacy_score_for(entry.name, args);
+        if (legacy.name.empty()) fail(e.path("arithmetic"), "\"v1.16\" for this pluginConfig: " + legacy.why);
+      }
+      enabled.push_back(std::move(entry));
+    }
+  }
+  std::vector<PluginEntry> out;
+  std::set<std::string> replaced;
+  if (!disabled.contains("*")) {
+    for (auto& d : defaults) {
+      if (disabled.contains(d.name)) continue;
+      auto custom = std::find_if(enabled.begin(), enabled.end(),
+                                 [&](const PluginEntry& e) { return e.name == d.name; });
+      if (custom != enabled.end()) {
+        out.push_back(*custom);
+        replaced.insert(d.name);
+      } else {
+        out.push_back(d);
+      }
+    }
+  }
+  for (auto& e : enabled) {
+    if (!replaced.contains(e.name)) out.push_back(e);
+  }
+  return out;
+}
+
+Config parse_config_impl(const Value& doc) {
+  const Object root(doc, "",
+                    {"apiVersion", "kind", "plugins", "pluginConfig", "alwaysCheckAllFilters", "preemption",
+                     "parallelThreshold"});
+  const auto api = root.string("apiVersion");
+  if (!api) fail("apiVersion", "required (\"" + std::string(kConfigApiVersion) + "\")");
+  if (*api != kConfigApiVersion) {
+    fail("apiVersion", "must be \"" + std::string(kConfigApiVersion) + "\", got \"" + *api + "\"");
+  }
+  const auto kind = root.string("kind");
+  if (!kind) fail("kind", "required (\"" + std::string(kConfigKind) + "\")");
+  if (*kind != kConfigKind)
+    fail("kind", "must be \"" + std::string(kConfigKind) + "\", got \"" + *kind + "\"");
+
+  Config config;
+  if (const Value* pc = root.array("pluginConfig")) parse_plugin_config(*pc, "pluginConfig", config.args);
+  static const Value kEmpty(rapidjson::kObjectType);
+  const Value* plugins_v = root.get("plugins");
+  const Object plugins(plugins_v ? *plugins_v : kEmpty, "plugins", {"filter", "score"});
+  config.filters = parse_plugin_set(plugins, "filter", false, config.args);
+  config.scores = parse_plugin_set(plugins, "score", true, config.args);
+  if (config.filters.empty() && config.scores.empty())
+    fail("plugins", "enables no filter and no score plugin");
+
+  config.always_check_all_filters = root.boolean("alwaysCheckAllFilters").value_or(false);
+  if (const Value* pre = root.get("preemption")) {
+    const Object p(*pre, "preemption", {"semantics", "maxCandidates"});
+    if (auto sem = p.string("semantics")) {
+      config.preemption.semantics =
+          std::string(name_of(kSemanticsNames, named(kSemanticsNames, *sem, p.path("semantics"))));
+    }
+    if (auto n = p.integer("maxCandidates")) {
+      config.preemption.max_candidates =
+          in_range(*n, 1, std::numeric_limits<int32_t>::max(), p.path("maxCandidates"));
+    }
+  }
+  if (auto t = root.integer("parallelThreshold")) {
+    config.parallel_threshold = in_range(*t, 0, std::numeric_limits<int64_t>::max(), "parallelThreshold");
+  }
+  return config;
+}
+
+rapidjson::Document parse_json(std::string_view text, std::string_view what) {
+  rapidjson::Document doc;
+  doc.Parse<json::kParseFlags>(text.data(), text.size());
+  if (doc.HasParseError()) {
+    fail(std::string(what), std::string("malformed JSON at offset ") + std::to_string(doc.GetErrorOffset()) +
+                                ": " + rapidjson::GetParseError_En(doc.GetParseError()));
+  }
+  return doc;
+}
+
+template <typename Writer>
+void write_resources(Writer& w, const std::vector<ResourceWeight>& resources) {
+  w.StartArray();
+  for (const auto& r : resources) {
+    w.StartObject();
+    w.Key("name");
+    w.String(r.name.c_str());
+    w.Key("weight");
+    w.Int64(r.weight);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+template <typename Writer>
+void write_plugin_set(Writer& w, const char* point, const std::vector<PluginEntry>& entries, bool score) {
+  w.Key(point);
+  w.StartObject();
+  w.Key("disabled");
+  w.StartArray();
+  w.StartObject();
+  w.Key("name");
+  w.String("*");
+  w.EndObject();
+  w.EndArray();
+  w.Key("enabled");
+  w.StartArray();
+  for (const auto& e : entries) {
+    w.StartObject();
+    w.Key("name");
+    w.String(e.name.c_str());
+    if (score) {
+      w.Key("weight");
+      w.Int64(e.weight);
+      w.Key("arithmetic");
+      w.String(name_of(kArithmeticNames, e.arithmetic).data());
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+template <typename Writer>
+void write_config(Writer& w, const Config& c) {
+  w.StartObject();
+  w.Key("apiVersion");
+  w.String(kConfigApiVersion.data());
+  w.Key("kind");
+  w.String(kConfigKind.data());
+  w.Key("plugins");
+  w.StartObject();
+  write_plugin_set(w, "filter", c.filters, false);
+  write_plugin_set(w, "score", c.scores, true);
+  w.EndObject();
+
+  w.Key("pluginConfig");
+  w.StartArray();
+  w.StartObject();
+  w.Key("name");
+  w.String("NodeResourcesFit");
+  w.Key("args");
+  w.StartObject();
+  for (auto [key, list] : {std::pair{"ignoredResources", &c.args.fit_filter.ignored_resources},
+                           std::pair{"ignoredResourceGroups", &c.args.fit_filter.ignored_resource_groups}}) {
+    w.Key(key);
+    w.StartArray();
+    for (const auto& n : *list) w.String(n.c_str());
+    w.EndArray();
+  }
+  const ScoringStrategy& st = c.args.fit_scoring;
+  w.Key("scoringStrategy");
+  w.StartObject();
+  w.Key("type");
+  w.String(name_of(kStrategyNames, st.type).data());
+  w.Key("resources");
+  write_resources(w, st.resources);
+  if (!st.shape.empty()) {
+    w.Key("requestedToCapacityRatio");
+    w.StartObject();
+    w.Key("shape");
+    w.StartArray();
+    for (const auto& p : st.shape) {
+      w.StartObject();
+      w.Key("utilization");
+      w.Int64(p.utilization);
+      w.Key("score");
+      w.Int64(p.score);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndObject();
+  w.EndObject();
+  w.EndObject();
+  w.StartObject();
+  w.Key("name");
+  w.String("NodeResourcesBalancedAllocation");
+  w.Key("args");
+  w.StartObject();
+  w.Key("resources");
+  write_resources(w, c.args.balanced.resources);
+  w.EndObject();
+  w.EndObject();
+  w.EndArray();
+
+  w.Key("alwaysCheckAllFilters");
+  w.Bool(c.always_check_all_filters);
+  w.Key("preemption");
+  w.StartObject();
+  w.Key("semantics");
+  w.String(c.preemption.semantics.c_str());
+  w.Key("maxCandidates");
+  w.Int64(c.preemption.max_candidates);
+  w.EndObject();
+  w.Key("parallelThreshold");
+  w.Int64(c.parallel_threshold);
+  w.EndObject();
+}
+
+bool is_extender_config(const rapidjson::Document& doc) {
+  if (!doc.IsObject()) return false;
+  auto it = doc.FindMember("apiVersion");
+  return it != doc.MemberEnd() && it->value.IsString() &&
+         json::view(it->value).starts_with("kube-extender.io/");
+}
+
+}  // namespace
+
+std::string_view default_config_json() { return kDefaultConfig; }
+
+Config parse_config(const rapidjson::Value& doc) {
+  try {
+    return parse_config_impl(doc);
+  } catch (const DecodeError& e) {
+    // Every field above is checked with a PolicyError of its own; this keeps the contract should
+    // RapidJSON's invariant net fire.
+    throw PolicyError(std::string("configuration: ") + e.what());
+  }
+}
+
+Config parse_config(std::string_view json_text) {
+  return parse_config(parse_json(json_text, "configuration"));
+}
+
+std::string config_to_json(const Config& config, bool pretty) {
+  rapidjson::StringBuffer buf;
+  if (pretty) {
+    rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buf);
+    w.SetIndent(' ', 2);
+    write_config(w, config);
+  } else {
+    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    write_config(w, config);
+  }
+  return {buf.GetString(), buf.GetSize()};
+}
+
+Profile compile(const Config& config) {
+  // The engine runs the filters in the semantics' order (filter_rank), whatever the file's order.
+  std::vector<std::unique_ptr<FilterPlugin>> filter_plugins;
+  for (const auto& f : config.filters) {
+    auto plugin = make_filter(f.name, config.args.fit_filter);
+    if (!plugin) throw PolicyError("plugins.filter: unknown plugin \"" + f.name + "\"");
+    filter_plugins.push_back(std::move(plugin));
+  }
+  std::vector<WeightedScore> scores;
+  for (const auto& s : config.scores) {
+    auto plugin = make_plugin_score(s.name, config.args, s.arithmetic);
+    if (!plugin) throw PolicyError("plugins.score: cannot build \"" + s.name + "\" with this pluginConfig");
+    scores.push_back({std::move(plugin), s.weight});
+  }
+  EngineOptions options;
+  options.parallel_threshold = static_cast<size_t>(std::max<int64_t>(config.parallel_threshold, 0));
+  options.always_check_all_predicates = config.always_check_all_filters;
+  options.semantics = semantics_of(config.preemption);
+  return Profile{Engine(std::move(filter_plugins), std::move(scores), options),
+                 preemption_profile(config.preemption)};
+}
+
+ConfigFromPolicy config_from_policy(const Policy& policy) {
+  Config config;
+  for (const auto& p : policy.predicates)
+    config.filters.push_back({std::string(plugin_for_legacy_filter(p.name)), 1});
+  std::string fit_from;
+  for (const auto& p : policy.priorities) {
+    const PluginScore ps = plugin_for_legacy_score(p.name, p.args);
+    if (ps.name.empty()) return {std::nullopt, "unknown priority \"" + p.name + "\""};
+    if (ps.name == "NodeResourcesFit") {
+      if (!fit_from.empty()) {
+        return {std::nullopt,
+                fit_from + " and " + p.name +
+                    " are both NodeResourcesFit scoring strategies, which one file cannot configure twice"};
+      }
+      fit_from = p.name;
+      config.args.fit_scoring = ps.args.fit_scoring;
+    }
+    config.scores.push_back({std::string(ps.name), p.weight, Arithmetic::kV1_16});
+  }
+  config.always_check_all_filters = policy.always_check_all_predicates;
+  config.preemption = policy.preemption;
+  config.parallel_threshold = policy.parallel_threshold;
+  // The legacy format is laxer in places (a resource weight above kube-scheduler's 100, a shape
+  // without points): such a policy still runs, but no file says it.
+  try {
+    if (parse_config(config_to_json(config)) != config)
+      return {std::nullopt, "it does not read back the same"};
+  } catch (const PolicyError& e) {
+    return {std::nullopt, std::string("the new format refuses it: ") + e.what()};
+  }
+  return {std::move(config), ""};
+}
+
+std::string legacy_policy_notice(const Policy& policy) {
+  const ConfigFromPolicy c = config_from_policy(policy);
+  if (!c.config)
+    return "legacy Policy loaded with its v1.16 arithmetic; no single ExtenderConfiguration equals it: " +
+           c.why;
+  return "legacy Policy loaded with its v1.16 arithmetic; it equals this ExtenderConfiguration: " +
+         config_to_json(*c.config);
+}
+
+// JSON keeps RapidJSON's own errors (with the offset); anything else is read as YAML (yaml/yaml.h: YAML
+// 1.2 core schema, so JSON's `true` and YAML's `True` are both booleans), errors with line and column.
+bool is_json(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && text[first] == '{';
+}
+
+rapidjson::Document parse_file(std::string_view text) {
+  if (is_json(text)) return parse_json(text, "configuration");
+  try {
+    return yaml::to_json(text);
+  } catch (const yaml::YamlError& e) {
+    throw PolicyError(std::string("configuration: ") + e.what());
+  }
+}
+
+LoadedFile load_scheduling_file(std::string_view text) {
+  const rapidjson::Document doc = parse_file(text);
+  if (is_extender_config(doc)) {
+    Config config = parse_config(doc);
+    return LoadedFile{compile(config), "", config_to_json(config, true), config.filters.size(),
+                      config.scores.size()};
+  }
+  // The legacy Policy decoder reads JSON text: a Policy written as YAML is handed over as JSON.
+  rapidjson::StringBuffer json_text;
+  if (!is_json(text) && !doc.IsNull()) {
+    rapidjson::Writer<rapidjson::StringBuffer> w(json_text);
+    doc.Accept(w);
+  }
+  const Policy policy =
+      parse_policy(is_json(text) ? text : std::string_view(json_text.GetString(), json_text.GetSize()));
+  const ConfigFromPolicy c = config_from_policy(policy);
+  return LoadedFile{compile(policy), legacy_policy_notice(policy),
+                    c.config ? config_to_json(*c.config, true) : "", policy.predicates.size(),
+                    policy.priorities.size()};
+}
+
+std::string effective_config_json(std::string_view text) {
+  if (text.empty()) text = kDefaultConfig;
+  LoadedFile f = load_scheduling_file(text);
+  if (f.effective_config.empty()) throw PolicyError("configuration: " + f.notice);
+  return f.effective_config;
+}
+
+}  // namespace kext

@@ -1,0 +1,89 @@
+#pragma once
+// The extender's versioned configuration file: apiVersion kube-extender.io/v1alpha1, kind
+// ExtenderConfiguration, with a KubeSchedulerConfiguration profile's `plugins` (filter and score
+// points) and `pluginConfig` (kube-scheduler v1's plugin names and args), plus the extender's own
+// sections. Decoded strictly, as kube-scheduler decodes its own file: an unknown field, a wrong type or
+// an out-of-range value is a PolicyError naming the field's path
+// ("pluginConfig[0].args.scoringStrategy.type: unknown value ...").
+//
+// The legacy Policy (kind Policy) still loads: load_scheduling_file tells the two apart by apiVersion.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/catalogue.h"
+#include "json/json.h"
+#include "policy/policy.h"
+
+namespace kext {
+
+inline constexpr std::string_view kConfigApiVersion = "kube-extender.io/v1alpha1";
+inline constexpr std::string_view kConfigKind = "ExtenderConfiguration";
+
+// One enabled plugin. Filters use only the name.
+struct PluginEntry {
+  std::string name;
+  int64_t weight = 1;  // score plugins: 1..1000000
+  Arithmetic arithmetic = Arithmetic::kCurrent;
+  bool operator==(const PluginEntry&) const = default;
+};
+
+// The effective configuration: kube-scheduler's default plugins merged with the file's enabled and
+// disabled lists (mergePluginSet), pluginConfig's defaults filled in.
+struct Config {
+  std::vector<PluginEntry> filters;  // in the order they run (before the catalogue's filter_rank)
+  std::vector<PluginEntry> scores;
+  PluginArgs args;
+  bool always_check_all_filters = false;
+  PreemptionPolicy preemption;
+  int64_t parallel_threshold = static_cast<int64_t>(kDefaultParallelThreshold);
+  bool operator==(const Config&) const = default;
+};
+
+// Strict decoders of an ExtenderConfiguration. Throw PolicyError("<path>: <what>").
+Config parse_config(std::string_view json_text);
+Config parse_config(const rapidjson::Value& doc);
+
+// The effective configuration as an ExtenderConfiguration (defaults filled in, every plugin listed
+// with disabled "*" so nothing depends on the defaults), which parse_config reads back to the same
+// Config. Compact JSON; `pretty` indents it for a human.
+std::string config_to_json(const Config& config, bool pretty = false);
+
+// The configuration the server runs without --policy / --config: today's default policy, in the new
+// format (the five filters; the five scores at weight 1 with their v1.16 arithmetic).
+std::string_view default_config_json();
+
+// What the verbs run.
+Profile compile(const Config& config);
+
+// The legacy Policy as a Config: each predicate and priority under its framework plugin name, every
+// score with kV1_16 arithmetic, so compile() of it runs what compile(policy) runs. nullopt (and `why`)
+// when the new format cannot say it: two priorities that are both NodeResourcesFit scoring strategies.
+struct ConfigFromPolicy {
+  std::optional<Config> config;
+  std::string why;
+};
+ConfigFromPolicy config_from_policy(const Policy& policy);
+
+// The one line to print when a legacy Policy loads: the ExtenderConfiguration it equals.
+std::string legacy_policy_notice(const Policy& policy);
+
+// A --policy / --config file of either format, compiled.
+struct LoadedFile {
+  Profile profile;
+  std::string notice;            // non-empty for a legacy Policy: legacy_policy_notice
+  std::string effective_config;  // config_to_json (pretty) of what runs; "" if no Config equals it
+  size_t filters = 0;
+  size_t scores = 0;
+};
+// Throws PolicyError. A document whose apiVersion is in the kube-extender.io group is an
+// ExtenderConfiguration; anything else is decoded as a legacy Policy.
+LoadedFile load_scheduling_file(std::string_view text);  // YAML or JSON
+
+// For --write-config: the effective configuration of a file (or of the embedded default, for ""),
+// as indented JSON. Throws PolicyError.
+std::string effective_config_json(std::string_view text);
+
+}  // namespace kext

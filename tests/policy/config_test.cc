@@ -1,0 +1,446 @@
+#include "policy/config.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/test_builders.h"
+
+namespace kext {
+namespace {
+
+using testing::GiB;
+using testing::make_node;
+using testing::make_pod;
+using testing::node_info;
+using testing::node_ptrs;
+
+const std::string kHead = R"("apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration")";
+
+std::string cfg(const std::string& rest = "") { return "{" + kHead + (rest.empty() ? "" : "," + rest) + "}"; }
+
+std::string error_of(const std::string& text) {
+  try {
+    load_scheduling_file(text);
+  } catch (const PolicyError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Config, StrictDecodingNamesTheField) {
+  struct Case {
+    std::string text;
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      // Unknown fields, at every depth.
+      {cfg(R"("priorites":[])"), "priorites: unknown field"},
+      {cfg(R"("plugins":{"score":{"enabled":[{"name":"ImageLocality"},{"name":"NodeAffinity"},{"nam":"X"}]}})"),
+       "plugins.score.enabled[2].nam: unknown field"},
+      {cfg(R"("plugins":{"preScore":{}})"), "plugins.preScore: unknown field"},
+      {cfg(R"("pluginConfig":[{"name":"NodeResourcesFit","args":{"scoringStrategy":{"typ":"MostAllocated"}}}])"),
+       "pluginConfig[0].args.scoringStrategy.typ: unknown field"},
+      // Field names are case-sensitive, as kube-scheduler's strict decoding.
+      {cfg(R"("PluginConfig":[])"), "PluginConfig: unknown field"},
+      {cfg(R"("parallelThreshold":1,"parallelThreshold":2)"), "parallelThreshold: duplicate field"},
+      // Wrong types.
+      {cfg(R"("parallelThreshold":"5")"), "parallelThreshold: must be an integer, got string"},
+      {cfg(R"("parallelThreshold":5.5)"),
+       "parallelThreshold: must be an integer, got number (not an integer)"},
+      {cfg(R"("plugins":{"filter":{"enabled":{"name":"NodeName"}}})"),
+       "plugins.filter.enabled: must be an array, got object"},
+      {cfg(R"("alwaysCheckAllFilters":"yes")"), "alwaysCheckAllFilters: must be a boolean, got string"},
+      {cfg(R"("pluginConfig":[{"name":"NodeResourcesFit","args":{"ignoredResources":[7]}}])"),
+       "pluginConfig[0].args.ignoredResources[0]: must be a string, got number"},
+      // Unknown values.
+      {cfg(R"("pluginConfig":[{"name":"NodeResourcesFit","args":{"scoringStrategy":{"type":"MostAlocated"}}}])"),
+       "pluginConfig[0].args.scoringStrategy.type: unknown value \"MostAlocated\" (known: LeastAllocated, "
+       "MostAllocated, RequestedToCapacityRatio)"},
+      {cfg(R"("plugins":{"score":{"enabled":[{"name":"InterPodAffinity"}]}})"),
+       "plugins.score.enabled[0].name: unknown score plugin \"InterPodAffinity\" (known: TaintToleration, "
+       "NodeAffinity, NodeResourcesFit, NodeResourcesBalancedAllocation, ImageLocality)"},
+      {cfg(R"("plugins":{"filter":{"disabled":[{"name":"NodePorts"}]}})"),
+       "plugins.filter.disabled[0].name: unknown filter plugin \"NodePorts\" (known: NodeUnschedulable, "
+       "NodeName, "
+       "TaintToleration, NodeAffinity, NodeResourcesFit)"},
+      {cfg(R"("plugins":{"score":{"enabled":[{"name":"ImageLocality","arithmetic":"v1.15"}]}})"),
+       "plugins.score.enabled[0].arithmetic: unknown value \"v1.15\" (known: current, v1.16)"},
+      {cfg(R"("preemption":{"semantics":"v1.17"})"),
+       "preemption.semantics: unknown value \"v1.17\" (known: current, v1.16)"},
+      {cfg(R"("pluginConfig":[{"name":"PodTopologySpread","args":{}}])"),
+       "pluginConfig[0].name: unknown plugin \"PodTopologySpread\" (args are read for: NodeResourcesFit, "
+       "NodeResourcesBalancedAllocation)"},
+      {cfg(R"("pluginConfig":[{"name":"NodeResourcesFit","args":{"kind":"NodeResourcesBalancedAllocationArgs"}}])"),
+       "pluginConfig[0].args.kind: must be \"NodeResourcesFitArgs\", got "
+       "\"NodeResourcesBalancedAllocationArgs\""},
+      // Out of range.
+      {cfg(R"("pluginConfig":[{"name":"NodeResourcesFit","args":{"scoringStrategy":{"resources":[{"name":"cpu","weight":101}]}}}])"),
+       "pluginConfig[0].args.scoringStrategy.resources[0].weight: must be in 1..100, got 101"},
+      {cfg(R"("pluginConfig":[{"name":"NodeResourcesFit","args":{"scoringStrategy":{"type":"RequestedToCapacityRatio","requestedToCapacityRatio":{"shape":[{"utilization":0,"score":11}]}}}}])"),
+       "pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape[0].score: must be in 0..10, got "
+       "11"},
+      {cfg(R"("pluginConfig":[{"name":"NodeResourcesFit","args":{"scoringStrategy":{"type":"RequestedToCapacityRatio","requestedToCapacityRatio":{"shape":[{"utilization":50,"score":1},{"utilization":50,"score":2}]}}}}])"),
+       "pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape[1].utilization: must be strictly "
+       "increasing"},
+      {cfg(R"("pluginConfig":[{"name":"NodeResourcesFit","args":{"scoringStrategy":{"type":"RequestedToCapacityRatio"}}}])"),
+       "pluginConfig[0].args.scoringStrategy.requestedToCapacityRatio.shape: required (a non-empty array) "
+       "for "
+       "RequestedToCapacityRatio"},
+      {cfg(R"("pluginConfig":[{"name":"NodeResourcesBalancedAllocation","args":{"resources":[{"name":"cpu","weight":2}]}}])"),
+       "pluginConfig[0].args.resources[0].weight: must be in 1..1, got 2"},
+      {cfg(R"("plugins":{"score":{"enabled":[{"name":"ImageLocality","weight":-1}]}})"),
+       "plugins.score.enabled[0].weight: must be in 1..1000000, got -1"},
+      {cfg(R"("preemption":{"maxCandidates":0})"),
+       "preemption.maxCandidates: must be in 1..2147483647, got 0"},
+      {cfg(R"("parallelThreshold":-1)"), "parallelThreshold: must be in 0..9223372036854775807, got -1"},
+      {cfg(R"("pluginConfig":[{"name":"NodeResourcesFit","args":{"ignoredResourceGroups":["example.com/gpu"]}}])"),
+       "pluginConfig[0].args.ignoredResourceGroups[0]: must be a domain without '/', got "
+       "\"example.com/gpu\""},
+      // Duplicates and what cannot be said.
+      {cfg(R"("plugins":{"score":{"enabled":[{"name":"ImageLocality"},{"name":"ImageLocality"}]}})"),
+       "plugins.score.enabled[1].name: duplicate plugin \"ImageLocality\""},
+      {cfg(R"("pluginConfig":[{"name":"NodeResourcesFit"},{"name":"NodeResourcesFit"}])"),
+       "pluginConfig[1].name: duplicate pluginConfig for \"NodeResourcesFit\""},
+      {cfg(R"("pluginConfig":[{"name":"NodeResourcesFit","args":{"scoringStrategy":{"resources":[{"name":"cpu"}]}}}],
+              "plugins":{"score":{"enabled":[{"name":"NodeResourcesFit","arithmetic":"v1.16"}]}})"),
+       "plugins.score.enabled[0].arithmetic: \"v1.16\" for this pluginConfig: v1.16 LeastRequestedPriority "
+       "and "
+       "MostRequestedPriority score cpu and memory with equal weights only"},
+      {cfg(R"("plugins":{"filter":{"disabled":[{"name":"*"}]},"score":{"disabled":[{"name":"*"}]}})"),
+       "plugins: enables no filter and no score plugin"},
+      {R"({"apiVersion":"kube-extender.io/v1","kind":"ExtenderConfiguration"})",
+       "apiVersion: must be \"kube-extender.io/v1alpha1\", got \"kube-extender.io/v1\""},
+      {R"({"apiVersion":"kube-extender.io/v1alpha1"})", "kind: required (\"ExtenderConfiguration\")"},
+      {R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"Policy"})",
+       "kind: must be \"ExtenderConfiguration\", got \"Policy\""},
+      // The legacy Policy is strict too now: a misspelt key used to load the default priorities.
+      {R"({"kind":"Policy","priorites":[{"name":"LeastRequestedPriority","weight":1}]})",
+       "priorites: unknown field (known: kind, apiVersion, predicates, priorities, alwaysCheckAllPredicates, "
+       "preemption, parallelThreshold)"},
+      {R"({"kind":"Policy","predicates":[{"name":"PodFitsHost","argument":{}}]})",
+       "predicates[0].argument: unknown field (known: name)"},
+      {R"({"kind":"Policy","predicates":[{"name":"NodeName"}]})",
+       "predicates[0].name: unknown predicate \"NodeName\" (known: CheckNodeUnschedulable, PodFitsHost, "
+       "MatchNodeSelector, PodFitsResources, PodToleratesNodeTaints)"},
+  };
+  for (const auto& c : cases) EXPECT_EQ(error_of(c.text), c.want) << c.text;
+}
+
+TEST(Config, DefaultsAreKubeSchedulersPluginsMergedWithTheFile) {
+  const Config c = parse_config(cfg());
+  std::vector<std::string> filters, scores;
+  for (const auto& f : c.filters) filters.push_back(f.name);
+  EXPECT_EQ(filters, (std::vector<std::string>{"NodeUnschedulable", "NodeName", "TaintToleration",
+                                               "NodeAffinity", "NodeResourcesFit"}));
+  ASSERT_EQ(c.scores.size(), 5u);
+  EXPECT_EQ(c.scores[0], (PluginEntry{"TaintToleration", 3, Arithmetic::kCurrent}));
+  EXPECT_EQ(c.scores[1], (PluginEntry{"NodeAffinity", 2, Arithmetic::kCurrent}));
+  EXPECT_EQ(c.scores[2], (PluginEntry{"NodeResourcesFit", 1, Arithmetic::kCurrent}));
+  EXPECT_EQ(c.args, PluginArgs{});
+
+  // mergePluginSet: a default named in enabled is replaced in place, a disabled one dropped, the
+  // others appended; weight 0 counts as 1.
+  const Config m = parse_config(cfg(R"("plugins":{"score":{"disabled":[{"name":"ImageLocality"}],
+      "enabled":[{"name":"NodeResourcesFit","weight":5},{"name":"TaintToleration","weight":0}]}})"));
+  ASSERT_EQ(m.scores.size(), 4u);
+  EXPECT_EQ(m.scores[0], (PluginEntry{"TaintToleration", 1, Arithmetic::kCurrent}));
+  EXPECT_EQ(m.scores[2], (PluginEntry{"NodeResourcesFit", 5, Arithmetic::kCurrent}));
+  EXPECT_EQ(m.scores[3].name, "NodeResourcesBalancedAllocation");
+
+  const Config star = parse_config(cfg(R"("plugins":{"filter":{"disabled":[{"name":"*"}],
+      "enabled":[{"name":"NodeResourcesFit","weight":7}]}})"));
+  ASSERT_EQ(star.filters.size(), 1u);
+  EXPECT_EQ(star.filters[0], (PluginEntry{"NodeResourcesFit", 1, Arithmetic::kCurrent}));
+}
+
+TEST(Config, PluginConfigArgsCopiedFromKubeScheduler) {
+  // A profiles[].pluginConfig entry as kube-scheduler takes it, apiVersion and kind included.
+  const Config c = parse_config(cfg(R"("pluginConfig":[
+    {"name":"NodeResourcesFit","args":{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"NodeResourcesFitArgs",
+      "ignoredResources":["example.com/foo"],"ignoredResourceGroups":["example.org"],
+      "scoringStrategy":{"type":"RequestedToCapacityRatio","resources":[{"name":"cpu","weight":3},{"name":"example.com/gpu"}],
+        "requestedToCapacityRatio":{"shape":[{"utilization":0,"score":10},{"utilization":100,"score":0}]}}}},
+    {"name":"NodeResourcesBalancedAllocation","args":{"resources":[{"name":"cpu","weight":1},{"name":"memory","weight":1},{"name":"example.com/gpu","weight":1}]}}])"));
+  EXPECT_EQ(c.args.fit_filter.ignored_resources, std::vector<std::string>{"example.com/foo"});
+  EXPECT_EQ(c.args.fit_filter.ignored_resource_groups, std::vector<std::string>{"example.org"});
+  EXPECT_EQ(c.args.fit_scoring.type, ScoringStrategyType::kRequestedToCapacityRatio);
+  EXPECT_EQ(c.args.fit_scoring.resources, (std::vector<ResourceWeight>{{"cpu", 3}, {"example.com/gpu", 1}}));
+  EXPECT_EQ(c.args.fit_scoring.shape, (std::vector<UtilizationShapePoint>{{0, 10}, {100, 0}}));
+  EXPECT_EQ(c.args.balanced.resources.size(), 3u);
+}
+
+TEST(Config, WriteConfigRoundTrips) {
+  const std::vector<std::string> files = {
+      std::string(default_config_json()),
+      cfg(),
+      cfg(R"("plugins":{"score":{"enabled":[{"name":"NodeResourcesFit","weight":4}]}},
+             "pluginConfig":[{"name":"NodeResourcesFit","args":{"ignoredResources":["example.com/foo"],
+               "scoringStrategy":{"type":"RequestedToCapacityRatio","requestedToCapacityRatio":{"shape":[{"utilization":0,"score":0},{"utilization":100,"score":10}]}}}}],
+             "alwaysCheckAllFilters":true,"preemption":{"semantics":"v1.16","maxCandidates":3},"parallelThreshold":9)"),
+  };
+  for (const auto& f : files) {
+    const Config c = parse_config(f);
+    const std::string written = config_to_json(c);
+    EXPECT_EQ(parse_config(written), c) << written;
+    EXPECT_EQ(parse_config(config_to_json(c, true)), c);
+    // Written once more, the same text: nothing depends on defaults the writer left out.
+    EXPECT_EQ(config_to_json(parse_config(written)), written);
+  }
+  EXPECT_EQ(parse_config(effective_config_json("")), parse_config(default_config_json()));
+}
+
+TEST(Config, ParsesTheDomToo) {
+  rapidjson::Document doc;
+  doc.Parse(cfg(R"("parallelThreshold":3)").c_str());
+  EXPECT_EQ(parse_config(doc).parallel_threshold, 3);
+}
+
+// Filter statuses and reply scores of two profiles over the same pods and nodes.
+void expect_same_results(const Profile& a, const Profile& b) {
+  Node tainted = make_node("tainted", 4000, 8 * GiB);
+  tainted.taints = {{"x", "", "PreferNoSchedule"}};
+  Node cordoned = make_node("cordoned", 4000, 8 * GiB);
+  cordoned.unschedulable = true;
+  const std::vector<NodeInfo> nodes = {
+      node_info(make_node("A", 4000, 8 * GiB), {make_pod("a", 1640, 3 * GiB)}),
+      node_info(make_node("B", 4000, 8 * GiB), {make_pod("b", 3000, GiB)}),
+      node_info(make_node("small", 500, GiB)),
+      node_info(tainted, {make_pod("t", 200, 5 * GiB)}),
+      node_info(cordoned),
+  };
+  for (const Pod& pod : {make_pod("p", 500, GiB), make_pod("q", 0, 0), make_pod("big", 3500, 2 * GiB)}) {
+    const PodContext ctx(pod);
+    const auto fa = a.engine.filter(ctx, node_ptrs(nodes));
+    const auto fb = b.engine.filter(ctx, node_ptrs(nodes));
+    ASSERT_EQ(fa.size(), fb.size());
+    for (size_t i = 0; i < fa.size(); ++i) {
+      EXPECT_EQ(fa[i].code, fb[i].code) << pod.name << " on " << nodes[i].name();
+      EXPECT_EQ(fa[i].reasons, fb[i].reasons) << pod.name << " on " << nodes[i].name();
+    }
+    const ScoreMatrix sa = a.engine.score(ctx, node_ptrs(nodes));
+    const ScoreMatrix sb = b.engine.score(ctx, node_ptrs(nodes));
+    EXPECT_EQ(sa.reduced, sb.reduced) << pod.name;
+    EXPECT_EQ(sa.combined, sb.combined) << pod.name;
+  }
+  EXPECT_EQ(a.preemption.max_candidates, b.preemption.max_candidates);
+  EXPECT_EQ(a.preemption.select.semantics, b.preemption.select.semantics);
+  EXPECT_EQ(a.engine.options().parallel_threshold, b.engine.options().parallel_threshold);
+  EXPECT_EQ(a.engine.options().always_check_all_predicates, b.engine.options().always_check_all_predicates);
+}
+
+TEST(Config, EmbeddedDefaultRunsTodaysDefaultPolicy) {
+  const Policy legacy = parse_policy(default_policy_json());
+  const Config modern = parse_config(default_config_json());
+  EXPECT_EQ(config_from_policy(legacy).config, modern);
+  expect_same_results(compile(legacy), compile(modern));
+  // The default's scores keep their legacy names (decision logs, metrics).
+  const Profile p = compile(modern);
+  ASSERT_EQ(p.engine.scores().size(), 5u);
+  EXPECT_EQ(p.engine.scores()[0].plugin->name(), "LeastRequestedPriority");
+  EXPECT_EQ(p.engine.filters()[0]->name(), "NodeUnschedulable");
+}
+
+TEST(Config, LegacyPolicyMapsToItsPlugins) {
+  struct Case {
+    std::string priority;
+    std::string argument;
+    std::string plugin;
+    ScoringStrategyType strategy = ScoringStrategyType::kLeastAllocated;
+  };
+  const std::vector<Case> cases = {
+      {"LeastRequestedPriority", "", "NodeResourcesFit"},
+      {"MostRequestedPriority", "", "NodeResourcesFit", ScoringStrategyType::kMostAllocated},
+      {"RequestedToCapacityRatioPriority",
+       R"(,"argument":{"requestedToCapacityRatioArguments":{"shape":[{"utilization":0,"score":0},{"utilization":100,"score":10}],"resources":[{"name":"cpu","weight":2}]}})",
+       "NodeResourcesFit", ScoringStrategyType::kRequestedToCapacityRatio},
+      {"BalancedResourceAllocation", "", "NodeResourcesBalancedAllocation"},
+      {"NodeAffinityPriority", "", "NodeAffinity"},
+      {"TaintTolerationPriority", "", "TaintToleration"},
+      {"ImageLocalityPriority", "", "ImageLocality"},
+  };
+  for (const auto& c : cases) {
+    const std::string text = R"({"kind":"Policy","alwaysCheckAllPredicates":true,"parallelThreshold":3,
+        "preemption":{"semantics":"v1.16","maxCandidates":2},
+        "predicates":[{"name":"PodToleratesNodeTaints"},{"name":"PodFitsResources"},{"name":"CheckNodeUnschedulable"}],
+        "priorities":[{"name":")" +
+                             c.priority + R"(","weight":3)" + c.argument + "}]}";
+    const Policy policy = parse_policy(text);
+    const ConfigFromPolicy m = config_from_policy(policy);
+    ASSERT_TRUE(m.config.has_value()) << c.priority << ": " << m.why;
+    ASSERT_EQ(m.config->scores.size(), 1u);
+    EXPECT_EQ(m.config->scores[0], (PluginEntry{c.plugin, 3, Arithmetic::kV1_16})) << c.priority;
+    EXPECT_EQ(m.config->args.fit_scoring.type, c.strategy) << c.priority;
+    std::vector<std::string> filters;
+    for (const auto& f : m.config->filters) filters.push_back(f.name);
+    // The file's order: the engine runs them in the semantics' order (filter_rank).
+    EXPECT_EQ(filters,
+              (std::vector<std::string>{"TaintToleration", "NodeResourcesFit", "NodeUnschedulable"}));
+    // The same results, and the notice's file loads into the same Config.
+    expect_same_results(compile(policy), compile(*m.config));
+    const LoadedFile loaded = load_scheduling_file(text);
+    const std::string prefix =
+        "legacy Policy loaded with its v1.16 arithmetic; it equals this ExtenderConfiguration: ";
+    ASSERT_EQ(loaded.notice.rfind(prefix, 0), 0u) << loaded.notice;
+    EXPECT_EQ(loaded.notice.find('\n'), std::string::npos);
+    EXPECT_EQ(parse_config(loaded.notice.substr(prefix.size())), *m.config);
+    EXPECT_EQ(parse_config(loaded.effective_config), *m.config);
+  }
+  const ConfigFromPolicy rtcr = config_from_policy(parse_policy(R"({"priorities":[
+      {"name":"RequestedToCapacityRatioPriority","weight":1,"argument":{"requestedToCapacityRatioArguments":{
+        "shape":[{"utilization":0,"score":0},{"utilization":100,"score":10}],"resources":[{"name":"cpu","weight":2}]}}}]})"));
+  ASSERT_TRUE(rtcr.config.has_value());
+  EXPECT_EQ(rtcr.config->args.fit_scoring.resources, (std::vector<ResourceWeight>{{"cpu", 2}}));
+  EXPECT_EQ(rtcr.config->args.fit_scoring.shape, (std::vector<UtilizationShapePoint>{{0, 0}, {100, 10}}));
+}
+
+TEST(Config, LegacyPolicyWithTwoFitStrategiesStillLoads) {
+  const std::string text = R"({"priorities":[{"name":"LeastRequestedPriority","weight":1},
+                                             {"name":"MostRequestedPriority","weight":1}]})";
+  const ConfigFromPolicy m = config_from_policy(parse_policy(text));
+  EXPECT_FALSE(m.config.has_value());
+  EXPECT_EQ(m.why,
+            "LeastRequestedPriority and MostRequestedPriority are both NodeResourcesFit scoring strategies, "
+            "which one "
+            "file cannot configure twice");
+  const LoadedFile loaded = load_scheduling_file(text);
+  EXPECT_EQ(loaded.scores, 2u);
+  EXPECT_NE(loaded.notice.find("no single ExtenderConfiguration equals it"), std::string::npos);
+  EXPECT_TRUE(loaded.effective_config.empty());
+  EXPECT_THROW(effective_config_json(text), PolicyError);
+}
+
+TEST(Config, LegacyPolicyBeyondTheNewFormatsBoundsStillLoads) {
+  const std::string text = R"({"priorities":[{"name":"RequestedToCapacityRatioPriority","weight":1,
+      "argument":{"requestedToCapacityRatioArguments":{"shape":[{"utilization":0,"score":0}],
+      "resources":[{"name":"cpu","weight":500}]}}}]})";
+  const ConfigFromPolicy m = config_from_policy(parse_policy(text));
+  EXPECT_FALSE(m.config.has_value());
+  EXPECT_EQ(m.why,
+            "the new format refuses it: pluginConfig[0].args.scoringStrategy.resources[0].weight: must be in "
+            "1..100, "
+            "got 500");
+  EXPECT_EQ(load_scheduling_file(text).scores, 1u);
+}
+
+TEST(Config, ModernFileHasNoNotice) {
+  const LoadedFile f = load_scheduling_file(cfg());
+  EXPECT_TRUE(f.notice.empty());
+  EXPECT_EQ(f.filters, 5u);
+  EXPECT_EQ(f.scores, 5u);
+}
+
+TEST(Config, ScoresReachTheWireDividedBy10) {
+  // One plugin at weight 1: the reply score is its 0..100 score / 10. TaintToleration over counts
+  // 0, 1, 3 is 100, 67, 0 -> 10, 6, 0 (the v1.16 arithmetic gives 10, 7, 0).
+  for (auto [arithmetic, want] : {std::pair{"current", std::vector<int64_t>{10, 6, 0}},
+                                  std::pair{"v1.16", std::vector<int64_t>{10, 7, 0}}}) {
+    const Profile p = compile(parse_config(cfg(R"("plugins":{"score":{"disabled":[{"name":"*"}],
+        "enabled":[{"name":"TaintToleration","arithmetic":")" +
+                                               std::string(arithmetic) + R"("}]}})")));
+    std::vector<NodeInfo> nodes;
+    for (int count : {0, 1, 3}) {
+      Node n = make_node("n" + std::to_string(count), 1000, GiB);
+      for (int i = 0; i < count; ++i) n.taints.push_back({"k" + std::to_string(i), "", "PreferNoSchedule"});
+      nodes.push_back(node_info(n));
+    }
+    const Pod pod = make_pod("p", 100, 0);
+    EXPECT_EQ(p.engine.score(PodContext(pod), node_ptrs(nodes)).combined, want) << arithmetic;
+  }
+}
+
+TEST(Config, IgnoredResourcesAreNotChecked) {
+  Pod pod = make_pod("p", 100, 0);
+  pod.containers[0].requests.set_scalar("example.com/gpu", 1);
+  pod.containers[0].requests.set_scalar("example.org/fpga", 1);
+  const std::vector<NodeInfo> nodes = {node_info(make_node("n", 1000, GiB))};
+  auto reasons = [&](const std::string& args) {
+    const Profile p =
+        compile(parse_config(cfg(R"("pluginConfig":[{"name":"NodeResourcesFit","args":)" + args + "}]")));
+    return p.engine.filter(PodContext(pod), node_ptrs(nodes))[0].reasons;
+  };
+  EXPECT_EQ(reasons("{}"),
+            (std::vector<std::string>{"Insufficient example.com/gpu", "Insufficient example.org/fpga"}));
+  EXPECT_EQ(reasons(R"({"ignoredResources":["example.com/gpu"]})"),
+            std::vector<std::string>{"Insufficient example.org/fpga"});
+  EXPECT_EQ(reasons(R"({"ignoredResourceGroups":["example.org"]})"),
+            std::vector<std::string>{"Insufficient example.com/gpu"});
+  EXPECT_TRUE(
+      reasons(R"({"ignoredResources":["example.com/gpu"],"ignoredResourceGroups":["example.org"]})").empty());
+}
+
+}  // namespace
+}  // namespace kext
+
+namespace kext {
+namespace {
+
+// --config takes YAML as well as JSON: the same file either way, YAML's errors with line and column.
+TEST(Config, YamlAndJsonFilesAreTheSameConfiguration) {
+  const std::string json = R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration",
+    "plugins":{"score":{"enabled":[{"name":"NodeResourcesFit","weight":2}]}},
+    "pluginConfig":[{"name":"NodeResourcesFit","args":{"scoringStrategy":{"type":"MostAllocated",
+      "resources":[{"name":"cpu","weight":3},{"name":"memory","weight":1}]}}}],
+    "alwaysCheckAllFilters":true,"preemption":{"semantics":"v1.16","maxCandidates":2}})";
+  const std::string yaml = R"(# as an operator writes it
+apiVersion: kube-extender.io/v1alpha1
+kind: ExtenderConfiguration
+plugins:
+  score:
+    enabled:
+    - name: NodeResourcesFit
+      weight: 2
+pluginConfig:
+- name: NodeResourcesFit
+  args:
+    scoringStrategy:
+      type: MostAllocated
+      resources:
+      - {name: cpu, weight: 3}
+      - {name: memory, weight: 1}
+alwaysCheckAllFilters: True
+preemption: {semantics: v1.16, maxCandidates: 2}
+)";
+  const LoadedFile from_yaml = load_scheduling_file(yaml);
+  EXPECT_TRUE(from_yaml.notice.empty());
+  EXPECT_EQ(from_yaml.effective_config, load_scheduling_file(json).effective_config);
+  EXPECT_NE(from_yaml.effective_config, load_scheduling_file(default_config_json()).effective_config);
+
+  // Strict in YAML too: the field's path; bad YAML: its line and column.
+  auto error_of = [](const std::string& text) {
+    try {
+      load_scheduling_file(text);
+    } catch (const PolicyError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(
+      error_of("apiVersion: kube-extender.io/v1alpha1\nkind: ExtenderConfiguration\nparallelTreshold: 3\n")
+          .find("parallelTreshold"),
+      std::string::npos);
+  EXPECT_NE(error_of("apiVersion: kube-extender.io/v1alpha1\nkind: ExtenderConfiguration\nplugins: [\n")
+                .find("line "),
+            std::string::npos);
+  // `yes` is a string in YAML 1.2: a wrong type, not a silent true.
+  EXPECT_NE(
+      error_of(
+          "apiVersion: kube-extender.io/v1alpha1\nkind: ExtenderConfiguration\nalwaysCheckAllFilters: yes\n")
+          .find("alwaysCheckAllFilters"),
+      std::string::npos);
+
+  // A legacy Policy written as YAML loads as the same Policy's JSON does.
+  const LoadedFile legacy = load_scheduling_file(
+      "kind: Policy\napiVersion: v1\npredicates: [{name: PodFitsResources}]\n"
+      "priorities: [{name: LeastRequestedPriority, weight: 1}]\n");
+  const LoadedFile legacy_json = load_scheduling_file(
+      R"({"kind":"Policy","apiVersion":"v1","predicates":[{"name":"PodFitsResources"}],
+          "priorities":[{"name":"LeastRequestedPriority","weight":1}]})");
+  EXPECT_FALSE(legacy.notice.empty());
+  EXPECT_EQ(legacy.notice, legacy_json.notice);
+  EXPECT_EQ(legacy.effective_config, legacy_json.effective_config);
+}
+
+}  // namespace
+}  // namespace kext
