@@ -14,6 +14,7 @@
 
 #include "policy/config.h"
 #include "policy/policy.h"
+#include "tests/support/command_line.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/readme_flags.h"
 #include "tests/support/temp_dir.h"
@@ -45,19 +46,11 @@ class KubeconfigEnv {
 };
 
 Options parse(std::vector<std::string> args) {
-  args.insert(args.begin(), "kube-extender");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  return parse_options(static_cast<int>(argv.size()), argv.data());
+  return testing::parse_command_line("kube-extender", std::move(args), parse_options);
 }
 
 std::string error_of(std::vector<std::string> args) {
-  try {
-    parse(std::move(args));
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "no error";
+  return testing::command_line_error([&] { parse(std::move(args)); });
 }
 
 std::string joined(const std::vector<std::string>& v) {
@@ -338,14 +331,9 @@ TEST(Options, WriteConfigPrintsTheEffectiveConfigurationAndExits) {
 
 // The README's table is the operators' reference: each flag the program accepts has a row.
 TEST(Options, TheReadmeDocumentsEveryFlag) {
-  const std::set<std::string> documented = testing::readme_flags("## Flags", "## ");
   const std::vector<std::string> names = flag_names();
   EXPECT_GT(names.size(), 40u);
-  for (const std::string& name : names) EXPECT_TRUE(documented.count(name)) << name << " is not in README.md";
-  // And no row documents a flag that does not exist.
-  for (const std::string& name : documented) {
-    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name << " is documented only";
-  }
+  testing::expect_readme_documents_exactly(names, "## Flags", "## ");
 }
 
 }  // namespace

@@ -8,25 +8,18 @@
 #include <set>
 #include <vector>
 
+#include "tests/support/command_line.h"
 #include "tests/support/readme_flags.h"
 
 namespace kext::gen {
 namespace {
 
 GenCommand parse(std::vector<std::string> args) {
-  args.insert(args.begin(), "extender-gen");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  return parse_gen_options(static_cast<int>(argv.size()), argv.data());
+  return testing::parse_command_line("extender-gen", std::move(args), parse_gen_options);
 }
 
 std::string error_of(std::vector<std::string> args) {
-  try {
-    parse(std::move(args));
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "no error";
+  return testing::command_line_error([&] { parse(std::move(args)); });
 }
 
 TEST(GenOptions, ValuesAndDefaults) {
@@ -69,14 +62,10 @@ TEST(GenOptions, ErrorsNameTheFlag) {
 
 TEST(GenOptions, HelpAndTheReadmeListEveryFlag) {
   EXPECT_NE(gen_usage().find("--mode M"), std::string::npos) << gen_usage();
-  const std::set<std::string> documented =
-      testing::readme_flags("**`extender-gen`**", "Each cycle starts where the previous one stopped");
   const std::vector<std::string> names = gen_flag_names();
   EXPECT_EQ(names.size(), 9u);
-  for (const std::string& name : names) EXPECT_TRUE(documented.count(name)) << name << " is not in README.md";
-  for (const std::string& name : documented) {
-    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name << " is documented only";
-  }
+  testing::expect_readme_documents_exactly(names, "**`extender-gen`**",
+                                           "Each cycle starts where the previous one stopped");
 }
 
 }  // namespace

@@ -7,16 +7,14 @@
 #include <set>
 #include <vector>
 
+#include "tests/support/command_line.h"
 #include "tests/support/readme_flags.h"
 
 namespace kext::load {
 namespace {
 
 LoadOptions parse(std::vector<std::string> args) {
-  args.insert(args.begin(), "extender-load");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  return parse_load_options(static_cast<int>(argv.size()), argv.data());
+  return testing::parse_command_line("extender-load", std::move(args), parse_load_options);
 }
 
 TEST(LoadOptions, UrlLikeAUrlPrefix) {
@@ -61,12 +59,7 @@ TEST(LoadOptions, FlagsAndDefaults) {
 
 TEST(LoadOptions, ErrorsNameTheFlag) {
   auto message = [](std::vector<std::string> args) {
-    try {
-      parse(std::move(args));
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    return testing::command_line_error([&] { parse(std::move(args)); });
   };
   EXPECT_EQ(message({"dir"}), "--url is required");
   EXPECT_EQ(message({"--url", "http://h:1"}), "missing the recording or fixture directory");
@@ -122,13 +115,9 @@ TEST(LoadOptions, HelpAndTheReadmeListEveryFlag) {
   const std::string help = load_usage();
   EXPECT_NE(help.find("--expect-error VERB:TEXT"), std::string::npos) << help;
   EXPECT_NE(help.find("exit status: 0 ok"), std::string::npos) << help;
-  const std::set<std::string> documented = testing::readme_flags("**`extender-load`**", "It prints per verb");
   const std::vector<std::string> names = load_flag_names();
   EXPECT_GT(names.size(), 10u);
-  for (const std::string& name : names) EXPECT_TRUE(documented.count(name)) << name << " is not in README.md";
-  for (const std::string& name : documented) {
-    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name << " is documented only";
-  }
+  testing::expect_readme_documents_exactly(names, "**`extender-load`**", "It prints per verb");
 }
 
 }  // namespace
