@@ -40,8 +40,17 @@ std::string duration_text(std::chrono::milliseconds d) {
   return std::to_string(d.count()) + "ms";
 }
 
-// A boolean flag: no value unless given after '='.
+// A boolean flag: no value unless given after '=' or as the next argument's boolean word.
 bool is_flag(const CLI::Option& o) { return o.get_expected_max() == 0 || o.get_type_size() == 0; }
+
+// The words Go's strconv.ParseBool reads as booleans, less "1"/"0"/"t"/"f", which could be a
+// positional argument.
+bool is_bool_word(const std::string& a) {
+  for (const char* w : {"true", "True", "TRUE", "false", "False", "FALSE"}) {
+    if (a == w) return true;
+  }
+  return false;
+}
 
 std::string long_name(const CLI::Option& o) {
   return o.get_lnames().empty() ? o.get_name() : "--" + o.get_lnames().front();
@@ -52,9 +61,6 @@ std::string extras_message(const std::vector<std::string>& extras) {
   const std::string& first = extras.front();
   if (first.size() > 1 && first[0] == '-') return "unknown flag \"" + first + "\"";
   std::string m = "unexpected argument \"" + first + "\"";
-  if (first == "true" || first == "false") {
-    m += " (a boolean flag takes its value after '=', as --flag=" + first + ")";
-  }
   return m;
 }
 
@@ -86,16 +92,30 @@ void configure(CLI::App& app) {
 }
 
 bool parse(CLI::App& app, int argc, char** argv) {
-  // CLI11 takes its arguments last first. "-v=2" becomes "-v" "2", as pflag reads a one-letter flag
-  // (spf13/pflag flag.go parseSingleShortArg).
-  std::vector<std::string> args;
-  for (int i = argc - 1; i >= 1; --i) {
+  // "-v=2" becomes "-v" "2", as pflag reads a one-letter flag (spf13/pflag flag.go parseSingleShortArg).
+  std::vector<std::string> given;
+  for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.size() > 2 && a[0] == '-' && a[1] != '-' && a[2] == '=') {
-      args.push_back(a.substr(3));
-      a.resize(2);
+      given.push_back(a.substr(0, 2));
+      a.erase(0, 3);
     }
-    args.push_back(std::move(a));
+    given.push_back(std::move(a));
+  }
+  // CLI11 takes its arguments last first. A boolean flag followed by a boolean word takes it as its
+  // value: "--enable-bind false" is "--enable-bind=false".
+  std::vector<std::string> args;
+  for (size_t i = given.size(); i-- > 0;) {
+    if (i > 0 && is_bool_word(given[i]) && given[i - 1].starts_with("-") &&
+        given[i - 1].find('=') == std::string::npos) {
+      const CLI::Option* o = app.get_option_no_throw(given[i - 1]);
+      if (o && is_flag(*o)) {
+        args.push_back(given[i - 1] + "=" + given[i]);
+        --i;
+        continue;
+      }
+    }
+    args.push_back(given[i]);
   }
   try {
     app.parse(std::move(args));

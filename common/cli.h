@@ -5,8 +5,9 @@
 //
 // The conventions are kube-scheduler's (spf13/pflag, which Kubernetes commands use through
 // k8s.io/component-base/cli/flag):
-//   * a boolean flag alone means true and takes a value only after '=': --enable-bind=false. As with
-//     pflag, "--enable-bind false" is the flag followed by a stray argument "false", which is refused.
+//   * a boolean flag alone means true and takes a value after '=': --enable-bind=false. Unlike pflag
+//     (where it is the flag and a stray argument), "--enable-bind false" means the same: a boolean
+//     flag followed by true/True/TRUE/false/False/FALSE takes that word as its value.
 //   * "-v=2" is "-v 2" (pflag accepts "-x=value" for a one-letter name; CLI11 alone would read "=2").
 //   * a flag given twice keeps its last value; repeatable flags (--snapshot) keep all.
 //   * a renamed flag keeps its old name as a deprecated alias that still works and is reported once.

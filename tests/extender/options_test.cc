@@ -59,7 +59,7 @@ std::string joined(const std::vector<std::string>& v) {
   return out;
 }
 
-TEST(Options, BooleanFlagsTakeTheirValueAfterEquals) {
+TEST(Options, BooleanFlagsTakeTheirValueAfterEqualsOrAsTheNextWord) {
   KubeconfigEnv env;
   using Get = std::function<bool(const Options&)>;
   const Get bind = [](const Options& o) { return o.api.bind; };
@@ -94,9 +94,16 @@ TEST(Options, BooleanFlagsTakeTheirValueAfterEquals) {
     EXPECT_EQ(c.get(o), c.want);
   }
   EXPECT_FALSE(parse({"--in-cluster=false"}).api.enabled());
-  // As pflag: a separate "false" is a stray argument, refused with a hint rather than read as a value.
-  EXPECT_EQ(error_of({"--in-cluster", "false"}),
-            "unexpected argument \"false\" (a boolean flag takes its value after '=', as --flag=false)");
+  // Its value as the next argument too (pflag would refuse a stray "false"; operators write both).
+  EXPECT_FALSE(parse({"--in-cluster", "false"}).api.in_cluster);
+  EXPECT_FALSE(parse({"--api-server", api, "--enable-bind", "false"}).api.bind);
+  EXPECT_TRUE(parse({"--api-server", api, "--enable-bind", "True"}).api.bind);
+  EXPECT_FALSE(
+      parse({"--api-server", api, "--api-insecure-skip-tls-verify", "FALSE"}).api.insecure_skip_tls_verify);
+  // Only a boolean word: anything else after a boolean flag is still a stray argument.
+  EXPECT_EQ(error_of({"--in-cluster", "no"}), "unexpected argument \"no\"");
+  // And a non-boolean flag's value "false" stays its value.
+  EXPECT_EQ(parse({"--path-prefix", "false"}).server.path_prefix, "false");
   EXPECT_NE(error_of({"--enable-bind=maybe"}).find("--enable-bind"), std::string::npos);
 }
 

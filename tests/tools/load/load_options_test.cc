@@ -80,7 +80,7 @@ TEST(LoadOptions, ErrorsNameTheFlag) {
   }
 }
 
-TEST(LoadOptions, BooleanFlagsTakeTheirValueAfterEquals) {
+TEST(LoadOptions, BooleanFlagsTakeTheirValueAfterEqualsOrAsTheNextWord) {
   struct Case {
     std::vector<std::string> args;
     bool check, quiet, json;
@@ -91,6 +91,8 @@ TEST(LoadOptions, BooleanFlagsTakeTheirValueAfterEquals) {
       {{"--check=true"}, true, false, false},
       {{"--check=false"}, false, false, false},  // was: --check on
       {{"--check", "--check=false"}, false, false, false},
+      {{"--check", "false"}, false, false, false},  // the next argument's boolean word is the value
+      {{"--check", "true", "--json", "False"}, true, false, false},
       {{"-q", "--json"}, false, true, true},
       {{"--quiet=false", "--json=false"}, false, false, false},
   };
@@ -105,8 +107,8 @@ TEST(LoadOptions, BooleanFlagsTakeTheirValueAfterEquals) {
     EXPECT_EQ(o.replay.progress, !c.quiet);
     EXPECT_EQ(o.json, c.json);
   }
-  // "--check false": "false" is a second input, as pflag would have it.
-  EXPECT_THROW(parse({"--url", "http://h:1", "--check", "false", "dir"}), std::invalid_argument);
+  // Another word after a boolean flag is the input directory, not its value.
+  EXPECT_EQ(parse({"--url", "http://h:1", "--check", "no"}).input, "no");
 }
 
 TEST(LoadOptions, HelpAndTheReadmeListEveryFlag) {
