@@ -65,10 +65,29 @@ inline const Value* find_non_null(const Value& obj, std::string_view key) {
   return (v && !v->IsNull()) ? v : nullptr;
 }
 
+// A key as an error message shows it: control characters as JSON escapes, since a key that starts
+// with "\u0000" would otherwise end the message at its first byte for every C-string reader (the
+// policy fuzz harness found one).
+inline std::string printable_key(std::string_view key) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const char ch : key) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f) {
+      out += "\\u00";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
 inline std::string join_path(std::string_view parent, std::string_view key) {
   std::string p(parent);
   if (!p.empty()) p += '.';
-  p += key;
+  p += printable_key(key);
   return p;
 }
 

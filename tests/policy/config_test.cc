@@ -442,5 +442,24 @@ preemption: {semantics: v1.16, maxCandidates: 2}
   EXPECT_EQ(legacy.effective_config, legacy_json.effective_config);
 }
 
+// A key with control characters is named with escapes: a leading "\u0000" once made the whole
+// message empty to every C-string reader (tests/fuzz/regressions/policy/nul-key-empties-the-error).
+TEST(Config, KeysWithControlCharactersAreNamedEscaped) {
+  auto error_of = [](const std::string& text) {
+    try {
+      load_scheduling_file(text);
+    } catch (const PolicyError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string modern = error_of(
+      R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration","\u0000parallelThreshold":1})");
+  EXPECT_EQ(modern.find('\0'), std::string::npos);
+  EXPECT_NE(modern.find(R"(\u0000parallelThreshold: unknown field)"), std::string::npos) << modern;
+  const std::string legacy = error_of(R"({"kind":"Policy","pre\u001fdicates":[]})");
+  EXPECT_NE(legacy.find(R"(pre\u001fdicates: unknown field)"), std::string::npos) << legacy;
+}
+
 }  // namespace
 }  // namespace kext
