@@ -408,14 +408,6 @@ preemption: {semantics: v1.16, maxCandidates: 2}
   EXPECT_NE(from_yaml.effective_config, load_scheduling_file(default_config_json()).effective_config);
 
   // Strict in YAML too: the field's path; bad YAML: its line and column.
-  auto error_of = [](const std::string& text) {
-    try {
-      load_scheduling_file(text);
-    } catch (const PolicyError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   EXPECT_NE(
       error_of("apiVersion: kube-extender.io/v1alpha1\nkind: ExtenderConfiguration\nparallelTreshold: 3\n")
           .find("parallelTreshold"),
@@ -445,14 +437,6 @@ preemption: {semantics: v1.16, maxCandidates: 2}
 // A key with control characters is named with escapes: a leading "\u0000" once made the whole
 // message empty to every C-string reader (tests/fuzz/regressions/policy/nul-key-empties-the-error).
 TEST(Config, KeysWithControlCharactersAreNamedEscaped) {
-  auto error_of = [](const std::string& text) {
-    try {
-      load_scheduling_file(text);
-    } catch (const PolicyError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   const std::string modern = error_of(
       R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration","\u0000parallelThreshold":1})");
   EXPECT_EQ(modern.find('\0'), std::string::npos);
