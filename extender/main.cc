@@ -65,8 +65,11 @@ int main(int argc, char** argv) {
     }();
     if (!loaded.notice.empty()) kext::log_line(opts.policy_file + ": " + loaded.notice);
     if (opts.write_config) {
-      if (loaded.effective_config.empty()) throw std::runtime_error(opts.policy_file + ": " + loaded.notice);
-      std::cout << loaded.effective_config << "\n";
+      try {
+        std::cout << kext::effective_config_json(loaded) << "\n";
+      } catch (const kext::PolicyError& e) {
+        throw std::runtime_error(opts.policy_file + ": " + e.what());
+      }
       return 0;
     }
     const kext::Profile& profile = loaded.profile;

@@ -660,8 +660,8 @@ bool is_json(std::string_view text) {
   return first != std::string_view::npos && text[first] == '{';
 }
 
-rapidjson::Document parse_file(std::string_view text) {
-  if (is_json(text)) return parse_json(text, "configuration");
+rapidjson::Document parse_file(std::string_view text, bool json) {
+  if (json) return parse_json(text, "configuration");
   try {
     return yaml::to_json(text);
   } catch (const yaml::YamlError& e) {
@@ -670,7 +670,8 @@ rapidjson::Document parse_file(std::string_view text) {
 }
 
 LoadedFile load_scheduling_file(std::string_view text) {
-  const rapidjson::Document doc = parse_file(text);
+  const bool json = is_json(text);
+  const rapidjson::Document doc = parse_file(text, json);
   if (is_extender_config(doc)) {
     Config config = parse_config(doc);
     return LoadedFile{compile(config), "", config_to_json(config, true), config.filters.size(),
@@ -678,23 +679,21 @@ LoadedFile load_scheduling_file(std::string_view text) {
   }
   // The legacy Policy decoder reads JSON text: a Policy written as YAML is handed over as JSON.
   rapidjson::StringBuffer json_text;
-  if (!is_json(text) && !doc.IsNull()) {
+  if (!json && !doc.IsNull()) {
     rapidjson::Writer<rapidjson::StringBuffer> w(json_text);
     doc.Accept(w);
   }
   const Policy policy =
-      parse_policy(is_json(text) ? text : std::string_view(json_text.GetString(), json_text.GetSize()));
+      parse_policy(json ? text : std::string_view(json_text.GetString(), json_text.GetSize()));
   const ConfigFromPolicy c = config_from_policy(policy);
   return LoadedFile{compile(policy), legacy_policy_notice(policy),
                     c.config ? config_to_json(*c.config, true) : "", policy.predicates.size(),
                     policy.priorities.size()};
 }
 
-std::string effective_config_json(std::string_view text) {
-  if (text.empty()) text = kDefaultConfig;
-  LoadedFile f = load_scheduling_file(text);
-  if (f.effective_config.empty()) throw PolicyError("configuration: " + f.notice);
-  return f.effective_config;
+std::string effective_config_json(const LoadedFile& loaded) {
+  if (loaded.effective_config.empty()) throw PolicyError("configuration: " + loaded.notice);
+  return loaded.effective_config;
 }
 
 }  // namespace kext

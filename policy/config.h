@@ -82,8 +82,8 @@ struct LoadedFile {
 // ExtenderConfiguration; anything else is decoded as a legacy Policy.
 LoadedFile load_scheduling_file(std::string_view text);  // YAML or JSON
 
-// For --write-config: the effective configuration of a file (or of the embedded default, for ""),
-// as indented JSON. Throws PolicyError.
-std::string effective_config_json(std::string_view text);
+// For --write-config: a loaded file's effective configuration as indented JSON. Throws PolicyError
+// (with the notice's reason) for a legacy Policy that no ExtenderConfiguration equals.
+std::string effective_config_json(const LoadedFile& loaded);
 
 }  // namespace kext

@@ -188,7 +188,8 @@ TEST(Config, WriteConfigRoundTrips) {
     // Written once more, the same text: nothing depends on defaults the writer left out.
     EXPECT_EQ(config_to_json(parse_config(written)), written);
   }
-  EXPECT_EQ(parse_config(effective_config_json("")), parse_config(default_config_json()));
+  EXPECT_EQ(parse_config(effective_config_json(load_scheduling_file(default_config_json()))),
+            parse_config(default_config_json()));
 }
 
 TEST(Config, ParsesTheDomToo) {
@@ -308,7 +309,7 @@ TEST(Config, LegacyPolicyWithTwoFitStrategiesStillLoads) {
   EXPECT_EQ(loaded.scores, 2u);
   EXPECT_NE(loaded.notice.find("no single ExtenderConfiguration equals it"), std::string::npos);
   EXPECT_TRUE(loaded.effective_config.empty());
-  EXPECT_THROW(effective_config_json(text), PolicyError);
+  EXPECT_THROW(effective_config_json(loaded), PolicyError);
 }
 
 TEST(Config, LegacyPolicyBeyondTheNewFormatsBoundsStillLoads) {
