@@ -126,6 +126,7 @@ class NamedFilter final : public FilterPlugin {
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
     return inner_->filter(pod, node);
   }
+  uint64_t cost_per_node_ns() const override { return inner_->cost_per_node_ns(); }
 
  private:
   std::unique_ptr<FilterPlugin> inner_;

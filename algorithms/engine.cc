@@ -13,7 +13,25 @@ Engine::Engine(std::vector<std::unique_ptr<FilterPlugin>> filters, std::vector<W
     : filters_(std::move(filters)), scores_(std::move(scores)), options_(options) {
   std::ranges::stable_sort(filters_, {},
                            [&](const auto& f) { return filter_rank(f->name(), options_.semantics); });
+  for (const auto& f : filters_) filter_cost_ns_ += f->cost_per_node_ns();
+  for (const auto& s : scores_) score_cost_ns_ += s.plugin->cost_per_node_ns();
 }
+
+// The filters stop at the first failure, so their sum is the most a node can cost: a request whose
+// nodes mostly fail early is over-estimated, which only errs towards serial.
+bool Engine::filters_in_parallel(size_t nodes) const {
+  return parallel_limits().parallel(nodes, nodes * filter_cost_ns_);
+}
+
+bool Engine::scores_in_parallel(size_t nodes) const {
+  return parallel_limits().parallel(nodes, nodes * score_cost_ns_);
+}
+
+namespace {
+// One node of one normalisation (default_normalize_score, 128-bit products): bench/engine_bench.cc
+// BM_Normalize, 1000 nodes.
+constexpr uint64_t kNormalizeCostNs = 4;
+}  // namespace
 
 // Both semantics stop at the first failing filter (v1.16 generic_scheduler.go podFitsOnNode; current
 // pkg/scheduler/framework/runtime/framework.go RunFilterPlugins), so only the order differs.
@@ -35,7 +53,7 @@ FilterStatus Engine::filter_one(const PodContext& pod, const NodeInfo& node) con
 
 std::vector<FilterStatus> Engine::filter(const PodContext& pod, std::span<const NodeInfo* const> nodes) const {
   std::vector<FilterStatus> out(nodes.size());
-  for_each_index(nodes.size(), options_.parallel_threshold,
+  for_each_index(nodes.size(), filters_in_parallel(nodes.size()),
                  [&](size_t i) { out[i] = filter_one(pod, *nodes[i]); });
   return out;
 }
@@ -58,19 +76,22 @@ ScoreMatrix Engine::score(const PodContext& pod, std::span<const NodeInfo* const
   for (size_t a = 0; a < m.algorithms; ++a) prepared[a] = scores_[a].plugin->prepare(pod, nodes);
 
   // Map: the cell [a][n] is written only by the task that owns node n.
-  for_each_index(m.nodes, options_.parallel_threshold, [&](size_t n) {
+  for_each_index(m.nodes, scores_in_parallel(m.nodes), [&](size_t n) {
     for (size_t a = 0; a < m.algorithms; ++a) {
       m.raw[a * m.nodes + n] = scores_[a].plugin->score(pod, prepared[a].get(), *nodes[n]);
     }
   });
 
-  // Reduce: each algorithm rewrites only its own row, so rows run in parallel.
+  // Reduce: each algorithm rewrites only its own row, so rows can run in parallel; they rarely carry
+  // enough work to (5000 nodes x 3 normalisations is ~45 µs).
   m.reduced = m.raw;
-  const size_t reduce_work = m.nodes * m.algorithms;
-  for_each_index(m.algorithms, reduce_work, options_.parallel_threshold, [&](size_t a) {
-    if (!scores_[a].plugin->has_reduce()) return;
-    scores_[a].plugin->reduce(std::span<int64_t>(m.reduced.data() + a * m.nodes, m.nodes));
-  });
+  size_t reducing = 0;
+  for (const auto& s : scores_) reducing += s.plugin->has_reduce();
+  for_each_index(m.algorithms, parallel_limits().parallel(m.nodes, m.nodes * reducing * kNormalizeCostNs),
+                 [&](size_t a) {
+                   if (!scores_[a].plugin->has_reduce()) return;
+                   scores_[a].plugin->reduce(std::span<int64_t>(m.reduced.data() + a * m.nodes, m.nodes));
+                 });
 
   // Exact in 128 bits: weights are int64, and a saturated sum would skew the mean out of 0..10.
   __int128 weight_sum = 0;

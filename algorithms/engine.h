@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "algorithms/parallel.h"
 #include "algorithms/plugin.h"
 #include "algorithms/semantics.h"
 
@@ -37,6 +38,9 @@ struct EngineOptions {
   // Below this many nodes the loops run serially: TBB's fixed cost outweighs the gain (measured in
   // bench/engine_bench.cc; see README "Performance").
   size_t parallel_threshold = kDefaultParallelThreshold;
+  // And below this much estimated serial work (nodes x the plugins' cost_per_node_ns): what a
+  // parallel region costs in CPU afterwards (parallel.h).
+  uint64_t parallel_min_work_ns = kDefaultParallelMinWorkNs;
   // Stop at the first failing filter (legacy default); true reports every filter's reasons.
   bool always_check_all_predicates = false;
   // The filters run in this semantics' order (filter_rank), whatever order they are given in.
@@ -61,6 +65,14 @@ class Engine {
   const std::vector<std::unique_ptr<FilterPlugin>>& filters() const { return filters_; }
   const std::vector<WeightedScore>& scores() const { return scores_; }
   const EngineOptions& options() const { return options_; }
+  ParallelLimits parallel_limits() const {
+    return {options_.parallel_threshold, options_.parallel_min_work_ns};
+  }
+  // Whether filter() / score() of this many nodes runs its loop over nodes in parallel.
+  bool filters_in_parallel(size_t nodes) const;
+  bool scores_in_parallel(size_t nodes) const;
+  // Σ cost_per_node_ns of the filters: what fits() costs on one node.
+  uint64_t filter_cost_per_node_ns() const { return filter_cost_ns_; }
 
  private:
   FilterStatus filter_one(const PodContext& pod, const NodeInfo& node) const;
@@ -68,6 +80,8 @@ class Engine {
   std::vector<std::unique_ptr<FilterPlugin>> filters_;
   std::vector<WeightedScore> scores_;
   EngineOptions options_;
+  uint64_t filter_cost_ns_ = 0;
+  uint64_t score_cost_ns_ = 0;
 };
 
 }  // namespace kext

@@ -76,7 +76,15 @@ std::vector<NodeImage> index_images(std::span<const ContainerImage> images) {
   for (const auto& img : images) {
     for (const auto& name : img.names) out.push_back(NodeImage{image_key(name), img.size_bytes});
   }
+  sort_by_key(out);
   return out;
+}
+
+void sort_by_key(std::vector<NodeImage>& images) { std::ranges::stable_sort(images, {}, &NodeImage::key); }
+
+int64_t image_size(std::span<const NodeImage> sorted, uint64_t key) {
+  auto it = std::ranges::lower_bound(sorted, key, {}, &NodeImage::key);
+  return it != sorted.end() && it->key == key ? it->size_bytes : -1;
 }
 
 }  // namespace kext

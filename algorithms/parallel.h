@@ -1,9 +1,10 @@
 #pragma once
-// The one place the algorithms hand work to oneTBB.
+// The one place the algorithms hand work to oneTBB, and the rule for when they do.
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace kext {
 
@@ -16,6 +17,26 @@ void limit_tbb_to_calling_thread();
 inline void limit_tbb_to_calling_thread() {}
 #endif
 
+// A loop goes parallel only when its estimated serial work reaches this. The price of a parallel
+// region is not the hand-off but what follows it: oneTBB 2021.8 keeps its worker looking for more
+// work, pausing and calling sched_yield (~38 calls over ~1 ms of wall-clock), before it sleeps, and
+// on this 2-vCPU VM that is ~215 µs of CPU after every region whatever its size (a parallel_for of
+// 500 tiny items every 2 ms: 216 µs of process CPU per region, 15 µs serial). The library has no
+// public setting for it: an explicit or per-request task_arena, arena priorities, a global_control
+// limit set after the region all measured 210-225 µs. So below ~1 ms of work a parallel loop saves
+// less wall-clock than it spends CPU, and the CPU is the scheduler's (bench/engine_bench.cc
+// BM_Choice: README "CPU per request").
+inline constexpr uint64_t kDefaultParallelMinWorkNs = 1'000'000;
+
+// When a loop runs in parallel: at least `min_items` items (the policy's parallelThreshold) and at
+// least `min_work_ns` of estimated serial work (items x the measured cost of one item).
+struct ParallelLimits {
+  size_t min_items = 0;
+  uint64_t min_work_ns = kDefaultParallelMinWorkNs;
+
+  bool parallel(size_t items, uint64_t work_ns) const { return items >= min_items && work_ns >= min_work_ns; }
+};
+
 // Runs body(i) for every i in [0, n) with tbb::parallel_for.
 template <typename Body>
 void parallel_for_index(size_t n, const Body& body) {
@@ -25,22 +46,14 @@ void parallel_for_index(size_t n, const Body& body) {
   });
 }
 
-// The serial-or-parallel choice every caller makes: body(i) for every i in [0, n), in parallel when
-// `work` (the caller's measure of the whole job: nodes, or nodes x plugins) reaches `threshold`,
-// serially below it, where handing tasks to oneTBB costs more than it saves.
+// body(i) for every i in [0, n): in parallel when `parallel`, else serially on the calling thread.
 template <typename Body>
-void for_each_index(size_t n, size_t work, size_t threshold, const Body& body) {
-  if (work < threshold) {
+void for_each_index(size_t n, bool parallel, const Body& body) {
+  if (!parallel) {
     for (size_t i = 0; i < n; ++i) body(i);
     return;
   }
   parallel_for_index(n, body);
-}
-
-// The same with the work measured as n.
-template <typename Body>
-void for_each_index(size_t n, size_t threshold, const Body& body) {
-  for_each_index(n, n, threshold, body);
 }
 
 }  // namespace kext

@@ -47,6 +47,7 @@ class OnWireScale final : public ScorePlugin {
     inner_->reduce(scores);
     for (auto& s : scores) s /= kWireDivisor;
   }
+  uint64_t cost_per_node_ns() const override { return inner_->cost_per_node_ns(); }
 
  private:
   std::unique_ptr<ScorePlugin> inner_;

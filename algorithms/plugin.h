@@ -41,12 +41,19 @@ struct FilterStatus {
   static FilterStatus unresolvable(std::vector<std::string> r) { return {FilterCode::kUnresolvable, std::move(r)}; }
 };
 
+// What a plugin that states no cost is taken to spend on one node: above every measured one.
+inline constexpr uint64_t kUnmeasuredCostNs = 100;
+
 class FilterPlugin {
  public:
   virtual ~FilterPlugin() = default;
   virtual std::string_view name() const = 0;
   // Must be thread-safe: called concurrently for different nodes.
   virtual FilterStatus filter(const PodContext& pod, const NodeInfo& node) const = 0;
+  // Nanoseconds of one core this filter spends on one node, as bench/engine_bench.cc BM_FilterPluginCost
+  // measures it (1000 nodes of extender-gen's cluster, warm caches). The engine adds them up to choose
+  // serial or parallel (parallel.h); each plugin's figure is beside its code.
+  virtual uint64_t cost_per_node_ns() const { return kUnmeasuredCostNs; }
 };
 
 // Opaque per-request data a score plugin computes once before its map (e.g. image spread).
@@ -67,6 +74,9 @@ class ScorePlugin {
   // The reduce: normalisation over all nodes of the request, in place. Default: none.
   virtual bool has_reduce() const { return false; }
   virtual void reduce(std::span<int64_t> /*scores*/) const {}
+  // Nanoseconds of one core per node for prepare, the map and the reduce together, as
+  // bench/engine_bench.cc BM_ScorePluginCost measures it (see FilterPlugin::cost_per_node_ns).
+  virtual uint64_t cost_per_node_ns() const { return kUnmeasuredCostNs; }
 };
 
 // A plugin scoring on kMaxNodeScore's 0..100 scale, seen on the wire's 0..10: every final score (after

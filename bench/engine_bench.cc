@@ -1,9 +1,15 @@
-// The map/reduce engine with every algorithm of the catalogue on, serial vs parallel, to find the
-// break-even node count (the policy's default parallelThreshold).
+// The map/reduce engine: every algorithm of the catalogue on, serial vs parallel (the break-even node
+// count, the policy's default parallelThreshold); each plugin's cost per node (cost_per_node_ns);
+// and the CPU and wall-clock of serial, parallel and the engine's choice per request (BM_Choice).
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <chrono>
+#include <thread>
 
 #include "bench/synthetic_cluster.h"
 #include "extender/state/snapshot_loader.h"
+#include "policy/config.h"
 #include "policy/policy.h"
 
 namespace {
@@ -45,6 +51,7 @@ void run(benchmark::State& st, bool parallel, bool scoring) {
   const Fixture& f = fixture(static_cast<size_t>(st.range(0)));
   kext::Policy p = kext::parse_policy(kAllAlgorithms);
   p.parallel_threshold = parallel ? 0 : INT64_MAX;
+  p.parallel_min_work_us = 0;
   auto engine = kext::build_engine(p);
   for (auto _ : st) {
     kext::PodContext ctx(f.pod);
@@ -56,6 +63,127 @@ void run(benchmark::State& st, bool parallel, bool scoring) {
   }
   st.SetItemsProcessed(st.iterations() * st.range(0));
 }
+
+// The framework plugins as kube-scheduler's default profile runs them (current arithmetic), and
+// NodeResourcesFit's two other strategies.
+constexpr std::string_view kFrameworkPlugins = R"({"apiVersion":"kube-extender.io/v1alpha1",
+  "kind":"ExtenderConfiguration"})";
+constexpr std::string_view kFitStrategies = R"({"apiVersion":"kube-extender.io/v1alpha1",
+  "kind":"ExtenderConfiguration","plugins":{"score":{"disabled":[{"name":"*"}],
+  "enabled":[{"name":"NodeResourcesFit"}]}},"pluginConfig":[{"name":"NodeResourcesFit","args":{
+  "scoringStrategy":{"type":"MostAllocated"}}}]})";
+constexpr std::string_view kRatioStrategy = R"({"apiVersion":"kube-extender.io/v1alpha1",
+  "kind":"ExtenderConfiguration","plugins":{"score":{"disabled":[{"name":"*"}],
+  "enabled":[{"name":"NodeResourcesFit"}]}},"pluginConfig":[{"name":"NodeResourcesFit","args":{
+  "scoringStrategy":{"type":"RequestedToCapacityRatio","requestedToCapacityRatio":{"shape":[
+  {"utilization":0,"score":0},{"utilization":100,"score":10}]}}}}]})";
+
+// range(1) of the cost benchmarks: 0 every legacy algorithm, 1..3 the configurations above.
+const kext::Engine& cost_engine(int64_t which) {
+  static const auto legacy = kext::build_engine(kext::parse_policy(kAllAlgorithms));
+  static const std::array profiles{kext::compile(kext::parse_config(kFrameworkPlugins)),
+                                   kext::compile(kext::parse_config(kFitStrategies)),
+                                   kext::compile(kext::parse_config(kRatioStrategy))};
+  return which == 0 ? *legacy : profiles[static_cast<size_t>(which - 1)].engine;
+}
+
+// Each plugin alone, serially, over 1000 nodes: what one node costs it (for a score: prepare and reduce
+// included, spread over the nodes). These are the per-plugin figures behind cost_per_node_ns().
+constexpr size_t kCostNodes = 1000;
+
+void BM_FilterPluginCost(benchmark::State& st) {
+  const Fixture& f = fixture(kCostNodes);
+  const kext::Engine& engine = cost_engine(st.range(1));
+  const auto index = static_cast<size_t>(st.range(0));
+  if (index >= engine.filters().size()) return st.SkipWithError("no such filter");
+  const kext::FilterPlugin& plugin = *engine.filters()[index];
+  st.SetLabel(std::string(plugin.name()));
+  kext::PodContext ctx(f.pod);
+  for (auto _ : st) {
+    for (const kext::NodeInfo* n : f.nodes) benchmark::DoNotOptimize(plugin.filter(ctx, *n));
+  }
+  st.counters["ns_per_node"] = benchmark::Counter(static_cast<double>(st.iterations() * kCostNodes),
+                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void BM_ScorePluginCost(benchmark::State& st) {
+  const Fixture& f = fixture(kCostNodes);
+  const kext::Engine& engine = cost_engine(st.range(1));
+  const auto index = static_cast<size_t>(st.range(0));
+  if (index >= engine.scores().size()) return st.SkipWithError("no such score");
+  const kext::ScorePlugin& plugin = *engine.scores()[index].plugin;
+  st.SetLabel(std::string(plugin.name()));
+  kext::PodContext ctx(f.pod);
+  std::vector<int64_t> row(f.nodes.size());
+  for (auto _ : st) {
+    auto prepared = plugin.prepare(ctx, f.nodes);
+    for (size_t i = 0; i < f.nodes.size(); ++i) row[i] = plugin.score(ctx, prepared.get(), *f.nodes[i]);
+    if (plugin.has_reduce()) plugin.reduce(row);
+    benchmark::DoNotOptimize(row.data());
+  }
+  st.counters["ns_per_node"] = benchmark::Counter(static_cast<double>(st.iterations() * kCostNodes),
+                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+BENCHMARK(BM_FilterPluginCost)->ArgsProduct({benchmark::CreateDenseRange(0, 4, 1), {0, 1}});
+BENCHMARK(BM_ScorePluginCost)->ArgsProduct({benchmark::CreateDenseRange(0, 6, 1), {0}});
+BENCHMARK(BM_ScorePluginCost)->ArgsProduct({benchmark::CreateDenseRange(0, 4, 1), {1}});
+BENCHMARK(BM_ScorePluginCost)->ArgsProduct({{0}, {2, 3}});
+
+// One normalisation (DefaultNormalizeScore) over 1000 nodes: the engine's reduce cost per node.
+void BM_Normalize(benchmark::State& st) {
+  std::vector<int64_t> row(kCostNodes);
+  for (auto _ : st) {
+    for (size_t i = 0; i < row.size(); ++i) row[i] = static_cast<int64_t>(i * 7919 % 1000);
+    kext::default_normalize_score(kext::kMaxScore, true, row);
+    benchmark::DoNotOptimize(row.data());
+  }
+  st.counters["ns_per_node"] = benchmark::Counter(static_cast<double>(st.iterations() * kCostNodes),
+                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_Normalize);
+
+double process_cpu_us() {
+  rusage r{};
+  getrusage(RUSAGE_SELF, &r);
+  return static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e6 +
+         static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
+}
+
+// Serial, parallel and the engine's own choice side by side, as the server meets them: the embedded
+// default configuration's filters (range(2) = 0) or scores (1) on range(0) nodes, one request every
+// 2 ms (the scheduler's next call follows a round trip). Time is the call's wall-clock; cpu_us is
+// the whole process's CPU per request, so it includes what oneTBB's workers spend after a region.
+// range(1): 0 serial, 1 parallel, 2 the engine's choice (parallelThreshold and the work floor).
+void BM_Choice(benchmark::State& st) {
+  const Fixture& f = fixture(static_cast<size_t>(st.range(0)));
+  kext::Config config = kext::parse_config(kext::default_config_json());
+  if (st.range(1) == 0) config.parallel_threshold = INT64_MAX;
+  if (st.range(1) == 1) config.parallel_threshold = config.parallel_min_work_us = 0;
+  const kext::Profile profile = kext::compile(config);
+  const bool scoring = st.range(2) == 1;
+  st.SetLabel(
+      scoring ? (profile.engine.scores_in_parallel(f.nodes.size()) ? "score, parallel" : "score, serial")
+              : (profile.engine.filters_in_parallel(f.nodes.size()) ? "filter, parallel" : "filter, serial"));
+  const double cpu0 = process_cpu_us();
+  for (auto _ : st) {
+    const auto t0 = std::chrono::steady_clock::now();
+    kext::PodContext ctx(f.pod);
+    if (scoring) {
+      benchmark::DoNotOptimize(profile.engine.score(ctx, f.nodes));
+    } else {
+      benchmark::DoNotOptimize(profile.engine.filter(ctx, f.nodes));
+    }
+    st.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  st.counters["cpu_us"] = (process_cpu_us() - cpu0) / static_cast<double>(st.iterations());
+}
+BENCHMARK(BM_Choice)
+    ->ArgsProduct({{100, 500, 1000, 5000}, {0, 1, 2}, {0, 1}})
+    ->UseManualTime()
+    ->Iterations(300)
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_ScoreSerial(benchmark::State& st) { run(st, false, true); }
 void BM_ScoreParallel(benchmark::State& st) { run(st, true, true); }

@@ -100,7 +100,7 @@ void BM_SelectCandidates(benchmark::State& state) {
   PodContext ctx(preemptor);
 
   preemption::Options opts;
-  opts.parallel_threshold = state.range(1) ? 0 : SIZE_MAX;
+  opts.parallel = state.range(1) ? kext::ParallelLimits{0, 0} : kext::ParallelLimits{SIZE_MAX, 0};
   opts.semantics = state.range(2) ? preemption::Semantics::kV1_16 : preemption::Semantics::kCurrent;
   size_t found = 0;
   for (auto _ : state) {

@@ -381,7 +381,7 @@ std::vector<PluginEntry> parse_plugin_set(const Object& plugins, std::string_vie
 Config parse_config_impl(const Value& doc) {
   const Object root(doc, "",
                     {"apiVersion", "kind", "plugins", "pluginConfig", "alwaysCheckAllFilters", "preemption",
-                     "parallelThreshold"});
+                     "parallelThreshold", "parallelMinWorkMicroseconds"});
   const auto api = root.string("apiVersion");
   if (!api) fail("apiVersion", "required (\"" + std::string(kConfigApiVersion) + "\")");
   if (*api != kConfigApiVersion) {
@@ -416,6 +416,9 @@ Config parse_config_impl(const Value& doc) {
   }
   if (auto t = root.integer("parallelThreshold")) {
     config.parallel_threshold = in_range(*t, 0, std::numeric_limits<int64_t>::max(), "parallelThreshold");
+  }
+  if (auto t = root.integer("parallelMinWorkMicroseconds")) {
+    config.parallel_min_work_us = in_range(*t, 0, kMaxParallelMinWorkUs, "parallelMinWorkMicroseconds");
   }
   return config;
 }
@@ -548,6 +551,8 @@ void write_config(Writer& w, const Config& c) {
   w.EndObject();
   w.Key("parallelThreshold");
   w.Int64(c.parallel_threshold);
+  w.Key("parallelMinWorkMicroseconds");
+  w.Int64(c.parallel_min_work_us);
   w.EndObject();
 }
 
@@ -605,10 +610,14 @@ Profile compile(const Config& config) {
   }
   EngineOptions options;
   options.parallel_threshold = static_cast<size_t>(std::max<int64_t>(config.parallel_threshold, 0));
+  options.parallel_min_work_ns =
+      static_cast<uint64_t>(std::clamp<int64_t>(config.parallel_min_work_us, 0, kMaxParallelMinWorkUs)) *
+      1000;
   options.always_check_all_predicates = config.always_check_all_filters;
   options.semantics = semantics_of(config.preemption);
-  return Profile{Engine(std::move(filter_plugins), std::move(scores), options),
-                 preemption_profile(config.preemption)};
+  Engine engine(std::move(filter_plugins), std::move(scores), options);
+  PreemptionProfile preemption = preemption_profile(config.preemption, engine.parallel_limits());
+  return Profile{std::move(engine), std::move(preemption)};
 }
 
 ConfigFromPolicy config_from_policy(const Policy& policy) {
@@ -633,6 +642,7 @@ ConfigFromPolicy config_from_policy(const Policy& policy) {
   config.always_check_all_filters = policy.always_check_all_predicates;
   config.preemption = policy.preemption;
   config.parallel_threshold = policy.parallel_threshold;
+  config.parallel_min_work_us = policy.parallel_min_work_us;
   // The legacy format is laxer in places (a resource weight above kube-scheduler's 100, a shape
   // without points): such a policy still runs, but no file says it.
   try {

@@ -39,6 +39,7 @@ struct Config {
   bool always_check_all_filters = false;
   PreemptionPolicy preemption;
   int64_t parallel_threshold = static_cast<int64_t>(kDefaultParallelThreshold);
+  int64_t parallel_min_work_us = static_cast<int64_t>(kDefaultParallelMinWorkNs / 1000);
   bool operator==(const Config&) const = default;
 };
 

@@ -165,6 +165,7 @@ Engine engine_for(const Policy& policy) {
   for (const auto& p : policy.priorities) scores.push_back({make_score(p.name, p.args), p.weight});
   EngineOptions options;
   options.parallel_threshold = static_cast<size_t>(policy.parallel_threshold);
+  options.parallel_min_work_ns = static_cast<uint64_t>(policy.parallel_min_work_us) * 1000;
   options.always_check_all_predicates = policy.always_check_all_predicates;
   options.semantics = semantics_of(policy.preemption);  // the engine runs the filters in its order
   return Engine(std::move(filters), std::move(scores), options);
@@ -191,7 +192,7 @@ static Policy parse_policy_impl(std::string_view text, bool parsing_default) {
   if (!doc.IsObject()) fail("policy", "must be a JSON object");
   check_fields(doc, "",
                {"kind", "apiVersion", "predicates", "priorities", "alwaysCheckAllPredicates", "preemption",
-                "parallelThreshold"});
+                "parallelThreshold", "parallelMinWorkMicroseconds"});
   std::string kind = get_string(doc, "kind", "");
   if (!kind.empty() && kind != "Policy") fail("kind", "must be \"Policy\", got \"" + kind + "\"");
 
@@ -263,6 +264,11 @@ static Policy parse_policy_impl(std::string_view text, bool parsing_default) {
   }
   policy.parallel_threshold = get_integer(doc, "parallelThreshold", "", policy.parallel_threshold);
   if (policy.parallel_threshold < 0) fail("parallelThreshold", "must be >= 0");
+  policy.parallel_min_work_us =
+      get_integer(doc, "parallelMinWorkMicroseconds", "", policy.parallel_min_work_us);
+  if (policy.parallel_min_work_us < 0 || policy.parallel_min_work_us > kMaxParallelMinWorkUs) {
+    fail("parallelMinWorkMicroseconds", "must be in 0.." + std::to_string(kMaxParallelMinWorkUs));
+  }
   return policy;
 }
 
@@ -280,8 +286,9 @@ std::unique_ptr<Engine> build_engine(const Policy& policy) {
   return std::make_unique<Engine>(engine_for(policy));
 }
 
-PreemptionProfile preemption_profile(const PreemptionPolicy& policy) {
+PreemptionProfile preemption_profile(const PreemptionPolicy& policy, const ParallelLimits& parallel) {
   PreemptionProfile preemption;
+  preemption.select.parallel.min_work_ns = parallel.min_work_ns;
   preemption.select.semantics = semantics_of(policy);
   preemption.select.max_candidates = std::numeric_limits<size_t>::max();
   preemption.max_candidates = static_cast<size_t>(std::max<int64_t>(policy.max_candidates, 1));
@@ -289,7 +296,9 @@ PreemptionProfile preemption_profile(const PreemptionPolicy& policy) {
 }
 
 Profile compile(const Policy& policy) {
-  return Profile{engine_for(policy), preemption_profile(policy.preemption)};
+  Engine engine = engine_for(policy);
+  PreemptionProfile preemption = preemption_profile(policy.preemption, engine.parallel_limits());
+  return Profile{std::move(engine), std::move(preemption)};
 }
 
 }  // namespace kext

@@ -43,7 +43,13 @@ struct Policy {
   // Engine: serial below this many nodes. Measured on 2 cores (bench/engine_bench.cc, all algorithms):
   // scoring breaks even at ~500 nodes, filtering at ~1000.
   int64_t parallel_threshold = static_cast<int64_t>(kDefaultParallelThreshold);
+  // And below this much estimated serial work, in microseconds (parallel.h: why 1000).
+  int64_t parallel_min_work_us = static_cast<int64_t>(kDefaultParallelMinWorkNs / 1000);
 };
+
+// parallelMinWorkMicroseconds' upper bound: an hour of work, so that the product in nanoseconds
+// cannot overflow.
+inline constexpr int64_t kMaxParallelMinWorkUs = 3'600'000'000;
 
 // The policy the server runs without --policy.
 std::string_view default_policy_json();
@@ -70,7 +76,8 @@ struct Profile {
 Profile compile(const Policy& policy);
 
 // The preemption section (legacy Policy and ExtenderConfiguration alike) compiled.
-PreemptionProfile preemption_profile(const PreemptionPolicy& policy);
+// `parallel`: the engine's limits, which the dry runs share (their own node floor stays 16).
+PreemptionProfile preemption_profile(const PreemptionPolicy& policy, const ParallelLimits& parallel);
 // One semantics decides the filter order and status (the engine) and preemption's rules.
 Semantics semantics_of(const PreemptionPolicy& policy);
 

@@ -9,6 +9,8 @@ namespace {
 
 class CheckNodeUnschedulable final : public FilterPlugin {
  public:
+  // bench/engine_bench.cc BM_FilterPluginCost: 3 ns per node.
+  uint64_t cost_per_node_ns() const override { return 3; }
   std::string_view name() const override { return kCheckNodeUnschedulablePredicate; }
 
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {

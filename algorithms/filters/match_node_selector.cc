@@ -7,6 +7,8 @@ namespace {
 
 class MatchNodeSelector final : public FilterPlugin {
  public:
+  // bench/engine_bench.cc BM_FilterPluginCost: 4 ns per node.
+  uint64_t cost_per_node_ns() const override { return 4; }
   std::string_view name() const override { return kMatchNodeSelectorPredicate; }
 
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {

@@ -5,6 +5,8 @@ namespace {
 
 class PodFitsHost final : public FilterPlugin {
  public:
+  // bench/engine_bench.cc BM_FilterPluginCost: 3 ns per node.
+  uint64_t cost_per_node_ns() const override { return 3; }
   std::string_view name() const override { return kPodFitsHostPredicate; }
 
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {

@@ -14,6 +14,8 @@ namespace {
 class PodFitsResources final : public FilterPlugin {
  public:
   explicit PodFitsResources(FitFilterArgs args = {}) : args_(std::move(args)) {}
+  // bench/engine_bench.cc BM_FilterPluginCost: 29 ns per node.
+  uint64_t cost_per_node_ns() const override { return 29; }
   std::string_view name() const override { return kPodFitsResourcesPredicate; }
 
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {

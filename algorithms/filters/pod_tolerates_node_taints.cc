@@ -9,6 +9,8 @@ namespace {
 
 class PodToleratesNodeTaints final : public FilterPlugin {
  public:
+  // bench/engine_bench.cc BM_FilterPluginCost: 11 ns per node.
+  uint64_t cost_per_node_ns() const override { return 11; }
   std::string_view name() const override { return kPodToleratesNodeTaintsPredicate; }
 
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {

@@ -15,6 +15,7 @@
 
 #include "algorithms/engine.h"
 #include "algorithms/model.h"
+#include "algorithms/parallel.h"
 #include "algorithms/plugin.h"
 #include "algorithms/preemption/pdb.h"
 #include "algorithms/preemption/pick_node.h"
@@ -28,9 +29,10 @@ inline constexpr size_t kDefaultMaxCandidates = 1;
 struct Options {
   Semantics semantics = Semantics::kCurrent;
   size_t max_candidates = kDefaultMaxCandidates;  // how many of the best nodes to return, best first
-  // Below this many nodes the dry runs run serially: one dry run is a few microseconds, less than
-  // handing tasks to TBB (bench/preemption_bench.cc).
-  size_t parallel_threshold = 16;
+  // The dry runs go parallel from 16 nodes and kDefaultParallelMinWorkNs of estimated work up
+  // (dry_run_cost_ns): below, TBB's hand-off and its workers' spinning after it cost more
+  // (bench/preemption_bench.cc, parallel.h).
+  ParallelLimits parallel{16, kDefaultParallelMinWorkNs};
 };
 
 // PodEligibleToPreemptOthers (default_preemption.go), as of v1.19: not eligible with preemptionPolicy Never,
@@ -40,7 +42,11 @@ struct Options {
 // lower-priority pod blocks (the v1.16/v1.19 rule).
 bool eligible_to_preempt(const Pod& preemptor, const NodeInfo* nominated);
 
-// Runs the dry run on every node (in parallel from options.parallel_threshold nodes up), then orders the
+// What the dry runs on these nodes cost serially, estimated: each of a node's pods is removed, the
+// filters run, and victims are reprieved one by one, so the work grows with the pods on the node.
+uint64_t dry_run_cost_ns(std::span<const NodeInfo* const> nodes, const Engine& engine);
+
+// Runs the dry run on every node (in parallel when options.parallel allows it), then orders the
 // surviving nodes by pickOneNodeForPreemption's criteria and returns at most max_candidates of them.
 // Returns nothing when the preemptor is not eligible; its nominated node is looked up among `nodes`
 // (callers holding a wider snapshot should call eligible_to_preempt themselves first).

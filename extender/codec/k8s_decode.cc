@@ -305,6 +305,7 @@ Node decode_node(const Value& v, std::string_view path) {
         node.images.push_back(NodeImage{image_key(json::expect_string(name, np)), size});
       });
     });
+    sort_by_key(node.images);
   });
   return node;
 }

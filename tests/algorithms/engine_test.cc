@@ -3,10 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <mutex>
 #include <random>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "algorithms/catalogue.h"
 #include "policy/policy.h"
 
 namespace kext {
@@ -62,6 +66,7 @@ std::shared_ptr<Node> cpu_node(const std::string& name, int64_t milli_cpu) {
 std::unique_ptr<Engine> default_engine(size_t threshold) {
   Policy p = parse_policy(default_policy_json());
   p.parallel_threshold = static_cast<int64_t>(threshold);
+  p.parallel_min_work_us = 0;  // the node count alone decides
   return build_engine(p);
 }
 
@@ -95,6 +100,125 @@ TEST(Engine, SerialAndParallelGiveTheSameMatrixAndFilterResults) {
   }
   EXPECT_GT(passed, 0u);
   EXPECT_LT(passed, fa.size());
+}
+
+// A filter and a score of a stated cost that note every thread they ran on.
+class ThreadNoting {
+ public:
+  std::set<std::thread::id> threads() const {
+    std::lock_guard lock(mu_);
+    return threads_;
+  }
+
+ protected:
+  void note() const {
+    std::lock_guard lock(mu_);
+    threads_.insert(std::this_thread::get_id());
+  }
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::set<std::thread::id> threads_;
+};
+
+class NotingFilter final : public FilterPlugin, public ThreadNoting {
+ public:
+  explicit NotingFilter(uint64_t cost) : cost_(cost) {}
+  std::string_view name() const override { return "Noting"; }
+  FilterStatus filter(const PodContext&, const NodeInfo&) const override {
+    note();
+    return FilterStatus::success();
+  }
+  uint64_t cost_per_node_ns() const override { return cost_; }
+
+ private:
+  uint64_t cost_;
+};
+
+class NotingScore final : public ScorePlugin, public ThreadNoting {
+ public:
+  explicit NotingScore(uint64_t cost) : cost_(cost) {}
+  std::string_view name() const override { return "Noting"; }
+  int64_t score(const PodContext&, const ScorePrepared*, const NodeInfo&) const override {
+    note();
+    return 1;
+  }
+  uint64_t cost_per_node_ns() const override { return cost_; }
+
+ private:
+  uint64_t cost_;
+};
+
+Engine noting_engine(uint64_t filter_cost, uint64_t score_cost, size_t threshold, uint64_t min_work_ns) {
+  std::vector<std::unique_ptr<FilterPlugin>> filters;
+  filters.push_back(std::make_unique<NotingFilter>(filter_cost));
+  std::vector<WeightedScore> scores;
+  scores.push_back({std::make_unique<NotingScore>(score_cost), 1});
+  EngineOptions o;
+  o.parallel_threshold = threshold;
+  o.parallel_min_work_ns = min_work_ns;
+  return Engine(std::move(filters), std::move(scores), o);
+}
+
+TEST(Engine, GoesParallelOnlyWithEnoughNodesAndEnoughWork) {
+  struct Case {
+    size_t nodes, threshold;
+    uint64_t min_work_ns, filter_cost, score_cost;
+    bool filters_parallel, scores_parallel;
+  };
+  const Case cases[] = {
+      // work = nodes x cost against the floor
+      {999, 0, 100'000, 100, 100, false, false},
+      {1000, 0, 100'000, 100, 100, true, true},
+      {1000, 0, 100'000, 100, 99, true, false},
+      {1000, 0, 100'000, 99, 100, false, true},
+      // the node floor holds whatever the work
+      {1000, 1001, 0, 1'000'000, 1'000'000, false, false},
+      {1001, 1001, 0, 0, 0, true, true},
+      // the defaults: 5000 nodes of cheap plugins stay serial, an expensive plugin goes parallel
+      {5000, kDefaultParallelThreshold, kDefaultParallelMinWorkNs, 50, 199, false, false},
+      {5000, kDefaultParallelThreshold, kDefaultParallelMinWorkNs, 200, 200, true, true},
+      {500, kDefaultParallelThreshold, kDefaultParallelMinWorkNs, 100'000, 100'000, false, false},
+  };
+  for (const auto& c : cases) {
+    const Engine e = noting_engine(c.filter_cost, c.score_cost, c.threshold, c.min_work_ns);
+    EXPECT_EQ(e.filters_in_parallel(c.nodes), c.filters_parallel)
+        << c.nodes << " nodes, cost " << c.filter_cost;
+    EXPECT_EQ(e.scores_in_parallel(c.nodes), c.scores_parallel) << c.nodes << " nodes, cost " << c.score_cost;
+  }
+}
+
+// The work floor is what keeps oneTBB's workers (and their spinning after a region) out of cheap
+// requests: 5000 nodes passed the node threshold alone and went parallel.
+TEST(Engine, BelowTheWorkFloorEveryNodeRunsOnTheCallingThread) {
+  auto nodes = random_nodes(5000, 3);
+  std::vector<const NodeInfo*> ptrs;
+  for (const auto& n : nodes) ptrs.push_back(&n);
+  Pod pod;
+  PodContext ctx(pod);
+  const Engine e = noting_engine(20, 20, kDefaultParallelThreshold, kDefaultParallelMinWorkNs);
+  e.filter(ctx, ptrs);
+  e.score(ctx, ptrs);
+  const std::set<std::thread::id> me{std::this_thread::get_id()};
+  EXPECT_EQ(dynamic_cast<const NotingFilter&>(*e.filters()[0]).threads(), me);
+  EXPECT_EQ(dynamic_cast<const NotingScore&>(*e.scores()[0].plugin).threads(), me);
+}
+
+// Every plugin of the catalogue states what bench/engine_bench.cc measured for it, so the engine's
+// estimate is not the fallback's guess.
+TEST(Engine, EveryCataloguePluginStatesItsMeasuredCost) {
+  for (auto name : filter_names()) {
+    EXPECT_NE(make_filter(name)->cost_per_node_ns(), kUnmeasuredCostNs) << name;
+  }
+  for (auto name : plugin_filter_names()) {
+    EXPECT_NE(make_filter(name)->cost_per_node_ns(), kUnmeasuredCostNs) << name;
+  }
+  for (auto name : score_names()) {
+    EXPECT_NE(make_score(name, ScoreArgs{})->cost_per_node_ns(), kUnmeasuredCostNs) << name;
+  }
+  for (auto name : plugin_score_names()) {
+    EXPECT_NE(make_plugin_score(name, PluginArgs{})->cost_per_node_ns(), kUnmeasuredCostNs) << name;
+  }
 }
 
 TEST(Engine, ReduceRunsPerAlgorithmAndWeightsCombineWithIntegerDivision) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace kext {
 namespace {
 
@@ -44,14 +46,31 @@ TEST(ImageKey, SpellingsOfOneImageShareAKey) {
   EXPECT_NE(image_key("quay.io/nginx"), nginx);
 }
 
-TEST(IndexImages, OneEntryPerNameWithTheImageSize) {
+TEST(IndexImages, OneEntryPerNameWithTheImageSizeSortedByKey) {
   std::vector<ContainerImage> images{{{"a:1", "a@sha256:x"}, 10}, {{"b:2"}, 20}};
   auto idx = index_images(images);
   ASSERT_EQ(idx.size(), 3u);
-  EXPECT_EQ(idx[0].key, image_key("a:1"));
-  EXPECT_EQ(idx[1].size_bytes, 10);
-  EXPECT_EQ(idx[2].key, image_key("b:2"));
-  EXPECT_EQ(idx[2].size_bytes, 20);
+  EXPECT_TRUE(std::ranges::is_sorted(idx, {}, &NodeImage::key));
+  EXPECT_EQ(image_size(idx, image_key("a:1")), 10);
+  EXPECT_EQ(image_size(idx, image_key("a@sha256:x")), 10);
+  EXPECT_EQ(image_size(idx, image_key("b:2")), 20);
+  EXPECT_EQ(image_size(idx, image_key("c:3")), -1);
+}
+
+// A name listed under two images keeps the first one's size, as the scan over the API's order did.
+TEST(ImageSize, FirstEntryOfAKeyWinsAfterSorting) {
+  std::vector<ContainerImage> images;
+  for (int i = 0; i < 40; ++i) images.push_back({{"img" + std::to_string(i) + ":v1"}, 100 + i});
+  images.push_back({{"img7:v1", "other:v1"}, 999});
+  images.push_back({{"nginx"}, 5});
+  images.push_back({{"docker.io/library/nginx:latest"}, 6});  // the same image, spelled out
+  auto idx = index_images(images);
+  EXPECT_EQ(image_size(idx, image_key("img7:v1")), 107);
+  EXPECT_EQ(image_size(idx, image_key("other:v1")), 999);
+  EXPECT_EQ(image_size(idx, image_key("nginx:latest")), 5);
+  for (int i = 0; i < 40; ++i)
+    EXPECT_EQ(image_size(idx, image_key("img" + std::to_string(i) + ":v1")), 100 + i);
+  EXPECT_EQ(image_size({}, image_key("nginx")), -1);
 }
 
 }  // namespace

@@ -95,6 +95,12 @@ TEST(Config, StrictDecodingNamesTheField) {
       {cfg(R"("preemption":{"maxCandidates":0})"),
        "preemption.maxCandidates: must be in 1..2147483647, got 0"},
       {cfg(R"("parallelThreshold":-1)"), "parallelThreshold: must be in 0..9223372036854775807, got -1"},
+      {cfg(R"("parallelMinWorkMicroseconds":-1)"),
+       "parallelMinWorkMicroseconds: must be in 0..3600000000, got -1"},
+      {cfg(R"("parallelMinWorkMicroseconds":3600000001)"),
+       "parallelMinWorkMicroseconds: must be in 0..3600000000, got 3600000001"},
+      {R"({"kind":"Policy","parallelMinWorkMicroseconds":-5})",
+       "parallelMinWorkMicroseconds: must be in 0..3600000000"},
       {cfg(R"("pluginConfig":[{"name":"NodeResourcesFit","args":{"ignoredResourceGroups":["example.com/gpu"]}}])"),
        "pluginConfig[0].args.ignoredResourceGroups[0]: must be a domain without '/', got "
        "\"example.com/gpu\""},
@@ -118,7 +124,7 @@ TEST(Config, StrictDecodingNamesTheField) {
       // The legacy Policy is strict too now: a misspelt key used to load the default priorities.
       {R"({"kind":"Policy","priorites":[{"name":"LeastRequestedPriority","weight":1}]})",
        "priorites: unknown field (known: kind, apiVersion, predicates, priorities, alwaysCheckAllPredicates, "
-       "preemption, parallelThreshold)"},
+       "preemption, parallelThreshold, parallelMinWorkMicroseconds)"},
       {R"({"kind":"Policy","predicates":[{"name":"PodFitsHost","argument":{}}]})",
        "predicates[0].argument: unknown field (known: name)"},
       {R"({"kind":"Policy","predicates":[{"name":"NodeName"}]})",
@@ -178,7 +184,8 @@ TEST(Config, WriteConfigRoundTrips) {
       cfg(R"("plugins":{"score":{"enabled":[{"name":"NodeResourcesFit","weight":4}]}},
              "pluginConfig":[{"name":"NodeResourcesFit","args":{"ignoredResources":["example.com/foo"],
                "scoringStrategy":{"type":"RequestedToCapacityRatio","requestedToCapacityRatio":{"shape":[{"utilization":0,"score":0},{"utilization":100,"score":10}]}}}}],
-             "alwaysCheckAllFilters":true,"preemption":{"semantics":"v1.16","maxCandidates":3},"parallelThreshold":9)"),
+             "alwaysCheckAllFilters":true,"preemption":{"semantics":"v1.16","maxCandidates":3},"parallelThreshold":9,
+             "parallelMinWorkMicroseconds":250)"),
   };
   for (const auto& f : files) {
     const Config c = parse_config(f);
@@ -190,6 +197,19 @@ TEST(Config, WriteConfigRoundTrips) {
   }
   EXPECT_EQ(parse_config(effective_config_json(load_scheduling_file(default_config_json()))),
             parse_config(default_config_json()));
+}
+
+// The work floor reaches both loops that can go parallel: the engine's and preemption's dry runs.
+TEST(Config, ParallelMinWorkReachesTheEngineAndPreemption) {
+  const Profile set = compile(parse_config(cfg(R"("parallelMinWorkMicroseconds":250)")));
+  EXPECT_EQ(set.engine.options().parallel_min_work_ns, 250'000u);
+  EXPECT_EQ(set.preemption.select.parallel.min_work_ns, 250'000u);
+  const Profile unset = compile(parse_config(cfg()));
+  EXPECT_EQ(unset.engine.options().parallel_min_work_ns, kDefaultParallelMinWorkNs);
+  EXPECT_EQ(unset.preemption.select.parallel.min_work_ns, kDefaultParallelMinWorkNs);
+  const Profile legacy = compile(parse_policy(R"({"kind":"Policy","parallelMinWorkMicroseconds":0})"));
+  EXPECT_EQ(legacy.engine.options().parallel_min_work_ns, 0u);
+  EXPECT_EQ(legacy.preemption.select.parallel.min_work_ns, 0u);
 }
 
 TEST(Config, ParsesTheDomToo) {

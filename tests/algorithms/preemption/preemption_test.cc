@@ -334,9 +334,9 @@ TEST(SelectCandidatesTest, ParallelMatchesSerial) {
   PodContext ctx(preemptor);
   Options serial;
   serial.max_candidates = 50;
-  serial.parallel_threshold = 1000;
+  serial.parallel = {SIZE_MAX, 0};
   Options parallel = serial;
-  parallel.parallel_threshold = 0;
+  parallel.parallel = {0, 0};
   auto a = select_candidates(ctx, ptrs, pdbs, engine, kNow, serial);
   auto b = select_candidates(ctx, ptrs, pdbs, engine, kNow, parallel);
   ASSERT_EQ(a.size(), 50u);
