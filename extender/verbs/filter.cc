@@ -20,6 +20,7 @@ constexpr std::string_view kUnknownNode = "node not found in the extender's clus
 // Every node of the request lands in exactly one of passed, failed, unresolvable.
 FilterReply filter_nodes(const Engine& engine, const Pod& pod, const ResolvedNodes& nodes) {
   FilterReply reply;
+  reply.passed.reserve(nodes.known.size());  // most nodes pass; one allocation instead of eight
   for (size_t i = 0; i < nodes.infos.size(); ++i) {
     if (!nodes.infos[i]) reply.unresolvable.push_back({i, std::string(kUnknownNode)});
   }

@@ -22,6 +22,10 @@ ResolvedNodes resolve_nodes(const ExtenderArgs& args, const ClusterState& state)
       if (known && known->node) r.infos[i] = known;
     }
   }
+  // Sized once: almost every node of a request is known, and growing two vectors of 230 one push at a
+  // time reallocated each eight times per request.
+  r.known.reserve(r.infos.size());
+  r.known_index.reserve(r.infos.size());
   for (size_t i = 0; i < r.infos.size(); ++i) {
     if (!r.infos[i]) continue;
     r.known.push_back(r.infos[i]);

@@ -1,0 +1,127 @@
+// ShardedMap: lookups through the published view and the writer, keys that share a shard, and the
+// one hash per lookup that the shard choice and the bucket lookup share.
+#include "extender/state/sharded_map.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kext {
+namespace {
+
+// Counts how many times a key's bytes are hashed; a pre-hashed key costs nothing.
+struct CountingHash : StringHash {
+  static inline int calls = 0;
+  size_t operator()(std::string_view s) const {
+    ++calls;
+    return StringHash::operator()(s);
+  }
+  size_t operator()(const HashedKey& k) const { return k.hash; }
+};
+
+constexpr size_t kShards = 4;
+using Map = ShardedMap<int, kShards>;
+using Writer = ShardedMapWriter<int, kShards>;
+
+// Names that land in the same shard, so one shard's map holds several keys.
+std::vector<std::string> same_shard_keys(size_t count) {
+  std::vector<std::string> keys;
+  const size_t want = Map::shard_of("node-0");
+  for (int i = 0; keys.size() < count; ++i) {
+    std::string k = "node-" + std::to_string(i);
+    if (Map::shard_of(k) == want) keys.push_back(k);
+  }
+  return keys;
+}
+
+TEST(ShardedMap, ShardIsChosenByTheHashHighBits) {
+  for (std::string_view k : {"", "a", "node-1", "node-with-a-long-name-0000000000000000000000000000"}) {
+    EXPECT_EQ(Map::shard_of(k), (std::hash<std::string_view>{}(k) >> 20) % kShards) << k;
+    EXPECT_EQ(Map::shard_of(Map::hashed(k)), Map::shard_of(k)) << k;
+  }
+}
+
+TEST(ShardedMap, KeysSharingAShardAreFoundApart) {
+  const auto keys = same_shard_keys(20);
+  Writer w;
+  for (size_t i = 0; i < keys.size(); ++i) w.put(keys[i], static_cast<int>(i));
+  const Map view = w.publish();
+  EXPECT_EQ(view.size(), keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    ASSERT_NE(view.find(keys[i]), nullptr) << keys[i];
+    EXPECT_EQ(*view.find(keys[i]), static_cast<int>(i)) << keys[i];
+    EXPECT_EQ(*w.find(keys[i]), static_cast<int>(i)) << keys[i];
+  }
+  // A prefix, an extension and an absent key of the same shard are not found.
+  EXPECT_EQ(view.find("node-"), nullptr);
+  EXPECT_EQ(view.find(keys[0] + "0"), nullptr);
+  EXPECT_EQ(view.find(""), nullptr);
+}
+
+TEST(ShardedMap, LookupsAfterWriterUpdates) {
+  const auto keys = same_shard_keys(3);
+  Writer w;
+  w.put(keys[0], 1);
+  w.put(keys[1], 2);
+  const Map before = w.publish();
+
+  w.put(keys[0], 10);  // update
+  w.put(keys[2], 3);   // insert
+  EXPECT_TRUE(w.erase(keys[1]));
+  EXPECT_FALSE(w.erase(keys[1]));
+  EXPECT_FALSE(w.erase("absent"));
+  const Map after = w.publish();
+
+  // The earlier view is unchanged by the writes after it.
+  EXPECT_EQ(before.size(), 2u);
+  EXPECT_EQ(*before.find(keys[0]), 1);
+  EXPECT_EQ(*before.find(keys[1]), 2);
+  EXPECT_EQ(before.find(keys[2]), nullptr);
+
+  EXPECT_EQ(after.size(), 2u);
+  EXPECT_EQ(*after.find(keys[0]), 10);
+  EXPECT_EQ(after.find(keys[1]), nullptr);
+  EXPECT_EQ(*after.find(keys[2]), 3);
+  EXPECT_EQ(w.size(), 2u);
+  EXPECT_EQ(*w.find(keys[0]), 10);
+  EXPECT_EQ(w.find(keys[1]), nullptr);
+
+  std::map<std::string, int> seen;
+  after.for_each([&](const std::string& k, int v) { seen[k] = v; });
+  EXPECT_EQ(seen, (std::map<std::string, int>{{keys[0], 10}, {keys[2], 3}}));
+}
+
+// The shard choice and the bucket lookup share one hash of the key: a name resolved per request is
+// hashed once, not twice.
+TEST(ShardedMap, EachLookupHashesTheKeyOnce) {
+  ShardedMapWriter<int, kShards, CountingHash> w;
+  for (int i = 0; i < 50; ++i) w.put("node-" + std::to_string(i), i);
+  const ShardedMap<int, kShards, CountingHash> view = w.publish();
+
+  struct Case {
+    const char* what;
+    std::function<void()> op;
+    int hashes;
+  };
+  const std::vector<Case> cases = {
+      {"view find, present", [&] { EXPECT_NE(view.find("node-7"), nullptr); }, 1},
+      {"view find, absent", [&] { EXPECT_EQ(view.find("node-x"), nullptr); }, 1},
+      {"writer find", [&] { EXPECT_NE(w.find("node-8"), nullptr); }, 1},
+      {"writer update", [&] { w.put("node-9", 90); }, 1},
+      {"writer erase", [&] { EXPECT_TRUE(w.erase("node-10")); }, 1},
+      {"writer erase, absent", [&] { EXPECT_FALSE(w.erase("node-x")); }, 1},
+  };
+  for (const auto& c : cases) {
+    CountingHash::calls = 0;
+    c.op();
+    EXPECT_EQ(CountingHash::calls, c.hashes) << c.what;
+  }
+  EXPECT_EQ(*w.find("node-9"), 90);
+  EXPECT_EQ(w.find("node-10"), nullptr);
+}
+
+}  // namespace
+}  // namespace kext

@@ -1,0 +1,78 @@
+// json::append_string and append_int write the bytes rapidjson::Writer writes for the same value, so
+// a reply written by appending is byte-identical to one written through a Writer.
+#include "json/append.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "json/json.h"
+
+namespace kext::json {
+namespace {
+
+std::string writer_string(std::string_view s) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  write_string(w, s);
+  return {buf.GetString(), buf.GetSize()};
+}
+
+std::string appended(std::string_view s) {
+  std::string out = "prefix";  // appends, never replaces
+  append_string(out, s);
+  EXPECT_EQ(out.substr(0, 6), "prefix");
+  return out.substr(6);
+}
+
+TEST(JsonAppend, EveryByteIsWrittenAsTheWriterWritesIt) {
+  for (int b = 0; b < 256; ++b) {
+    const char c = static_cast<char>(b);
+    // Alone, between plain bytes, and repeated in a string long enough for the Writer's SSE path.
+    for (const std::string& s : {std::string(1, c), "a" + std::string(1, c) + "b",
+                                 std::string(40, 'x') + std::string(3, c) + std::string(40, 'y')}) {
+      EXPECT_EQ(appended(s), writer_string(s)) << "byte " << b;
+    }
+  }
+}
+
+TEST(JsonAppend, StringsAsTheWriterWritesThem) {
+  struct Case {
+    std::string in, want;
+  };
+  const Case cases[] = {
+      {"", R"("")"},
+      {"node-1", R"("node-1")"},
+      {"a\"b", R"("a\"b")"},
+      {"a\\b", R"("a\\b")"},
+      {"a/b", R"("a/b")"},  // '/' is not escaped
+      {std::string("\0x", 2), R"("\u0000x")"},
+      {"\b\t\n\f\r", R"("\b\t\n\f\r")"},
+      {"\x1f\x0b\x7f", "\"\\u001F\\u000B\x7f\""},  // upper-case hex; DEL as it is
+      {"n\xc3\xa9ud-\xe2\x82\xac-\xf0\x9f\x98\x80", "\"n\xc3\xa9ud-\xe2\x82\xac-\xf0\x9f\x98\x80\""},
+      {"\xff\xc3", "\"\xff\xc3\""},  // invalid UTF-8 is copied, as the Writer copies it
+      {"\"\"\\\\", R"("\"\"\\\\")"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(appended(c.in), c.want) << c.in;
+    EXPECT_EQ(appended(c.in), writer_string(c.in)) << c.in;
+  }
+}
+
+TEST(JsonAppend, IntegersAsTheWriterWritesThem) {
+  for (int64_t v : {int64_t{0}, int64_t{1}, int64_t{-1}, int64_t{100}, int64_t{-100}, int64_t{1} << 53,
+                    std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()}) {
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    w.Int64(v);
+    std::string out;
+    append_int(out, v);
+    EXPECT_EQ(out, std::string(buf.GetString(), buf.GetSize())) << v;
+    EXPECT_EQ(out, std::to_string(v));
+  }
+}
+
+}  // namespace
+}  // namespace kext::json
