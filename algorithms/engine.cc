@@ -78,7 +78,7 @@ ScoreMatrix Engine::score(const PodContext& pod, std::span<const NodeInfo* const
   // Map: the cell [a][n] is written only by the task that owns node n.
   for_each_index(m.nodes, scores_in_parallel(m.nodes), [&](size_t n) {
     for (size_t a = 0; a < m.algorithms; ++a) {
-      m.raw[a * m.nodes + n] = scores_[a].plugin->score(pod, prepared[a].get(), *nodes[n]);
+      m.raw[a * m.nodes + n] = scores_[a].plugin->score_at(pod, prepared[a].get(), nodes, n);
     }
   });
 

@@ -42,6 +42,11 @@ class OnWireScale final : public ScorePlugin {
     const int64_t s = inner_->score(pod, prepared, node);
     return inner_->has_reduce() ? s : s / kWireDivisor;
   }
+  int64_t score_at(const PodContext& pod, const ScorePrepared* prepared,
+                   std::span<const NodeInfo* const> nodes, size_t i) const override {
+    const int64_t s = inner_->score_at(pod, prepared, nodes, i);
+    return inner_->has_reduce() ? s : s / kWireDivisor;
+  }
   bool has_reduce() const override { return inner_->has_reduce(); }
   void reduce(std::span<int64_t> scores) const override {
     inner_->reduce(scores);

@@ -71,6 +71,12 @@ class ScorePlugin {
   }
   // The map: one node's raw score. Must be thread-safe and touch nothing but its arguments.
   virtual int64_t score(const PodContext& pod, const ScorePrepared* prepared, const NodeInfo& node) const = 0;
+  // The map as the engine calls it: node i of the nodes prepare() was given. score() of that node,
+  // unless prepare() already worked every node's score out (ImageLocality), which must be the same.
+  virtual int64_t score_at(const PodContext& pod, const ScorePrepared* prepared,
+                           std::span<const NodeInfo* const> nodes, size_t i) const {
+    return score(pod, prepared, *nodes[i]);
+  }
   // The reduce: normalisation over all nodes of the request, in place. Default: none.
   virtual bool has_reduce() const { return false; }
   virtual void reduce(std::span<int64_t> /*scores*/) const {}

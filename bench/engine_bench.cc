@@ -117,7 +117,7 @@ void BM_ScorePluginCost(benchmark::State& st) {
   std::vector<int64_t> row(f.nodes.size());
   for (auto _ : st) {
     auto prepared = plugin.prepare(ctx, f.nodes);
-    for (size_t i = 0; i < f.nodes.size(); ++i) row[i] = plugin.score(ctx, prepared.get(), *f.nodes[i]);
+    for (size_t i = 0; i < f.nodes.size(); ++i) row[i] = plugin.score_at(ctx, prepared.get(), f.nodes, i);
     if (plugin.has_reduce()) plugin.reduce(row);
     benchmark::DoNotOptimize(row.data());
   }

@@ -105,6 +105,18 @@ inline std::vector<int64_t> run_score(const ScorePlugin& plugin, const Pod& pod,
   auto prepared = plugin.prepare(ctx, ptrs);
   std::vector<int64_t> scores;
   scores.reserve(nodes.size());
+  for (size_t i = 0; i < ptrs.size(); ++i) scores.push_back(plugin.score_at(ctx, prepared.get(), ptrs, i));
+  if (plugin.has_reduce()) plugin.reduce(scores);
+  return scores;
+}
+
+// The same with score() of each node instead of score_at(): what a caller outside the engine gets.
+inline std::vector<int64_t> run_score_by_node(const ScorePlugin& plugin, const Pod& pod,
+                                              const std::vector<NodeInfo>& nodes) {
+  PodContext ctx(pod);
+  auto ptrs = node_ptrs(nodes);
+  auto prepared = plugin.prepare(ctx, ptrs);
+  std::vector<int64_t> scores;
   for (const auto& n : nodes) scores.push_back(plugin.score(ctx, prepared.get(), n));
   if (plugin.has_reduce()) plugin.reduce(scores);
   return scores;

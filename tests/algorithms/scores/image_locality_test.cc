@@ -142,6 +142,8 @@ TEST(ImageLocality, Table) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     EXPECT_EQ(run_score(*s, c.pod, c.nodes), c.want);
+    // prepare() works every node's score out for score_at; score() of a node must agree with it.
+    EXPECT_EQ(testing::run_score_by_node(*s, c.pod, c.nodes), c.want);
   }
 }
 

@@ -353,6 +353,17 @@ TEST(ImageLocalityPluginScore, Table) {
     EXPECT_EQ(run_score(*plugin, pod, nodes), (std::vector<int64_t>{39, 29}));
     EXPECT_EQ(run_score(*make_plugin_score("ImageLocality", {}), pod, nodes), (std::vector<int64_t>{3, 2}));
     EXPECT_EQ(run_score(*make_image_locality_score(), pod, nodes), (std::vector<int64_t>{1, 0}));
+    EXPECT_EQ(testing::run_score_by_node(*plugin, pod, nodes), (std::vector<int64_t>{39, 29}));
+  }
+  {
+    // Two containers of one image share its count and each adds it: A has app (on 1 of 2 nodes),
+    // 2 x 300Mi of max 2000Mi: 100 * 577 / 1977 = 29.
+    Pod pod = make_pod_with("p", {image_container("gcr.io/p/app:v1", "c")});
+    pod.init_containers.push_back(image_container("gcr.io/p/app:v1", "init"));
+    const std::vector<NodeInfo> nodes = {node_with("A", {app600}), node_with("B", {side400})};
+    auto plugin = make_image_locality_plugin_score();
+    EXPECT_EQ(run_score(*plugin, pod, nodes), (std::vector<int64_t>{29, 0}));
+    EXPECT_EQ(testing::run_score_by_node(*plugin, pod, nodes), (std::vector<int64_t>{29, 0}));
   }
 }
 
