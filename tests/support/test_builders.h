@@ -97,27 +97,23 @@ inline std::vector<const NodeInfo*> node_ptrs(const std::vector<NodeInfo>& nodes
   return out;
 }
 
-// Runs a score plugin's prepare + map (+ reduce when it has one) over nodes, as the engine does.
+// How run_score maps each node: score_at, as the engine does, or score() of the node, as a caller
+// outside the engine does (prepare() may have worked the scores out for score_at; both must agree).
+enum class ScorePath { kEngine, kByNode };
+
+// Runs a score plugin's prepare + map (+ reduce when it has one) over nodes.
 inline std::vector<int64_t> run_score(const ScorePlugin& plugin, const Pod& pod,
-                                      const std::vector<NodeInfo>& nodes) {
+                                      const std::vector<NodeInfo>& nodes,
+                                      ScorePath path = ScorePath::kEngine) {
   PodContext ctx(pod);
   auto ptrs = node_ptrs(nodes);
   auto prepared = plugin.prepare(ctx, ptrs);
   std::vector<int64_t> scores;
   scores.reserve(nodes.size());
-  for (size_t i = 0; i < ptrs.size(); ++i) scores.push_back(plugin.score_at(ctx, prepared.get(), ptrs, i));
-  if (plugin.has_reduce()) plugin.reduce(scores);
-  return scores;
-}
-
-// The same with score() of each node instead of score_at(): what a caller outside the engine gets.
-inline std::vector<int64_t> run_score_by_node(const ScorePlugin& plugin, const Pod& pod,
-                                              const std::vector<NodeInfo>& nodes) {
-  PodContext ctx(pod);
-  auto ptrs = node_ptrs(nodes);
-  auto prepared = plugin.prepare(ctx, ptrs);
-  std::vector<int64_t> scores;
-  for (const auto& n : nodes) scores.push_back(plugin.score(ctx, prepared.get(), n));
+  for (size_t i = 0; i < ptrs.size(); ++i) {
+    scores.push_back(path == ScorePath::kEngine ? plugin.score_at(ctx, prepared.get(), ptrs, i)
+                                                : plugin.score(ctx, prepared.get(), *ptrs[i]));
+  }
   if (plugin.has_reduce()) plugin.reduce(scores);
   return scores;
 }

@@ -143,7 +143,7 @@ TEST(ImageLocality, Table) {
     SCOPED_TRACE(c.name);
     EXPECT_EQ(run_score(*s, c.pod, c.nodes), c.want);
     // prepare() works every node's score out for score_at; score() of a node must agree with it.
-    EXPECT_EQ(testing::run_score_by_node(*s, c.pod, c.nodes), c.want);
+    EXPECT_EQ(run_score(*s, c.pod, c.nodes, testing::ScorePath::kByNode), c.want);
   }
 }
 

@@ -353,7 +353,7 @@ TEST(ImageLocalityPluginScore, Table) {
     EXPECT_EQ(run_score(*plugin, pod, nodes), (std::vector<int64_t>{39, 29}));
     EXPECT_EQ(run_score(*make_plugin_score("ImageLocality", {}), pod, nodes), (std::vector<int64_t>{3, 2}));
     EXPECT_EQ(run_score(*make_image_locality_score(), pod, nodes), (std::vector<int64_t>{1, 0}));
-    EXPECT_EQ(testing::run_score_by_node(*plugin, pod, nodes), (std::vector<int64_t>{39, 29}));
+    EXPECT_EQ(run_score(*plugin, pod, nodes, testing::ScorePath::kByNode), (std::vector<int64_t>{39, 29}));
   }
   {
     // Two containers of one image share its count and each adds it: A has app (on 1 of 2 nodes),
@@ -363,7 +363,7 @@ TEST(ImageLocalityPluginScore, Table) {
     const std::vector<NodeInfo> nodes = {node_with("A", {app600}), node_with("B", {side400})};
     auto plugin = make_image_locality_plugin_score();
     EXPECT_EQ(run_score(*plugin, pod, nodes), (std::vector<int64_t>{29, 0}));
-    EXPECT_EQ(testing::run_score_by_node(*plugin, pod, nodes), (std::vector<int64_t>{29, 0}));
+    EXPECT_EQ(run_score(*plugin, pod, nodes, testing::ScorePath::kByNode), (std::vector<int64_t>{29, 0}));
   }
 }
 

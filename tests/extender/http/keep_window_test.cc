@@ -12,6 +12,7 @@
 
 #include "extender/http/router.h"
 #include "extender/http/transport.h"
+#include "tests/support/served_transport.h"
 
 namespace kext {
 namespace {
@@ -21,33 +22,18 @@ using namespace std::chrono_literals;
 std::string this_thread() { return std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())); }
 
 // A transport on a loopback port: /thread answers the worker's thread, /sleep holds its worker 3 s.
-class Served {
+class Served : public testing::ServedTransport {
  public:
   explicit Served(TransportLimits limits)
-      : transport_(limits, {Listener{"127.0.0.1", 0, &router_, nullptr}}, nullptr) {
-    router_.Get("/thread", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content(this_thread(), "text/plain");
-    });
-    router_.Get("/sleep", [](const httplib::Request&, httplib::Response& res) {
-      std::this_thread::sleep_for(3s);
-      res.set_content("slept", "text/plain");
-    });
-    std::string error;
-    EXPECT_TRUE(transport_.bind(&error)) << error;
-    thread_ = std::thread([this] { transport_.run(); });
-  }
-  ~Served() { stop(); }
-  void stop() {
-    if (!thread_.joinable()) return;
-    transport_.stop();
-    thread_.join();
-  }
-  int port() const { return transport_.port(0); }
-
- private:
-  Router router_;
-  Transport transport_;
-  std::thread thread_;
+      : ServedTransport(limits, [](Router& router) {
+          router.Get("/thread", [](const httplib::Request&, httplib::Response& res) {
+            res.set_content(this_thread(), "text/plain");
+          });
+          router.Get("/sleep", [](const httplib::Request&, httplib::Response& res) {
+            std::this_thread::sleep_for(3s);
+            res.set_content("slept", "text/plain");
+          });
+        }) {}
 };
 
 std::set<std::string> threads_of(int port, int requests) {

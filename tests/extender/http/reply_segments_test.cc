@@ -13,6 +13,7 @@
 
 #include "extender/http/router.h"
 #include "extender/http/transport.h"
+#include "tests/support/served_transport.h"
 
 namespace kext {
 
@@ -20,31 +21,18 @@ int64_t tcp_data_segments_in(int fd);  // tcp_segments.cc
 
 namespace {
 
-class Served {
- public:
-  Served() : transport_(TransportLimits{}, {Listener{"127.0.0.1", 0, &router_, nullptr}}, nullptr) {
-    router_.Get("/small", [](const httplib::Request&, httplib::Response& res) {
+// /small: 3000 bytes, /large: 3 MiB, /empty: 204 without a body.
+testing::ServedTransport served_routes() {
+  return testing::ServedTransport(TransportLimits{}, [](Router& router) {
+    router.Get("/small", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(std::string(3000, 's'), "text/plain");
     });
-    router_.Get("/large", [](const httplib::Request&, httplib::Response& res) {
+    router.Get("/large", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(std::string(3 << 20, 'l'), "text/plain");
     });
-    router_.Get("/empty", [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
-    std::string error;
-    EXPECT_TRUE(transport_.bind(&error)) << error;
-    thread_ = std::thread([this] { transport_.run(); });
-  }
-  ~Served() {
-    transport_.stop();
-    thread_.join();
-  }
-  int port() const { return transport_.port(0); }
-
- private:
-  Router router_;
-  Transport transport_;
-  std::thread thread_;
-};
+    router.Get("/empty", [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
+  });
+}
 
 // A raw keep-alive client, so the test sees the segments the server sent.
 class RawClient {
@@ -92,7 +80,7 @@ class RawClient {
 std::string body_of(const std::string& reply) { return reply.substr(reply.find("\r\n\r\n") + 4); }
 
 TEST(ReplySegments, ASmallReplyIsOneSegment) {
-  Served served;
+  testing::ServedTransport served = served_routes();
   RawClient client(served.port());
   for (int i = 0; i < 5; ++i) {  // every reply on the kept-alive connection, not just the first
     const int64_t before = client.data_segments_in();
@@ -104,7 +92,7 @@ TEST(ReplySegments, ASmallReplyIsOneSegment) {
 }
 
 TEST(ReplySegments, LargeAndBodilessRepliesArriveWhole) {
-  Served served;
+  testing::ServedTransport served = served_routes();
   RawClient client(served.port());
   const std::string large = client.get("/large");
   EXPECT_EQ(body_of(large), std::string(3 << 20, 'l'));
