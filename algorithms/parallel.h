@@ -23,10 +23,12 @@ inline void limit_tbb_to_calling_thread() {}
 // on this 2-vCPU VM that is ~215 µs of CPU after every region whatever its size (a parallel_for of
 // 500 tiny items every 2 ms: 216 µs of process CPU per region, 15 µs serial). The library has no
 // public setting for it: an explicit or per-request task_arena, arena priorities, a global_control
-// limit set after the region all measured 210-225 µs. So below ~1 ms of work a parallel loop saves
-// less wall-clock than it spends CPU, and the CPU is the scheduler's (bench/engine_bench.cc
-// BM_Choice: README "CPU per request").
-inline constexpr uint64_t kDefaultParallelMinWorkNs = 1'000'000;
+// limit set after the region all measured 210-225 µs. So a loop splits only work of about twice
+// that: 400 µs, estimated as the plugins' cache-warm cost (a request meets colder caches and takes
+// ~2x). At 500 names no loop of filter or prioritize comes near it; preempt over 100 candidates of
+// ~10 pods does, and running it serially made bench/run's preempt p50 0.49 -> 0.86 ms for 13 % less
+// CPU (bench/engine_bench.cc BM_Choice: README "CPU per request").
+inline constexpr uint64_t kDefaultParallelMinWorkNs = 400'000;
 
 // When a loop runs in parallel: at least `min_items` items (the policy's parallelThreshold) and at
 // least `min_work_ns` of estimated serial work (items x the measured cost of one item).

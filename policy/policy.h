@@ -43,7 +43,7 @@ struct Policy {
   // Engine: serial below this many nodes. Measured on 2 cores (bench/engine_bench.cc, all algorithms):
   // scoring breaks even at ~500 nodes, filtering at ~1000.
   int64_t parallel_threshold = static_cast<int64_t>(kDefaultParallelThreshold);
-  // And below this much estimated serial work, in microseconds (parallel.h: why 1000).
+  // And below this much estimated serial work, in microseconds (parallel.h: why 400).
   int64_t parallel_min_work_us = static_cast<int64_t>(kDefaultParallelMinWorkNs / 1000);
 };
 
