@@ -32,8 +32,12 @@ void run(benchmark::State& st, Mode mode) {
   kext::StateStore store;
   kext::bench::publish_snapshot(w, store);
   kext::Policy policy = kext::parse_policy(kext::default_policy_json());
-  // KEXT_THRESHOLD=N overrides the parallel threshold, to compare serial and parallel end to end.
-  if (const char* t = std::getenv("KEXT_THRESHOLD")) policy.parallel_threshold = std::atoll(t);
+  // KEXT_THRESHOLD=N makes N nodes the only parallel threshold (no work floor), to compare serial and
+  // parallel end to end.
+  if (const char* t = std::getenv("KEXT_THRESHOLD")) {
+    policy.parallel_threshold = std::atoll(t);
+    policy.parallel_min_work_us = 0;
+  }
   const kext::Profile profile = kext::compile(policy);
   kext::Verbs verbs(profile, store);
   kext::ServerConfig cfg;

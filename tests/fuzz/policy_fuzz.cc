@@ -97,6 +97,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   fuzz::check(policy.preemption.max_candidates >= 1, "policy: maxCandidates < 1");
   fuzz::check(policy.parallel_threshold >= 0, "policy: negative parallelThreshold");
+  fuzz::check(policy.parallel_min_work_us >= 0 && policy.parallel_min_work_us <= kMaxParallelMinWorkUs,
+              "policy: parallelMinWorkMicroseconds out of range");
 
   const std::unique_ptr<Engine> engine = build_engine(policy);
   fuzz::check(engine->filters().size() == policy.predicates.size() &&
