@@ -8,13 +8,22 @@
 
 namespace kext {
 
+namespace {
+// One node of one normalisation (default_normalize_score, 128-bit products): bench/engine_bench.cc
+// BM_Normalize, 1000 nodes.
+constexpr uint64_t kNormalizeCostNs = 4;
+}  // namespace
+
 Engine::Engine(std::vector<std::unique_ptr<FilterPlugin>> filters, std::vector<WeightedScore> scores,
                EngineOptions options)
     : filters_(std::move(filters)), scores_(std::move(scores)), options_(options) {
   std::ranges::stable_sort(filters_, {},
                            [&](const auto& f) { return filter_rank(f->name(), options_.semantics); });
   for (const auto& f : filters_) filter_cost_ns_ += f->cost_per_node_ns();
-  for (const auto& s : scores_) score_cost_ns_ += s.plugin->cost_per_node_ns();
+  for (const auto& s : scores_) {
+    score_cost_ns_ += s.plugin->cost_per_node_ns();
+    if (s.plugin->has_reduce()) reduce_cost_ns_ += kNormalizeCostNs;
+  }
 }
 
 // The filters stop at the first failure, so their sum is the most a node can cost: a request whose
@@ -26,12 +35,6 @@ bool Engine::filters_in_parallel(size_t nodes) const {
 bool Engine::scores_in_parallel(size_t nodes) const {
   return parallel_limits().parallel(nodes, nodes * score_cost_ns_);
 }
-
-namespace {
-// One node of one normalisation (default_normalize_score, 128-bit products): bench/engine_bench.cc
-// BM_Normalize, 1000 nodes.
-constexpr uint64_t kNormalizeCostNs = 4;
-}  // namespace
 
 // Both semantics stop at the first failing filter (v1.16 generic_scheduler.go podFitsOnNode; current
 // pkg/scheduler/framework/runtime/framework.go RunFilterPlugins), so only the order differs.
@@ -85,13 +88,10 @@ ScoreMatrix Engine::score(const PodContext& pod, std::span<const NodeInfo* const
   // Reduce: each algorithm rewrites only its own row, so rows can run in parallel; they rarely carry
   // enough work to (5000 nodes x 3 normalisations is ~45 µs).
   m.reduced = m.raw;
-  size_t reducing = 0;
-  for (const auto& s : scores_) reducing += s.plugin->has_reduce();
-  for_each_index(m.algorithms, parallel_limits().parallel(m.nodes, m.nodes * reducing * kNormalizeCostNs),
-                 [&](size_t a) {
-                   if (!scores_[a].plugin->has_reduce()) return;
-                   scores_[a].plugin->reduce(std::span<int64_t>(m.reduced.data() + a * m.nodes, m.nodes));
-                 });
+  for_each_index(m.algorithms, parallel_limits().parallel(m.nodes, m.nodes * reduce_cost_ns_), [&](size_t a) {
+    if (!scores_[a].plugin->has_reduce()) return;
+    scores_[a].plugin->reduce(std::span<int64_t>(m.reduced.data() + a * m.nodes, m.nodes));
+  });
 
   // Exact in 128 bits: weights are int64, and a saturated sum would skew the mean out of 0..10.
   __int128 weight_sum = 0;

@@ -82,6 +82,7 @@ class Engine {
   EngineOptions options_;
   uint64_t filter_cost_ns_ = 0;
   uint64_t score_cost_ns_ = 0;
+  uint64_t reduce_cost_ns_ = 0;  // per node: the normalisations of the plugins that have a reduce
 };
 
 }  // namespace kext

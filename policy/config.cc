@@ -616,7 +616,7 @@ Profile compile(const Config& config) {
   options.always_check_all_predicates = config.always_check_all_filters;
   options.semantics = semantics_of(config.preemption);
   Engine engine(std::move(filter_plugins), std::move(scores), options);
-  PreemptionProfile preemption = preemption_profile(config.preemption, engine.parallel_limits());
+  PreemptionProfile preemption = preemption_profile(config.preemption, engine.options().parallel_min_work_ns);
   return Profile{std::move(engine), std::move(preemption)};
 }
 

@@ -286,9 +286,9 @@ std::unique_ptr<Engine> build_engine(const Policy& policy) {
   return std::make_unique<Engine>(engine_for(policy));
 }
 
-PreemptionProfile preemption_profile(const PreemptionPolicy& policy, const ParallelLimits& parallel) {
+PreemptionProfile preemption_profile(const PreemptionPolicy& policy, uint64_t parallel_min_work_ns) {
   PreemptionProfile preemption;
-  preemption.select.parallel.min_work_ns = parallel.min_work_ns;
+  preemption.select.parallel.min_work_ns = parallel_min_work_ns;
   preemption.select.semantics = semantics_of(policy);
   preemption.select.max_candidates = std::numeric_limits<size_t>::max();
   preemption.max_candidates = static_cast<size_t>(std::max<int64_t>(policy.max_candidates, 1));
@@ -297,7 +297,7 @@ PreemptionProfile preemption_profile(const PreemptionPolicy& policy, const Paral
 
 Profile compile(const Policy& policy) {
   Engine engine = engine_for(policy);
-  PreemptionProfile preemption = preemption_profile(policy.preemption, engine.parallel_limits());
+  PreemptionProfile preemption = preemption_profile(policy.preemption, engine.options().parallel_min_work_ns);
   return Profile{std::move(engine), std::move(preemption)};
 }
 

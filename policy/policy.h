@@ -76,8 +76,9 @@ struct Profile {
 Profile compile(const Policy& policy);
 
 // The preemption section (legacy Policy and ExtenderConfiguration alike) compiled.
-// `parallel`: the engine's limits, which the dry runs share (their own node floor stays 16).
-PreemptionProfile preemption_profile(const PreemptionPolicy& policy, const ParallelLimits& parallel);
+// `parallel_min_work_ns`: the engine's work floor, which the dry runs share (their own node floor
+// stays 16).
+PreemptionProfile preemption_profile(const PreemptionPolicy& policy, uint64_t parallel_min_work_ns);
 // One semantics decides the filter order and status (the engine) and preemption's rules.
 Semantics semantics_of(const PreemptionPolicy& policy);
 
