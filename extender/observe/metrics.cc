@@ -1,5 +1,7 @@
 #include "extender/observe/metrics.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <charconv>
 
@@ -45,6 +47,11 @@ void header(std::string& out, std::string_view name, std::string_view type, std:
 bool is_verb(size_t route) { return route <= static_cast<size_t>(Route::kBind); }
 
 }  // namespace
+
+HeapBytes heap_bytes() {
+  const struct mallinfo2 m = mallinfo2();
+  return HeapBytes{m.uordblks + m.hblkhd, m.fordblks};
+}
 
 std::string_view route_name(Route r) {
   static constexpr std::string_view kNames[kRouteCount] = {
@@ -210,6 +217,14 @@ std::string Metrics::render(const ClusterState* state) const {
   out.append("kube_extender_cache_objects{resource=\"poddisruptionbudgets\"} ")
       .append(std::to_string(pdbs))
       .append("\n");
+
+  // mallinfo2 walks every free chunk, each arena under its own lock: GET /metrics took 1.8-2.2 ms without
+  // it and 2.4-2.8 ms with it on the 500-node snapshot after a load run. Once per scrape, not per request.
+  header(out, "kube_extender_heap_bytes", "gauge",
+         "The C++ heap by state: in_use (allocated, a leak grows it), free (kept by malloc, not returned).");
+  const HeapBytes heap = heap_bytes();
+  out.append("kube_extender_heap_bytes{state=\"in_use\"} ").append(std::to_string(heap.in_use)).append("\n");
+  out.append("kube_extender_heap_bytes{state=\"free\"} ").append(std::to_string(heap.free)).append("\n");
 
   header(out, "kube_extender_watch_lag_seconds", "gauge",
          "How far the cluster-state watch is behind the API server, by resource.");

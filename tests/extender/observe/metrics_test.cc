@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
 #include <set>
 
 #include "tests/support/test_server.h"
@@ -158,6 +159,27 @@ TEST(Metrics, CountsLatenciesAndCacheAfterKnownTraffic) {
     }
     EXPECT_TRUE(types.count(family)) << s.name;
   }
+}
+
+// The heap gauges follow what the program holds: a 64 MiB block (mmapped by malloc) shows in in_use
+// while it lives and is gone from it once freed; the rendered text carries both states.
+TEST(Metrics, HeapBytesFollowLiveAllocations) {
+  constexpr size_t kBlock = size_t{64} << 20;
+  const HeapBytes before = heap_bytes();
+  EXPECT_GT(before.in_use, 0u);
+  auto block = std::make_unique<char[]>(kBlock);
+  block[0] = block[kBlock - 1] = 1;
+  const HeapBytes during = heap_bytes();
+  EXPECT_GE(during.in_use, before.in_use + kBlock);
+  block.reset();
+  EXPECT_LT(heap_bytes().in_use, during.in_use - kBlock / 2);
+
+  Metrics metrics("test");
+  std::map<std::string, std::string> types;
+  const auto samples = parse_metrics(metrics.render(nullptr), types);
+  EXPECT_EQ(types["kube_extender_heap_bytes"], "gauge");
+  EXPECT_GT(value_of(samples, "kube_extender_heap_bytes", R"(state="in_use")"), 0);
+  EXPECT_GE(value_of(samples, "kube_extender_heap_bytes", R"(state="free")"), 0);
 }
 
 }  // namespace
