@@ -53,7 +53,7 @@ struct Options {
   double period = 0;        // a restart and a compaction per period; 0 = seconds/3 within [20, 180]
   double sample_every = 0;  // 0 = seconds/60 within [1, 5]
   double heap_limit = 5;    // % drift of the heap in use allowed after warm-up
-  double rss_limit = 5;     // % RSS allowed over its peak before the baseline ended
+  double rss_limit = 20;    // % RSS allowed over its peak before the baseline ended
   uint64_t seed = 1;
 };
 
@@ -623,9 +623,11 @@ int run(const Options& o) {
   // live heap stays flat (heaptrack: 17.1 MiB from 12 s to 102 s). Over ten 60 s runs of two trees the
   // median-to-median RSS drift spread from -0.5 % to +9.9 % with no leak, so it failed a 5 % limit at
   // random; the same bytes leaked are ~2.2x the percentage of the ~20 MiB heap (as mallinfo2 counts it)
-  // that they are of the ~45 MiB RSS, so the heap check is also the stricter one. RSS must still not end
-  // above the highest it reached up to the baseline's end (warm-up relists included) by more than rss_limit:
-  // memory outside the heap (stacks, mappings) that keeps growing fails there.
+  // that they are of the ~45 MiB RSS, so the heap check is also the stricter one. RSS keeps a guard
+  // against runaway growth outside the heap (stacks, mappings): it must not end above the highest it
+  // reached up to the baseline's end (warm-up relists included) by more than rss_limit. That limit is
+  // 20 %, not 5 %, because the allocator alone moved it by up to +7.7 % (a CI run sharing the 2 cores
+  // with a compile: heap +2.4 %, RSS 46.9 -> 50.5 MiB); a leak is the heap check's to catch.
   const double warm = o.period;
   const double quarter = (o.seconds - warm) / 4;
   std::vector<double> base_rss, end_rss, base_heap, end_heap;
