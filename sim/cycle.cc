@@ -1,0 +1,153 @@
+#include "sim/cycle.h"
+
+#include <chrono>
+#include <memory>
+#include <utility>
+
+namespace kext::sim {
+namespace {
+
+// addNominatedPods (schedule_one.go / framework runtime): the node as it would be with the pods
+// nominated to it that are of equal or higher priority than `pod`, or nullptr if there are none.
+std::unique_ptr<NodeInfo> with_nominated_pods(const Pod& pod, const NodeInfo& node, const SimCluster& cluster,
+                                              const SchedulingQueue& queue) {
+  std::unique_ptr<NodeInfo> out;
+  for (const std::string& uid : queue.nominated_pods_for_node(node.name())) {
+    if (uid == pod.uid) continue;
+    auto info = cluster.pod_info(uid);
+    if (info == nullptr || info->pod->effective_priority() < pod.effective_priority()) continue;
+    if (!out) out = std::make_unique<NodeInfo>(node);
+    out->add_pod(std::move(info));
+  }
+  return out;
+}
+
+Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr<const Pod>& pod,
+                      SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config, Rng& rng,
+                      SimTime now) {
+  const Engine& engine = *config.engine;
+  const int64_t now_unix =
+      config.epoch_unix_seconds + std::chrono::duration_cast<std::chrono::seconds>(now).count();
+  Decision d;
+  d.at = now;
+  d.cycle = cycle;
+  d.uid = pod->uid;
+  d.pod = pod->namespace_ + "/" + pod->name;
+  d.priority = pod->effective_priority();
+  d.attempts = popped.attempts;
+
+  const PodContext ctx(*pod);
+  const auto nodes = cluster.nodes();
+  // findNodesThatPassFilters over every node (percentageOfNodesToScore 100). A node with nominated
+  // pods must pass both with them (resources held for the preemptors) and without them
+  // (RunFilterPluginsWithNominatedPods); the run without comes first here, and a node failing it keeps
+  // that status.
+  std::vector<FilterStatus> statuses = engine.filter(ctx, nodes);
+  std::vector<size_t> feasible;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!statuses[i].ok()) continue;
+    if (auto held = with_nominated_pods(*pod, *nodes[i], cluster, queue)) {
+      const NodeInfo* one[] = {held.get()};
+      FilterStatus s = std::move(engine.filter(ctx, one)[0]);
+      if (!s.ok()) {
+        statuses[i] = std::move(s);
+        continue;
+      }
+    }
+    feasible.push_back(i);
+  }
+  d.feasible_nodes = feasible.size();
+
+  if (!feasible.empty()) {
+    size_t chosen = feasible[0];
+    // schedulePod: one feasible node is taken without scoring (and without a draw).
+    if (feasible.size() > 1) {
+      std::vector<const NodeInfo*> candidates;
+      candidates.reserve(feasible.size());
+      for (size_t i : feasible) candidates.push_back(nodes[i]);
+      const ScoreMatrix m = engine.score(ctx, candidates);
+      chosen = feasible[*select_host(m.combined, rng)];
+    }
+    d.outcome = Outcome::kScheduled;
+    d.node = nodes[chosen]->name();
+    // assume: the pod leaves the nominator, then binds.
+    queue.delete_nominated_pod_if_exists(pod->uid);
+    cluster.bind(pod->uid, d.node, now_unix);
+    return d;
+  }
+
+  // A FitError. Node changes can help any failure; removing pods only those where preemption might
+  // (kUnschedulable, not kUnresolvable), which is the rule nodesWherePreemptionMightHelp applies.
+  EventMask events =
+      static_cast<EventMask>(ClusterEvent::kNodeAdded) | static_cast<EventMask>(ClusterEvent::kNodeChanged);
+  std::vector<const NodeInfo*> might_help;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const auto& r : statuses[i].reasons) ++d.reasons[r];
+    if (statuses[i].code == FilterCode::kUnschedulable) {
+      might_help.push_back(nodes[i]);
+      events |= static_cast<EventMask>(ClusterEvent::kPodDeleted);
+    }
+  }
+
+  // PostFilter, DefaultPreemption (preemption.go Evaluator.Preempt). The nomination afterwards:
+  // unchanged when the pod may not preempt (nil result), cleared when no node has victims enough
+  // (NewPostFilterResultWithNominatedNode("")), the chosen node otherwise.
+  std::optional<std::string> nominate;
+  const NodeInfo* nominated =
+      pod->nominated_node_name.empty() ? nullptr : cluster.node(pod->nominated_node_name);
+  if (preemption::eligible_to_preempt(*pod, nominated)) {
+    std::vector<preemption::Candidate> candidates;
+    if (!might_help.empty()) {
+      candidates =
+          preemption::select_candidates(ctx, might_help, cluster.pdbs(), engine, now_unix, config.preemption);
+    }
+    if (candidates.empty()) {
+      nominate = std::string();
+    } else {
+      const preemption::Candidate& best = candidates.front();
+      d.outcome = Outcome::kPreempted;
+      d.node = best.node_name;
+      // prepareCandidate: the victims are deleted (they terminate; the event loop removes them after
+      // their grace period), and pods of lower priority nominated to the node lose the nomination.
+      for (const auto& v : best.victims) {
+        d.victims.push_back(v->pod->uid);
+        cluster.mark_terminating(v->pod->uid);
+      }
+      std::vector<std::string> lower;
+      for (const std::string& uid : queue.nominated_pods_for_node(best.node_name)) {
+        auto p = cluster.pod(uid);
+        if (p != nullptr && p->effective_priority() < pod->effective_priority()) lower.push_back(uid);
+      }
+      for (const std::string& uid : lower) {
+        queue.delete_nominated_pod_if_exists(uid);
+        cluster.set_nominated_node(uid, "");
+      }
+      nominate = best.node_name;
+    }
+  }
+  if (nominate.has_value()) {
+    queue.add_nominated_pod(pod->uid, *nominate);  // an empty name only removes
+    cluster.set_nominated_node(pod->uid, *nominate);
+  }
+  popped.unschedulable_events = events;
+  queue.add_unschedulable_if_not_present(std::move(popped), cycle);
+  return d;
+}
+
+}  // namespace
+
+std::optional<Decision> run_cycle(SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config,
+                                  Rng& rng, SimTime now) {
+  if (config.engine == nullptr) throw std::invalid_argument("run_cycle: CycleConfig.engine is not set");
+  for (;;) {
+    std::optional<QueuedPodInfo> popped = queue.pop();
+    if (!popped.has_value()) return std::nullopt;
+    const int64_t cycle = queue.scheduling_cycle();
+    auto pod = cluster.pod(popped->uid);
+    // skipPodSchedule: deleted, being deleted, or already bound (assumed).
+    if (pod == nullptr || pod->terminating || !pod->node_name.empty()) continue;
+    return schedule_one(std::move(*popped), cycle, pod, queue, cluster, config, rng, now);
+  }
+}
+
+}  // namespace kext::sim

@@ -1,0 +1,57 @@
+#pragma once
+// One scheduling cycle as kube-scheduler's scheduleOne (pkg/scheduler/schedule_one.go) runs it, over
+// the simulated cluster with the extender's own algorithms: Pop, filter every node (nominated pods of
+// equal or higher priority counted on their nodes), score the feasible ones, selectHost, assume and
+// bind; on failure, preemption (DefaultPreemption's PostFilter) and AddUnschedulableIfNotPresent.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/engine.h"
+#include "algorithms/preemption/preemption.h"
+#include "sim/clock.h"
+#include "sim/cluster.h"
+#include "sim/scheduling_queue.h"
+#include "sim/select_host.h"
+
+namespace kext::sim {
+
+struct CycleConfig {
+  const Engine* engine = nullptr;
+  preemption::Options preemption;
+  // The wall-clock time simulated time 0 stands for, in Unix seconds: pods' start times (preemption
+  // prefers evicting the youngest) are on that scale.
+  int64_t epoch_unix_seconds = 0;
+};
+
+enum class Outcome {
+  kScheduled,      // bound to `node`
+  kPreempted,      // nominated to `node`; `victims` are terminating
+  kUnschedulable,  // no node, no preemption; back to the queue
+};
+
+// One line of the decision log.
+struct Decision {
+  SimTime at{0};
+  int64_t cycle = 0;
+  std::string uid;
+  std::string pod;  // namespace/name
+  int32_t priority = 0;
+  int attempts = 0;
+  Outcome outcome = Outcome::kUnschedulable;
+  std::string node;
+  std::vector<std::string> victims;  // UIDs, most important first
+  size_t feasible_nodes = 0;
+  // For a failure: how many nodes gave each reason (FitError's "0/3 nodes are available: ...").
+  std::map<std::string, size_t> reasons;
+};
+
+// Pops the head of activeQ and runs its cycle at `now`; nullopt if activeQ is empty. A pod the
+// cluster no longer knows (deleted while queued) is dropped without a decision and the next is
+// tried (skipPodSchedule).
+std::optional<Decision> run_cycle(SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config,
+                                  Rng& rng, SimTime now);
+
+}  // namespace kext::sim
