@@ -1,0 +1,129 @@
+#include "sim/simulator.h"
+
+#include <utility>
+
+namespace kext::sim {
+
+Simulator::Simulator(SimCluster cluster, const Engine& engine, SimulatorOptions options)
+    : cluster_(std::move(cluster)),
+      engine_(&engine),
+      options_(options),
+      queue_(clock_, options.queue),
+      rng_(options.seed) {
+  config_.engine = engine_;
+  config_.preemption = options_.preemption;
+  config_.epoch_unix_seconds = options_.epoch_unix_seconds;
+}
+
+void Simulator::schedule(SimTime at, EventKind kind, std::string uid) {
+  events_.push(Event{at, next_sequence_++, kind, std::move(uid)});
+}
+
+void Simulator::add_pending(Pod pod, SimTime arrival, Lifecycle lifecycle) {
+  if (!pod.node_name.empty()) {
+    throw ClusterError("pod " + pod.namespace_ + "/" + pod.name +
+                       ": a pending pod must not have spec.nodeName");
+  }
+  if (pod.uid.empty())
+    throw ClusterError("pod " + pod.namespace_ + "/" + pod.name + ": metadata.uid is empty");
+  if (cluster_.pod(pod.uid) != nullptr || arriving_.count(pod.uid) != 0) {
+    throw ClusterError("pod " + pod.uid + ": added twice");
+  }
+  std::string uid = pod.uid;
+  lifecycles_[uid] = lifecycle;
+  arriving_.emplace(uid, std::move(pod));
+  schedule(arrival, EventKind::kArrive, std::move(uid));
+}
+
+void Simulator::set_lifecycle(const std::string& uid, Lifecycle lifecycle) {
+  auto pod = cluster_.pod(uid);
+  if (pod == nullptr || pod->node_name.empty())
+    throw ClusterError("lifecycle: " + uid + " is not a running pod");
+  lifecycles_[uid] = lifecycle;
+  if (lifecycle.runtime.has_value()) schedule(clock_.now() + *lifecycle.runtime, EventKind::kComplete, uid);
+}
+
+void Simulator::remove_bound(const std::string& uid) {
+  auto on = cluster_.delete_pod(uid);
+  if (on.has_value() && !on->empty()) queue_.move_all_to_active_or_backoff(ClusterEvent::kPodDeleted);
+}
+
+void Simulator::handle(const Event& e, RunSummary& summary) {
+  switch (e.kind) {
+    case EventKind::kArrive: {
+      auto it = arriving_.find(e.uid);
+      Pod pod = std::move(it->second);
+      arriving_.erase(it);
+      const int32_t priority = pod.effective_priority();
+      cluster_.add_pod(std::move(pod));
+      queue_.add(e.uid, priority);
+      return;
+    }
+    case EventKind::kDeleteVictim:
+      // Gone already if it completed during its grace period.
+      remove_bound(e.uid);
+      return;
+    case EventKind::kComplete: {
+      auto pod = cluster_.pod(e.uid);
+      if (pod == nullptr || pod->node_name.empty()) return;  // preempted and gone before it finished
+      ++summary.completed;
+      remove_bound(e.uid);
+      return;
+    }
+  }
+}
+
+RunSummary Simulator::run(const std::function<void(const Decision&)>& on_decision) {
+  RunSummary summary;
+  const SimTime end = SimTime{0} + options_.max_time;
+  for (;;) {
+    // Everything due now, then the queue's flushes, then one cycle; the clock stands still during a
+    // cycle (a cycle takes no simulated time).
+    while (!events_.empty() && events_.top().at <= clock_.now()) {
+      const Event e = events_.top();
+      events_.pop();
+      handle(e, summary);
+    }
+    if (queue_.next_timer_due() <= clock_.now()) queue_.run_due_timers();
+    if (queue_.active_size() > 0) {
+      std::optional<Decision> d = run_cycle(queue_, cluster_, config_, rng_, clock_.now());
+      if (!d.has_value()) continue;  // only skipped pods were popped
+      ++summary.cycles;
+      switch (d->outcome) {
+        case Outcome::kScheduled: {
+          ++summary.scheduled;
+          auto lc = lifecycles_.find(d->uid);
+          if (lc != lifecycles_.end() && lc->second.runtime.has_value()) {
+            schedule(clock_.now() + *lc->second.runtime, EventKind::kComplete, d->uid);
+          }
+          break;
+        }
+        case Outcome::kPreempted:
+          ++summary.preemptions;
+          summary.victims += d->victims.size();
+          for (const std::string& v : d->victims) {
+            auto lc = lifecycles_.find(v);
+            const SimDuration grace = lc == lifecycles_.end() ? kDefaultGracePeriod : lc->second.grace_period;
+            schedule(clock_.now() + grace, EventKind::kDeleteVictim, v);
+          }
+          break;
+        case Outcome::kUnschedulable:
+          ++summary.unschedulable;
+          break;
+      }
+      if (on_decision) on_decision(*d);
+      continue;
+    }
+    // Idle: jump to the next event, or to the next flush while pods wait in podBackoffQ. Pods in
+    // unschedulablePods alone do not keep the run going: nothing has changed that could help them.
+    SimTime next = events_.empty() ? kNever : events_.top().at;
+    if (queue_.backoff_size() > 0 || !events_.empty()) next = std::min(next, queue_.next_timer_due());
+    if (next == kNever || next > end) break;
+    clock_.advance_to(next);
+  }
+  summary.pending_at_end = queue_.size() + arriving_.size();
+  summary.end = clock_.now();
+  return summary;
+}
+
+}  // namespace kext::sim

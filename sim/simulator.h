@@ -1,0 +1,102 @@
+#pragma once
+// The event loop: pods arrive, the queue's timers fire, cycles run, victims go after their grace
+// period, pods complete after their runtime, all on one virtual clock. A run is a pure function of
+// the cluster, the pods, the engine and the seed.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <queue>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "algorithms/engine.h"
+#include "algorithms/preemption/preemption.h"
+#include "sim/clock.h"
+#include "sim/cluster.h"
+#include "sim/cycle.h"
+#include "sim/scheduling_queue.h"
+#include "sim/select_host.h"
+
+namespace kext::sim {
+
+// terminationGracePeriodSeconds' default (core/v1 DefaultTerminationGracePeriodSeconds).
+inline constexpr SimDuration kDefaultGracePeriod = std::chrono::seconds(30);
+
+struct SimulatorOptions {
+  QueueOptions queue;
+  preemption::Options preemption;
+  uint64_t seed = 1;
+  int64_t epoch_unix_seconds = 0;  // the wall time simulated time 0 stands for
+  // The run stops at this simulated time at the latest.
+  SimDuration max_time = std::chrono::hours(24);
+};
+
+// How a pod's life goes on once it runs.
+struct Lifecycle {
+  std::optional<SimDuration> runtime;              // completes this long after binding; nullopt: never
+  SimDuration grace_period = kDefaultGracePeriod;  // a victim is gone this long after preemption
+};
+
+struct RunSummary {
+  size_t cycles = 0;
+  size_t scheduled = 0;
+  size_t preemptions = 0;  // cycles that nominated a node
+  size_t victims = 0;
+  size_t unschedulable = 0;  // failed cycles without preemption
+  size_t completed = 0;      // pods that finished their runtime
+  size_t pending_at_end = 0;
+  SimTime end{0};
+};
+
+class Simulator {
+ public:
+  // `engine` must outlive the simulator. Pods already bound in `cluster` run forever with the
+  // default grace period unless set_lifecycle says otherwise; pending pods in it are not queued (add
+  // them with add_pending).
+  Simulator(SimCluster cluster, const Engine& engine, SimulatorOptions options);
+
+  // A pod created at `arrival`; its spec.nodeName must be empty. Throws ClusterError on a bad pod.
+  void add_pending(Pod pod, SimTime arrival, Lifecycle lifecycle = {});
+  // The lifecycle of a pod already running in the cluster: completes at `runtime` from now (time 0).
+  void set_lifecycle(const std::string& uid, Lifecycle lifecycle);
+
+  // Runs until nothing can change any more (no future event, activeQ and podBackoffQ empty: pods
+  // left in unschedulablePods have seen every event that could help them) or max_time. Calls
+  // `on_decision` for every cycle, in order.
+  RunSummary run(const std::function<void(const Decision&)>& on_decision);
+
+  const SimCluster& cluster() const { return cluster_; }
+  const SchedulingQueue& queue() const { return queue_; }
+  SimTime now() const { return clock_.now(); }
+
+ private:
+  enum class EventKind { kArrive, kDeleteVictim, kComplete };
+  struct Event {
+    SimTime at;
+    uint64_t sequence;  // events at the same time run in the order they were scheduled
+    EventKind kind;
+    std::string uid;
+    bool operator>(const Event& o) const { return std::tie(at, sequence) > std::tie(o.at, o.sequence); }
+  };
+
+  void schedule(SimTime at, EventKind kind, std::string uid);
+  void handle(const Event& e, RunSummary& summary);
+  // Removes a bound pod and tells the queue (a pod deleted: AssignedPodDelete).
+  void remove_bound(const std::string& uid);
+
+  VirtualClock clock_;
+  SimCluster cluster_;
+  const Engine* engine_;
+  SimulatorOptions options_;
+  SchedulingQueue queue_;
+  Rng rng_;
+  CycleConfig config_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  uint64_t next_sequence_ = 0;
+  std::unordered_map<std::string, Lifecycle> lifecycles_;
+  std::unordered_map<std::string, Pod> arriving_;  // created at their kArrive event
+};
+
+}  // namespace kext::sim

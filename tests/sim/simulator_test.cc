@@ -1,0 +1,190 @@
+#include "sim/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "policy/policy.h"
+#include "tests/support/test_builders.h"
+
+namespace kext::sim {
+namespace {
+
+using kext::testing::GiB;
+using kext::testing::make_node;
+using kext::testing::make_pod;
+using std::chrono::seconds;
+
+constexpr int64_t kEpoch = 1'700'000'000;
+
+Pod pod_of(std::string name, int64_t cpu_milli, int32_t priority, std::string node = "",
+           int64_t start = kEpoch) {
+  Pod p = make_pod(std::move(name), cpu_milli, GiB / 4);
+  p.priority = priority;
+  p.node_name = std::move(node);
+  if (!p.node_name.empty()) {
+    p.phase = "Running";
+    p.start_time = start;
+  }
+  return p;
+}
+
+struct Logged {
+  int64_t at_s;
+  std::string uid;
+  Outcome outcome;
+  std::string node;
+  std::vector<std::string> victims;
+  bool operator==(const Logged&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Logged& l) {
+  os << l.at_s << "s " << l.uid << " " << static_cast<int>(l.outcome) << " " << l.node << " [";
+  for (const auto& v : l.victims) os << v << " ";
+  return os << "]";
+}
+
+std::vector<Logged> run(Simulator& sim, RunSummary* summary = nullptr) {
+  std::vector<Logged> log;
+  RunSummary s = sim.run([&](const Decision& d) {
+    log.push_back({std::chrono::duration_cast<seconds>(d.at).count(), d.uid, d.outcome, d.node, d.victims});
+  });
+  if (summary != nullptr) *summary = s;
+  return log;
+}
+
+std::unique_ptr<Engine> engine() {
+  return build_engine(parse_policy(R"({"predicates":[{"name":"PodFitsResources"}],
+      "priorities":[{"name":"LeastRequestedPriority","weight":1}]})"));
+}
+
+TEST(Simulator, PreemptionThenBindAfterTheGracePeriodThenCompletion) {
+  // Two full 1-CPU nodes of priority-0 pods; "low-b" is younger, so n2 is the node to preempt on.
+  auto eng = engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  cluster.add_node(make_node("n2", 1000, 4 * GiB));
+  cluster.add_pod(pod_of("low-a", 1000, 0, "n1", kEpoch - 200));
+  cluster.add_pod(pod_of("low-b", 1000, 0, "n2", kEpoch - 100));
+  SimulatorOptions options;
+  options.epoch_unix_seconds = kEpoch;
+  Simulator sim(std::move(cluster), *eng, options);
+  sim.set_lifecycle("uid-low-b", Lifecycle{std::nullopt, seconds(20)});
+  // At 5 s a high-priority pod arrives that runs for a minute.
+  sim.add_pending(pod_of("vip", 600, 100), seconds(5), Lifecycle{seconds(60), kDefaultGracePeriod});
+
+  RunSummary summary;
+  const auto log = run(sim, &summary);
+  // 5 s: preempts low-b on n2 (grace 20 s). 25 s: low-b is gone; the deletion moves vip (its 1 s
+  // backoff long over) to activeQ and it binds. 85 s: it completes.
+  const std::vector<Logged> want = {
+      {5, "uid-vip", Outcome::kPreempted, "n2", {"uid-low-b"}},
+      {25, "uid-vip", Outcome::kScheduled, "n2", {}},
+  };
+  EXPECT_EQ(log, want);
+  EXPECT_EQ(summary.cycles, 2u);
+  EXPECT_EQ(summary.scheduled, 1u);
+  EXPECT_EQ(summary.preemptions, 1u);
+  EXPECT_EQ(summary.victims, 1u);
+  EXPECT_EQ(summary.completed, 1u);
+  EXPECT_EQ(summary.pending_at_end, 0u);
+  EXPECT_EQ(summary.end, seconds(85));
+  EXPECT_EQ(sim.cluster().pod("uid-vip"), nullptr) << "completed pods leave the cluster";
+  EXPECT_EQ(sim.cluster().node("n2")->requested.milli_cpu, 0);
+}
+
+TEST(Simulator, CompletionFreesRoomForAWaitingPod) {
+  // One node; "first" runs 10 s, "second" (same priority, cannot preempt) waits in unschedulablePods
+  // and is moved by first's completion.
+  auto eng = engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  Simulator sim(std::move(cluster), *eng, {});
+  sim.add_pending(pod_of("first", 800, 0), seconds(0), Lifecycle{seconds(10), kDefaultGracePeriod});
+  sim.add_pending(pod_of("second", 800, 0), seconds(0));
+  RunSummary summary;
+  const auto log = run(sim, &summary);
+  const std::vector<Logged> want = {
+      {0, "uid-first", Outcome::kScheduled, "n1", {}},
+      {0, "uid-second", Outcome::kUnschedulable, "", {}},
+      {10, "uid-second", Outcome::kScheduled, "n1", {}},
+  };
+  EXPECT_EQ(log, want);
+  EXPECT_EQ(summary.completed, 1u);
+}
+
+TEST(Simulator, RetriesBackingOffPodsAndStopsWhenNothingCanHelp) {
+  // "big" never fits; with no event left it stays in unschedulablePods and the run ends instead of
+  // retrying it every minute until max_time.
+  auto eng = engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  Simulator sim(std::move(cluster), *eng, {});
+  sim.add_pending(pod_of("big", 5000, 0), seconds(0));
+  sim.add_pending(pod_of("small", 100, 0), seconds(3));
+  RunSummary summary;
+  const auto log = run(sim, &summary);
+  const std::vector<Logged> want = {
+      {0, "uid-big", Outcome::kUnschedulable, "", {}},
+      {3, "uid-small", Outcome::kScheduled, "n1", {}},
+  };
+  EXPECT_EQ(log, want);
+  EXPECT_EQ(summary.pending_at_end, 1u);
+  EXPECT_EQ(summary.end, seconds(3));
+}
+
+TEST(Simulator, LeftoverFlushRetriesWhileEventsRemain) {
+  // "waiter" fails at 0 s as unresolvable (deletions cannot help; no node event comes); a pod
+  // arriving at 200 s keeps the run alive, so the 30 s loop retries it after more than 60 s: at 90 s,
+  // then 180 s (its timestamp is refreshed at each failure).
+  auto eng = engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  Simulator sim(std::move(cluster), *eng, {});
+  sim.add_pending(pod_of("waiter", 2000, 0), seconds(0));
+  sim.add_pending(pod_of("late", 100, 0), seconds(200));
+  const auto log = run(sim);
+  std::vector<std::pair<int64_t, std::string>> got;
+  for (const auto& l : log) got.emplace_back(l.at_s, l.uid);
+  const std::vector<std::pair<int64_t, std::string>> want = {
+      {0, "uid-waiter"}, {90, "uid-waiter"}, {180, "uid-waiter"}, {200, "uid-late"}};
+  EXPECT_EQ(got, want);
+}
+
+TEST(Simulator, SameSeedSameLog) {
+  auto eng = engine();
+  auto build = [&](uint64_t seed) {
+    SimCluster cluster;
+    for (int i = 0; i < 5; ++i) cluster.add_node(make_node("n" + std::to_string(i), 2000, 8 * GiB));
+    SimulatorOptions options;
+    options.seed = seed;
+    auto sim = std::make_unique<Simulator>(std::move(cluster), *eng, options);
+    for (int i = 0; i < 30; ++i) {
+      sim->add_pending(pod_of("p" + std::to_string(i), 300, i % 3), seconds(i % 7),
+                       Lifecycle{seconds(5 + i % 11), kDefaultGracePeriod});
+    }
+    return sim;
+  };
+  auto a = build(9), b = build(9);
+  const auto la = run(*a), lb = run(*b);
+  EXPECT_EQ(la.size(), 30u) << "9000m of pods on 10000m of nodes: each binds at its first attempt";
+  EXPECT_EQ(la, lb);
+}
+
+TEST(Simulator, RejectsBadPods) {
+  auto eng = engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  cluster.add_pod(pod_of("running", 100, 0, "n1"));
+  Simulator sim(std::move(cluster), *eng, {});
+  EXPECT_THROW(sim.add_pending(pod_of("bound", 100, 0, "n1"), seconds(0)), ClusterError);
+  EXPECT_THROW(sim.add_pending(pod_of("running", 100, 0), seconds(0)), ClusterError);
+  sim.add_pending(pod_of("p", 100, 0), seconds(0));
+  EXPECT_THROW(sim.add_pending(pod_of("p", 100, 0), seconds(1)), ClusterError);
+  EXPECT_THROW(sim.set_lifecycle("uid-p", {}), ClusterError) << "not running";
+}
+
+}  // namespace
+}  // namespace kext::sim
