@@ -1,5 +1,8 @@
 #include "sim/simulator.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <utility>
 
 namespace kext::sim {
@@ -57,6 +60,7 @@ void Simulator::handle(const Event& e, RunSummary& summary) {
       const int32_t priority = pod.effective_priority();
       cluster_.add_pod(std::move(pod));
       queue_.add(e.uid, priority);
+      arrived_at_[e.uid] = clock_.now();
       return;
     }
     case EventKind::kDeleteVictim:
@@ -92,6 +96,10 @@ RunSummary Simulator::run(const std::function<void(const Decision&)>& on_decisio
       switch (d->outcome) {
         case Outcome::kScheduled: {
           ++summary.scheduled;
+          if (auto at = arrived_at_.find(d->uid); at != arrived_at_.end()) {
+            summary.latencies.push_back(clock_.now() - at->second);
+            arrived_at_.erase(at);
+          }
           auto lc = lifecycles_.find(d->uid);
           if (lc != lifecycles_.end() && lc->second.runtime.has_value()) {
             schedule(clock_.now() + *lc->second.runtime, EventKind::kComplete, d->uid);
@@ -124,6 +132,65 @@ RunSummary Simulator::run(const std::function<void(const Decision&)>& on_decisio
   summary.pending_at_end = queue_.size() + arriving_.size();
   summary.end = clock_.now();
   return summary;
+}
+
+SimDuration quantile(std::vector<SimDuration> values, double q) {
+  if (values.empty()) return SimDuration::zero();
+  q = std::clamp(q, 0.0, 1.0);
+  std::sort(values.begin(), values.end());
+  // Nearest rank: ceil(q * n), at least 1.
+  const auto rank =
+      std::max<size_t>(1, static_cast<size_t>(std::ceil(q * static_cast<double>(values.size()))));
+  return values[std::min(rank, values.size()) - 1];
+}
+
+namespace {
+
+std::string seconds_text(SimDuration d) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", std::chrono::duration<double>(d).count());
+  return buf;
+}
+
+std::vector<std::pair<std::string, std::string>> summary_rows(const RunSummary& s) {
+  return {
+      {"cycles", std::to_string(s.cycles)},
+      {"scheduled", std::to_string(s.scheduled)},
+      {"preemptions", std::to_string(s.preemptions)},
+      {"victims", std::to_string(s.victims)},
+      {"unschedulable attempts", std::to_string(s.unschedulable)},
+      {"completed", std::to_string(s.completed)},
+      {"pending at end", std::to_string(s.pending_at_end)},
+      {"simulated time", seconds_text(s.end)},
+      {"latency p50", seconds_text(quantile(s.latencies, 0.50))},
+      {"latency p90", seconds_text(quantile(s.latencies, 0.90))},
+      {"latency p99", seconds_text(quantile(s.latencies, 0.99))},
+      {"latency max", seconds_text(quantile(s.latencies, 1.0))},
+  };
+}
+
+}  // namespace
+
+std::string format_summary(const RunSummary& summary, const std::string& name, const RunSummary* other,
+                           const std::string& other_name) {
+  const auto rows = summary_rows(summary);
+  const auto other_rows = other != nullptr ? summary_rows(*other) : decltype(rows){};
+  size_t w0 = 0, w1 = name.size(), w2 = other_name.size();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    w0 = std::max(w0, rows[i].first.size());
+    w1 = std::max(w1, rows[i].second.size());
+    if (other != nullptr) w2 = std::max(w2, other_rows[i].second.size());
+  }
+  auto line = [&](const std::string& a, const std::string& b, const std::string& c) {
+    std::string out = a + std::string(w0 - a.size(), ' ') + "  " + std::string(w1 - b.size(), ' ') + b;
+    if (other != nullptr) out += "  " + std::string(w2 - c.size(), ' ') + c;
+    return out + "\n";
+  };
+  std::string out = line("", name, other_name);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    out += line(rows[i].first, rows[i].second, other != nullptr ? other_rows[i].second : "");
+  }
+  return out;
 }
 
 }  // namespace kext::sim

@@ -48,7 +48,19 @@ struct RunSummary {
   size_t completed = 0;      // pods that finished their runtime
   size_t pending_at_end = 0;
   SimTime end{0};
+  // Arrival to bind of every pod that bound, in bind order: the queue's wait plus any preemption's
+  // grace period, what a policy comparison looks at first.
+  std::vector<SimDuration> latencies;
 };
+
+// The q-quantile (0 <= q <= 1) of `values` by the nearest-rank method (the smallest value with at
+// least q of all values at or below it); zero for none.
+SimDuration quantile(std::vector<SimDuration> values, double q);
+
+// The summary as an aligned two-column text table; with `other`, a third column (issue 18's
+// --compare: the same run under a second configuration). Names head the value columns.
+std::string format_summary(const RunSummary& summary, const std::string& name,
+                           const RunSummary* other = nullptr, const std::string& other_name = "");
 
 class Simulator {
  public:
@@ -97,6 +109,7 @@ class Simulator {
   uint64_t next_sequence_ = 0;
   std::unordered_map<std::string, Lifecycle> lifecycles_;
   std::unordered_map<std::string, Pod> arriving_;  // created at their kArrive event
+  std::unordered_map<std::string, SimTime> arrived_at_;
 };
 
 }  // namespace kext::sim

@@ -91,6 +91,7 @@ TEST(Simulator, PreemptionThenBindAfterTheGracePeriodThenCompletion) {
   EXPECT_EQ(summary.completed, 1u);
   EXPECT_EQ(summary.pending_at_end, 0u);
   EXPECT_EQ(summary.end, seconds(85));
+  EXPECT_EQ(summary.latencies, (std::vector<SimDuration>{seconds(20)})) << "arrived at 5 s, bound at 25 s";
   EXPECT_EQ(sim.cluster().pod("uid-vip"), nullptr) << "completed pods leave the cluster";
   EXPECT_EQ(sim.cluster().node("n2")->requested.milli_cpu, 0);
 }
@@ -113,6 +114,7 @@ TEST(Simulator, CompletionFreesRoomForAWaitingPod) {
   };
   EXPECT_EQ(log, want);
   EXPECT_EQ(summary.completed, 1u);
+  EXPECT_EQ(summary.latencies, (std::vector<SimDuration>{seconds(0), seconds(10)}));
 }
 
 TEST(Simulator, RetriesBackingOffPodsAndStopsWhenNothingCanHelp) {
@@ -171,6 +173,45 @@ TEST(Simulator, SameSeedSameLog) {
   const auto la = run(*a), lb = run(*b);
   EXPECT_EQ(la.size(), 30u) << "9000m of pods on 10000m of nodes: each binds at its first attempt";
   EXPECT_EQ(la, lb);
+}
+
+TEST(Quantile, NearestRank) {
+  const std::vector<SimDuration> v = {seconds(4), seconds(1), seconds(3), seconds(2)};
+  struct Case {
+    double q;
+    int64_t want_s;
+  };
+  for (const auto& c :
+       std::vector<Case>{{0.0, 1}, {0.25, 1}, {0.26, 2}, {0.5, 2}, {0.75, 3}, {0.99, 4}, {1.0, 4}}) {
+    SCOPED_TRACE(c.q);
+    EXPECT_EQ(quantile(v, c.q), seconds(c.want_s));
+  }
+  EXPECT_EQ(quantile({}, 0.5), SimDuration::zero());
+}
+
+TEST(FormatSummary, AlignedColumnsAndCompare) {
+  RunSummary a;
+  a.scheduled = 12;
+  a.latencies = {seconds(1), seconds(3)};
+  RunSummary b;
+  b.scheduled = 7;
+  EXPECT_EQ(format_summary(a, "policy-a"),
+            "                        policy-a\n"
+            "cycles                         0\n"
+            "scheduled                     12\n"
+            "preemptions                    0\n"
+            "victims                        0\n"
+            "unschedulable attempts         0\n"
+            "completed                      0\n"
+            "pending at end                 0\n"
+            "simulated time           0.000 s\n"
+            "latency p50              1.000 s\n"
+            "latency p90              3.000 s\n"
+            "latency p99              3.000 s\n"
+            "latency max              3.000 s\n");
+  const std::string two = format_summary(a, "a", &b, "b");
+  EXPECT_NE(two.find("\nscheduled                    12        7\n"), std::string::npos) << two;
+  EXPECT_NE(two.find("\nlatency max             3.000 s  0.000 s\n"), std::string::npos) << two;
 }
 
 TEST(Simulator, RejectsBadPods) {
