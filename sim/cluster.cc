@@ -52,6 +52,12 @@ const NodeInfo* SimCluster::node(std::string_view name) const {
   return it == node_index_.end() ? nullptr : nodes_[it->second].get();
 }
 
+std::optional<size_t> SimCluster::node_position(std::string_view name) const {
+  auto it = node_index_.find(std::string(name));
+  if (it == node_index_.end()) return std::nullopt;
+  return it->second;
+}
+
 void SimCluster::replace_pod(Entry& e, std::shared_ptr<const Pod> next) {
   auto info = std::make_shared<PodInfo>(*e.info);
   info->pod = next;

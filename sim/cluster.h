@@ -38,6 +38,8 @@ class SimCluster {
   std::shared_ptr<const PodInfo> pod_info(std::string_view uid) const;
   NodeInfo* node(std::string_view name);
   const NodeInfo* node(std::string_view name) const;
+  // The node's index in nodes(), or nullopt.
+  std::optional<size_t> node_position(std::string_view name) const;
   // Every node, in evaluation order; stable until the next add_node.
   std::span<const NodeInfo* const> nodes() const { return node_ptrs_; }
   std::span<const PodDisruptionBudget> pdbs() const { return pdbs_; }

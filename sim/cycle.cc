@@ -9,10 +9,11 @@ namespace {
 
 // addNominatedPods (schedule_one.go / framework runtime): the node as it would be with the pods
 // nominated to it that are of equal or higher priority than `pod`, or nullptr if there are none.
-std::unique_ptr<NodeInfo> with_nominated_pods(const Pod& pod, const NodeInfo& node, const SimCluster& cluster,
-                                              const SchedulingQueue& queue) {
+std::unique_ptr<NodeInfo> with_nominated_pods(const Pod& pod, const NodeInfo& node,
+                                              const std::vector<std::string>& nominated,
+                                              const SimCluster& cluster) {
   std::unique_ptr<NodeInfo> out;
-  for (const std::string& uid : queue.nominated_pods_for_node(node.name())) {
+  for (const std::string& uid : nominated) {
     if (uid == pod.uid) continue;
     auto info = cluster.pod_info(uid);
     if (info == nullptr || info->pod->effective_priority() < pod.effective_priority()) continue;
@@ -38,16 +39,24 @@ Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr
 
   const PodContext ctx(*pod);
   const auto nodes = cluster.nodes();
+  // The nodes with nominated pods of equal or higher priority, as they would be with those pods on
+  // them (nullptr elsewhere): the filter and preemption's dry runs both see them so
+  // (RunFilterPluginsWithNominatedPods, which SelectVictimsOnNode's podPassesFiltersOnNode calls too),
+  // so that two preemptors do not free the same room. Visits only the nodes with nominations.
+  std::vector<std::unique_ptr<NodeInfo>> held(nodes.size());
+  for (const auto& [node_name, uids] : queue.nominated_pods()) {
+    if (auto i = cluster.node_position(node_name))
+      held[*i] = with_nominated_pods(*pod, *nodes[*i], uids, cluster);
+  }
   // findNodesThatPassFilters over every node (percentageOfNodesToScore 100). A node with nominated
-  // pods must pass both with them (resources held for the preemptors) and without them
-  // (RunFilterPluginsWithNominatedPods); the run without comes first here, and a node failing it keeps
-  // that status.
+  // pods must pass both with them (resources held for the preemptors) and without them; the run
+  // without comes first here, and a node failing it keeps that status.
   std::vector<FilterStatus> statuses = engine.filter(ctx, nodes);
   std::vector<size_t> feasible;
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!statuses[i].ok()) continue;
-    if (auto held = with_nominated_pods(*pod, *nodes[i], cluster, queue)) {
-      const NodeInfo* one[] = {held.get()};
+    if (held[i] != nullptr) {
+      const NodeInfo* one[] = {held[i].get()};
       FilterStatus s = std::move(engine.filter(ctx, one)[0]);
       if (!s.ok()) {
         statuses[i] = std::move(s);
@@ -84,7 +93,7 @@ Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr
   for (size_t i = 0; i < nodes.size(); ++i) {
     for (const auto& r : statuses[i].reasons) ++d.reasons[r];
     if (statuses[i].code == FilterCode::kUnschedulable) {
-      might_help.push_back(nodes[i]);
+      might_help.push_back(held[i] != nullptr ? held[i].get() : nodes[i]);
       events |= static_cast<EventMask>(ClusterEvent::kPodDeleted);
     }
   }

@@ -157,6 +157,10 @@ class SchedulingQueue {
   bool delete_nominated_pod_if_exists(std::string_view uid);
   // NominatedPodsForNode: in nomination order.
   const std::vector<std::string>& nominated_pods_for_node(std::string_view node) const;
+  // Every node with nominated pods, and those pods in nomination order.
+  const std::map<std::string, std::vector<std::string>, std::less<>>& nominated_pods() const {
+    return nominated_pods_;
+  }
   // The node a pod is nominated to, or nullopt.
   std::optional<std::string> nominated_node(std::string_view uid) const;
 

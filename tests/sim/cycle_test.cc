@@ -182,6 +182,28 @@ TEST(Cycle, PreemptsNominatesAndHoldsTheNodeUntilBound) {
   EXPECT_EQ(s.cluster.node("n2")->requested.milli_cpu, 900);
 }
 
+TEST(Cycle, PreemptionCountsPodsAlreadyNominatedToTheNode) {
+  // Two 1-CPU nodes full of priority-0 pods, the one on n2 the youngest. vip1 preempts on n2; vip2,
+  // of the same priority, must not free the same room again: on n2 it would have to fit beside vip1's
+  // held 600m, which it cannot, so it preempts on n1.
+  Sim s;
+  s.cluster.add_pod(pod_at("low1", 1000, 0, "n1", kEpoch - 300));
+  s.cluster.add_pod(pod_at("low2", 1000, 0, "n2", kEpoch - 100));
+  s.cluster.add_pod(pod_at("low3", 1000, 100, "n3"));
+  s.pending(pod_at("vip1", 600, 100));
+  s.pending(pod_at("vip2", 600, 100));
+  auto d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->outcome, Outcome::kPreempted);
+  EXPECT_EQ(d->node, "n2");
+  d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->uid, "uid-vip2");
+  EXPECT_EQ(d->outcome, Outcome::kPreempted);
+  EXPECT_EQ(d->node, "n1");
+  EXPECT_EQ(d->victims, (std::vector<std::string>{"uid-low1"}));
+}
+
 TEST(Cycle, HigherPriorityPodsIgnoreLowerNominations) {
   // n1 and n3 are full of pods nobody here may preempt; "nominee" (priority 10, 800m), nominated to
   // n2 by an earlier preemption, waits outside activeQ.
