@@ -1,7 +1,9 @@
 #include "sim/cycle.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
+#include <span>
 #include <utility>
 
 namespace kext::sim {
@@ -21,6 +23,47 @@ std::unique_ptr<NodeInfo> with_nominated_pods(const Pod& pod, const NodeInfo& no
     out->add_pod(std::move(info));
   }
   return out;
+}
+
+// calculateNumCandidates (default_preemption.go): the share of the nodes, at least the absolute
+// minimum, at most all of them.
+size_t num_candidates(size_t nodes, const CycleConfig& config) {
+  auto n = static_cast<int64_t>(nodes) * config.min_candidate_nodes_percentage / 100;
+  n = std::max(n, config.min_candidate_nodes_absolute);
+  return static_cast<size_t>(std::clamp<int64_t>(n, 0, static_cast<int64_t>(nodes)));
+}
+
+// findCandidates + DryRunPreemption: the dry runs walk `nodes` from a random offset (rand.Int31n) and
+// stop once they have num_candidates candidates including one without PDB violations. Go runs them
+// in parallel and cancels mid-way; here they run a chunk of num_candidates nodes at a time (each
+// chunk as parallel as select_candidates makes it), so a run may evaluate up to one chunk more than
+// Go's, deterministically. Returns every candidate found, best first.
+std::vector<preemption::Candidate> find_candidates(const PodContext& ctx,
+                                                   std::span<const NodeInfo* const> nodes,
+                                                   const SimCluster& cluster, const CycleConfig& config,
+                                                   int64_t now_unix, Rng& rng) {
+  if (nodes.empty()) return {};
+  const size_t want = std::max<size_t>(1, num_candidates(nodes.size(), config));
+  const size_t offset = uniform_below(rng, nodes.size());
+  std::vector<const NodeInfo*> rotated;
+  rotated.reserve(nodes.size());
+  for (size_t k = 0; k < nodes.size(); ++k) rotated.push_back(nodes[(offset + k) % nodes.size()]);
+  preemption::Options options = config.preemption;
+  std::vector<preemption::Candidate> found;
+  size_t non_violating = 0;
+  for (size_t start = 0; start < rotated.size(); start += want) {
+    const size_t len = std::min(want, rotated.size() - start);
+    options.max_candidates = len;
+    auto chunk = preemption::select_candidates(ctx, std::span(rotated).subspan(start, len), cluster.pdbs(),
+                                               *config.engine, now_unix, options);
+    for (auto& c : chunk) {
+      if (c.num_pdb_violations == 0) ++non_violating;
+      found.push_back(std::move(c));
+    }
+    if (non_violating > 0 && found.size() >= want) break;
+  }
+  preemption::order_candidates(found, now_unix);
+  return found;
 }
 
 Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr<const Pod>& pod,
@@ -107,8 +150,7 @@ Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr
   if (preemption::eligible_to_preempt(*pod, nominated)) {
     std::vector<preemption::Candidate> candidates;
     if (!might_help.empty()) {
-      candidates =
-          preemption::select_candidates(ctx, might_help, cluster.pdbs(), engine, now_unix, config.preemption);
+      candidates = find_candidates(ctx, might_help, cluster, config, now_unix, rng);
     }
     if (candidates.empty()) {
       nominate = std::string();

@@ -21,6 +21,12 @@ namespace kext::sim {
 struct CycleConfig {
   const Engine* engine = nullptr;
   preemption::Options preemption;
+  // DefaultPreemptionArgs minCandidateNodesPercentage and minCandidateNodesAbsolute: preemption's dry
+  // runs start at a random node among those where it might help and stop once they have found
+  // max(percentage of those nodes, absolute) candidates, at least one without PDB violations
+  // (GetOffsetAndNumCandidates, DryRunPreemption).
+  int64_t min_candidate_nodes_percentage = 10;
+  int64_t min_candidate_nodes_absolute = 100;
   // The wall-clock time simulated time 0 stands for, in Unix seconds: pods' start times (preemption
   // prefers evicting the youngest) are on that scale.
   int64_t epoch_unix_seconds = 0;

@@ -204,6 +204,42 @@ TEST(Cycle, PreemptionCountsPodsAlreadyNominatedToTheNode) {
   EXPECT_EQ(d->victims, (std::vector<std::string>{"uid-low1"}));
 }
 
+TEST(Cycle, PreemptionSamplesFromARandomOffset) {
+  // Ten identical full nodes: every candidate ties down to the node name. With all nodes evaluated
+  // (the default minimum of 100 candidates) the smallest name wins whatever the seed; asking for one
+  // candidate, the dry runs stop at the first node after a random offset, so the seed decides.
+  auto chosen = [](int64_t absolute, uint64_t seed) {
+    auto engine = least_requested_engine();
+    SimCluster cluster;
+    for (int i = 0; i < 10; ++i) {
+      const std::string n = "n" + std::to_string(i);
+      cluster.add_node(make_node(n, 1000, 4 * GiB));
+      cluster.add_pod(pod_at("low-" + n, 1000, 0, n));
+    }
+    VirtualClock clock;
+    SchedulingQueue queue(clock);
+    Pod vip = pod_at("vip", 500, 100);
+    cluster.add_pod(vip);
+    queue.add(vip.uid, 100);
+    CycleConfig config;
+    config.engine = engine.get();
+    config.epoch_unix_seconds = kEpoch;
+    config.min_candidate_nodes_percentage = 0;
+    config.min_candidate_nodes_absolute = absolute;
+    Rng rng(seed);
+    auto d = run_cycle(queue, cluster, config, rng, clock.now());
+    EXPECT_EQ(d->outcome, Outcome::kPreempted);
+    return d->node;
+  };
+  std::set<std::string> all_nodes, one_candidate;
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    all_nodes.insert(chosen(100, seed));
+    one_candidate.insert(chosen(1, seed));
+  }
+  EXPECT_EQ(all_nodes, (std::set<std::string>{"n0"}));
+  EXPECT_GT(one_candidate.size(), 3u);
+}
+
 TEST(Cycle, HigherPriorityPodsIgnoreLowerNominations) {
   // n1 and n3 are full of pods nobody here may preempt; "nominee" (priority 10, 800m), nominated to
   // n2 by an earlier preemption, waits outside activeQ.
