@@ -46,6 +46,16 @@ void Simulator::set_lifecycle(const std::string& uid, Lifecycle lifecycle) {
   if (lifecycle.runtime.has_value()) schedule(clock_.now() + *lifecycle.runtime, EventKind::kComplete, uid);
 }
 
+void Simulator::add_node(Node node, SimTime at) {
+  if (node.name.empty()) throw ClusterError("node: metadata.name is empty");
+  if (cluster_.node(node.name) != nullptr || joining_.count(node.name) != 0) {
+    throw ClusterError("node " + node.name + ": added twice");
+  }
+  std::string name = node.name;
+  joining_.emplace(name, std::move(node));
+  schedule(at, EventKind::kNodeAdd, std::move(name));
+}
+
 void Simulator::remove_bound(const std::string& uid) {
   auto on = cluster_.delete_pod(uid);
   if (on.has_value() && !on->empty()) queue_.move_all_to_active_or_backoff(ClusterEvent::kPodDeleted);
@@ -63,10 +73,36 @@ void Simulator::handle(const Event& e, RunSummary& summary) {
       arrived_at_[e.uid] = clock_.now();
       return;
     }
-    case EventKind::kDeleteVictim:
+    case EventKind::kDeleteVictim: {
       // Gone already if it completed during its grace period.
+      auto pod = cluster_.pod(e.uid);
+      if (pod == nullptr) return;
       remove_bound(e.uid);
+      auto lc = lifecycles_.find(e.uid);
+      if (lc == lifecycles_.end() || !lc->second.recreate_when_preempted) return;
+      // The owner's replacement: the original's spec, pending, created now.
+      const std::string root = e.uid;
+      const int n = ++recreations_[root];
+      Pod next = *pod;
+      next.uid = pod->uid + "-r" + std::to_string(n);
+      next.name = pod->name + "-r" + std::to_string(n);
+      next.node_name.clear();
+      next.nominated_node_name.clear();
+      next.phase.clear();
+      next.start_time.reset();
+      next.terminating = false;
+      ++summary.recreated;
+      add_pending(std::move(next), clock_.now(), lc->second);
       return;
+    }
+    case EventKind::kNodeAdd: {
+      auto it = joining_.find(e.uid);
+      Node node = std::move(it->second);
+      joining_.erase(it);
+      cluster_.add_node(std::move(node));
+      queue_.move_all_to_active_or_backoff(ClusterEvent::kNodeAdded);
+      return;
+    }
     case EventKind::kComplete: {
       auto pod = cluster_.pod(e.uid);
       if (pod == nullptr || pod->node_name.empty()) return;  // preempted and gone before it finished
@@ -130,6 +166,7 @@ RunSummary Simulator::run(const std::function<void(const Decision&)>& on_decisio
     clock_.advance_to(next);
   }
   summary.pending_at_end = queue_.size() + arriving_.size();
+  // (Nodes still to join do not count: a run that stops early leaves them out.)
   summary.end = clock_.now();
   return summary;
 }
@@ -160,6 +197,7 @@ std::vector<std::pair<std::string, std::string>> summary_rows(const RunSummary& 
       {"victims", std::to_string(s.victims)},
       {"unschedulable attempts", std::to_string(s.unschedulable)},
       {"completed", std::to_string(s.completed)},
+      {"recreated", std::to_string(s.recreated)},
       {"pending at end", std::to_string(s.pending_at_end)},
       {"simulated time", seconds_text(s.end)},
       {"latency p50", seconds_text(quantile(s.latencies, 0.50))},

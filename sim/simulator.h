@@ -37,6 +37,10 @@ struct SimulatorOptions {
 struct Lifecycle {
   std::optional<SimDuration> runtime;              // completes this long after binding; nullopt: never
   SimDuration grace_period = kDefaultGracePeriod;  // a victim is gone this long after preemption
+  // A preempted pod is replaced by a new pending one when it is gone, as the ReplicaSet or Job
+  // controller owning it would do. The replacement has the same spec and lifecycle, the UID
+  // "<uid>-r<n>" and the name "<name>-r<n>".
+  bool recreate_when_preempted = false;
 };
 
 struct RunSummary {
@@ -46,6 +50,7 @@ struct RunSummary {
   size_t victims = 0;
   size_t unschedulable = 0;  // failed cycles without preemption
   size_t completed = 0;      // pods that finished their runtime
+  size_t recreated = 0;      // replacements created for preempted pods
   size_t pending_at_end = 0;
   SimTime end{0};
   // Arrival to bind of every pod that bound, in bind order: the queue's wait plus any preemption's
@@ -73,6 +78,8 @@ class Simulator {
   void add_pending(Pod pod, SimTime arrival, Lifecycle lifecycle = {});
   // The lifecycle of a pod already running in the cluster: completes at `runtime` from now (time 0).
   void set_lifecycle(const std::string& uid, Lifecycle lifecycle);
+  // A node that joins the cluster at `at` (a kNodeAdded move). Throws ClusterError on a duplicate.
+  void add_node(Node node, SimTime at);
 
   // Runs until nothing can change any more (no future event, activeQ and podBackoffQ empty: pods
   // left in unschedulablePods have seen every event that could help them) or max_time. Calls
@@ -84,7 +91,7 @@ class Simulator {
   SimTime now() const { return clock_.now(); }
 
  private:
-  enum class EventKind { kArrive, kDeleteVictim, kComplete };
+  enum class EventKind { kArrive, kDeleteVictim, kComplete, kNodeAdd };
   struct Event {
     SimTime at;
     uint64_t sequence;  // events at the same time run in the order they were scheduled
@@ -110,6 +117,8 @@ class Simulator {
   std::unordered_map<std::string, Lifecycle> lifecycles_;
   std::unordered_map<std::string, Pod> arriving_;  // created at their kArrive event
   std::unordered_map<std::string, SimTime> arrived_at_;
+  std::unordered_map<std::string, Node> joining_;     // nodes added at their kNodeAdd event
+  std::unordered_map<std::string, int> recreations_;  // per original UID: replacements so far
 };
 
 }  // namespace kext::sim

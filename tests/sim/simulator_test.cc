@@ -175,6 +175,50 @@ TEST(Simulator, SameSeedSameLog) {
   EXPECT_EQ(la, lb);
 }
 
+TEST(Simulator, ANodeJoiningMovesAPodNoNodeCouldTake) {
+  auto eng = engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  Simulator sim(std::move(cluster), *eng, {});
+  sim.add_pending(pod_of("big", 2000, 0), seconds(0));
+  sim.add_node(make_node("n2", 4000, 8 * GiB), seconds(50));
+  EXPECT_THROW(sim.add_node(make_node("n1", 1, 1), seconds(1)), ClusterError);
+  EXPECT_THROW(sim.add_node(make_node("n2", 1, 1), seconds(1)), ClusterError);
+  const auto log = run(sim);
+  const std::vector<Logged> want = {
+      {0, "uid-big", Outcome::kUnschedulable, "", {}},
+      {50, "uid-big", Outcome::kScheduled, "n2", {}},
+  };
+  EXPECT_EQ(log, want);
+}
+
+TEST(Simulator, APreemptedPodOfAControllerIsRecreated) {
+  // low (owned by a ReplicaSet, grace 10 s) is preempted by vip; when it is gone its replacement
+  // arrives, and finds no room: vip has it, and is of higher priority.
+  auto eng = engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  cluster.add_pod(pod_of("low", 1000, 0, "n1"));
+  Simulator sim(std::move(cluster), *eng, {});
+  sim.set_lifecycle("uid-low", Lifecycle{std::nullopt, seconds(10), true});
+  sim.add_pending(pod_of("vip", 600, 100), seconds(0));
+  RunSummary summary;
+  const auto log = run(sim, &summary);
+  const std::vector<Logged> want = {
+      {0, "uid-vip", Outcome::kPreempted, "n1", {"uid-low"}},
+      {10, "uid-vip", Outcome::kScheduled, "n1", {}},
+      {10, "uid-low-r1", Outcome::kUnschedulable, "", {}},
+  };
+  EXPECT_EQ(log, want);
+  EXPECT_EQ(summary.recreated, 1u);
+  EXPECT_EQ(summary.pending_at_end, 1u);
+  auto replacement = sim.cluster().pod("uid-low-r1");
+  ASSERT_NE(replacement, nullptr);
+  EXPECT_EQ(replacement->name, "low-r1");
+  EXPECT_TRUE(replacement->node_name.empty());
+  EXPECT_FALSE(replacement->terminating);
+}
+
 TEST(Quantile, NearestRank) {
   const std::vector<SimDuration> v = {seconds(4), seconds(1), seconds(3), seconds(2)};
   struct Case {
@@ -203,6 +247,7 @@ TEST(FormatSummary, AlignedColumnsAndCompare) {
             "victims                        0\n"
             "unschedulable attempts         0\n"
             "completed                      0\n"
+            "recreated                      0\n"
             "pending at end                 0\n"
             "simulated time           0.000 s\n"
             "latency p50              1.000 s\n"
