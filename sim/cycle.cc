@@ -187,6 +187,19 @@ Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr
 
 }  // namespace
 
+std::string fit_error_message(size_t nodes, const std::map<std::string, size_t>& reasons) {
+  std::vector<std::string> parts;
+  parts.reserve(reasons.size());
+  for (const auto& [reason, count] : reasons) parts.push_back(std::to_string(count) + " " + reason);
+  std::sort(parts.begin(), parts.end());
+  // NoNodeAvailableMsg + ":", then SeparatorFormat " %v." around the joined reasons if any.
+  std::string out = "0/" + std::to_string(nodes) + " nodes are available:";
+  if (parts.empty()) return out;
+  out += " ";
+  for (size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : ", ") + parts[i];
+  return out + ".";
+}
+
 std::optional<Decision> run_cycle(SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config,
                                   Rng& rng, SimTime now) {
   if (config.engine == nullptr) throw std::invalid_argument("run_cycle: CycleConfig.engine is not set");

@@ -54,6 +54,12 @@ struct Decision {
   std::map<std::string, size_t> reasons;
 };
 
+// FitError.Error (pkg/scheduler/framework/types.go): "0/<nodes> nodes are available: <n> <reason>, ...."
+// ("0/<nodes> nodes are available:" without reasons)
+// with the "<n> <reason>" strings sorted as strings (sortReasonsHistogram), as kube-scheduler's
+// FailedScheduling event shows it.
+std::string fit_error_message(size_t nodes, const std::map<std::string, size_t>& reasons);
+
 // Pops the head of activeQ and runs its cycle at `now`; nullopt if activeQ is empty. A pod the
 // cluster no longer knows (deleted while queued) is dropped without a decision and the next is
 // tried (skipPodSchedule).

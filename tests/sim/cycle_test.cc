@@ -115,6 +115,15 @@ TEST(Cycle, UnschedulableGoesBackWithTheEventsThatCouldHelp) {
   }
 }
 
+TEST(FitErrorMessage, SortedAsStrings) {
+  // sort.Strings over "<count> <reason>": "10 ..." sorts before "3 ...", as in kube-scheduler's events.
+  EXPECT_EQ(fit_error_message(13, {{"Insufficient cpu", 3}, {"node(s) were unschedulable", 10}}),
+            "0/13 nodes are available: 10 node(s) were unschedulable, 3 Insufficient cpu.");
+  EXPECT_EQ(fit_error_message(2, {{"Insufficient memory", 1}, {"Insufficient cpu", 2}}),
+            "0/2 nodes are available: 1 Insufficient memory, 2 Insufficient cpu.");
+  EXPECT_EQ(fit_error_message(0, {}), "0/0 nodes are available:");
+}
+
 TEST(Cycle, SkipsPodsDeletedWhileQueued) {
   Sim s;
   s.pending(pod_at("gone", 100, 0));
