@@ -67,8 +67,8 @@ std::vector<preemption::Candidate> find_candidates(const PodContext& ctx,
 }
 
 Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr<const Pod>& pod,
-                      SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config, Rng& rng,
-                      SimTime now) {
+                      SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config,
+                      SchedulerState& state, SimTime now) {
   const Engine& engine = *config.engine;
   const int64_t now_unix =
       config.epoch_unix_seconds + std::chrono::duration_cast<std::chrono::seconds>(now).count();
@@ -91,22 +91,52 @@ Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr
     if (auto i = cluster.node_position(node_name))
       held[*i] = with_nominated_pods(*pod, *nodes[*i], uids, cluster);
   }
-  // findNodesThatPassFilters over every node (percentageOfNodesToScore 100). A node with nominated
-  // pods must pass both with them (resources held for the preemptors) and without them; the run
-  // without comes first here, and a node failing it keeps that status.
-  std::vector<FilterStatus> statuses = engine.filter(ctx, nodes);
+  // A node with nominated pods must pass both with them (resources held for the preemptors) and
+  // without them (RunFilterPluginsWithNominatedPods); the run without comes first here, and a node
+  // failing it keeps that status.
+  auto with_held = [&](size_t i, FilterStatus without) {
+    if (!without.ok() || held[i] == nullptr) return without;
+    const NodeInfo* one[] = {held[i].get()};
+    return std::move(engine.filter(ctx, one)[0]);
+  };
+  std::vector<FilterStatus> statuses(nodes.size());  // failures only; success elsewhere
   std::vector<size_t> feasible;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (!statuses[i].ok()) continue;
-    if (held[i] != nullptr) {
-      const NodeInfo* one[] = {held[i].get()};
-      FilterStatus s = std::move(engine.filter(ctx, one)[0]);
-      if (!s.ok()) {
-        statuses[i] = std::move(s);
-        continue;
+  // evaluateNominatedNode: a pod that preempted tries its nominated node first, alone.
+  if (!pod->nominated_node_name.empty()) {
+    if (auto i = cluster.node_position(pod->nominated_node_name)) {
+      const NodeInfo* one[] = {nodes[*i]};
+      if (with_held(*i, std::move(engine.filter(ctx, one)[0])).ok()) feasible.push_back(*i);
+    }
+  }
+  if (feasible.empty() && !nodes.empty()) {
+    // findNodesThatPassFilters: from nextStartNodeIndex round the node list until `want` nodes are
+    // feasible. Go filters in parallel and cancels once enough are found; here the engine filters a
+    // chunk of `want` nodes at a time (in parallel as it sees fit) and the results are taken in node
+    // order up to the exact point a serial walk would stop, so the outcome is Go's serial one.
+    const size_t n = nodes.size();
+    const size_t want = num_feasible_nodes_to_find(n, config.percentage_of_nodes_to_score);
+    size_t processed = 0;
+    std::vector<const NodeInfo*> chunk;
+    for (size_t start = 0; start < n && feasible.size() < want; start += want) {
+      const size_t len = std::min(want, n - start);
+      chunk.clear();
+      for (size_t k = 0; k < len; ++k) chunk.push_back(nodes[(state.next_start_node_index + start + k) % n]);
+      std::vector<FilterStatus> chunk_statuses = engine.filter(ctx, chunk);
+      for (size_t k = 0; k < len && feasible.size() < want; ++k) {
+        const size_t i = (state.next_start_node_index + start + k) % n;
+        FilterStatus st = with_held(i, std::move(chunk_statuses[k]));
+        ++processed;
+        if (st.ok()) {
+          feasible.push_back(i);
+        } else {
+          statuses[i] = std::move(st);
+        }
       }
     }
-    feasible.push_back(i);
+    d.evaluated_nodes = processed;
+    state.next_start_node_index = (state.next_start_node_index + processed) % n;
+  } else {
+    d.evaluated_nodes = feasible.size();
   }
   d.feasible_nodes = feasible.size();
 
@@ -118,7 +148,7 @@ Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr
       candidates.reserve(feasible.size());
       for (size_t i : feasible) candidates.push_back(nodes[i]);
       const ScoreMatrix m = engine.score(ctx, candidates);
-      chosen = feasible[*select_host(m.combined, rng)];
+      chosen = feasible[*select_host(m.combined, state.rng)];
     }
     d.outcome = Outcome::kScheduled;
     d.node = nodes[chosen]->name();
@@ -150,7 +180,7 @@ Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr
   if (preemption::eligible_to_preempt(*pod, nominated)) {
     std::vector<preemption::Candidate> candidates;
     if (!might_help.empty()) {
-      candidates = find_candidates(ctx, might_help, cluster, config, now_unix, rng);
+      candidates = find_candidates(ctx, might_help, cluster, config, now_unix, state.rng);
     }
     if (candidates.empty()) {
       nominate = std::string();
@@ -200,8 +230,22 @@ std::string fit_error_message(size_t nodes, const std::map<std::string, size_t>&
   return out + ".";
 }
 
+size_t num_feasible_nodes_to_find(size_t all_nodes, int32_t percentage_of_nodes_to_score) {
+  constexpr size_t kMinFeasibleNodesToFind = 100;
+  constexpr int64_t kMinFeasibleNodesPercentageToFind = 5;
+  if (all_nodes < kMinFeasibleNodesToFind) return all_nodes;
+  int64_t percentage = percentage_of_nodes_to_score;
+  if (percentage <= 0) {
+    percentage = 50 - static_cast<int64_t>(all_nodes) / 125;
+    if (percentage < kMinFeasibleNodesPercentageToFind) percentage = kMinFeasibleNodesPercentageToFind;
+  }
+  const auto num =
+      static_cast<size_t>(static_cast<int64_t>(all_nodes) * std::min<int64_t>(percentage, 100) / 100);
+  return std::max(num, kMinFeasibleNodesToFind);
+}
+
 std::optional<Decision> run_cycle(SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config,
-                                  Rng& rng, SimTime now) {
+                                  SchedulerState& state, SimTime now) {
   if (config.engine == nullptr) throw std::invalid_argument("run_cycle: CycleConfig.engine is not set");
   for (;;) {
     std::optional<QueuedPodInfo> popped = queue.pop();
@@ -210,7 +254,7 @@ std::optional<Decision> run_cycle(SchedulingQueue& queue, SimCluster& cluster, c
     auto pod = cluster.pod(popped->uid);
     // skipPodSchedule: deleted, being deleted, or already bound (assumed).
     if (pod == nullptr || pod->terminating || !pod->node_name.empty()) continue;
-    return schedule_one(std::move(*popped), cycle, pod, queue, cluster, config, rng, now);
+    return schedule_one(std::move(*popped), cycle, pod, queue, cluster, config, state, now);
   }
 }
 

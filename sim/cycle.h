@@ -27,6 +27,10 @@ struct CycleConfig {
   // (GetOffsetAndNumCandidates, DryRunPreemption).
   int64_t min_candidate_nodes_percentage = 10;
   int64_t min_candidate_nodes_absolute = 100;
+  // KubeSchedulerConfiguration percentageOfNodesToScore: the filter stops once it has found this
+  // share of the nodes feasible (at least 100 nodes); 0 is kube-scheduler's adaptive default
+  // (50 % - nodes/125, at least 5 %), 100 filters every node (numFeasibleNodesToFind).
+  int32_t percentage_of_nodes_to_score = 0;
   // The wall-clock time simulated time 0 stands for, in Unix seconds: pods' start times (preemption
   // prefers evicting the youngest) are on that scale.
   int64_t epoch_unix_seconds = 0;
@@ -50,9 +54,22 @@ struct Decision {
   std::string node;
   std::vector<std::string> victims;  // UIDs, most important first
   size_t feasible_nodes = 0;
+  size_t evaluated_nodes = 0;  // filtered this cycle (processedNodes)
   // For a failure: how many nodes gave each reason (FitError's "0/3 nodes are available: ...").
   std::map<std::string, size_t> reasons;
 };
+
+// What kube-scheduler carries from one cycle to the next.
+struct SchedulerState {
+  Rng rng{1};  // selectHost's ties and preemption's offset draw from it
+  // nextStartNodeIndex: where the next filter pass starts, so that with percentageOfNodesToScore
+  // below 100 successive pods see different nodes first.
+  size_t next_start_node_index = 0;
+};
+
+// numFeasibleNodesToFind (schedule_one.go): how many feasible nodes the filter looks for among
+// `all_nodes`; every node below 100 nodes.
+size_t num_feasible_nodes_to_find(size_t all_nodes, int32_t percentage_of_nodes_to_score);
 
 // FitError.Error (pkg/scheduler/framework/types.go): "0/<nodes> nodes are available: <n> <reason>, ...."
 // ("0/<nodes> nodes are available:" without reasons)
@@ -60,10 +77,12 @@ struct Decision {
 // FailedScheduling event shows it.
 std::string fit_error_message(size_t nodes, const std::map<std::string, size_t>& reasons);
 
-// Pops the head of activeQ and runs its cycle at `now`; nullopt if activeQ is empty. A pod the
-// cluster no longer knows (deleted while queued) is dropped without a decision and the next is
-// tried (skipPodSchedule).
+// Pops the head of activeQ and runs its cycle at `now`: a pod nominated to a node where it fits
+// goes there without looking further (evaluateNominatedNode); otherwise the filter walks the nodes
+// from state.next_start_node_index until it has num_feasible_nodes_to_find of them. nullopt if
+// activeQ is empty. A pod the cluster no longer knows (deleted while queued) is dropped without a
+// decision and the next is tried (skipPodSchedule).
 std::optional<Decision> run_cycle(SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config,
-                                  Rng& rng, SimTime now);
+                                  SchedulerState& state, SimTime now);
 
 }  // namespace kext::sim

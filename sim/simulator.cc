@@ -12,10 +12,11 @@ Simulator::Simulator(SimCluster cluster, const Engine& engine, SimulatorOptions 
       engine_(&engine),
       options_(options),
       queue_(clock_, options.queue),
-      rng_(options.seed) {
+      state_{Rng(options.seed)} {
   config_.engine = engine_;
   config_.preemption = options_.preemption;
   config_.epoch_unix_seconds = options_.epoch_unix_seconds;
+  config_.percentage_of_nodes_to_score = options_.percentage_of_nodes_to_score;
 }
 
 void Simulator::schedule(SimTime at, EventKind kind, std::string uid) {
@@ -126,7 +127,7 @@ RunSummary Simulator::run(const std::function<void(const Decision&)>& on_decisio
     }
     if (queue_.next_timer_due() <= clock_.now()) queue_.run_due_timers();
     if (queue_.active_size() > 0) {
-      std::optional<Decision> d = run_cycle(queue_, cluster_, config_, rng_, clock_.now());
+      std::optional<Decision> d = run_cycle(queue_, cluster_, config_, state_, clock_.now());
       if (!d.has_value()) continue;  // only skipped pods were popped
       ++summary.cycles;
       switch (d->outcome) {

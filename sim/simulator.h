@@ -28,7 +28,8 @@ struct SimulatorOptions {
   QueueOptions queue;
   preemption::Options preemption;
   uint64_t seed = 1;
-  int64_t epoch_unix_seconds = 0;  // the wall time simulated time 0 stands for
+  int32_t percentage_of_nodes_to_score = 0;  // CycleConfig's; 0: kube-scheduler's adaptive default
+  int64_t epoch_unix_seconds = 0;            // the wall time simulated time 0 stands for
   // The run stops at this simulated time at the latest.
   SimDuration max_time = std::chrono::hours(24);
 };
@@ -110,7 +111,7 @@ class Simulator {
   const Engine* engine_;
   SimulatorOptions options_;
   SchedulingQueue queue_;
-  Rng rng_;
+  SchedulerState state_;
   CycleConfig config_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   uint64_t next_sequence_ = 0;

@@ -43,7 +43,7 @@ struct Sim {
   SimCluster cluster;
   VirtualClock clock;
   SchedulingQueue queue{clock};
-  Rng rng{1};
+  SchedulerState state;
   CycleConfig config;
 
   Sim() {
@@ -57,7 +57,7 @@ struct Sim {
     cluster.add_pod(std::move(p));
     queue.add(uid, prio);
   }
-  std::optional<Decision> cycle() { return run_cycle(queue, cluster, config, rng, clock.now()); }
+  std::optional<Decision> cycle() { return run_cycle(queue, cluster, config, state, clock.now()); }
 };
 
 TEST(Cycle, SchedulesToTheBestScoredNodeAndBinds) {
@@ -113,6 +113,64 @@ TEST(Cycle, UnschedulableGoesBackWithTheEventsThatCouldHelp) {
     s.queue.move_all_to_active_or_backoff(ClusterEvent::kNodeAdded);
     EXPECT_EQ(s.queue.where("uid-p"), QueueName::kActive);
   }
+}
+
+TEST(NumFeasibleNodesToFind, AsKubeScheduler) {
+  struct Case {
+    size_t nodes;
+    int32_t percentage;
+    size_t want;
+  };
+  const std::vector<Case> cases = {
+      {0, 0, 0},       {50, 0, 50},      {99, 10, 99},       // below 100 nodes: all of them
+      {100, 0, 100},   {1000, 0, 420},   {5000, 0, 500},     // adaptive: 50 % - nodes/125
+      {6000, 0, 300},  {20000, 0, 1000},                     // ... at least 5 %
+      {1000, 30, 300}, {1000, 5, 100},   {1000, 100, 1000},  // set: at least 100 nodes
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::to_string(c.nodes) + " nodes, " + std::to_string(c.percentage) + " %");
+    EXPECT_EQ(num_feasible_nodes_to_find(c.nodes, c.percentage), c.want);
+  }
+}
+
+TEST(Cycle, FilterStopsAtEnoughFeasibleNodesAndRotatesItsStart) {
+  // 150 empty nodes: the adaptive share (50 - 1 = 49 %, 73 nodes) is below the minimum of 100, so each
+  // cycle stops after 100 feasible nodes, and the next starts where it stopped.
+  Sim s;
+  for (int i = 4; i <= 150; ++i) s.cluster.add_node(make_node("n" + std::to_string(i), 1000, 4 * GiB));
+  s.pending(pod_at("a", 100, 0));
+  s.pending(pod_at("b", 100, 0));
+  auto in_window = [&](const std::string& node, size_t from) {
+    const size_t i = *s.cluster.node_position(node);
+    return (i + 150 - from) % 150 < 100;
+  };
+  auto d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->feasible_nodes, 100u);
+  EXPECT_EQ(d->evaluated_nodes, 100u);
+  EXPECT_TRUE(in_window(d->node, 0)) << d->node;
+  EXPECT_EQ(s.state.next_start_node_index, 100u);
+  d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_TRUE(in_window(d->node, 100)) << d->node;
+  EXPECT_EQ(s.state.next_start_node_index, 50u);
+}
+
+TEST(Cycle, ANominatedPodGoesToItsNodeWhenItFits) {
+  // n3 is the worst-scored node (busy), but the pod is nominated there and fits: evaluateNominatedNode
+  // takes it without filtering the others or moving the start index.
+  Sim s;
+  s.cluster.add_pod(pod_at("busy", 600, 0, "n3"));
+  s.pending(pod_at("p", 300, 10));
+  s.queue.add_nominated_pod("uid-p", "n3");
+  s.cluster.set_nominated_node("uid-p", "n3");
+  auto d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->outcome, Outcome::kScheduled);
+  EXPECT_EQ(d->node, "n3");
+  EXPECT_EQ(d->evaluated_nodes, 1u);
+  EXPECT_EQ(s.state.next_start_node_index, 0u);
+  EXPECT_FALSE(s.queue.nominated_node("uid-p").has_value());
 }
 
 TEST(FitErrorMessage, SortedAsStrings) {
@@ -235,8 +293,8 @@ TEST(Cycle, PreemptionSamplesFromARandomOffset) {
     config.epoch_unix_seconds = kEpoch;
     config.min_candidate_nodes_percentage = 0;
     config.min_candidate_nodes_absolute = absolute;
-    Rng rng(seed);
-    auto d = run_cycle(queue, cluster, config, rng, clock.now());
+    SchedulerState state{Rng(seed)};
+    auto d = run_cycle(queue, cluster, config, state, clock.now());
     EXPECT_EQ(d->outcome, Outcome::kPreempted);
     return d->node;
   };
@@ -275,7 +333,7 @@ TEST(Cycle, SameSeedSameDecisions) {
   // Three identical empty nodes tie for every pod until they fill: the seed decides.
   auto run = [](uint64_t seed) {
     Sim s;
-    s.rng = Rng(seed);
+    s.state.rng = Rng(seed);
     for (int i = 0; i < 6; ++i) s.pending(pod_at("p" + std::to_string(i), 100, 0));
     std::vector<std::string> nodes;
     while (auto d = s.cycle()) nodes.push_back(d->node);
