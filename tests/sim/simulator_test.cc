@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -217,6 +218,88 @@ TEST(Simulator, APreemptedPodOfAControllerIsRecreated) {
   EXPECT_EQ(replacement->name, "low-r1");
   EXPECT_TRUE(replacement->node_name.empty());
   EXPECT_FALSE(replacement->terminating);
+}
+
+TEST(Simulator, InvariantsHoldOnARandomWorkload) {
+  // A random cluster near full, pods arriving with random sizes, priorities and runtimes, victims
+  // recreated, nodes joining: after every decision no node is over-committed, a bound pod is where
+  // the decision says, victims are of lower priority and terminating, and the counts add up.
+  auto eng = engine();
+  std::mt19937_64 r(2024);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(r() % static_cast<uint64_t>(hi - lo + 1));
+  };
+  SimCluster cluster;
+  for (int i = 0; i < 40; ++i)
+    cluster.add_node(make_node("n" + std::to_string(i), pick(2, 8) * 1000, 16 * GiB));
+  std::vector<std::string> running;
+  for (int i = 0; i < 400; ++i) {
+    const std::string node = "n" + std::to_string(i % 40);
+    const NodeInfo* n = cluster.node(node);
+    const int64_t cpu = pick(1, 6) * 100;
+    if (n->requested.milli_cpu + cpu > n->node->allocatable.milli_cpu) continue;
+    Pod p = pod_of("run" + std::to_string(i), cpu, static_cast<int32_t>(pick(0, 3)), node,
+                   kEpoch - pick(0, 1000));
+    running.push_back(p.uid);
+    cluster.add_pod(std::move(p));
+  }
+  SimulatorOptions options;
+  options.epoch_unix_seconds = kEpoch;
+  options.seed = 7;
+  Simulator sim(std::move(cluster), *eng, options);
+  for (const auto& uid : running) {
+    sim.set_lifecycle(
+        uid, Lifecycle{pick(0, 1) ? std::optional<SimDuration>(seconds(pick(10, 600))) : std::nullopt,
+                       seconds(pick(0, 30)), pick(0, 1) == 1});
+  }
+  for (int i = 0; i < 300; ++i) {
+    sim.add_pending(pod_of("p" + std::to_string(i), pick(1, 20) * 100, static_cast<int32_t>(pick(0, 5))),
+                    seconds(pick(0, 100)),
+                    Lifecycle{seconds(pick(5, 300)), seconds(pick(0, 30)), pick(0, 3) == 0});
+  }
+  for (int i = 0; i < 3; ++i)
+    sim.add_node(make_node("late" + std::to_string(i), 4000, 16 * GiB), seconds(pick(20, 200)));
+
+  size_t decisions = 0;
+  RunSummary summary = sim.run([&](const Decision& d) {
+    ++decisions;
+    const SimCluster& c = sim.cluster();
+    for (const NodeInfo* n : c.nodes()) {
+      ASSERT_LE(n->requested.milli_cpu, n->node->allocatable.milli_cpu)
+          << n->name() << " at cycle " << d.cycle;
+      ASSERT_LE(n->requested.memory, n->node->allocatable.memory) << n->name();
+    }
+    auto pod = c.pod(d.uid);
+    ASSERT_NE(pod, nullptr);
+    switch (d.outcome) {
+      case Outcome::kScheduled:
+        EXPECT_EQ(pod->node_name, d.node);
+        EXPECT_FALSE(sim.queue().nominated_node(d.uid).has_value());
+        break;
+      case Outcome::kPreempted:
+        EXPECT_TRUE(pod->node_name.empty());
+        EXPECT_EQ(sim.queue().nominated_node(d.uid), d.node);
+        EXPECT_FALSE(d.victims.empty());
+        for (const auto& v : d.victims) {
+          auto victim = c.pod(v);
+          ASSERT_NE(victim, nullptr);
+          EXPECT_TRUE(victim->terminating);
+          EXPECT_EQ(victim->node_name, d.node);
+          EXPECT_LT(victim->effective_priority(), d.priority);
+        }
+        break;
+      case Outcome::kUnschedulable:
+        EXPECT_TRUE(pod->node_name.empty());
+        EXPECT_FALSE(d.reasons.empty());
+        break;
+    }
+  });
+  EXPECT_EQ(decisions, summary.cycles);
+  EXPECT_EQ(summary.cycles, summary.scheduled + summary.preemptions + summary.unschedulable);
+  EXPECT_GT(summary.scheduled, 200u);
+  EXPECT_GT(summary.preemptions, 0u) << "the workload is meant to need preemption";
+  EXPECT_GT(summary.recreated, 0u);
+  EXPECT_EQ(summary.latencies.size(), summary.scheduled);
 }
 
 TEST(Quantile, NearestRank) {
