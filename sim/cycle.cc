@@ -170,6 +170,7 @@ Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr
       events |= static_cast<EventMask>(ClusterEvent::kPodDeleted);
     }
   }
+  d.message = fit_error_message(nodes.size(), d.reasons);
 
   // PostFilter, DefaultPreemption (preemption.go Evaluator.Preempt). The nomination afterwards:
   // unchanged when the pod may not preempt (nil result), cleared when no node has victims enough

@@ -55,8 +55,10 @@ struct Decision {
   std::vector<std::string> victims;  // UIDs, most important first
   size_t feasible_nodes = 0;
   size_t evaluated_nodes = 0;  // filtered this cycle (processedNodes)
-  // For a failure: how many nodes gave each reason (FitError's "0/3 nodes are available: ...").
+  // For a failure: how many nodes gave each reason, and FitError's text of it ("0/3 nodes are
+  // available: 3 Insufficient cpu."), as the FailedScheduling event says.
   std::map<std::string, size_t> reasons;
+  std::string message;
 };
 
 // What kube-scheduler carries from one cycle to the next.

@@ -106,6 +106,7 @@ TEST(Cycle, UnschedulableGoesBackWithTheEventsThatCouldHelp) {
     EXPECT_EQ(d->outcome, Outcome::kUnschedulable);
     EXPECT_EQ(d->feasible_nodes, 0u);
     EXPECT_EQ(d->reasons, (std::map<std::string, size_t>{{"Insufficient cpu", 3}}));
+    EXPECT_EQ(d->message, "0/3 nodes are available: 3 Insufficient cpu.");
     ASSERT_EQ(s.queue.where("uid-p"), QueueName::kUnschedulable);
     s.clock.advance(seconds(2));
     s.queue.move_all_to_active_or_backoff(ClusterEvent::kPodDeleted);
