@@ -13,6 +13,12 @@ void SimCluster::add_node(Node node) {
   nodes_.push_back(std::move(info));
 }
 
+void SimCluster::replace_node(Node node) {
+  NodeInfo* info = this->node(node.name);
+  if (info == nullptr) throw ClusterError("node " + node.name + ": not a node of the cluster");
+  info->node = std::make_shared<const Node>(std::move(node));
+}
+
 void SimCluster::add_pod(Pod pod) {
   if (pod.uid.empty())
     throw ClusterError("pod " + pod.namespace_ + "/" + pod.name + ": metadata.uid is empty");

@@ -26,6 +26,9 @@ class SimCluster {
   // Nodes are evaluated in the order they were added (kube-scheduler walks its snapshot's node list).
   // Throws ClusterError on a duplicate name.
   void add_node(Node node);
+  // A node's new spec or status (allocatable, labels, taints, unschedulable); its pods stay. Throws
+  // ClusterError for an unknown node.
+  void replace_node(Node node);
   void add_pdb(PodDisruptionBudget pdb) { pdbs_.push_back(std::move(pdb)); }
   // A pod: bound if spec.nodeName names a node (which must exist), pending otherwise. Terminal pods
   // (Succeeded, Failed) hold no resources and are not added. Throws ClusterError on a duplicate UID or

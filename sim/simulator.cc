@@ -57,6 +57,22 @@ void Simulator::add_node(Node node, SimTime at) {
   schedule(at, EventKind::kNodeAdd, std::move(name));
 }
 
+void Simulator::change_node(Node node, SimTime at) {
+  if (cluster_.node(node.name) == nullptr && joining_.count(node.name) == 0) {
+    throw ClusterError("node " + node.name + ": changed but never added");
+  }
+  // Several changes of one node may be pending: each is keyed by its own event.
+  std::string key = std::to_string(next_sequence_);
+  changes_.emplace(key, std::move(node));
+  schedule(at, EventKind::kNodeChange, std::move(key));
+}
+
+void Simulator::delete_pod(const std::string& uid, SimTime at) {
+  if (cluster_.pod(uid) == nullptr && arriving_.count(uid) == 0)
+    throw ClusterError("delete: unknown pod " + uid);
+  schedule(at, EventKind::kDelete, uid);
+}
+
 void Simulator::remove_bound(const std::string& uid) {
   auto on = cluster_.delete_pod(uid);
   if (on.has_value() && !on->empty()) queue_.move_all_to_active_or_backoff(ClusterEvent::kPodDeleted);
@@ -66,6 +82,7 @@ void Simulator::handle(const Event& e, RunSummary& summary) {
   switch (e.kind) {
     case EventKind::kArrive: {
       auto it = arriving_.find(e.uid);
+      if (it == arriving_.end()) return;  // deleted before it arrived
       Pod pod = std::move(it->second);
       arriving_.erase(it);
       const int32_t priority = pod.effective_priority();
@@ -94,6 +111,28 @@ void Simulator::handle(const Event& e, RunSummary& summary) {
       next.terminating = false;
       ++summary.recreated;
       add_pending(std::move(next), clock_.now(), lc->second);
+      return;
+    }
+    case EventKind::kNodeChange: {
+      auto it = changes_.find(e.uid);
+      Node node = std::move(it->second);
+      changes_.erase(it);
+      if (cluster_.node(node.name) == nullptr) return;  // its node has not joined yet
+      cluster_.replace_node(std::move(node));
+      queue_.move_all_to_active_or_backoff(ClusterEvent::kNodeChanged);
+      return;
+    }
+    case EventKind::kDelete: {
+      if (arriving_.erase(e.uid) != 0) return;
+      auto pod = cluster_.pod(e.uid);
+      if (pod == nullptr) return;
+      if (pod->node_name.empty()) {
+        queue_.remove(e.uid);
+        cluster_.delete_pod(e.uid);
+        arrived_at_.erase(e.uid);
+      } else {
+        remove_bound(e.uid);
+      }
       return;
     }
     case EventKind::kNodeAdd: {

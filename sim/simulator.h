@@ -81,6 +81,13 @@ class Simulator {
   void set_lifecycle(const std::string& uid, Lifecycle lifecycle);
   // A node that joins the cluster at `at` (a kNodeAdded move). Throws ClusterError on a duplicate.
   void add_node(Node node, SimTime at);
+  // A node's new spec or status at `at` (a kNodeChanged move). The node must be in the cluster or
+  // joining; a change that comes before its node has joined is dropped.
+  void change_node(Node node, SimTime at);
+  // Deletes a pod at `at`, whatever its state: pending (out of the queue and the nominator), bound
+  // (its resources freed at once, a kPodDeleted move; add a grace period to `at` if it has one), or
+  // not yet arrived (it never does). Unknown UIDs are an error now; a pod gone by then is ignored.
+  void delete_pod(const std::string& uid, SimTime at);
 
   // Runs until nothing can change any more (no future event, activeQ and podBackoffQ empty: pods
   // left in unschedulablePods have seen every event that could help them) or max_time. Calls
@@ -92,7 +99,7 @@ class Simulator {
   SimTime now() const { return clock_.now(); }
 
  private:
-  enum class EventKind { kArrive, kDeleteVictim, kComplete, kNodeAdd };
+  enum class EventKind { kArrive, kDeleteVictim, kComplete, kNodeAdd, kNodeChange, kDelete };
   struct Event {
     SimTime at;
     uint64_t sequence;  // events at the same time run in the order they were scheduled
@@ -119,6 +126,7 @@ class Simulator {
   std::unordered_map<std::string, Pod> arriving_;  // created at their kArrive event
   std::unordered_map<std::string, SimTime> arrived_at_;
   std::unordered_map<std::string, Node> joining_;     // nodes added at their kNodeAdd event
+  std::unordered_map<std::string, Node> changes_;     // by the kNodeChange event's key
   std::unordered_map<std::string, int> recreations_;  // per original UID: replacements so far
 };
 

@@ -193,6 +193,54 @@ TEST(Simulator, ANodeJoiningMovesAPodNoNodeCouldTake) {
   EXPECT_EQ(log, want);
 }
 
+TEST(Simulator, ANodeChangeMovesPodsItCouldHelp) {
+  // n1 grows from 1 to 4 CPUs at 30 s: the 2-CPU pod, unresolvable until then, binds.
+  auto eng = engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  cluster.add_pod(pod_of("small", 100, 0, "n1"));
+  Simulator sim(std::move(cluster), *eng, {});
+  sim.add_pending(pod_of("big", 2000, 0), seconds(0));
+  sim.change_node(make_node("n1", 4000, 4 * GiB), seconds(30));
+  EXPECT_THROW(sim.change_node(make_node("nope", 1, 1), seconds(1)), ClusterError);
+  const auto log = run(sim);
+  const std::vector<Logged> want = {
+      {0, "uid-big", Outcome::kUnschedulable, "", {}},
+      {30, "uid-big", Outcome::kScheduled, "n1", {}},
+  };
+  EXPECT_EQ(log, want);
+  EXPECT_EQ(sim.cluster().node("n1")->node->allocatable.milli_cpu, 4000);
+  EXPECT_EQ(sim.cluster().node("n1")->requested.milli_cpu, 2100) << "its pods stayed";
+}
+
+TEST(Simulator, DeletingPodsPendingBoundOrNotYetArrived) {
+  // first (bound) is deleted at 10 s and second, waiting for its room, binds; waiting (pending,
+  // unschedulable) is deleted at 20 s; never (due at 50 s) is deleted at 40 s and never arrives.
+  auto eng = engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  cluster.add_pod(pod_of("first", 800, 0, "n1"));
+  Simulator sim(std::move(cluster), *eng, {});
+  sim.add_pending(pod_of("second", 800, 0), seconds(0));
+  sim.add_pending(pod_of("waiting", 3000, 0), seconds(0));
+  sim.add_pending(pod_of("never", 100, 0), seconds(50));
+  sim.delete_pod("uid-first", seconds(10));
+  sim.delete_pod("uid-waiting", seconds(20));
+  sim.delete_pod("uid-never", seconds(40));
+  EXPECT_THROW(sim.delete_pod("uid-nobody", seconds(1)), ClusterError);
+  RunSummary summary;
+  const auto log = run(sim, &summary);
+  std::vector<std::pair<int64_t, std::string>> got;
+  for (const auto& l : log)
+    got.emplace_back(l.at_s, l.uid + (l.outcome == Outcome::kScheduled ? " bound" : " failed"));
+  const std::vector<std::pair<int64_t, std::string>> want = {
+      {0, "uid-second failed"}, {0, "uid-waiting failed"}, {10, "uid-second bound"}};
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(summary.pending_at_end, 0u);
+  EXPECT_EQ(sim.cluster().pod("uid-waiting"), nullptr);
+  EXPECT_EQ(sim.cluster().pod("uid-never"), nullptr);
+}
+
 TEST(Simulator, APreemptedPodOfAControllerIsRecreated) {
   // low (owned by a ReplicaSet, grace 10 s) is preempted by vip; when it is gone its replacement
   // arrives, and finds no room: vip has it, and is of higher priority.
