@@ -148,7 +148,14 @@ Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr
       candidates.reserve(feasible.size());
       for (size_t i : feasible) candidates.push_back(nodes[i]);
       const ScoreMatrix m = engine.score(ctx, candidates);
-      chosen = feasible[*select_host(m.combined, state.rng)];
+      const size_t pick = *select_host(m.combined, state.rng);
+      chosen = feasible[pick];
+      d.score = m.combined[pick];
+      for (size_t k = 0; k < m.combined.size(); ++k) {
+        if (k != pick && (!d.runner_up_score || m.combined[k] > *d.runner_up_score)) {
+          d.runner_up_score = m.combined[k];
+        }
+      }
     }
     d.outcome = Outcome::kScheduled;
     d.node = nodes[chosen]->name();

@@ -55,6 +55,11 @@ struct Decision {
   std::vector<std::string> victims;  // UIDs, most important first
   size_t feasible_nodes = 0;
   size_t evaluated_nodes = 0;  // filtered this cycle (processedNodes)
+  // When the node was chosen by scoring (two or more feasible nodes): the winner's combined score
+  // and the best score among the other feasible nodes (equal to it on a tie selectHost broke). Unset
+  // when a single feasible node was taken without scoring, as schedulePod does, and on failure.
+  std::optional<int64_t> score;
+  std::optional<int64_t> runner_up_score;
   // For a failure: how many nodes gave each reason, and FitError's text of it ("0/3 nodes are
   // available: 3 Insufficient cpu."), as the FailedScheduling event says.
   std::map<std::string, size_t> reasons;

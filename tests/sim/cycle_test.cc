@@ -73,6 +73,10 @@ TEST(Cycle, SchedulesToTheBestScoredNodeAndBinds) {
   EXPECT_EQ(d->cycle, 1);
   EXPECT_EQ(d->attempts, 1);
   EXPECT_EQ(d->pod, "default/web");
+  // LeastRequested (v1.16: mean of (capacity - requested) * 10 / capacity over cpu and memory): n2
+  // (8 + 9) / 2 = 8, n3 (5 + 8) / 2 = 6, n1 (1 + 8) / 2 = 4.
+  EXPECT_EQ(d->score, 8);
+  EXPECT_EQ(d->runner_up_score, 6);
   EXPECT_EQ(s.cluster.pod("uid-web")->node_name, "n2");
   EXPECT_EQ(s.cluster.pod("uid-web")->start_time, kEpoch);
   EXPECT_EQ(s.cluster.node("n2")->requested.milli_cpu, 200);
@@ -170,6 +174,8 @@ TEST(Cycle, ANominatedPodGoesToItsNodeWhenItFits) {
   EXPECT_EQ(d->outcome, Outcome::kScheduled);
   EXPECT_EQ(d->node, "n3");
   EXPECT_EQ(d->evaluated_nodes, 1u);
+  EXPECT_FALSE(d->score.has_value()) << "one feasible node is taken without scoring";
+  EXPECT_FALSE(d->runner_up_score.has_value());
   EXPECT_EQ(s.state.next_start_node_index, 0u);
   EXPECT_FALSE(s.queue.nominated_node("uid-p").has_value());
 }
