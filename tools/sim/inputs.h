@@ -1,0 +1,58 @@
+#pragma once
+// extender-sim's inputs: the cluster (what `kubectl get nodes,pods,pdb -A -o json` prints) and the
+// workload (Pods and the controllers that create them), decoded with the extender's own decoders
+// (extender/codec/k8s_decode.h) into the simulator's model.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "algorithms/model.h"
+#include "sim/clock.h"
+#include "sim/cluster.h"
+
+namespace kext::simtool {
+
+// What a pod's object says about its life that the model's Pod does not keep.
+struct PodTraits {
+  // Owned by a controller (metadata.ownerReferences with controller: true, or expanded from a
+  // Deployment, ReplicaSet or Job in the workload): replaced when preempted.
+  bool controlled = false;
+  // spec.terminationGracePeriodSeconds; nullopt: the default (30 s).
+  std::optional<sim::SimDuration> grace_period;
+};
+
+struct InputPod {
+  Pod pod;
+  PodTraits traits;
+};
+
+struct ClusterInput {
+  sim::SimCluster cluster;                                 // the nodes, the pods bound to them, the PDBs
+  std::vector<std::pair<std::string, PodTraits>> running;  // by UID, the bound pods' traits
+  // Pods with no spec.nodeName that are neither terminal (Succeeded, Failed) nor being deleted:
+  // pending when the snapshot was taken, so they arrive at time 0.
+  std::vector<InputPod> pending;
+  // The snapshot's "now": the latest status.startTime among its pods (0 without any), so that the
+  // pods the simulation starts are younger than every pod already running (preemption evicts the
+  // youngest first).
+  int64_t epoch_unix_seconds = 0;
+};
+
+// A List (kubectl's output, Lists nested in it too), a JSON array of objects, or one object. Kinds
+// other than Node, Pod and PodDisruptionBudget are skipped. Nodes are added first, whatever the
+// order of the items. A pod without metadata.uid gets "<namespace>/<name>"; an empty namespace is
+// "default". Throws DecodeError naming the item and field, or sim::ClusterError (a duplicate node or
+// UID, a pod bound to a node the file does not have) naming the pod.
+ClusterInput decode_cluster(std::string_view text);
+
+// The same envelopes, of Pods, Deployments, ReplicaSets and Jobs (apps/v1, batch/v1). A controller
+// becomes spec.replicas pods (Deployment, ReplicaSet; default 1) or spec.parallelism pods (Job;
+// default 1) of its spec.template, named "<name>-<index>" from 0, in its namespace, with the
+// template's labels and priority, and controlled. In file order, each controller's pods in index
+// order. Pods get UIDs as decode_cluster gives them. Throws DecodeError naming the item and field
+// (another kind, a negative count, a missing template, a pod with spec.nodeName).
+std::vector<InputPod> decode_workload(std::string_view text);
+
+}  // namespace kext::simtool

@@ -1,0 +1,101 @@
+#include "tools/sim/run.h"
+
+#include <cmath>
+
+#include "common/read_file.h"
+#include "json/json.h"
+#include "policy/config.h"
+#include "tools/sim/decision_log.h"
+#include "tools/sim/inputs.h"
+
+namespace kext::simtool {
+
+namespace {
+
+std::string read_input(const std::string& flag, const std::string& path) {
+  std::string text;
+  if (!read_whole_file(path, text)) throw InputError(flag + " " + path + ": cannot read the file");
+  return text;
+}
+
+// Runs `decode` on the file's text; its DecodeError or ClusterError becomes an InputError naming the
+// flag and the file.
+template <typename F>
+auto decode_file(const std::string& flag, const std::string& path, F decode) {
+  const std::string text = read_input(flag, path);
+  try {
+    return decode(text);
+  } catch (const DecodeError& e) {
+    throw InputError(flag + " " + path + ": " + e.what());
+  } catch (const sim::ClusterError& e) {
+    throw InputError(flag + " " + path + ": " + e.what());
+  }
+}
+
+sim::Lifecycle lifecycle_of(const PodTraits& traits, std::optional<sim::SimDuration> runtime) {
+  sim::Lifecycle l;
+  l.runtime = runtime;
+  l.grace_period = traits.grace_period.value_or(sim::kDefaultGracePeriod);
+  l.recreate_when_preempted = traits.controlled;
+  return l;
+}
+
+}  // namespace
+
+sim::SimDuration seconds_to_sim(double seconds) {
+  return std::chrono::duration_cast<sim::SimDuration>(
+      std::chrono::duration<double>(std::round(seconds * 1e6) / 1e6));
+}
+
+sim::RunSummary run_sim(const SimCommand& command, std::ostream* log) {
+  const std::string config_name = command.config_file.empty() ? "(embedded)" : command.config_file;
+  const std::string config_text = command.config_file.empty() ? std::string(default_config_json())
+                                                              : read_input("--config", command.config_file);
+  LoadedFile loaded = [&] {
+    try {
+      return load_scheduling_file(config_text);
+    } catch (const PolicyError& e) {
+      throw InputError("--config " + config_name + ": " + e.what());
+    }
+  }();
+
+  ClusterInput cluster = decode_file("--cluster", command.cluster_file, decode_cluster);
+  std::vector<InputPod> workload;
+  if (!command.workload_file.empty())
+    workload = decode_file("--workload", command.workload_file, decode_workload);
+
+  sim::SimulatorOptions options;
+  options.seed = command.seed;
+  options.preemption = loaded.profile.preemption.select;
+  options.epoch_unix_seconds = cluster.epoch_unix_seconds;
+  options.max_time = seconds_to_sim(command.max_time_seconds);
+  std::optional<sim::SimDuration> runtime;
+  if (command.runtime_seconds) runtime = seconds_to_sim(*command.runtime_seconds);
+
+  // Pods already running keep running (their runtime is unknown); those the simulation binds
+  // complete after --runtime.
+  std::vector<std::pair<std::string, PodTraits>> running = std::move(cluster.running);
+  std::vector<InputPod> pending = std::move(cluster.pending);
+  sim::Simulator simulator(std::move(cluster.cluster), loaded.profile.engine, options);
+  for (const auto& [uid, traits] : running) simulator.set_lifecycle(uid, lifecycle_of(traits, std::nullopt));
+  auto add = [&](const std::string& flag, const std::string& path, InputPod& p, sim::SimTime at) {
+    const std::string id = p.pod.namespace_ + "/" + p.pod.name;
+    try {
+      simulator.add_pending(std::move(p.pod), at, lifecycle_of(p.traits, runtime));
+    } catch (const sim::ClusterError& e) {
+      throw InputError(flag + " " + path + ": pod " + id + ": " + e.what());
+    }
+  };
+  for (auto& p : pending) add("--cluster", command.cluster_file, p, sim::SimTime{0});
+  const sim::SimDuration interval = seconds_to_sim(command.arrival_interval_seconds);
+  for (size_t i = 0; i < workload.size(); ++i) {
+    add("--workload", command.workload_file, workload[i],
+        sim::SimTime{0} + interval * static_cast<int64_t>(i));
+  }
+
+  return simulator.run([&](const sim::Decision& d) {
+    if (log != nullptr) *log << decision_json(d) << '\n';
+  });
+}
+
+}  // namespace kext::simtool

@@ -1,0 +1,28 @@
+#pragma once
+// extender-sim's command line, defined once with CLI11 (common/cli.h).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kext::simtool {
+
+struct SimCommand {
+  std::string cluster_file;   // --cluster
+  std::string workload_file;  // --workload; "" for none
+  std::string config_file;    // --config; "" for the embedded default configuration
+  std::string log_file;       // --log; "" for none
+  uint64_t seed = 1;
+  double max_time_seconds = 0;            // set from sim::SimulatorOptions' default
+  std::optional<double> runtime_seconds;  // nullopt: pods never complete
+  double arrival_interval_seconds = 0;
+  bool help = false;
+};
+
+// Throws std::invalid_argument naming the flag.
+SimCommand parse_sim_options(int argc, char** argv);
+std::string sim_usage();
+// Every flag's long name, for the README check.
+std::vector<std::string> sim_flag_names();
+
+}  // namespace kext::simtool
