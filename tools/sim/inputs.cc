@@ -37,7 +37,7 @@ void for_each_object(const Value& v, const std::string& path, const ItemFn& fn, 
     }
   };
   if (v.IsArray()) {
-    each(v, path.empty() ? std::string("[]") : path, "");
+    each(v, path, "");
     return;
   }
   json::expect_object(v, path.empty() ? std::string("(document)") : path);

@@ -1,10 +1,8 @@
 #include "tools/sim/sim_options.h"
 
 #include <CLI/CLI.hpp>
-#include <chrono>
 
 #include "common/cli.h"
-#include "sim/simulator.h"
 
 namespace kext::simtool {
 
@@ -12,12 +10,6 @@ namespace {
 
 // Simulated times are microseconds in an int64: a bound far inside it (~31 years).
 constexpr double kMaxSeconds = 1e9;
-
-SimCommand defaults() {
-  SimCommand c;
-  c.max_time_seconds = std::chrono::duration<double>(sim::SimulatorOptions{}.max_time).count();
-  return c;
-}
 
 // The one definition of extender-sim's flags, bound to `c`.
 void define_flags(CLI::App& app, SimCommand& c) {
@@ -60,21 +52,21 @@ CLI::App make_app() {
 }  // namespace
 
 std::string sim_usage() {
-  SimCommand c = defaults();
+  SimCommand c;
   CLI::App app = make_app();
   define_flags(app, c);
   return cli::help_text(app);
 }
 
 std::vector<std::string> sim_flag_names() {
-  SimCommand c = defaults();
+  SimCommand c;
   CLI::App app = make_app();
   define_flags(app, c);
   return cli::flag_names(app);
 }
 
 SimCommand parse_sim_options(int argc, char** argv) {
-  SimCommand c = defaults();
+  SimCommand c;
   CLI::App app = make_app();
   define_flags(app, c);
   if (!cli::parse(app, argc, argv)) c.help = true;

@@ -1,9 +1,12 @@
 #pragma once
 // extender-sim's command line, defined once with CLI11 (common/cli.h).
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "sim/simulator.h"
 
 namespace kext::simtool {
 
@@ -13,7 +16,7 @@ struct SimCommand {
   std::string config_file;    // --config; "" for the embedded default configuration
   std::string log_file;       // --log; "" for none
   uint64_t seed = 1;
-  double max_time_seconds = 0;            // set from sim::SimulatorOptions' default
+  double max_time_seconds = std::chrono::duration<double>(sim::SimulatorOptions{}.max_time).count();
   std::optional<double> runtime_seconds;  // nullopt: pods never complete
   double arrival_interval_seconds = 0;
   bool help = false;

@@ -1,0 +1,195 @@
+// extender-sim's inputs (tools/sim/inputs.h): the cluster snapshot and the workload.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "json/json.h"
+#include "tools/sim/inputs.h"
+
+namespace kext::simtool {
+namespace {
+
+using std::chrono::seconds;
+
+struct Expanded {
+  std::string ns_name;
+  std::string uid;
+  int32_t priority;
+  bool controlled;
+  std::optional<sim::SimDuration> grace;
+  bool operator==(const Expanded&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Expanded& e) {
+  return os << e.ns_name << " " << e.uid << " p=" << e.priority << " controlled=" << e.controlled
+            << " grace=" << (e.grace ? std::to_string(e.grace->count()) : "default");
+}
+
+std::vector<Expanded> expand(std::string_view text) {
+  std::vector<Expanded> out;
+  for (const auto& p : decode_workload(text)) {
+    out.push_back({p.pod.namespace_ + "/" + p.pod.name, p.pod.uid, p.pod.effective_priority(),
+                   p.traits.controlled, p.traits.grace_period});
+  }
+  return out;
+}
+
+constexpr const char* kTemplate =
+    R"("template":{"metadata":{"labels":{"app":"x"}},"spec":{"priority":7,"containers":[{"name":"c"}]}})";
+
+std::string controller(const std::string& kind, const std::string& name, const std::string& count_field) {
+  return R"({"kind":")" + kind + R"(","metadata":{"name":")" + name + R"(","namespace":"ns"},"spec":{)" +
+         count_field + kTemplate + "}}";
+}
+
+TEST(SimWorkload, ControllersExpandIntoTheirPods) {
+  struct Case {
+    std::string name;
+    std::string text;
+    std::vector<Expanded> want;
+  };
+  const std::optional<sim::SimDuration> dflt;
+  const std::vector<Case> cases = {
+      {"Deployment of 3",
+       "[" + controller("Deployment", "web", R"("replicas":3,)") + "]",
+       {{"ns/web-0", "ns/web-0", 7, true, dflt},
+        {"ns/web-1", "ns/web-1", 7, true, dflt},
+        {"ns/web-2", "ns/web-2", 7, true, dflt}}},
+      {"ReplicaSet without replicas: 1",
+       "[" + controller("ReplicaSet", "rs", "") + "]",
+       {{"ns/rs-0", "ns/rs-0", 7, true, dflt}}},
+      {"Job of parallelism 2 (replicas is not a Job's)",
+       "[" + controller("Job", "batch", R"("parallelism":2,"completions":5,)") + "]",
+       {{"ns/batch-0", "ns/batch-0", 7, true, dflt}, {"ns/batch-1", "ns/batch-1", 7, true, dflt}}},
+      {"Job without parallelism: 1",
+       "[" + controller("Job", "once", "") + "]",
+       {{"ns/once-0", "ns/once-0", 7, true, dflt}}},
+      {"zero replicas", "[" + controller("Deployment", "off", R"("replicas":0,)") + "]", {}},
+      {"a Pod as it is, in a List, in file order",
+       R"({"kind":"List","items":[{"kind":"Pod","metadata":{"name":"solo","uid":"u-1"},
+          "spec":{"priority":3,"terminationGracePeriodSeconds":5}},)" +
+           controller("ReplicaSet", "rs", R"("replicas":1,)") + "]}",
+       {{"default/solo", "u-1", 3, false, seconds(5)}, {"ns/rs-0", "ns/rs-0", 7, true, dflt}}},
+      {"a typed PodList",
+       R"({"kind":"PodList","items":[{"metadata":{"name":"p"}}]})",
+       {{"default/p", "default/p", 0, false, dflt}}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(expand(c.text), c.want);
+  }
+}
+
+TEST(SimWorkload, TemplateLabelsAndRequestsAreEachPods) {
+  const auto pods = decode_workload(
+      R"([{"kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":2,"template":{
+          "metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c",
+          "resources":{"requests":{"cpu":"250m"}}}]}}}}])");
+  ASSERT_EQ(pods.size(), 2u);
+  for (const auto& p : pods) {
+    const auto app = p.pod.labels.find("app");
+    ASSERT_NE(app, p.pod.labels.get().end());
+    EXPECT_EQ(app->second, "web");
+    ASSERT_EQ(p.pod.containers.size(), 1u);
+    EXPECT_EQ(p.pod.containers[0].requests.milli_cpu, 250);
+    EXPECT_TRUE(p.pod.node_name.empty());
+  }
+}
+
+TEST(SimCluster, BoundPodsRunPendingPodsArriveTerminalPodsAreGone) {
+  const ClusterInput in = decode_cluster(R"({"kind":"List","items":[
+    {"kind":"Pod","metadata":{"name":"running","namespace":"a","uid":"u-run",
+      "ownerReferences":[{"kind":"ReplicaSet","name":"rs","uid":"x","controller":true}]},
+     "spec":{"nodeName":"n1","terminationGracePeriodSeconds":12},
+     "status":{"phase":"Running","startTime":"2026-11-24T10:00:00Z"}},
+    {"kind":"Pod","metadata":{"name":"waiting","namespace":"a"},"spec":{"priority":5},
+     "status":{"phase":"Pending"}},
+    {"kind":"Pod","metadata":{"name":"done","uid":"u-done"},"spec":{},"status":{"phase":"Succeeded"}},
+    {"kind":"Pod","metadata":{"name":"failed","uid":"u-failed"},"spec":{"nodeName":"n1"},
+     "status":{"phase":"Failed","startTime":"2026-11-24T11:00:00Z"}},
+    {"kind":"Pod","metadata":{"name":"leaving","uid":"u-leaving","deletionTimestamp":"2026-11-24T10:00:00Z"},
+     "spec":{}},
+    {"kind":"NodeList","items":[{"metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"2"}}}]},
+    {"kind":"PodDisruptionBudget","metadata":{"name":"pdb","namespace":"a"},
+     "spec":{"selector":{"matchLabels":{"app":"x"}}},"status":{"disruptionsAllowed":1}}
+  ]})");
+  ASSERT_EQ(in.cluster.nodes().size(), 1u) << "nodes first, whatever the order of the items";
+  EXPECT_EQ(in.cluster.nodes()[0]->name(), "n1");
+  EXPECT_EQ(in.cluster.nodes()[0]->pods.size(), 1u);
+  ASSERT_NE(in.cluster.pod("u-run"), nullptr);
+  EXPECT_EQ(in.cluster.pod("u-run")->node_name, "n1");
+  EXPECT_EQ(in.cluster.pdbs().size(), 1u);
+  ASSERT_EQ(in.running.size(), 1u);
+  EXPECT_EQ(in.running[0].first, "u-run");
+  EXPECT_TRUE(in.running[0].second.controlled);
+  EXPECT_EQ(in.running[0].second.grace_period, seconds(12));
+  ASSERT_EQ(in.pending.size(), 1u) << "not the terminal nor the terminating pod";
+  EXPECT_EQ(in.pending[0].pod.uid, "a/waiting");
+  EXPECT_EQ(in.pending[0].pod.effective_priority(), 5);
+  EXPECT_FALSE(in.pending[0].traits.controlled);
+  EXPECT_EQ(in.cluster.pod("u-done"), nullptr);
+  EXPECT_EQ(in.cluster.pod("u-failed"), nullptr);
+  // 2026-11-24T11:00:00Z: the latest startTime, the failed pod's included.
+  EXPECT_EQ(in.epoch_unix_seconds, 1795518000);
+}
+
+TEST(SimInputs, BadInputNamesTheField) {
+  struct Case {
+    std::string name;
+    bool workload;
+    std::string text;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"not JSON", true, "[{", "invalid JSON at offset"},
+      {"another kind", true, R"([{"kind":"StatefulSet","metadata":{"name":"s"}}])",
+       R"([0].kind: "StatefulSet" is not a Pod, Deployment, ReplicaSet or Job)"},
+      {"no kind", true, R"([{"metadata":{"name":"s"}}])", "[0].kind: missing"},
+      {"negative replicas", true,
+       R"({"kind":"List","items":[{"kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":-1}}]})",
+       "items[0].spec.replicas: -1 is not between 0 and 1000000"},
+      {"replicas not an integer", true,
+       R"([{"kind":"ReplicaSet","metadata":{"name":"d"},"spec":{"replicas":"2"}}])",
+       "[0].spec.replicas: expected integer, got string"},
+      {"no template", true, R"([{"kind":"Job","metadata":{"name":"j"},"spec":{"parallelism":1}}])",
+       "[0].spec.template: missing"},
+      {"no name", true, R"([{"kind":"Deployment","spec":{"template":{}}}])", "[0].metadata.name: missing"},
+      {"a bound workload pod", true, R"([{"kind":"Pod","metadata":{"name":"p"},"spec":{"nodeName":"n1"}}])",
+       "[0].spec.nodeName: a workload pod must not be bound"},
+      {"a bad template", true,
+       R"([{"kind":"Deployment","metadata":{"name":"d"},"spec":{"template":{"spec":{"priority":"high"}}}}])",
+       "[0].spec.template.spec.priority: expected integer, got string"},
+      {"negative grace period", true,
+       R"([{"kind":"Pod","metadata":{"name":"p"},"spec":{"terminationGracePeriodSeconds":-1}}])",
+       "[0].spec.terminationGracePeriodSeconds: -1 is not between 0 and a year of seconds"},
+      {"a pod with no name", false, R"({"kind":"List","items":[{"kind":"Pod","metadata":{}}]})",
+       "items[0].metadata.name: missing"},
+      {"a bad quantity", false,
+       R"({"kind":"List","items":[{"kind":"Node","metadata":{"name":"n"},"status":{"allocatable":{"cpu":"x"}}}]})",
+       "items[0].status.allocatable.cpu: invalid quantity"},
+      {"a pod on an unknown node", false,
+       R"([{"kind":"Pod","metadata":{"name":"p","uid":"u-p"},"spec":{"nodeName":"gone"}}])", "pod u-p: "},
+      {"Lists nested too deep", false,
+       R"({"kind":"List","items":[{"kind":"List","items":[{"kind":"List","items":[{"kind":"List","items":[
+          {"kind":"List","items":[{"kind":"List","items":[{"kind":"List","items":[{"kind":"List","items":[
+          {"kind":"List","items":[{"kind":"List","items":[]}]}]}]}]}]}]}]}]}]})",
+       "Lists nested deeper than 8 levels"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    try {
+      if (c.workload) {
+        decode_workload(c.text);
+      } else {
+        decode_cluster(c.text);
+      }
+      ADD_FAILURE() << "no error";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(c.error), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kext::simtool

@@ -1,0 +1,260 @@
+// extender-sim's decision log (tools/sim/decision_log.h) and whole runs (tools/sim/run.h) on files.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "json/json.h"
+#include "tools/sim/decision_log.h"
+#include "tools/sim/run.h"
+
+namespace kext::simtool {
+namespace {
+
+using std::chrono::seconds;
+
+TEST(SimDecisionLog, OneObjectPerDecision) {
+  struct Case {
+    std::string name;
+    sim::Decision d;
+    std::string want;
+  };
+  sim::Decision scheduled;
+  scheduled.at = std::chrono::milliseconds(2500);
+  scheduled.cycle = 3;
+  scheduled.uid = "u-1";
+  scheduled.pod = "web/front-0";
+  scheduled.priority = 10;
+  scheduled.attempts = 2;
+  scheduled.outcome = sim::Outcome::kScheduled;
+  scheduled.node = "n2";
+  scheduled.feasible_nodes = 3;
+  scheduled.evaluated_nodes = 3;
+  scheduled.score = 8;
+  scheduled.runner_up_score = 6;
+  sim::Decision preempted;
+  preempted.at = seconds(5);
+  preempted.cycle = 1;
+  preempted.uid = "u-2";
+  preempted.pod = "default/vip";
+  preempted.priority = 1000;
+  preempted.attempts = 1;
+  preempted.outcome = sim::Outcome::kPreempted;
+  preempted.node = "n1";
+  preempted.victims = {"u-a", "u-b"};
+  preempted.evaluated_nodes = 2;
+  preempted.reasons = {{"Insufficient cpu", 2}};
+  preempted.message = "0/2 nodes are available: 2 Insufficient cpu.";
+  sim::Decision failed = preempted;
+  failed.outcome = sim::Outcome::kUnschedulable;
+  failed.node.clear();
+  failed.victims.clear();
+  failed.reasons = {{"Insufficient cpu", 1}, {"node(s) had untolerated taint {a: b}", 1}};
+  failed.message = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {a: b}.";
+  const std::vector<Case> cases = {
+      {"scheduled by scoring", scheduled,
+       R"({"time":2.5,"cycle":3,"namespace":"web","name":"front-0","uid":"u-1","priority":10,"attempts":2,)"
+       R"("outcome":"scheduled","node":"n2","victims":[],"feasibleNodes":3,"evaluatedNodes":3,"score":8,)"
+       R"("runnerUpScore":6})"},
+      {"preempted", preempted,
+       R"({"time":5.0,"cycle":1,"namespace":"default","name":"vip","uid":"u-2","priority":1000,"attempts":1,)"
+       R"("outcome":"preempted","node":"n1","victims":["u-a","u-b"],"feasibleNodes":0,"evaluatedNodes":2,)"
+       R"("reasons":{"Insufficient cpu":2},"message":"0/2 nodes are available: 2 Insufficient cpu."})"},
+      {"unschedulable", failed,
+       R"({"time":5.0,"cycle":1,"namespace":"default","name":"vip","uid":"u-2","priority":1000,"attempts":1,)"
+       R"("outcome":"unschedulable","victims":[],"feasibleNodes":0,"evaluatedNodes":2,)"
+       R"("reasons":{"Insufficient cpu":1,"node(s) had untolerated taint {a: b}":1},)"
+       R"("message":"0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {a: b}."})"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(decision_json(c.d), c.want);
+  }
+}
+
+// A scratch directory for one test's files.
+struct Files {
+  std::filesystem::path dir;
+  explicit Files(const std::string& name)
+      : dir(std::filesystem::temp_directory_path() /
+            ("extender-sim-test-" + name + "-" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(dir);
+  }
+  ~Files() { std::filesystem::remove_all(dir); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const auto path = (dir / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+};
+
+std::string node_json(const std::string& name) {
+  return R"({"kind":"Node","metadata":{"name":")" + name +
+         R"("},"status":{"allocatable":{"cpu":"1","memory":"4Gi","pods":"110"}}})";
+}
+
+// A running priority-0 pod of 500m with a 10 s grace period, started `start` (RFC 3339).
+std::string running_json(const std::string& name, const std::string& node, const std::string& start) {
+  return R"({"kind":"Pod","metadata":{"name":")" + name + R"(","namespace":"batch","uid":"u-)" + name +
+         R"("},"spec":{"nodeName":")" + node +
+         R"(","terminationGracePeriodSeconds":10,"containers":[{"name":"c","resources":{"requests":{"cpu":"500m"}}}]},)"
+         R"("status":{"phase":"Running","startTime":")" +
+         start + R"("}})";
+}
+
+// Three 1-CPU nodes full of priority-0 pods (two of 500m each); n2's are the youngest, so preemption
+// picks n2 (latest start time among equally good candidates).
+std::string full_cluster() {
+  return R"({"kind":"List","items":[)" + node_json("n1") + "," + node_json("n2") + "," + node_json("n3") +
+         "," + running_json("a1", "n1", "2026-11-24T10:00:00Z") + "," +
+         running_json("a2", "n1", "2026-11-24T10:00:00Z") + "," +
+         running_json("b1", "n2", "2026-11-24T10:30:00Z") + "," +
+         running_json("b2", "n2", "2026-11-24T10:30:00Z") + "," +
+         running_json("c1", "n3", "2026-11-24T10:10:00Z") + "," +
+         running_json("c2", "n3", "2026-11-24T10:10:00Z") + "]}";
+}
+
+// One high-priority pod of 800m: it needs both pods of a node gone.
+constexpr const char* kVipWorkload =
+    R"([{"kind":"Deployment","metadata":{"name":"vip","namespace":"prod"},"spec":{"replicas":1,"template":{
+        "spec":{"priority":1000,"containers":[{"name":"c","resources":{"requests":{"cpu":"800m"}}}]}}}}])";
+
+std::vector<rapidjson::Document> parse_lines(const std::string& log) {
+  std::vector<rapidjson::Document> out;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    out.emplace_back();
+    out.back().Parse(line.c_str());
+    EXPECT_FALSE(out.back().HasParseError()) << line;
+  }
+  return out;
+}
+
+TEST(SimRun, PreemptorIsNominatedThenBoundAfterTheVictimsGracePeriod) {
+  Files f("preempt");
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", full_cluster());
+  c.workload_file = f.write("workload.json", kVipWorkload);
+  c.max_time_seconds = 3600;
+  std::ostringstream log;
+  const sim::RunSummary summary = run_sim(c, &log);
+  const auto lines = parse_lines(log.str());
+  ASSERT_EQ(lines.size(), 2u) << log.str();
+
+  const auto& nominated = lines[0];
+  EXPECT_EQ(nominated["time"].GetDouble(), 0.0);
+  EXPECT_STREQ(nominated["namespace"].GetString(), "prod");
+  EXPECT_STREQ(nominated["name"].GetString(), "vip-0");
+  EXPECT_EQ(nominated["priority"].GetInt(), 1000);
+  EXPECT_STREQ(nominated["outcome"].GetString(), "preempted");
+  EXPECT_STREQ(nominated["node"].GetString(), "n2") << "the youngest victims";
+  ASSERT_EQ(nominated["victims"].Size(), 2u);
+  std::set<std::string> victims = {nominated["victims"][0].GetString(), nominated["victims"][1].GetString()};
+  EXPECT_EQ(victims, (std::set<std::string>{"u-b1", "u-b2"}));
+  EXPECT_EQ(nominated["evaluatedNodes"].GetInt(), 3);
+  EXPECT_STREQ(nominated["message"].GetString(), "0/3 nodes are available: 3 Insufficient cpu.");
+
+  // The victims' terminationGracePeriodSeconds (10 s) later they are gone and vip binds where it
+  // was nominated (the only node it fits: bound without scoring).
+  const auto& bound = lines[1];
+  EXPECT_EQ(bound["time"].GetDouble(), 10.0);
+  EXPECT_STREQ(bound["uid"].GetString(), nominated["uid"].GetString());
+  EXPECT_STREQ(bound["outcome"].GetString(), "scheduled");
+  EXPECT_STREQ(bound["node"].GetString(), "n2");
+  EXPECT_EQ(bound["attempts"].GetInt(), 2);
+  EXPECT_EQ(bound["victims"].Size(), 0u);
+  EXPECT_FALSE(bound.HasMember("score"));
+
+  EXPECT_EQ(summary.preemptions, 1u);
+  EXPECT_EQ(summary.victims, 2u);
+  EXPECT_EQ(summary.scheduled, 1u);
+  EXPECT_EQ(summary.latencies, (std::vector<sim::SimDuration>{seconds(10)}));
+}
+
+TEST(SimRun, SameSeedSameLog) {
+  // Twelve 100m pods over three empty nodes: ties in every score, broken by the seeded draws.
+  Files f("seed");
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "," +
+                                               node_json("n2") + "," + node_json("n3") + "]}");
+  c.workload_file =
+      f.write("workload.json", R"([{"kind":"ReplicaSet","metadata":{"name":"w"},"spec":{"replicas":12,
+      "template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"100m"}}}]}}}}])");
+  c.arrival_interval_seconds = 0.5;
+  auto log_of = [&](uint64_t seed) {
+    c.seed = seed;
+    std::ostringstream log;
+    run_sim(c, &log);
+    return log.str();
+  };
+  const std::string first = log_of(7);
+  EXPECT_EQ(log_of(7), first);
+  const auto lines = parse_lines(first);
+  ASSERT_EQ(lines.size(), 12u);
+  EXPECT_EQ(lines[11]["time"].GetDouble(), 5.5) << "--arrival-interval apart";
+  EXPECT_TRUE(lines[0].HasMember("score")) << "three feasible nodes: chosen by scoring";
+  bool differs = false;
+  for (uint64_t seed = 1; seed < 20 && !differs; ++seed) differs = log_of(seed) != first;
+  EXPECT_TRUE(differs) << "the seed decides the ties";
+}
+
+TEST(SimRun, RuntimeCompletesBoundPods) {
+  Files f("runtime");
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", full_cluster());
+  c.workload_file = f.write("workload.json", kVipWorkload);
+  c.runtime_seconds = 60;
+  const sim::RunSummary summary = run_sim(c, nullptr);
+  EXPECT_EQ(summary.completed, 1u) << "vip, bound at 10 s; the running pods keep running";
+  EXPECT_EQ(summary.end, seconds(70));
+}
+
+TEST(SimRun, BadInputNamesTheFlagAndTheFile) {
+  Files f("bad");
+  const std::string cluster = f.write("cluster.json", full_cluster());
+  struct Case {
+    std::string name;
+    std::string cluster;
+    std::string workload;
+    std::string config;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"missing cluster file", (f.dir / "nope.json").string(), "", "",
+       "--cluster " + (f.dir / "nope.json").string() + ": cannot read the file"},
+      {"bad cluster", f.write("bad-cluster.json", "{"), "", "",
+       "--cluster " + (f.dir / "bad-cluster.json").string() + ": invalid JSON"},
+      {"bad workload", cluster,
+       f.write("bad-workload.json", R"([{"kind":"Pod","metadata":{"name":"x"},"spec":{"priority":1.5}}])"),
+       "", "--workload " + (f.dir / "bad-workload.json").string() + ": [0].spec.priority: expected integer"},
+      {"duplicate pod", cluster,
+       f.write("dup.json",
+               R"([{"kind":"Pod","metadata":{"name":"p"}},{"kind":"Pod","metadata":{"name":"p"}}])"),
+       "", "--workload " + (f.dir / "dup.json").string() + ": pod default/p: "},
+      {"bad config", cluster, "",
+       f.write("config.yaml",
+               "apiVersion: kube-extender.io/v1alpha1\nkind: ExtenderConfiguration\nbogus: 1\n"),
+       "--config " + (f.dir / "config.yaml").string() + ": "},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    SimCommand cmd;
+    cmd.cluster_file = c.cluster;
+    cmd.workload_file = c.workload;
+    cmd.config_file = c.config;
+    try {
+      run_sim(cmd, nullptr);
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(c.error, 0), 0u) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kext::simtool
