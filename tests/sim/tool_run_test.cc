@@ -203,6 +203,43 @@ TEST(SimRun, SameSeedSameLog) {
   EXPECT_TRUE(differs) << "the seed decides the ties";
 }
 
+TEST(SimRun, ControlledVictimsAreReplacedAndDefaultGracePeriod) {
+  // The same cluster, but n2's pods belong to a ReplicaSet and say no grace period: their
+  // replacements arrive when they are gone (30 s, the default) and find no room.
+  std::string cluster = full_cluster();
+  for (const std::string name : {"b1", "b2"}) {
+    const std::string from =
+        R"("uid":"u-)" + name + R"("},"spec":{"nodeName":"n2","terminationGracePeriodSeconds":10,)";
+    const auto at = cluster.find(from);
+    ASSERT_NE(at, std::string::npos);
+    cluster.replace(
+        at, from.size(),
+        R"("uid":"u-)" + name +
+            R"(","ownerReferences":[{"kind":"ReplicaSet","name":"b","uid":"rs","controller":true}]},)"
+            R"("spec":{"nodeName":"n2",)");
+  }
+  Files f("recreate");
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", cluster);
+  c.workload_file = f.write("workload.json", kVipWorkload);
+  std::ostringstream log;
+  const sim::RunSummary summary = run_sim(c, &log);
+  EXPECT_EQ(summary.recreated, 2u);
+  std::set<std::string> replacements;
+  for (const auto& line : parse_lines(log.str())) {
+    if (std::string(line["name"].GetString()) == "vip-0") {
+      if (std::string(line["outcome"].GetString()) == "scheduled") {
+        EXPECT_EQ(line["time"].GetDouble(), 30.0);
+      }
+      continue;
+    }
+    EXPECT_EQ(line["time"].GetDouble(), 30.0) << line["name"].GetString();
+    EXPECT_STREQ(line["outcome"].GetString(), "unschedulable") << "priority 0 preempts no one";
+    replacements.insert(line["name"].GetString());
+  }
+  EXPECT_EQ(replacements, (std::set<std::string>{"b1-r1", "b2-r1"}));
+}
+
 TEST(SimRun, RuntimeCompletesBoundPods) {
   Files f("runtime");
   SimCommand c;
