@@ -28,7 +28,7 @@ std::ostream& operator<<(std::ostream& os, const Expanded& e) {
 
 std::vector<Expanded> expand(std::string_view text) {
   std::vector<Expanded> out;
-  for (const auto& p : decode_workload(text)) {
+  for (const auto& p : decode_workload(text).pods) {
     out.push_back({p.pod.namespace_ + "/" + p.pod.name, p.pod.uid, p.pod.effective_priority(),
                    p.traits.controlled, p.traits.grace_period});
   }
@@ -83,9 +83,10 @@ TEST(SimWorkload, ControllersExpandIntoTheirPods) {
 
 TEST(SimWorkload, TemplateLabelsAndRequestsAreEachPods) {
   const auto pods = decode_workload(
-      R"([{"kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":2,"template":{
+                        R"([{"kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":2,"template":{
           "metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c",
-          "resources":{"requests":{"cpu":"250m"}}}]}}}}])");
+          "resources":{"requests":{"cpu":"250m"}}}]}}}}])")
+                        .pods;
   ASSERT_EQ(pods.size(), 2u);
   for (const auto& p : pods) {
     const auto app = p.pod.labels.find("app");
@@ -94,6 +95,52 @@ TEST(SimWorkload, TemplateLabelsAndRequestsAreEachPods) {
     ASSERT_EQ(p.pod.containers.size(), 1u);
     EXPECT_EQ(p.pod.containers[0].requests.milli_cpu, 250);
     EXPECT_TRUE(p.pod.node_name.empty());
+  }
+}
+
+TEST(SimWorkload, PriorityClassesAsTheAdmissionPluginSetsThem) {
+  struct Case {
+    std::string name;
+    std::string classes;  // PriorityClass items, each followed by a comma
+    std::string pod_spec;
+    int32_t priority;
+    std::string preemption_policy;
+  };
+  const std::string high =
+      R"({"kind":"PriorityClass","metadata":{"name":"high"},"value":1000,"preemptionPolicy":"Never"},)";
+  const std::string low_default =
+      R"({"kind":"PriorityClass","metadata":{"name":"low"},"value":10,"globalDefault":true},)";
+  const std::string lower_default =
+      R"({"kind":"PriorityClass","metadata":{"name":"lower"},"value":5,"globalDefault":true},)";
+  const std::vector<Case> cases = {
+      {"by name, with its preemptionPolicy", high, R"("priorityClassName":"high")", 1000, "Never"},
+      {"the pod's own preemptionPolicy stays", high,
+       R"("priorityClassName":"high","preemptionPolicy":"PreemptLowerPriority")", 1000,
+       "PreemptLowerPriority"},
+      {"spec.priority wins", high, R"("priorityClassName":"high","priority":3)", 3, ""},
+      {"the global default", high + low_default, R"("containers":[])", 10, ""},
+      {"the lowest of two global defaults", low_default + lower_default, R"("containers":[])", 5, ""},
+      {"no class, no default: 0", high, R"("containers":[])", 0, ""},
+      {"a built-in class", "", R"("priorityClassName":"system-node-critical")", 2000001000, ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    WorkloadInput in = decode_workload("[" + c.classes + R"({"kind":"Pod","metadata":{"name":"p"},"spec":{)" +
+                                       c.pod_spec + "}}]");
+    resolve_priorities(in.pods, in.priority_classes);
+    ASSERT_EQ(in.pods.size(), 1u);
+    EXPECT_EQ(in.pods[0].pod.priority, c.priority);
+    EXPECT_EQ(in.pods[0].pod.preemption_policy, c.preemption_policy);
+  }
+  WorkloadInput unknown =
+      decode_workload(R"([{"kind":"Pod","metadata":{"name":"p"},"spec":{"priorityClassName":"x"}}])");
+  try {
+    resolve_priorities(unknown.pods, {});
+    ADD_FAILURE() << "no error";
+  } catch (const DecodeError& e) {
+    EXPECT_EQ(
+        std::string(e.what()),
+        "pod default/p: spec.priorityClassName: no PriorityClass \"x\" in the cluster or workload file");
   }
 }
 
@@ -144,7 +191,7 @@ TEST(SimInputs, BadInputNamesTheField) {
   const std::vector<Case> cases = {
       {"not JSON", true, "[{", "invalid JSON at offset"},
       {"another kind", true, R"([{"kind":"StatefulSet","metadata":{"name":"s"}}])",
-       R"([0].kind: "StatefulSet" is not a Pod, Deployment, ReplicaSet or Job)"},
+       R"([0].kind: "StatefulSet" is not a Pod, Deployment, ReplicaSet, Job or PriorityClass)"},
       {"no kind", true, R"([{"metadata":{"name":"s"}}])", "[0].kind: missing"},
       {"negative replicas", true,
        R"({"kind":"List","items":[{"kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":-1}}]})",
@@ -163,6 +210,8 @@ TEST(SimInputs, BadInputNamesTheField) {
       {"negative grace period", true,
        R"([{"kind":"Pod","metadata":{"name":"p"},"spec":{"terminationGracePeriodSeconds":-1}}])",
        "[0].spec.terminationGracePeriodSeconds: -1 is not between 0 and a year of seconds"},
+      {"a PriorityClass without value", true, R"([{"kind":"PriorityClass","metadata":{"name":"x"}}])",
+       "[0].value: missing"},
       {"a pod with no name", false, R"({"kind":"List","items":[{"kind":"Pod","metadata":{}}]})",
        "items[0].metadata.name: missing"},
       {"a bad quantity", false,

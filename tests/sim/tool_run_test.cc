@@ -119,10 +119,11 @@ std::string full_cluster() {
          running_json("c2", "n3", "2026-11-24T10:10:00Z") + "]}";
 }
 
-// One high-priority pod of 800m: it needs both pods of a node gone.
+// One high-priority pod of 800m (its PriorityClass's 1000): it needs both pods of a node gone.
 constexpr const char* kVipWorkload =
-    R"([{"kind":"Deployment","metadata":{"name":"vip","namespace":"prod"},"spec":{"replicas":1,"template":{
-        "spec":{"priority":1000,"containers":[{"name":"c","resources":{"requests":{"cpu":"800m"}}}]}}}}])";
+    R"([{"kind":"PriorityClass","metadata":{"name":"vip"},"value":1000},
+        {"kind":"Deployment","metadata":{"name":"vip","namespace":"prod"},"spec":{"replicas":1,"template":{
+        "spec":{"priorityClassName":"vip","containers":[{"name":"c","resources":{"requests":{"cpu":"800m"}}}]}}}}])";
 
 std::vector<rapidjson::Document> parse_lines(const std::string& log) {
   std::vector<rapidjson::Document> out;

@@ -90,6 +90,36 @@ std::optional<sim::SimDuration> grace_period(const Value& pod_or_template, const
   return std::chrono::seconds(*g);
 }
 
+std::string priority_class_name(const Value& pod_or_template, const std::string& path) {
+  const Value* spec = json::find_non_null(pod_or_template, "spec");
+  if (spec == nullptr || !spec->IsObject()) return {};
+  return json::get_string(*spec, "priorityClassName", json::join_path(path, "spec"));
+}
+
+PodTraits traits_of(const Value& pod_or_template, const std::string& path, bool controlled) {
+  return PodTraits{controlled, grace_period(pod_or_template, path),
+                   priority_class_name(pod_or_template, path)};
+}
+
+PriorityClass decode_priority_class(const Value& item, const std::string& path) {
+  PriorityClass pc;
+  if (const Value* md = json::find_non_null(item, "metadata")) {
+    const std::string mp = json::join_path(path, "metadata");
+    json::expect_object(*md, mp);
+    pc.name = json::get_string(*md, "name", mp);
+  }
+  if (pc.name.empty()) throw DecodeError(json::join_path(path, "metadata.name") + ": missing");
+  // PriorityClass.value is an int32 and required.
+  const auto value = json::get_int(item, "value", path);
+  if (!value) throw DecodeError(json::join_path(path, "value") + ": missing");
+  if (*value < INT32_MIN || *value > INT32_MAX)
+    throw DecodeError(json::join_path(path, "value") + ": out of int32 range");
+  pc.value = static_cast<int32_t>(*value);
+  pc.global_default = json::get_bool(item, "globalDefault", path);
+  pc.preemption_policy = json::get_string(item, "preemptionPolicy", path);
+  return pc;
+}
+
 // The identity defaults both inputs share.
 void complete_identity(Pod& pod, const std::string& path) {
   if (pod.name.empty()) throw DecodeError(json::join_path(path, "metadata.name") + ": missing");
@@ -121,20 +151,23 @@ ClusterInput decode_cluster(std::string_view text) {
   std::vector<Node> nodes;
   std::vector<std::pair<InputPod, bool>> pods;  // bound?
   std::vector<PodDisruptionBudget> pdbs;
+  std::vector<PriorityClass> priority_classes;
   for_each_object(doc, "", [&](std::string_view kind, const Value& item, const std::string& path) {
     if (kind == "Node") {
       nodes.push_back(decode_node(item, path));
     } else if (kind == "Pod") {
-      InputPod p{decode_pod(item, path),
-                 PodTraits{controlled_by_owner(item, path), grace_period(item, path)}};
+      InputPod p{decode_pod(item, path), traits_of(item, path, controlled_by_owner(item, path))};
       complete_identity(p.pod, path);
       const bool bound = !p.pod.node_name.empty();
       pods.emplace_back(std::move(p), bound);
     } else if (kind == "PodDisruptionBudget") {
       pdbs.push_back(decode_pdb(item, path));
+    } else if (kind == "PriorityClass") {
+      priority_classes.push_back(decode_priority_class(item, path));
     }
   });
   ClusterInput in;
+  in.priority_classes = std::move(priority_classes);
   for (auto& n : nodes) in.cluster.add_node(std::move(n));
   for (auto& pdb : pdbs) in.cluster.add_pdb(std::move(pdb));
   for (auto& [p, bound] : pods) {
@@ -154,14 +187,18 @@ ClusterInput decode_cluster(std::string_view text) {
   return in;
 }
 
-std::vector<InputPod> decode_workload(std::string_view text) {
+WorkloadInput decode_workload(std::string_view text) {
   rapidjson::Document doc;
   parse(text, doc);
-  std::vector<InputPod> out;
+  WorkloadInput in;
+  std::vector<InputPod>& out = in.pods;
   for_each_object(doc, "", [&](std::string_view kind, const Value& item, const std::string& path) {
+    if (kind == "PriorityClass") {
+      in.priority_classes.push_back(decode_priority_class(item, path));
+      return;
+    }
     if (kind == "Pod") {
-      InputPod p{decode_pod(item, path),
-                 PodTraits{controlled_by_owner(item, path), grace_period(item, path)}};
+      InputPod p{decode_pod(item, path), traits_of(item, path, controlled_by_owner(item, path))};
       complete_identity(p.pod, path);
       if (!p.pod.node_name.empty()) {
         throw DecodeError(json::join_path(path, "spec.nodeName") + ": a workload pod must not be bound");
@@ -176,7 +213,7 @@ std::vector<InputPod> decode_workload(std::string_view text) {
       count_field = "parallelism";
     } else {
       throw DecodeError(json::join_path(path, "kind") + ": \"" + std::string(kind) +
-                        "\" is not a Pod, Deployment, ReplicaSet or Job");
+                        "\" is not a Pod, Deployment, ReplicaSet, Job or PriorityClass");
     }
     const int64_t n = replicas(item, path, count_field);
     std::string name;
@@ -197,7 +234,7 @@ std::vector<InputPod> decode_workload(std::string_view text) {
     if (!from_template.node_name.empty()) {
       throw DecodeError(json::join_path(tp, "spec.nodeName") + ": a workload pod must not be bound");
     }
-    const PodTraits traits{true, grace_period(*tmpl, tp)};
+    const PodTraits traits = traits_of(*tmpl, tp, true);
     for (int64_t i = 0; i < n; ++i) {
       InputPod p{from_template, traits};
       p.pod.name = name + "-" + std::to_string(i);
@@ -207,7 +244,36 @@ std::vector<InputPod> decode_workload(std::string_view text) {
       out.push_back(std::move(p));
     }
   });
-  return out;
+  return in;
+}
+
+void resolve_priorities(std::vector<InputPod>& pods, const std::vector<PriorityClass>& classes) {
+  // scheduling.SystemPriorityClasses (pkg/apis/scheduling/types.go): every cluster has them.
+  std::vector<PriorityClass> all = {{"system-cluster-critical", 2000000000, false, ""},
+                                    {"system-node-critical", 2000001000, false, ""}};
+  all.insert(all.end(), classes.begin(), classes.end());
+  const PriorityClass* global_default = nullptr;
+  for (const auto& pc : all) {
+    if (pc.global_default && (global_default == nullptr || pc.value < global_default->value))
+      global_default = &pc;
+  }
+  for (auto& p : pods) {
+    if (p.pod.priority.has_value()) continue;
+    const PriorityClass* pc = global_default;
+    if (!p.traits.priority_class.empty()) {
+      const auto it = std::find_if(all.begin(), all.end(),
+                                   [&](const PriorityClass& c) { return c.name == p.traits.priority_class; });
+      if (it == all.end()) {
+        throw DecodeError("pod " + p.pod.namespace_ + "/" + p.pod.name +
+                          ": spec.priorityClassName: no PriorityClass \"" + p.traits.priority_class +
+                          "\" in the cluster or workload file");
+      }
+      pc = &*it;
+    }
+    // DefaultPriorityWhenNoDefaultClassExists.
+    p.pod.priority = pc == nullptr ? 0 : pc->value;
+    if (pc != nullptr && p.pod.preemption_policy.empty()) p.pod.preemption_policy = pc->preemption_policy;
+  }
 }
 
 }  // namespace kext::simtool

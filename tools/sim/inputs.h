@@ -21,6 +21,16 @@ struct PodTraits {
   bool controlled = false;
   // spec.terminationGracePeriodSeconds; nullopt: the default (30 s).
   std::optional<sim::SimDuration> grace_period;
+  // spec.priorityClassName, for a pod whose spec.priority is unset (resolve_priorities).
+  std::string priority_class;
+};
+
+// scheduling.k8s.io/v1 PriorityClass: what the Priority admission plugin sets a pod's priority from.
+struct PriorityClass {
+  std::string name;
+  int32_t value = 0;
+  bool global_default = false;
+  std::string preemption_policy;  // "" for the default (PreemptLowerPriority)
 };
 
 struct InputPod {
@@ -38,21 +48,36 @@ struct ClusterInput {
   // pods the simulation starts are younger than every pod already running (preemption evicts the
   // youngest first).
   int64_t epoch_unix_seconds = 0;
+  std::vector<PriorityClass> priority_classes;  // the file's, if it lists any
 };
 
 // A List (kubectl's output, Lists nested in it too), a JSON array of objects, or one object. Kinds
-// other than Node, Pod and PodDisruptionBudget are skipped. Nodes are added first, whatever the
-// order of the items. A pod without metadata.uid gets "<namespace>/<name>"; an empty namespace is
+// other than Node, Pod, PodDisruptionBudget and PriorityClass are skipped. Nodes are added first, whatever
+// the order of the items. A pod without metadata.uid gets "<namespace>/<name>"; an empty namespace is
 // "default". Throws DecodeError naming the item and field, or sim::ClusterError (a duplicate node or
 // UID, a pod bound to a node the file does not have) naming the pod.
 ClusterInput decode_cluster(std::string_view text);
 
-// The same envelopes, of Pods, Deployments, ReplicaSets and Jobs (apps/v1, batch/v1). A controller
+struct WorkloadInput {
+  std::vector<InputPod> pods;
+  std::vector<PriorityClass> priority_classes;
+};
+
+// The same envelopes, of Pods, Deployments, ReplicaSets, Jobs (apps/v1, batch/v1) and PriorityClasses
+// (for the pods' priorityClassName: resolve_priorities). A controller
 // becomes spec.replicas pods (Deployment, ReplicaSet; default 1) or spec.parallelism pods (Job;
 // default 1) of its spec.template, named "<name>-<index>" from 0, in its namespace, with the
 // template's labels and priority, and controlled. In file order, each controller's pods in index
 // order. Pods get UIDs as decode_cluster gives them. Throws DecodeError naming the item and field
 // (another kind, a negative count, a missing template, a pod with spec.nodeName).
-std::vector<InputPod> decode_workload(std::string_view text);
+WorkloadInput decode_workload(std::string_view text);
+
+// What the Priority admission plugin (plugin/pkg/admission/priority/admission.go, admitPod) does to a
+// pod created without spec.priority: the value of its priorityClassName's class (among `classes` and
+// the two built-in system-cluster-critical and system-node-critical), whose preemptionPolicy it also
+// takes when the pod has none; without a class name, the globalDefault class's (the lowest value if
+// several are, as getDefaultPriorityClass), else 0. Pods with spec.priority keep it. Throws
+// DecodeError naming the pod for an unknown class.
+void resolve_priorities(std::vector<InputPod>& pods, const std::vector<PriorityClass>& classes);
 
 }  // namespace kext::simtool

@@ -60,9 +60,17 @@ sim::RunSummary run_sim(const SimCommand& command, std::ostream* log) {
   }();
 
   ClusterInput cluster = decode_file("--cluster", command.cluster_file, decode_cluster);
-  std::vector<InputPod> workload;
+  WorkloadInput input;
   if (!command.workload_file.empty())
-    workload = decode_file("--workload", command.workload_file, decode_workload);
+    input = decode_file("--workload", command.workload_file, decode_workload);
+  std::vector<InputPod>& workload = input.pods;
+  std::vector<PriorityClass> classes = cluster.priority_classes;
+  classes.insert(classes.end(), input.priority_classes.begin(), input.priority_classes.end());
+  try {
+    resolve_priorities(workload, classes);
+  } catch (const DecodeError& e) {
+    throw InputError("--workload " + command.workload_file + ": " + e.what());
+  }
 
   sim::SimulatorOptions options;
   options.seed = command.seed;
