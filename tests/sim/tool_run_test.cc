@@ -1,7 +1,9 @@
 // extender-sim's decision log (tools/sim/decision_log.h) and whole runs (tools/sim/run.h) on files.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -292,6 +294,49 @@ TEST(SimRun, BadInputNamesTheFlagAndTheFile) {
       EXPECT_EQ(std::string(e.what()).rfind(c.error, 0), 0u) << e.what();
     }
   }
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The command itself: exit codes, the summary on stdout, the log file, errors on stderr.
+TEST(SimCommand, ExitCodesOutputAndLogFile) {
+  Files f("binary");
+  const std::string cluster = f.write("cluster.json", full_cluster());
+  const std::string workload = f.write("workload.json", kVipWorkload);
+  const std::string bad =
+      f.write("bad.json", R"([{"kind":"Job","metadata":{"name":"j"},"spec":{"parallelism":-2}}])");
+  const std::string out = (f.dir / "out.txt").string();
+  const std::string err = (f.dir / "err.txt").string();
+  const std::string log = (f.dir / "log.jsonl").string();
+  auto run = [&](const std::string& args) {
+    const int status =
+        std::system((std::string(KEXT_SIM_BINARY) + " " + args + " >" + out + " 2>" + err).c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+
+  ASSERT_EQ(run("--cluster " + cluster + " --workload " + workload + " --log " + log + " --seed 3"), 0)
+      << read_text(err);
+  EXPECT_NE(read_text(out).find("preemptions                    1\n"), std::string::npos) << read_text(out);
+  const auto lines = parse_lines(read_text(log));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_STREQ(lines[0]["outcome"].GetString(), "preempted");
+  EXPECT_STREQ(lines[1]["outcome"].GetString(), "scheduled");
+
+  EXPECT_EQ(run("--cluster " + cluster + " --workload " + bad), 2);
+  EXPECT_EQ(read_text(err),
+            "extender-sim: --workload " + bad + ": [0].spec.parallelism: -2 is not between 0 and 1000000\n");
+  EXPECT_EQ(run("--cluster " + (f.dir / "missing.json").string()), 2);
+  EXPECT_NE(read_text(err).find("missing.json: cannot read the file"), std::string::npos) << read_text(err);
+  EXPECT_EQ(run("--workload " + workload), 2) << "--cluster is required";
+  EXPECT_EQ(run("--cluster " + cluster + " --log " + (f.dir / "no-such-dir" / "log").string()), 2);
+  EXPECT_NE(read_text(err).find("--log"), std::string::npos) << read_text(err);
+  EXPECT_EQ(run("--help"), 0);
+  EXPECT_NE(read_text(out).find("--workload FILE"), std::string::npos);
 }
 
 }  // namespace
