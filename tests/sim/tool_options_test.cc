@@ -19,9 +19,9 @@ std::string error_of(std::vector<std::string> args) {
 }
 
 TEST(SimOptions, ValuesAndDefaults) {
-  const SimCommand c =
-      parse({"--cluster", "c.json", "--workload=w.json", "--config", "x.yaml", "--log", "l.jsonl", "--seed",
-             "42", "--max-time", "600", "--runtime=90.5", "--arrival-interval", "0.25"});
+  const SimCommand c = parse({"--cluster", "c.json", "--workload=w.json", "--config", "x.yaml", "--log",
+                              "l.jsonl", "--seed", "42", "--max-time", "600", "--runtime=90.5",
+                              "--arrival-interval", "0.25", "--percentage-of-nodes-to-score=30"});
   EXPECT_EQ(c.cluster_file, "c.json");
   EXPECT_EQ(c.workload_file, "w.json");
   EXPECT_EQ(c.config_file, "x.yaml");
@@ -30,12 +30,14 @@ TEST(SimOptions, ValuesAndDefaults) {
   EXPECT_EQ(c.max_time_seconds, 600);
   EXPECT_EQ(c.runtime_seconds, 90.5);
   EXPECT_EQ(c.arrival_interval_seconds, 0.25);
+  EXPECT_EQ(c.percentage_of_nodes_to_score, 30);
 
   const SimCommand d = parse({"--cluster", "c.json"});
   EXPECT_EQ(d.seed, 1u);
   EXPECT_EQ(d.max_time_seconds, 86400) << "SimulatorOptions' 24 h";
   EXPECT_FALSE(d.runtime_seconds.has_value()) << "pods never complete";
   EXPECT_EQ(d.arrival_interval_seconds, 0);
+  EXPECT_EQ(d.percentage_of_nodes_to_score, 0) << "adaptive";
   EXPECT_TRUE(d.workload_file.empty() && d.config_file.empty() && d.log_file.empty());
   EXPECT_TRUE(parse({"--help"}).help);
   EXPECT_NE(sim_usage().find("--arrival-interval"), std::string::npos);
@@ -50,6 +52,7 @@ TEST(SimOptions, ErrorsNameTheFlag) {
       {{"--cluster", "c", "--runtime", "soon"}, "--runtime"},
       {{"--cluster", "c", "--arrival-interval", "-0.5"}, "--arrival-interval"},
       {{"--cluster", "c", "--seed", "x"}, "--seed"},
+      {{"--cluster", "c", "--percentage-of-nodes-to-score", "101"}, "--percentage-of-nodes-to-score"},
       {{"--cluster", "c", "--bogus"}, "unknown flag \"--bogus\""},
   };
   for (const auto& [args, want] : cases) {

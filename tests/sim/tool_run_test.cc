@@ -243,6 +243,27 @@ TEST(SimRun, ControlledVictimsAreReplacedAndDefaultGracePeriod) {
   EXPECT_EQ(replacements, (std::set<std::string>{"b1-r1", "b2-r1"}));
 }
 
+TEST(SimRun, PercentageOfNodesToScore) {
+  // 150 empty nodes: the adaptive default (50 % - 150/125 = 49 %: 73, at least 100) stops the filter
+  // at 100 feasible nodes; 100 % filters all of them.
+  std::string cluster = R"({"kind":"List","items":[)";
+  for (int i = 0; i < 150; ++i) cluster += (i == 0 ? "" : ",") + node_json("n" + std::to_string(i));
+  cluster += "]}";
+  Files f("percentage");
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", cluster);
+  c.workload_file = f.write("workload.json", R"([{"kind":"Pod","metadata":{"name":"p"}}])");
+  auto evaluated = [&](int32_t percentage) {
+    c.percentage_of_nodes_to_score = percentage;
+    std::ostringstream log;
+    run_sim(c, &log);
+    const auto lines = parse_lines(log.str());
+    return lines.size() == 1 ? lines[0]["evaluatedNodes"].GetInt() : -1;
+  };
+  EXPECT_EQ(evaluated(0), 100);
+  EXPECT_EQ(evaluated(100), 150);
+}
+
 TEST(SimRun, RuntimeCompletesBoundPods) {
   Files f("runtime");
   SimCommand c;

@@ -74,6 +74,7 @@ sim::RunSummary run_sim(const SimCommand& command, std::ostream* log) {
 
   sim::SimulatorOptions options;
   options.seed = command.seed;
+  options.percentage_of_nodes_to_score = command.percentage_of_nodes_to_score;
   options.preemption = loaded.profile.preemption.select;
   options.epoch_unix_seconds = cluster.epoch_unix_seconds;
   options.max_time = seconds_to_sim(command.max_time_seconds);

@@ -42,6 +42,11 @@ void define_flags(CLI::App& app, SimCommand& c) {
                  "seconds between successive workload pods (the first arrives at 0)")
       ->check(CLI::Range(0.0, kMaxSeconds))
       ->type_name("SECONDS");
+  app.add_option("--percentage-of-nodes-to-score", c.percentage_of_nodes_to_score,
+                 "kube-scheduler's percentageOfNodesToScore: the filter stops at this share of the nodes "
+                 "feasible, at least 100 (0: its adaptive default, 50 % - nodes/125, at least 5 %)")
+      ->check(CLI::Range(0, 100))
+      ->type_name("PERCENT");
 }
 
 CLI::App make_app() {

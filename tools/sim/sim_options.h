@@ -19,6 +19,9 @@ struct SimCommand {
   double max_time_seconds = std::chrono::duration<double>(sim::SimulatorOptions{}.max_time).count();
   std::optional<double> runtime_seconds;  // nullopt: pods never complete
   double arrival_interval_seconds = 0;
+  // KubeSchedulerConfiguration percentageOfNodesToScore (not the extender's configuration); 0:
+  // kube-scheduler's adaptive default.
+  int32_t percentage_of_nodes_to_score = sim::SimulatorOptions{}.percentage_of_nodes_to_score;
   bool help = false;
 };
 
