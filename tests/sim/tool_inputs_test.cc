@@ -157,20 +157,26 @@ TEST(SimCluster, BoundPodsRunPendingPodsArriveTerminalPodsAreGone) {
      "status":{"phase":"Failed","startTime":"2026-11-24T11:00:00Z"}},
     {"kind":"Pod","metadata":{"name":"leaving","uid":"u-leaving","deletionTimestamp":"2026-11-24T10:00:00Z"},
      "spec":{}},
+    {"kind":"Pod","metadata":{"name":"stopping","uid":"u-stop","deletionTimestamp":"2026-11-24T11:00:30Z"},
+     "spec":{"nodeName":"n1"},"status":{"phase":"Running"}},
     {"kind":"NodeList","items":[{"metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"2"}}}]},
     {"kind":"PodDisruptionBudget","metadata":{"name":"pdb","namespace":"a"},
      "spec":{"selector":{"matchLabels":{"app":"x"}}},"status":{"disruptionsAllowed":1}}
   ]})");
   ASSERT_EQ(in.cluster.nodes().size(), 1u) << "nodes first, whatever the order of the items";
   EXPECT_EQ(in.cluster.nodes()[0]->name(), "n1");
-  EXPECT_EQ(in.cluster.nodes()[0]->pods.size(), 1u);
+  EXPECT_EQ(in.cluster.nodes()[0]->pods.size(), 2u) << "running and stopping";
   ASSERT_NE(in.cluster.pod("u-run"), nullptr);
   EXPECT_EQ(in.cluster.pod("u-run")->node_name, "n1");
   EXPECT_EQ(in.cluster.pdbs().size(), 1u);
-  ASSERT_EQ(in.running.size(), 1u);
+  ASSERT_EQ(in.running.size(), 2u);
   EXPECT_EQ(in.running[0].first, "u-run");
   EXPECT_TRUE(in.running[0].second.controlled);
   EXPECT_EQ(in.running[0].second.grace_period, seconds(12));
+  EXPECT_FALSE(in.running[0].second.deletion_unix_seconds.has_value());
+  EXPECT_EQ(in.running[1].first, "u-stop");
+  EXPECT_EQ(in.running[1].second.deletion_unix_seconds, 1795518030);
+  EXPECT_TRUE(in.cluster.pod("u-stop")->terminating);
   ASSERT_EQ(in.pending.size(), 1u) << "not the terminal nor the terminating pod";
   EXPECT_EQ(in.pending[0].pod.uid, "a/waiting");
   EXPECT_EQ(in.pending[0].pod.effective_priority(), 5);
@@ -212,6 +218,9 @@ TEST(SimInputs, BadInputNamesTheField) {
        "[0].spec.terminationGracePeriodSeconds: -1 is not between 0 and a year of seconds"},
       {"a PriorityClass without value", true, R"([{"kind":"PriorityClass","metadata":{"name":"x"}}])",
        "[0].value: missing"},
+      {"a bad deletionTimestamp", false,
+       R"([{"kind":"Pod","metadata":{"name":"p","deletionTimestamp":"yesterday"},"spec":{}}])",
+       "[0].metadata.deletionTimestamp: not an RFC 3339 time"},
       {"a pod with no name", false, R"({"kind":"List","items":[{"kind":"Pod","metadata":{}}]})",
        "items[0].metadata.name: missing"},
       {"a bad quantity", false,

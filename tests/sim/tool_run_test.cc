@@ -264,6 +264,31 @@ TEST(SimRun, PercentageOfNodesToScore) {
   EXPECT_EQ(evaluated(100), 150);
 }
 
+TEST(SimRun, TerminatingPodsHoldTheirNodeUntilTheirDeletionTimestamp) {
+  // n1 is full, but its pod is terminating: deleted 20 s after the snapshot's latest start time (the
+  // epoch), when the pending pod binds there. Its first cycle preempts that pod (SelectVictimsOnNode
+  // does not skip terminating pods), which changes nothing: the deletion comes before the 30 s grace
+  // period would.
+  Files f("terminating");
+  SimCommand c;
+  c.cluster_file =
+      f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "," +
+                                  R"({"kind":"Pod","metadata":{"name":"old","uid":"u-old",)"
+                                  R"("deletionTimestamp":"2026-11-24T10:00:20Z"},"spec":{"nodeName":"n1",)"
+                                  R"("containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]},)"
+                                  R"("status":{"phase":"Running","startTime":"2026-11-24T10:00:00Z"}},)"
+                                  R"({"kind":"Pod","metadata":{"name":"new"},"spec":{"priority":5,)"
+                                  R"("containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]}}]})");
+  std::ostringstream log;
+  run_sim(c, &log);
+  const auto lines = parse_lines(log.str());
+  ASSERT_EQ(lines.size(), 2u) << log.str();
+  EXPECT_STREQ(lines[0]["outcome"].GetString(), "preempted");
+  EXPECT_EQ(lines[0]["time"].GetDouble(), 0.0);
+  EXPECT_STREQ(lines[1]["outcome"].GetString(), "scheduled");
+  EXPECT_EQ(lines[1]["time"].GetDouble(), 20.0);
+}
+
 TEST(SimRun, RuntimeCompletesBoundPods) {
   Files f("runtime");
   SimCommand c;

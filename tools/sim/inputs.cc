@@ -96,9 +96,20 @@ std::string priority_class_name(const Value& pod_or_template, const std::string&
   return json::get_string(*spec, "priorityClassName", json::join_path(path, "spec"));
 }
 
+std::optional<int64_t> deletion_timestamp(const Value& pod, const std::string& path) {
+  const Value* md = json::find_non_null(pod, "metadata");
+  if (md == nullptr || !md->IsObject()) return std::nullopt;
+  const std::string p = json::join_path(path, "metadata.deletionTimestamp");
+  const Value* ts = json::find_non_null(*md, "deletionTimestamp");
+  if (ts == nullptr) return std::nullopt;
+  auto t = parse_rfc3339(json::expect_string(*ts, p));
+  if (!t) throw DecodeError(p + ": not an RFC 3339 time");
+  return t;
+}
+
 PodTraits traits_of(const Value& pod_or_template, const std::string& path, bool controlled) {
   return PodTraits{controlled, grace_period(pod_or_template, path),
-                   priority_class_name(pod_or_template, path)};
+                   priority_class_name(pod_or_template, path), deletion_timestamp(pod_or_template, path)};
 }
 
 PriorityClass decode_priority_class(const Value& item, const std::string& path) {

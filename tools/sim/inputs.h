@@ -23,6 +23,9 @@ struct PodTraits {
   std::optional<sim::SimDuration> grace_period;
   // spec.priorityClassName, for a pod whose spec.priority is unset (resolve_priorities).
   std::string priority_class;
+  // metadata.deletionTimestamp, Unix seconds: a terminating pod is gone by then (the API server sets
+  // it to the deletion request's time plus the grace period).
+  std::optional<int64_t> deletion_unix_seconds;
 };
 
 // scheduling.k8s.io/v1 PriorityClass: what the Priority admission plugin sets a pod's priority from.
@@ -39,8 +42,10 @@ struct InputPod {
 };
 
 struct ClusterInput {
-  sim::SimCluster cluster;                                 // the nodes, the pods bound to them, the PDBs
-  std::vector<std::pair<std::string, PodTraits>> running;  // by UID, the bound pods' traits
+  sim::SimCluster cluster;  // the nodes, the pods bound to them, the PDBs
+  // By UID, the bound pods' traits; terminating ones (deletionTimestamp set) hold their node until
+  // their deletionTimestamp.
+  std::vector<std::pair<std::string, PodTraits>> running;
   // Pods with no spec.nodeName that are neither terminal (Succeeded, Failed) nor being deleted:
   // pending when the snapshot was taken, so they arrive at time 0.
   std::vector<InputPod> pending;

@@ -1,5 +1,6 @@
 #include "tools/sim/run.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/read_file.h"
@@ -86,7 +87,13 @@ sim::RunSummary run_sim(const SimCommand& command, std::ostream* log) {
   std::vector<std::pair<std::string, PodTraits>> running = std::move(cluster.running);
   std::vector<InputPod> pending = std::move(cluster.pending);
   sim::Simulator simulator(std::move(cluster.cluster), loaded.profile.engine, options);
-  for (const auto& [uid, traits] : running) simulator.set_lifecycle(uid, lifecycle_of(traits, std::nullopt));
+  for (const auto& [uid, traits] : running) {
+    simulator.set_lifecycle(uid, lifecycle_of(traits, std::nullopt));
+    if (traits.deletion_unix_seconds) {
+      const int64_t in = std::max<int64_t>(0, *traits.deletion_unix_seconds - options.epoch_unix_seconds);
+      simulator.delete_pod(uid, sim::SimTime{std::chrono::seconds(in)});
+    }
+  }
   auto add = [&](const std::string& flag, const std::string& path, InputPod& p, sim::SimTime at) {
     const std::string id = p.pod.namespace_ + "/" + p.pod.name;
     try {
