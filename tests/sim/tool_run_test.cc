@@ -289,6 +289,25 @@ TEST(SimRun, TerminatingPodsHoldTheirNodeUntilTheirDeletionTimestamp) {
   EXPECT_EQ(lines[1]["time"].GetDouble(), 20.0);
 }
 
+TEST(SimRun, ArrivalsPastMaxTimeDoNotOverflowTheClock) {
+  // 10,000 pods 10^9 s apart: the last would arrive at 10^13 s, 10^19 microseconds, past int64.
+  Files f("overflow");
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "]}");
+  c.workload_file =
+      f.write("workload.json", R"([{"kind":"ReplicaSet","metadata":{"name":"w"},"spec":{"replicas":10000,
+      "template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"10m"}}}]}}}}])");
+  c.arrival_interval_seconds = 1e9;
+  c.max_time_seconds = 1e9;
+  std::ostringstream log;
+  const sim::RunSummary summary = run_sim(c, &log);
+  const auto lines = parse_lines(log.str());
+  ASSERT_FALSE(lines.empty());
+  EXPECT_LE(lines.size(), 2u) << "the pods at 0 s and 10^9 s at most";
+  for (const auto& line : lines) EXPECT_GE(line["time"].GetDouble(), 0.0);
+  EXPECT_LE(summary.end, seconds(1'000'000'000));
+}
+
 TEST(SimRun, RuntimeCompletesBoundPods) {
   Files f("runtime");
   SimCommand c;

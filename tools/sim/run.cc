@@ -87,10 +87,15 @@ sim::RunSummary run_sim(const SimCommand& command, std::ostream* log) {
   std::vector<std::pair<std::string, PodTraits>> running = std::move(cluster.running);
   std::vector<InputPod> pending = std::move(cluster.pending);
   sim::Simulator simulator(std::move(cluster.cluster), loaded.profile.engine, options);
+  // Events after max_time never happen: times past it are clamped to just after it, so that no
+  // input (a deletionTimestamp in year 9999, a long interval times many pods) overflows the clock.
+  const sim::SimTime after_end = sim::SimTime{0} + options.max_time + sim::SimDuration(1);
+  const int64_t after_end_seconds = std::chrono::ceil<std::chrono::seconds>(after_end).count();
   for (const auto& [uid, traits] : running) {
     simulator.set_lifecycle(uid, lifecycle_of(traits, std::nullopt));
     if (traits.deletion_unix_seconds) {
-      const int64_t in = std::max<int64_t>(0, *traits.deletion_unix_seconds - options.epoch_unix_seconds);
+      const int64_t in = std::clamp<int64_t>(*traits.deletion_unix_seconds - options.epoch_unix_seconds, 0,
+                                             after_end_seconds);
       simulator.delete_pod(uid, sim::SimTime{std::chrono::seconds(in)});
     }
   }
@@ -105,8 +110,10 @@ sim::RunSummary run_sim(const SimCommand& command, std::ostream* log) {
   for (auto& p : pending) add("--cluster", command.cluster_file, p, sim::SimTime{0});
   const sim::SimDuration interval = seconds_to_sim(command.arrival_interval_seconds);
   for (size_t i = 0; i < workload.size(); ++i) {
+    const auto k = static_cast<int64_t>(i);
+    const bool in_time = interval.count() == 0 || k <= after_end.count() / interval.count();
     add("--workload", command.workload_file, workload[i],
-        sim::SimTime{0} + interval * static_cast<int64_t>(i));
+        in_time ? sim::SimTime{0} + interval * k : after_end);
   }
 
   return simulator.run([&](const sim::Decision& d) {
