@@ -200,6 +200,7 @@ Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr
       // their grace period), and pods of lower priority nominated to the node lose the nomination.
       for (const auto& v : best.victims) {
         d.victims.push_back(v->pod->uid);
+        d.victim_names.push_back(v->pod->namespace_ + "/" + v->pod->name);
         cluster.mark_terminating(v->pod->uid);
       }
       std::vector<std::string> lower;

@@ -52,7 +52,8 @@ struct Decision {
   int attempts = 0;
   Outcome outcome = Outcome::kUnschedulable;
   std::string node;
-  std::vector<std::string> victims;  // UIDs, most important first
+  std::vector<std::string> victims;       // UIDs, most important first
+  std::vector<std::string> victim_names;  // namespace/name of each, in the same order
   size_t feasible_nodes = 0;
   size_t evaluated_nodes = 0;  // filtered this cycle (processedNodes)
   // When the node was chosen by scoring (two or more feasible nodes): the winner's combined score

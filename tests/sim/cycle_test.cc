@@ -211,6 +211,7 @@ TEST(Cycle, PreemptsNominatesAndHoldsTheNodeUntilBound) {
   EXPECT_EQ(d->outcome, Outcome::kPreempted);
   EXPECT_EQ(d->node, "n2");
   EXPECT_EQ(d->victims, (std::vector<std::string>{"uid-low2"}));
+  EXPECT_EQ(d->victim_names, (std::vector<std::string>{"default/low2"}));
   EXPECT_TRUE(s.cluster.pod("uid-low2")->terminating);
   EXPECT_EQ(s.queue.nominated_node("uid-vip"), "n2");
   EXPECT_EQ(s.cluster.pod("uid-vip")->nominated_node_name, "n2");

@@ -49,6 +49,7 @@ TEST(SimDecisionLog, OneObjectPerDecision) {
   preempted.outcome = sim::Outcome::kPreempted;
   preempted.node = "n1";
   preempted.victims = {"u-a", "u-b"};
+  preempted.victim_names = {"batch/a", "batch/b"};
   preempted.evaluated_nodes = 2;
   preempted.reasons = {{"Insufficient cpu", 2}};
   preempted.message = "0/2 nodes are available: 2 Insufficient cpu.";
@@ -56,20 +57,22 @@ TEST(SimDecisionLog, OneObjectPerDecision) {
   failed.outcome = sim::Outcome::kUnschedulable;
   failed.node.clear();
   failed.victims.clear();
+  failed.victim_names.clear();
   failed.reasons = {{"Insufficient cpu", 1}, {"node(s) had untolerated taint {a: b}", 1}};
   failed.message = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {a: b}.";
   const std::vector<Case> cases = {
       {"scheduled by scoring", scheduled,
        R"({"time":2.5,"cycle":3,"namespace":"web","name":"front-0","uid":"u-1","priority":10,"attempts":2,)"
-       R"("outcome":"scheduled","node":"n2","victims":[],"feasibleNodes":3,"evaluatedNodes":3,"score":8,)"
+       R"("outcome":"scheduled","node":"n2","victims":[],"victimNames":[],"feasibleNodes":3,"evaluatedNodes":3,"score":8,)"
        R"("runnerUpScore":6})"},
       {"preempted", preempted,
        R"({"time":5.0,"cycle":1,"namespace":"default","name":"vip","uid":"u-2","priority":1000,"attempts":1,)"
-       R"("outcome":"preempted","node":"n1","victims":["u-a","u-b"],"feasibleNodes":0,"evaluatedNodes":2,)"
+       R"("outcome":"preempted","node":"n1","victims":["u-a","u-b"],"victimNames":["batch/a","batch/b"],)"
+       R"("feasibleNodes":0,"evaluatedNodes":2,)"
        R"("reasons":{"Insufficient cpu":2},"message":"0/2 nodes are available: 2 Insufficient cpu."})"},
       {"unschedulable", failed,
        R"({"time":5.0,"cycle":1,"namespace":"default","name":"vip","uid":"u-2","priority":1000,"attempts":1,)"
-       R"("outcome":"unschedulable","victims":[],"feasibleNodes":0,"evaluatedNodes":2,)"
+       R"("outcome":"unschedulable","victims":[],"victimNames":[],"feasibleNodes":0,"evaluatedNodes":2,)"
        R"("reasons":{"Insufficient cpu":1,"node(s) had untolerated taint {a: b}":1},)"
        R"("message":"0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {a: b}."})"},
   };
@@ -159,6 +162,9 @@ TEST(SimRun, PreemptorIsNominatedThenBoundAfterTheVictimsGracePeriod) {
   ASSERT_EQ(nominated["victims"].Size(), 2u);
   std::set<std::string> victims = {nominated["victims"][0].GetString(), nominated["victims"][1].GetString()};
   EXPECT_EQ(victims, (std::set<std::string>{"u-b1", "u-b2"}));
+  ASSERT_EQ(nominated["victimNames"].Size(), 2u);
+  victims = {nominated["victimNames"][0].GetString(), nominated["victimNames"][1].GetString()};
+  EXPECT_EQ(victims, (std::set<std::string>{"batch/b1", "batch/b2"}));
   EXPECT_EQ(nominated["evaluatedNodes"].GetInt(), 3);
   EXPECT_STREQ(nominated["message"].GetString(), "0/3 nodes are available: 3 Insufficient cpu.");
 

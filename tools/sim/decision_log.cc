@@ -38,6 +38,10 @@ std::string decision_json(const sim::Decision& d) {
   w.StartArray();
   for (const auto& v : d.victims) json::write_string(w, v);
   w.EndArray();
+  w.Key("victimNames");
+  w.StartArray();
+  for (const auto& v : d.victim_names) json::write_string(w, v);
+  w.EndArray();
   json::write_member(w, "feasibleNodes", d.feasible_nodes);
   json::write_member(w, "evaluatedNodes", d.evaluated_nodes);
   if (d.score) json::write_member(w, "score", *d.score);
