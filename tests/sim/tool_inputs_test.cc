@@ -227,7 +227,8 @@ TEST(SimInputs, BadInputNamesTheField) {
        R"({"kind":"List","items":[{"kind":"Node","metadata":{"name":"n"},"status":{"allocatable":{"cpu":"x"}}}]})",
        "items[0].status.allocatable.cpu: invalid quantity"},
       {"a pod on an unknown node", false,
-       R"([{"kind":"Pod","metadata":{"name":"p","uid":"u-p"},"spec":{"nodeName":"gone"}}])", "pod u-p: "},
+       R"([{"kind":"Pod","metadata":{"name":"p","uid":"u-p"},"spec":{"nodeName":"gone"}}])",
+       "pod default/p: spec.nodeName gone is not a node of the cluster"},
       {"Lists nested too deep", false,
        R"({"kind":"List","items":[{"kind":"List","items":[{"kind":"List","items":[{"kind":"List","items":[
           {"kind":"List","items":[{"kind":"List","items":[{"kind":"List","items":[{"kind":"List","items":[

@@ -186,11 +186,7 @@ ClusterInput decode_cluster(std::string_view text) {
     if (p.pod.is_terminal()) continue;
     if (bound) {
       in.running.emplace_back(p.pod.uid, p.traits);
-      try {
-        in.cluster.add_pod(std::move(p.pod));
-      } catch (const sim::ClusterError& e) {
-        throw sim::ClusterError("pod " + in.running.back().first + ": " + e.what());
-      }
+      in.cluster.add_pod(std::move(p.pod));  // its ClusterError names the pod
     } else if (!p.pod.terminating) {
       in.pending.push_back(std::move(p));
     }

@@ -100,11 +100,10 @@ sim::RunSummary run_sim(const SimCommand& command, std::ostream* log) {
     }
   }
   auto add = [&](const std::string& flag, const std::string& path, InputPod& p, sim::SimTime at) {
-    const std::string id = p.pod.namespace_ + "/" + p.pod.name;
     try {
       simulator.add_pending(std::move(p.pod), at, lifecycle_of(p.traits, runtime));
     } catch (const sim::ClusterError& e) {
-      throw InputError(flag + " " + path + ": pod " + id + ": " + e.what());
+      throw InputError(flag + " " + path + ": " + e.what());  // it names the pod
     }
   };
   for (auto& p : pending) add("--cluster", command.cluster_file, p, sim::SimTime{0});
