@@ -144,6 +144,36 @@ TEST(SimWorkload, PriorityClassesAsTheAdmissionPluginSetsThem) {
   }
 }
 
+TEST(SimWorkload, RuntimeAnnotationOfThePodTemplateOrController) {
+  const std::string key = std::string(kRuntimeAnnotation);
+  auto annotated = [&](const std::string& value) {
+    return R"("annotations":{")" + key + R"(":")" + value + R"("})";
+  };
+  const WorkloadInput in =
+      decode_workload("[" + (R"({"kind":"Pod","metadata":{"name":"p",)" + annotated("90") + "}},") +
+                      R"({"kind":"Pod","metadata":{"name":"plain"}},)" +
+                      (R"({"kind":"Job","metadata":{"name":"j",)" + annotated("0.5") +
+                       R"(},"spec":{"template":{"spec":{}}}},)") +
+                      (R"({"kind":"Deployment","metadata":{"name":"d",)" + annotated("7") +
+                       R"(},"spec":{"replicas":1,"template":{"metadata":{)" + annotated("60") + "}}}}") +
+                      "]");
+  ASSERT_EQ(in.pods.size(), 4u);
+  EXPECT_EQ(in.pods[0].traits.runtime, seconds(90));
+  EXPECT_FALSE(in.pods[1].traits.runtime.has_value()) << "--runtime decides";
+  EXPECT_EQ(in.pods[2].traits.runtime, std::chrono::milliseconds(500)) << "the controller's";
+  EXPECT_EQ(in.pods[3].traits.runtime, seconds(60)) << "the template's before the controller's";
+  for (const std::string bad : {"10m", "-1", "", "2e9", "nan"}) {
+    SCOPED_TRACE(bad);
+    try {
+      decode_workload("[" + (R"({"kind":"Pod","metadata":{"name":"p",)" + annotated(bad) + "}}") + "]");
+      ADD_FAILURE() << "no error";
+    } catch (const DecodeError& e) {
+      EXPECT_EQ(std::string(e.what()), "[0].metadata.annotations." + key + ": \"" + bad +
+                                           "\" is not a number of seconds between 0 and 1e9");
+    }
+  }
+}
+
 TEST(SimCluster, BoundPodsRunPendingPodsArriveTerminalPodsAreGone) {
   const ClusterInput in = decode_cluster(R"({"kind":"List","items":[
     {"kind":"Pod","metadata":{"name":"running","namespace":"a","uid":"u-run",

@@ -13,6 +13,7 @@
 
 #include "json/json.h"
 #include "tools/sim/decision_log.h"
+#include "tools/sim/inputs.h"
 #include "tools/sim/run.h"
 
 namespace kext::simtool {
@@ -323,6 +324,23 @@ TEST(SimRun, RuntimeCompletesBoundPods) {
   const sim::RunSummary summary = run_sim(c, nullptr);
   EXPECT_EQ(summary.completed, 1u) << "vip, bound at 10 s; the running pods keep running";
   EXPECT_EQ(summary.end, seconds(70));
+}
+
+TEST(SimRun, AWorkloadsRuntimeAnnotationOverridesTheFlag) {
+  Files f("runtime-annotation");
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "]}");
+  c.workload_file = f.write("workload.json", R"([{"kind":"Pod","metadata":{"name":"short","annotations":{")" +
+                                                 std::string(kRuntimeAnnotation) + R"(":"30"}}},
+      {"kind":"Pod","metadata":{"name":"long"}}])");
+  c.runtime_seconds = 100;
+  const sim::RunSummary summary = run_sim(c, nullptr);
+  EXPECT_EQ(summary.completed, 2u);
+  EXPECT_EQ(summary.end, seconds(100)) << "short done at 30 s, long at 100 s";
+  c.runtime_seconds.reset();
+  const sim::RunSummary only_short = run_sim(c, nullptr);
+  EXPECT_EQ(only_short.completed, 1u);
+  EXPECT_EQ(only_short.end, seconds(30));
 }
 
 TEST(SimRun, BadInputNamesTheFlagAndTheFile) {

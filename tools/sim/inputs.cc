@@ -1,6 +1,7 @@
 #include "tools/sim/inputs.h"
 
 #include <algorithm>
+#include <charconv>
 #include <functional>
 
 #include "extender/codec/k8s_decode.h"
@@ -107,9 +108,31 @@ std::optional<int64_t> deletion_timestamp(const Value& pod, const std::string& p
   return t;
 }
 
+// The kRuntimeAnnotation of an object with metadata, nullopt without one.
+std::optional<sim::SimDuration> runtime_annotation(const Value& object, const std::string& path) {
+  const Value* md = json::find_non_null(object, "metadata");
+  if (md == nullptr || !md->IsObject()) return std::nullopt;
+  const Value* annotations = json::find_non_null(*md, "annotations");
+  if (annotations == nullptr) return std::nullopt;
+  const std::string ap = json::join_path(path, "metadata.annotations");
+  json::expect_object(*annotations, ap);
+  const Value* v = json::find_non_null(*annotations, kRuntimeAnnotation);
+  if (v == nullptr) return std::nullopt;
+  const std::string p = json::join_path(ap, kRuntimeAnnotation);
+  const std::string_view text = json::expect_string(*v, p);
+  double seconds = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  // The flags' bound (sim_options.cc kMaxSeconds), so that the clock cannot overflow.
+  if (ec != std::errc() || end != text.data() + text.size() || !(seconds >= 0 && seconds <= 1e9)) {
+    throw DecodeError(p + ": \"" + std::string(text) + "\" is not a number of seconds between 0 and 1e9");
+  }
+  return std::chrono::duration_cast<sim::SimDuration>(std::chrono::duration<double>(seconds));
+}
+
 PodTraits traits_of(const Value& pod_or_template, const std::string& path, bool controlled) {
   return PodTraits{controlled, grace_period(pod_or_template, path),
-                   priority_class_name(pod_or_template, path), deletion_timestamp(pod_or_template, path)};
+                   priority_class_name(pod_or_template, path), deletion_timestamp(pod_or_template, path),
+                   runtime_annotation(pod_or_template, path)};
 }
 
 PriorityClass decode_priority_class(const Value& item, const std::string& path) {
@@ -241,7 +264,8 @@ WorkloadInput decode_workload(std::string_view text) {
     if (!from_template.node_name.empty()) {
       throw DecodeError(json::join_path(tp, "spec.nodeName") + ": a workload pod must not be bound");
     }
-    const PodTraits traits = traits_of(*tmpl, tp, true);
+    PodTraits traits = traits_of(*tmpl, tp, true);
+    if (!traits.runtime) traits.runtime = runtime_annotation(item, path);
     for (int64_t i = 0; i < n; ++i) {
       InputPod p{from_template, traits};
       p.pod.name = name + "-" + std::to_string(i);

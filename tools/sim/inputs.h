@@ -26,7 +26,14 @@ struct PodTraits {
   // metadata.deletionTimestamp, Unix seconds: a terminating pod is gone by then (the API server sets
   // it to the deletion request's time plus the grace period).
   std::optional<int64_t> deletion_unix_seconds;
+  // The kRuntimeAnnotation of the pod, its template or its controller (the first found): how long
+  // it runs once bound, overriding --runtime.
+  std::optional<sim::SimDuration> runtime;
 };
+
+// A workload's own runtime (issue 18: "--runtime per workload or from a field"): decimal seconds,
+// e.g. "600" or "0.5", on a Pod, a controller or its pod template.
+inline constexpr std::string_view kRuntimeAnnotation = "sim.kube-extender.io/runtime-seconds";
 
 // scheduling.k8s.io/v1 PriorityClass: what the Priority admission plugin sets a pod's priority from.
 struct PriorityClass {

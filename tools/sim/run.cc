@@ -35,7 +35,7 @@ auto decode_file(const std::string& flag, const std::string& path, F decode) {
 
 sim::Lifecycle lifecycle_of(const PodTraits& traits, std::optional<sim::SimDuration> runtime) {
   sim::Lifecycle l;
-  l.runtime = runtime;
+  l.runtime = traits.runtime.has_value() ? traits.runtime : runtime;
   l.grace_period = traits.grace_period.value_or(sim::kDefaultGracePeriod);
   l.recreate_when_preempted = traits.controlled;
   return l;
@@ -83,7 +83,7 @@ sim::RunSummary run_sim(const SimCommand& command, std::ostream* log) {
   if (command.runtime_seconds) runtime = seconds_to_sim(*command.runtime_seconds);
 
   // Pods already running keep running (their runtime is unknown); those the simulation binds
-  // complete after --runtime.
+  // complete after their kRuntimeAnnotation, else --runtime.
   std::vector<std::pair<std::string, PodTraits>> running = std::move(cluster.running);
   std::vector<InputPod> pending = std::move(cluster.pending);
   sim::Simulator simulator(std::move(cluster.cluster), loaded.profile.engine, options);
