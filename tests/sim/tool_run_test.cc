@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -149,7 +150,7 @@ TEST(SimRun, PreemptorIsNominatedThenBoundAfterTheVictimsGracePeriod) {
   c.workload_file = f.write("workload.json", kVipWorkload);
   c.max_time_seconds = 3600;
   std::ostringstream log;
-  const sim::RunSummary summary = run_sim(c, &log);
+  const sim::RunSummary summary = run_sim(c, &log).summary;
   const auto lines = parse_lines(log.str());
   ASSERT_EQ(lines.size(), 2u) << log.str();
 
@@ -233,7 +234,8 @@ TEST(SimRun, ControlledVictimsAreReplacedAndDefaultGracePeriod) {
   c.cluster_file = f.write("cluster.json", cluster);
   c.workload_file = f.write("workload.json", kVipWorkload);
   std::ostringstream log;
-  const sim::RunSummary summary = run_sim(c, &log);
+  const SimResult result = run_sim(c, &log);
+  const sim::RunSummary& summary = result.summary;
   EXPECT_EQ(summary.recreated, 2u);
   std::set<std::string> replacements;
   for (const auto& line : parse_lines(log.str())) {
@@ -248,6 +250,17 @@ TEST(SimRun, ControlledVictimsAreReplacedAndDefaultGracePeriod) {
     replacements.insert(line["name"].GetString());
   }
   EXPECT_EQ(replacements, (std::set<std::string>{"b1-r1", "b2-r1"}));
+  EXPECT_EQ(result.pending_by_reason, (std::map<std::string, size_t>{{"Insufficient cpu", 2}}));
+}
+
+TEST(SimRun, PendingByReasonTable) {
+  EXPECT_EQ(format_pending_reasons({}), "");
+  EXPECT_EQ(
+      format_pending_reasons({{"Insufficient cpu", 2}, {"(no cycle yet)", 12}, {"node(s) didn't match", 2}}),
+      "pending by reason\n"
+      "  (no cycle yet)            12\n"
+      "  Insufficient cpu           2\n"
+      "  node(s) didn't match       2\n");
 }
 
 TEST(SimRun, PercentageOfNodesToScore) {
@@ -307,12 +320,14 @@ TEST(SimRun, ArrivalsPastMaxTimeDoNotOverflowTheClock) {
   c.arrival_interval_seconds = 1e9;
   c.max_time_seconds = 1e9;
   std::ostringstream log;
-  const sim::RunSummary summary = run_sim(c, &log);
+  const SimResult result = run_sim(c, &log);
+  const sim::RunSummary& summary = result.summary;
   const auto lines = parse_lines(log.str());
   ASSERT_FALSE(lines.empty());
   EXPECT_LE(lines.size(), 2u) << "the pods at 0 s and 10^9 s at most";
   for (const auto& line : lines) EXPECT_GE(line["time"].GetDouble(), 0.0);
   EXPECT_LE(summary.end, seconds(1'000'000'000));
+  EXPECT_GE(result.pending_by_reason.at(std::string(kNotTried)), 9998u) << "never arrived";
 }
 
 TEST(SimRun, RuntimeCompletesBoundPods) {
@@ -321,7 +336,7 @@ TEST(SimRun, RuntimeCompletesBoundPods) {
   c.cluster_file = f.write("cluster.json", full_cluster());
   c.workload_file = f.write("workload.json", kVipWorkload);
   c.runtime_seconds = 60;
-  const sim::RunSummary summary = run_sim(c, nullptr);
+  const sim::RunSummary summary = run_sim(c, nullptr).summary;
   EXPECT_EQ(summary.completed, 1u) << "vip, bound at 10 s; the running pods keep running";
   EXPECT_EQ(summary.end, seconds(70));
 }
@@ -334,11 +349,11 @@ TEST(SimRun, AWorkloadsRuntimeAnnotationOverridesTheFlag) {
                                                  std::string(kRuntimeAnnotation) + R"(":"30"}}},
       {"kind":"Pod","metadata":{"name":"long"}}])");
   c.runtime_seconds = 100;
-  const sim::RunSummary summary = run_sim(c, nullptr);
+  const sim::RunSummary summary = run_sim(c, nullptr).summary;
   EXPECT_EQ(summary.completed, 2u);
   EXPECT_EQ(summary.end, seconds(100)) << "short done at 30 s, long at 100 s";
   c.runtime_seconds.reset();
-  const sim::RunSummary only_short = run_sim(c, nullptr);
+  const sim::RunSummary only_short = run_sim(c, nullptr).summary;
   EXPECT_EQ(only_short.completed, 1u);
   EXPECT_EQ(only_short.end, seconds(30));
 }

@@ -28,13 +28,16 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    const kext::sim::RunSummary summary = kext::simtool::run_sim(cmd, cmd.log_file.empty() ? nullptr : &log);
+    const kext::simtool::SimResult result =
+        kext::simtool::run_sim(cmd, cmd.log_file.empty() ? nullptr : &log);
     log.close();
     if (!cmd.log_file.empty() && !log) {
       std::cerr << "extender-sim: --log " << cmd.log_file << ": write failed" << std::endl;
       return 1;
     }
-    std::cout << kext::sim::format_summary(summary, cmd.config_file.empty() ? "default" : cmd.config_file);
+    std::cout << kext::sim::format_summary(result.summary,
+                                           cmd.config_file.empty() ? "default" : cmd.config_file)
+              << kext::simtool::format_pending_reasons(result.pending_by_reason);
     return 0;
   } catch (const kext::simtool::InputError& e) {
     std::cerr << "extender-sim: " << e.what() << std::endl;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "common/read_file.h"
 #include "json/json.h"
@@ -48,7 +49,7 @@ sim::SimDuration seconds_to_sim(double seconds) {
       std::chrono::duration<double>(std::round(seconds * 1e6) / 1e6));
 }
 
-sim::RunSummary run_sim(const SimCommand& command, std::ostream* log) {
+SimResult run_sim(const SimCommand& command, std::ostream* log) {
   const std::string config_name = command.config_file.empty() ? "(embedded)" : command.config_file;
   const std::string config_text = command.config_file.empty() ? std::string(default_config_json())
                                                               : read_input("--config", command.config_file);
@@ -115,9 +116,43 @@ sim::RunSummary run_sim(const SimCommand& command, std::ostream* log) {
         in_time ? sim::SimTime{0} + interval * k : after_end);
   }
 
-  return simulator.run([&](const sim::Decision& d) {
+  // The last failed cycle's reasons of each pod (erased when it binds).
+  std::unordered_map<std::string, std::map<std::string, size_t>> last_failure;
+  SimResult result;
+  result.summary = simulator.run([&](const sim::Decision& d) {
     if (log != nullptr) *log << decision_json(d) << '\n';
+    if (d.outcome == sim::Outcome::kScheduled) {
+      last_failure.erase(d.uid);
+    } else {
+      last_failure[d.uid] = d.reasons;
+    }
   });
+  size_t explained = 0;
+  for (const auto& [uid, reasons] : last_failure) {
+    if (simulator.queue().where(uid) == sim::QueueName::kNone) continue;  // deleted or gone
+    ++explained;
+    for (const auto& [reason, nodes] : reasons) ++result.pending_by_reason[reason];
+  }
+  if (result.summary.pending_at_end > explained) {
+    result.pending_by_reason[std::string(kNotTried)] = result.summary.pending_at_end - explained;
+  }
+  return result;
+}
+
+std::string format_pending_reasons(const std::map<std::string, size_t>& pending_by_reason) {
+  if (pending_by_reason.empty()) return {};
+  std::vector<std::pair<std::string, size_t>> rows(pending_by_reason.begin(), pending_by_reason.end());
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  size_t width = 0;
+  for (const auto& [reason, pods] : rows) width = std::max(width, reason.size());
+  std::string out = "pending by reason\n";
+  for (const auto& [reason, pods] : rows) {
+    const std::string count = std::to_string(pods);
+    out += "  " + reason + std::string(width - reason.size() + 2, ' ') +
+           std::string(count.size() < 6 ? 6 - count.size() : 0, ' ') + count + "\n";
+  }
+  return out;
 }
 
 }  // namespace kext::simtool

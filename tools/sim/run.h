@@ -1,5 +1,6 @@
 #pragma once
 // extender-sim's run: reads the inputs a SimCommand names, runs the simulator, writes the decision log.
+#include <map>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -15,10 +16,23 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+struct SimResult {
+  sim::RunSummary summary;
+  // The pods still pending at the end, by each reason of their last failed cycle (a pod counts once
+  // for each of its reasons, as kube-scheduler's FailedScheduling event lists them); pods that never
+  // had a cycle under kNotTried.
+  std::map<std::string, size_t> pending_by_reason;
+};
+
+inline constexpr std::string_view kNotTried = "(no cycle yet)";
+
 // Loads the configuration as kube-extender does (policy/config.h load_scheduling_file; the embedded
 // default without --config), the cluster and the workload, runs to the end, and writes each decision
 // as one line to `log` when given. Throws InputError.
-sim::RunSummary run_sim(const SimCommand& command, std::ostream* log);
+SimResult run_sim(const SimCommand& command, std::ostream* log);
+
+// "pending by reason" and one aligned line per reason, most pods first (ties by reason); "" for none.
+std::string format_pending_reasons(const std::map<std::string, size_t>& pending_by_reason);
 
 // Seconds (as the flags take them) as simulated time, rounded to the microsecond.
 sim::SimDuration seconds_to_sim(double seconds);
