@@ -185,6 +185,12 @@ TEST(SimRun, PreemptorIsNominatedThenBoundAfterTheVictimsGracePeriod) {
   EXPECT_EQ(summary.victims, 2u);
   EXPECT_EQ(summary.scheduled, 1u);
   EXPECT_EQ(summary.latencies, (std::vector<sim::SimDuration>{seconds(10)}));
+
+  // Stopped at 5 s, vip waits for its victims.
+  c.max_time_seconds = 5;
+  const SimResult early = run_sim(c, nullptr);
+  EXPECT_EQ(early.summary.pending_at_end, 1u);
+  EXPECT_EQ(early.pending_by_reason, (std::map<std::string, size_t>{{std::string(kNominated), 1}}));
 }
 
 TEST(SimRun, SameSeedSameLog) {

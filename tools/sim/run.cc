@@ -123,6 +123,8 @@ SimResult run_sim(const SimCommand& command, std::ostream* log) {
     if (log != nullptr) *log << decision_json(d) << '\n';
     if (d.outcome == sim::Outcome::kScheduled) {
       last_failure.erase(d.uid);
+    } else if (d.outcome == sim::Outcome::kPreempted) {
+      last_failure[d.uid] = {{std::string(kNominated), 1}};
     } else {
       last_failure[d.uid] = d.reasons;
     }

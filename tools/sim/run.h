@@ -20,11 +20,13 @@ struct SimResult {
   sim::RunSummary summary;
   // The pods still pending at the end, by each reason of their last failed cycle (a pod counts once
   // for each of its reasons, as kube-scheduler's FailedScheduling event lists them); pods that never
-  // had a cycle under kNotTried.
+  // had a cycle under kNotTried, pods whose last cycle preempted under kNominated.
   std::map<std::string, size_t> pending_by_reason;
 };
 
 inline constexpr std::string_view kNotTried = "(no cycle yet)";
+// A pod whose last cycle preempted: nominated, waiting for its victims to go.
+inline constexpr std::string_view kNominated = "(nominated, victims terminating)";
 
 // Loads the configuration as kube-extender does (policy/config.h load_scheduling_file; the embedded
 // default without --config), the cluster and the workload, runs to the end, and writes each decision
