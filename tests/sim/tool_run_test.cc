@@ -150,7 +150,8 @@ TEST(SimRun, PreemptorIsNominatedThenBoundAfterTheVictimsGracePeriod) {
   c.workload_file = f.write("workload.json", kVipWorkload);
   c.max_time_seconds = 3600;
   std::ostringstream log;
-  const sim::RunSummary summary = run_sim(c, &log).summary;
+  const SimResult result = run_sim(c, &log);
+  const sim::RunSummary& summary = result.summary;
   const auto lines = parse_lines(log.str());
   ASSERT_EQ(lines.size(), 2u) << log.str();
 
@@ -185,6 +186,16 @@ TEST(SimRun, PreemptorIsNominatedThenBoundAfterTheVictimsGracePeriod) {
   EXPECT_EQ(summary.victims, 2u);
   EXPECT_EQ(summary.scheduled, 1u);
   EXPECT_EQ(summary.latencies, (std::vector<sim::SimDuration>{seconds(10)}));
+
+  // n1 and n3 full, n2 with vip's 800m.
+  EXPECT_EQ(result.use.nodes, 3u);
+  EXPECT_EQ(result.use.nodes_used, 3u);
+  EXPECT_EQ(result.use.milli_cpu_requested, 2800);
+  EXPECT_EQ(result.use.milli_cpu_allocatable, 3000);
+  EXPECT_EQ(format_cluster_use(result.use),
+            "nodes used                   3/3\n"
+            "cpu requested             93.3 %\n"
+            "memory requested           0.0 %\n");
 
   // Stopped at 5 s, vip waits for its victims.
   c.max_time_seconds = 5;

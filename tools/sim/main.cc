@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
     }
     std::cout << kext::sim::format_summary(result.summary,
                                            cmd.config_file.empty() ? "default" : cmd.config_file)
+              << kext::simtool::format_cluster_use(result.use)
               << kext::simtool::format_pending_reasons(result.pending_by_reason);
     return 0;
   } catch (const kext::simtool::InputError& e) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <unordered_map>
 
 #include "common/read_file.h"
@@ -129,6 +130,7 @@ SimResult run_sim(const SimCommand& command, std::ostream* log) {
       last_failure[d.uid] = d.reasons;
     }
   });
+  result.use = cluster_use(simulator.cluster());
   size_t explained = 0;
   for (const auto& [uid, reasons] : last_failure) {
     if (simulator.queue().where(uid) == sim::QueueName::kNone) continue;  // deleted or gone
@@ -139,6 +141,38 @@ SimResult run_sim(const SimCommand& command, std::ostream* log) {
     result.pending_by_reason[std::string(kNotTried)] = result.summary.pending_at_end - explained;
   }
   return result;
+}
+
+ClusterUse cluster_use(const sim::SimCluster& cluster) {
+  ClusterUse use;
+  for (const NodeInfo* n : cluster.nodes()) {
+    ++use.nodes;
+    if (!n->pods.empty()) ++use.nodes_used;
+    use.milli_cpu_requested += n->requested.milli_cpu;
+    use.milli_cpu_allocatable += n->node->allocatable.milli_cpu;
+    use.memory_requested += n->requested.memory;
+    use.memory_allocatable += n->node->allocatable.memory;
+  }
+  return use;
+}
+
+std::string format_cluster_use(const ClusterUse& use) {
+  auto percent = [](int64_t part, int64_t whole) {
+    if (whole <= 0) return std::string("-");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+    return std::string(buf);
+  };
+  // The column of format_summary's values: names padded to 24, values right-aligned to 8 (13 for the
+  // times); these line up with its right edge.
+  auto row = [](const std::string& name, const std::string& value) {
+    constexpr size_t kWidth = 32;
+    const size_t pad = name.size() + value.size() < kWidth ? kWidth - name.size() - value.size() : 1;
+    return name + std::string(pad, ' ') + value + "\n";
+  };
+  return row("nodes used", std::to_string(use.nodes_used) + "/" + std::to_string(use.nodes)) +
+         row("cpu requested", percent(use.milli_cpu_requested, use.milli_cpu_allocatable)) +
+         row("memory requested", percent(use.memory_requested, use.memory_allocatable));
 }
 
 std::string format_pending_reasons(const std::map<std::string, size_t>& pending_by_reason) {

@@ -16,8 +16,24 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The cluster at the end of a run: how full it is.
+struct ClusterUse {
+  size_t nodes = 0;
+  size_t nodes_used = 0;  // with at least one pod
+  int64_t milli_cpu_requested = 0;
+  int64_t milli_cpu_allocatable = 0;
+  int64_t memory_requested = 0;
+  int64_t memory_allocatable = 0;
+};
+
+ClusterUse cluster_use(const sim::SimCluster& cluster);
+
+// "nodes used", "cpu requested", "memory requested" lines aligned as format_summary's rows.
+std::string format_cluster_use(const ClusterUse& use);
+
 struct SimResult {
   sim::RunSummary summary;
+  ClusterUse use;
   // The pods still pending at the end, by each reason of their last failed cycle (a pod counts once
   // for each of its reasons, as kube-scheduler's FailedScheduling event lists them); pods that never
   // had a cycle under kNotTried, pods whose last cycle preempted under kNominated.
