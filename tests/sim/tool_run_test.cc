@@ -375,6 +375,28 @@ TEST(SimRun, AWorkloadsRuntimeAnnotationOverridesTheFlag) {
   EXPECT_EQ(only_short.end, seconds(30));
 }
 
+TEST(SimRun, TheConfigurationDecides) {
+  // n1 half full, n2 empty: the default configuration spreads (LeastRequested), a legacy Policy with
+  // MostRequestedPriority packs.
+  Files f("config");
+  SimCommand c;
+  c.cluster_file =
+      f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "," + node_json("n2") + "," +
+                                  running_json("half", "n1", "2026-11-24T10:00:00Z") + "]}");
+  c.workload_file = f.write("workload.json", R"([{"kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[
+      {"name":"c","resources":{"requests":{"cpu":"100m","memory":"100Mi"}}}]}}])");
+  auto node_of = [&]() {
+    std::ostringstream log;
+    run_sim(c, &log);
+    const auto lines = parse_lines(log.str());
+    return lines.size() == 1 ? std::string(lines[0]["node"].GetString()) : "?";
+  };
+  EXPECT_EQ(node_of(), "n2");
+  c.config_file = f.write("policy.json", R"({"kind":"Policy","apiVersion":"v1",
+      "predicates":[{"name":"PodFitsResources"}],"priorities":[{"name":"MostRequestedPriority","weight":1}]})");
+  EXPECT_EQ(node_of(), "n1");
+}
+
 TEST(SimRun, BadInputNamesTheFlagAndTheFile) {
   Files f("bad");
   const std::string cluster = f.write("cluster.json", full_cluster());
