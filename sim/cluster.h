@@ -1,0 +1,77 @@
+#pragma once
+// The simulated cluster: nodes with the pods bound to them (NodeInfo, as the algorithms read them),
+// the pods known by UID, and the disruption budgets. It plays the API server and the scheduler cache
+// at once: a bind is visible to the next cycle at once (assume and bind are one step in simulation).
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "algorithms/model.h"
+
+namespace kext::sim {
+
+class ClusterError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class SimCluster {
+ public:
+  // Nodes are evaluated in the order they were added (kube-scheduler walks its snapshot's node list).
+  // Throws ClusterError on a duplicate name.
+  void add_node(Node node);
+  // A node's new spec or status (allocatable, labels, taints, unschedulable); its pods stay. Throws
+  // ClusterError for an unknown node.
+  void replace_node(Node node);
+  void add_pdb(PodDisruptionBudget pdb) { pdbs_.push_back(std::move(pdb)); }
+  // A pod: bound if spec.nodeName names a node (which must exist), pending otherwise. Terminal pods
+  // (Succeeded, Failed) hold no resources and are not added. Throws ClusterError on a duplicate UID or
+  // an unknown node.
+  void add_pod(Pod pod);
+
+  // The pod object, or nullptr; a later change (bind, nomination) replaces it, this one stays valid.
+  std::shared_ptr<const Pod> pod(std::string_view uid) const;
+  // The pod's requests, computed once when it was added.
+  std::shared_ptr<const PodInfo> pod_info(std::string_view uid) const;
+  NodeInfo* node(std::string_view name);
+  const NodeInfo* node(std::string_view name) const;
+  // The node's index in nodes(), or nullopt.
+  std::optional<size_t> node_position(std::string_view name) const;
+  // Every node, in evaluation order; stable until the next add_node.
+  std::span<const NodeInfo* const> nodes() const { return node_ptrs_; }
+  std::span<const PodDisruptionBudget> pdbs() const { return pdbs_; }
+  size_t pod_count() const { return pods_.size(); }
+
+  // Assume + bind: sets spec.nodeName and status.startTime (now) and adds the pod to its node.
+  void bind(std::string_view uid, std::string_view node_name, int64_t now_unix_seconds);
+  // The pod's status.nominatedNodeName (empty clears it), as the scheduler's status update writes it.
+  void set_nominated_node(std::string_view uid, const std::string& node_name);
+  // A victim's deletionTimestamp: it keeps its resources until delete_pod (after its grace period).
+  void mark_terminating(std::string_view uid);
+  // Removes the pod, and its resources from its node if bound. Returns the node it was on ("" if it
+  // was pending) or nullopt if unknown.
+  std::optional<std::string> delete_pod(std::string_view uid);
+
+ private:
+  struct Entry {
+    std::shared_ptr<const Pod> pod;
+    std::shared_ptr<const PodInfo> info;
+  };
+  // Replaces the pod object (copy-on-write: NodeInfo and earlier decisions keep the old one), and on
+  // its node the PodInfo that points to it.
+  void replace_pod(Entry& e, std::shared_ptr<const Pod> next);
+
+  std::vector<std::unique_ptr<NodeInfo>> nodes_;
+  std::vector<const NodeInfo*> node_ptrs_;
+  std::unordered_map<std::string, size_t> node_index_;
+  std::unordered_map<std::string, Entry> pods_;
+  std::vector<PodDisruptionBudget> pdbs_;
+};
+
+}  // namespace kext::sim

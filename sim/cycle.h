@@ -1,0 +1,96 @@
+#pragma once
+// One scheduling cycle as kube-scheduler's scheduleOne (pkg/scheduler/schedule_one.go) runs it, over
+// the simulated cluster with the extender's own algorithms: Pop, filter every node (nominated pods of
+// equal or higher priority counted on their nodes), score the feasible ones, selectHost, assume and
+// bind; on failure, preemption (DefaultPreemption's PostFilter) and AddUnschedulableIfNotPresent.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/engine.h"
+#include "algorithms/preemption/preemption.h"
+#include "sim/clock.h"
+#include "sim/cluster.h"
+#include "sim/scheduling_queue.h"
+#include "sim/select_host.h"
+
+namespace kext::sim {
+
+struct CycleConfig {
+  const Engine* engine = nullptr;
+  preemption::Options preemption;
+  // DefaultPreemptionArgs minCandidateNodesPercentage and minCandidateNodesAbsolute: preemption's dry
+  // runs start at a random node among those where it might help and stop once they have found
+  // max(percentage of those nodes, absolute) candidates, at least one without PDB violations
+  // (GetOffsetAndNumCandidates, DryRunPreemption).
+  int64_t min_candidate_nodes_percentage = 10;
+  int64_t min_candidate_nodes_absolute = 100;
+  // KubeSchedulerConfiguration percentageOfNodesToScore: the filter stops once it has found this
+  // share of the nodes feasible (at least 100 nodes); 0 is kube-scheduler's adaptive default
+  // (50 % - nodes/125, at least 5 %), 100 filters every node (numFeasibleNodesToFind).
+  int32_t percentage_of_nodes_to_score = 0;
+  // The wall-clock time simulated time 0 stands for, in Unix seconds: pods' start times (preemption
+  // prefers evicting the youngest) are on that scale.
+  int64_t epoch_unix_seconds = 0;
+};
+
+enum class Outcome {
+  kScheduled,      // bound to `node`
+  kPreempted,      // nominated to `node`; `victims` are terminating
+  kUnschedulable,  // no node, no preemption; back to the queue
+};
+
+// One line of the decision log.
+struct Decision {
+  SimTime at{0};
+  int64_t cycle = 0;
+  std::string uid;
+  std::string pod;  // namespace/name
+  int32_t priority = 0;
+  int attempts = 0;
+  Outcome outcome = Outcome::kUnschedulable;
+  std::string node;
+  std::vector<std::string> victims;       // UIDs, most important first
+  std::vector<std::string> victim_names;  // namespace/name of each, in the same order
+  size_t feasible_nodes = 0;
+  size_t evaluated_nodes = 0;  // filtered this cycle (processedNodes)
+  // When the node was chosen by scoring (two or more feasible nodes): the winner's combined score
+  // and the best score among the other feasible nodes (equal to it on a tie selectHost broke). Unset
+  // when a single feasible node was taken without scoring, as schedulePod does, and on failure.
+  std::optional<int64_t> score;
+  std::optional<int64_t> runner_up_score;
+  // For a failure: how many nodes gave each reason, and FitError's text of it ("0/3 nodes are
+  // available: 3 Insufficient cpu."), as the FailedScheduling event says.
+  std::map<std::string, size_t> reasons;
+  std::string message;
+};
+
+// What kube-scheduler carries from one cycle to the next.
+struct SchedulerState {
+  Rng rng{1};  // selectHost's ties and preemption's offset draw from it
+  // nextStartNodeIndex: where the next filter pass starts, so that with percentageOfNodesToScore
+  // below 100 successive pods see different nodes first.
+  size_t next_start_node_index = 0;
+};
+
+// numFeasibleNodesToFind (schedule_one.go): how many feasible nodes the filter looks for among
+// `all_nodes`; every node below 100 nodes.
+size_t num_feasible_nodes_to_find(size_t all_nodes, int32_t percentage_of_nodes_to_score);
+
+// FitError.Error (pkg/scheduler/framework/types.go): "0/<nodes> nodes are available: <n> <reason>, ...."
+// ("0/<nodes> nodes are available:" without reasons)
+// with the "<n> <reason>" strings sorted as strings (sortReasonsHistogram), as kube-scheduler's
+// FailedScheduling event shows it.
+std::string fit_error_message(size_t nodes, const std::map<std::string, size_t>& reasons);
+
+// Pops the head of activeQ and runs its cycle at `now`: a pod nominated to a node where it fits
+// goes there without looking further (evaluateNominatedNode); otherwise the filter walks the nodes
+// from state.next_start_node_index until it has num_feasible_nodes_to_find of them. nullopt if
+// activeQ is empty. A pod the cluster no longer knows (deleted while queued) is dropped without a
+// decision and the next is tried (skipPodSchedule).
+std::optional<Decision> run_cycle(SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config,
+                                  SchedulerState& state, SimTime now);
+
+}  // namespace kext::sim

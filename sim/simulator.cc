@@ -1,0 +1,274 @@
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+namespace kext::sim {
+
+Simulator::Simulator(SimCluster cluster, const Engine& engine, SimulatorOptions options)
+    : cluster_(std::move(cluster)),
+      engine_(&engine),
+      options_(options),
+      queue_(clock_, options.queue),
+      state_{Rng(options.seed)} {
+  config_.engine = engine_;
+  config_.preemption = options_.preemption;
+  config_.epoch_unix_seconds = options_.epoch_unix_seconds;
+  config_.percentage_of_nodes_to_score = options_.percentage_of_nodes_to_score;
+}
+
+void Simulator::schedule(SimTime at, EventKind kind, std::string uid) {
+  events_.push(Event{at, next_sequence_++, kind, std::move(uid)});
+}
+
+void Simulator::add_pending(Pod pod, SimTime arrival, Lifecycle lifecycle) {
+  if (!pod.node_name.empty()) {
+    throw ClusterError("pod " + pod.namespace_ + "/" + pod.name +
+                       ": a pending pod must not have spec.nodeName");
+  }
+  if (pod.uid.empty())
+    throw ClusterError("pod " + pod.namespace_ + "/" + pod.name + ": metadata.uid is empty");
+  if (cluster_.pod(pod.uid) != nullptr || arriving_.count(pod.uid) != 0) {
+    throw ClusterError("pod " + pod.uid + ": added twice");
+  }
+  std::string uid = pod.uid;
+  lifecycles_[uid] = lifecycle;
+  arriving_.emplace(uid, std::move(pod));
+  schedule(arrival, EventKind::kArrive, std::move(uid));
+}
+
+void Simulator::set_lifecycle(const std::string& uid, Lifecycle lifecycle) {
+  auto pod = cluster_.pod(uid);
+  if (pod == nullptr || pod->node_name.empty())
+    throw ClusterError("lifecycle: " + uid + " is not a running pod");
+  lifecycles_[uid] = lifecycle;
+  if (lifecycle.runtime.has_value()) schedule(clock_.now() + *lifecycle.runtime, EventKind::kComplete, uid);
+}
+
+void Simulator::add_node(Node node, SimTime at) {
+  if (node.name.empty()) throw ClusterError("node: metadata.name is empty");
+  if (cluster_.node(node.name) != nullptr || joining_.count(node.name) != 0) {
+    throw ClusterError("node " + node.name + ": added twice");
+  }
+  std::string name = node.name;
+  joining_.emplace(name, std::move(node));
+  schedule(at, EventKind::kNodeAdd, std::move(name));
+}
+
+void Simulator::change_node(Node node, SimTime at) {
+  if (cluster_.node(node.name) == nullptr && joining_.count(node.name) == 0) {
+    throw ClusterError("node " + node.name + ": changed but never added");
+  }
+  // Several changes of one node may be pending: each is keyed by its own event.
+  std::string key = std::to_string(next_sequence_);
+  changes_.emplace(key, std::move(node));
+  schedule(at, EventKind::kNodeChange, std::move(key));
+}
+
+void Simulator::delete_pod(const std::string& uid, SimTime at) {
+  if (cluster_.pod(uid) == nullptr && arriving_.count(uid) == 0)
+    throw ClusterError("delete: unknown pod " + uid);
+  schedule(at, EventKind::kDelete, uid);
+}
+
+void Simulator::remove_bound(const std::string& uid) {
+  auto on = cluster_.delete_pod(uid);
+  if (on.has_value() && !on->empty()) queue_.move_all_to_active_or_backoff(ClusterEvent::kPodDeleted);
+}
+
+void Simulator::handle(const Event& e, RunSummary& summary) {
+  switch (e.kind) {
+    case EventKind::kArrive: {
+      auto it = arriving_.find(e.uid);
+      if (it == arriving_.end()) return;  // deleted before it arrived
+      Pod pod = std::move(it->second);
+      arriving_.erase(it);
+      const int32_t priority = pod.effective_priority();
+      cluster_.add_pod(std::move(pod));
+      queue_.add(e.uid, priority);
+      arrived_at_[e.uid] = clock_.now();
+      return;
+    }
+    case EventKind::kDeleteVictim: {
+      // Gone already if it completed during its grace period.
+      auto pod = cluster_.pod(e.uid);
+      if (pod == nullptr) return;
+      remove_bound(e.uid);
+      auto lc = lifecycles_.find(e.uid);
+      if (lc == lifecycles_.end() || !lc->second.recreate_when_preempted) return;
+      // The owner's replacement: the original's spec, pending, created now.
+      const std::string root = e.uid;
+      const int n = ++recreations_[root];
+      Pod next = *pod;
+      next.uid = pod->uid + "-r" + std::to_string(n);
+      next.name = pod->name + "-r" + std::to_string(n);
+      next.node_name.clear();
+      next.nominated_node_name.clear();
+      next.phase.clear();
+      next.start_time.reset();
+      next.terminating = false;
+      ++summary.recreated;
+      add_pending(std::move(next), clock_.now(), lc->second);
+      return;
+    }
+    case EventKind::kNodeChange: {
+      auto it = changes_.find(e.uid);
+      Node node = std::move(it->second);
+      changes_.erase(it);
+      if (cluster_.node(node.name) == nullptr) return;  // its node has not joined yet
+      cluster_.replace_node(std::move(node));
+      queue_.move_all_to_active_or_backoff(ClusterEvent::kNodeChanged);
+      return;
+    }
+    case EventKind::kDelete: {
+      if (arriving_.erase(e.uid) != 0) return;
+      auto pod = cluster_.pod(e.uid);
+      if (pod == nullptr) return;
+      if (pod->node_name.empty()) {
+        queue_.remove(e.uid);
+        cluster_.delete_pod(e.uid);
+        arrived_at_.erase(e.uid);
+      } else {
+        remove_bound(e.uid);
+      }
+      return;
+    }
+    case EventKind::kNodeAdd: {
+      auto it = joining_.find(e.uid);
+      Node node = std::move(it->second);
+      joining_.erase(it);
+      cluster_.add_node(std::move(node));
+      queue_.move_all_to_active_or_backoff(ClusterEvent::kNodeAdded);
+      return;
+    }
+    case EventKind::kComplete: {
+      auto pod = cluster_.pod(e.uid);
+      if (pod == nullptr || pod->node_name.empty()) return;  // preempted and gone before it finished
+      ++summary.completed;
+      remove_bound(e.uid);
+      return;
+    }
+  }
+}
+
+RunSummary Simulator::run(const std::function<void(const Decision&)>& on_decision) {
+  RunSummary summary;
+  const SimTime end = SimTime{0} + options_.max_time;
+  for (;;) {
+    // Everything due now, then the queue's flushes, then one cycle; the clock stands still during a
+    // cycle (a cycle takes no simulated time).
+    while (!events_.empty() && events_.top().at <= clock_.now()) {
+      const Event e = events_.top();
+      events_.pop();
+      handle(e, summary);
+    }
+    if (queue_.next_timer_due() <= clock_.now()) queue_.run_due_timers();
+    if (queue_.active_size() > 0) {
+      std::optional<Decision> d = run_cycle(queue_, cluster_, config_, state_, clock_.now());
+      if (!d.has_value()) continue;  // only skipped pods were popped
+      ++summary.cycles;
+      switch (d->outcome) {
+        case Outcome::kScheduled: {
+          ++summary.scheduled;
+          if (auto at = arrived_at_.find(d->uid); at != arrived_at_.end()) {
+            summary.latencies.push_back(clock_.now() - at->second);
+            arrived_at_.erase(at);
+          }
+          auto lc = lifecycles_.find(d->uid);
+          if (lc != lifecycles_.end() && lc->second.runtime.has_value()) {
+            schedule(clock_.now() + *lc->second.runtime, EventKind::kComplete, d->uid);
+          }
+          break;
+        }
+        case Outcome::kPreempted:
+          ++summary.preemptions;
+          summary.victims += d->victims.size();
+          for (const std::string& v : d->victims) {
+            auto lc = lifecycles_.find(v);
+            const SimDuration grace = lc == lifecycles_.end() ? kDefaultGracePeriod : lc->second.grace_period;
+            schedule(clock_.now() + grace, EventKind::kDeleteVictim, v);
+          }
+          break;
+        case Outcome::kUnschedulable:
+          ++summary.unschedulable;
+          break;
+      }
+      if (on_decision) on_decision(*d);
+      continue;
+    }
+    // Idle: jump to the next event, or to the next flush while pods wait in podBackoffQ. Pods in
+    // unschedulablePods alone do not keep the run going: nothing has changed that could help them.
+    SimTime next = events_.empty() ? kNever : events_.top().at;
+    if (queue_.backoff_size() > 0 || !events_.empty()) next = std::min(next, queue_.next_timer_due());
+    if (next == kNever || next > end) break;
+    clock_.advance_to(next);
+  }
+  summary.pending_at_end = queue_.size() + arriving_.size();
+  // (Nodes still to join do not count: a run that stops early leaves them out.)
+  summary.end = clock_.now();
+  return summary;
+}
+
+SimDuration quantile(std::vector<SimDuration> values, double q) {
+  if (values.empty()) return SimDuration::zero();
+  q = std::clamp(q, 0.0, 1.0);
+  std::sort(values.begin(), values.end());
+  // Nearest rank: ceil(q * n), at least 1.
+  const auto rank =
+      std::max<size_t>(1, static_cast<size_t>(std::ceil(q * static_cast<double>(values.size()))));
+  return values[std::min(rank, values.size()) - 1];
+}
+
+namespace {
+
+std::string seconds_text(SimDuration d) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", std::chrono::duration<double>(d).count());
+  return buf;
+}
+
+std::vector<std::pair<std::string, std::string>> summary_rows(const RunSummary& s) {
+  return {
+      {"cycles", std::to_string(s.cycles)},
+      {"scheduled", std::to_string(s.scheduled)},
+      {"preemptions", std::to_string(s.preemptions)},
+      {"victims", std::to_string(s.victims)},
+      {"unschedulable attempts", std::to_string(s.unschedulable)},
+      {"completed", std::to_string(s.completed)},
+      {"recreated", std::to_string(s.recreated)},
+      {"pending at end", std::to_string(s.pending_at_end)},
+      {"simulated time", seconds_text(s.end)},
+      {"latency p50", seconds_text(quantile(s.latencies, 0.50))},
+      {"latency p90", seconds_text(quantile(s.latencies, 0.90))},
+      {"latency p99", seconds_text(quantile(s.latencies, 0.99))},
+      {"latency max", seconds_text(quantile(s.latencies, 1.0))},
+  };
+}
+
+}  // namespace
+
+std::string format_summary(const RunSummary& summary, const std::string& name, const RunSummary* other,
+                           const std::string& other_name) {
+  const auto rows = summary_rows(summary);
+  const auto other_rows = other != nullptr ? summary_rows(*other) : decltype(rows){};
+  size_t w0 = 0, w1 = name.size(), w2 = other_name.size();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    w0 = std::max(w0, rows[i].first.size());
+    w1 = std::max(w1, rows[i].second.size());
+    if (other != nullptr) w2 = std::max(w2, other_rows[i].second.size());
+  }
+  auto line = [&](const std::string& a, const std::string& b, const std::string& c) {
+    std::string out = a + std::string(w0 - a.size(), ' ') + "  " + std::string(w1 - b.size(), ' ') + b;
+    if (other != nullptr) out += "  " + std::string(w2 - c.size(), ' ') + c;
+    return out + "\n";
+  };
+  std::string out = line("", name, other_name);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    out += line(rows[i].first, rows[i].second, other != nullptr ? other_rows[i].second : "");
+  }
+  return out;
+}
+
+}  // namespace kext::sim

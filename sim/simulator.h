@@ -1,0 +1,133 @@
+#pragma once
+// The event loop: pods arrive, the queue's timers fire, cycles run, victims go after their grace
+// period, pods complete after their runtime, all on one virtual clock. A run is a pure function of
+// the cluster, the pods, the engine and the seed.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <queue>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "algorithms/engine.h"
+#include "algorithms/preemption/preemption.h"
+#include "sim/clock.h"
+#include "sim/cluster.h"
+#include "sim/cycle.h"
+#include "sim/scheduling_queue.h"
+#include "sim/select_host.h"
+
+namespace kext::sim {
+
+// terminationGracePeriodSeconds' default (core/v1 DefaultTerminationGracePeriodSeconds).
+inline constexpr SimDuration kDefaultGracePeriod = std::chrono::seconds(30);
+
+struct SimulatorOptions {
+  QueueOptions queue;
+  preemption::Options preemption;
+  uint64_t seed = 1;
+  int32_t percentage_of_nodes_to_score = 0;  // CycleConfig's; 0: kube-scheduler's adaptive default
+  int64_t epoch_unix_seconds = 0;            // the wall time simulated time 0 stands for
+  // The run stops at this simulated time at the latest.
+  SimDuration max_time = std::chrono::hours(24);
+};
+
+// How a pod's life goes on once it runs.
+struct Lifecycle {
+  std::optional<SimDuration> runtime;              // completes this long after binding; nullopt: never
+  SimDuration grace_period = kDefaultGracePeriod;  // a victim is gone this long after preemption
+  // A preempted pod is replaced by a new pending one when it is gone, as the ReplicaSet or Job
+  // controller owning it would do. The replacement has the same spec and lifecycle, the UID
+  // "<uid>-r<n>" and the name "<name>-r<n>".
+  bool recreate_when_preempted = false;
+};
+
+struct RunSummary {
+  size_t cycles = 0;
+  size_t scheduled = 0;
+  size_t preemptions = 0;  // cycles that nominated a node
+  size_t victims = 0;
+  size_t unschedulable = 0;  // failed cycles without preemption
+  size_t completed = 0;      // pods that finished their runtime
+  size_t recreated = 0;      // replacements created for preempted pods
+  size_t pending_at_end = 0;
+  SimTime end{0};
+  // Arrival to bind of every pod that bound, in bind order: the queue's wait plus any preemption's
+  // grace period, what a policy comparison looks at first.
+  std::vector<SimDuration> latencies;
+};
+
+// The q-quantile (0 <= q <= 1) of `values` by the nearest-rank method (the smallest value with at
+// least q of all values at or below it); zero for none.
+SimDuration quantile(std::vector<SimDuration> values, double q);
+
+// The summary as an aligned two-column text table; with `other`, a third column (issue 18's
+// --compare: the same run under a second configuration). Names head the value columns.
+std::string format_summary(const RunSummary& summary, const std::string& name,
+                           const RunSummary* other = nullptr, const std::string& other_name = "");
+
+class Simulator {
+ public:
+  // `engine` must outlive the simulator. Pods already bound in `cluster` run forever with the
+  // default grace period unless set_lifecycle says otherwise; pending pods in it are not queued (add
+  // them with add_pending).
+  Simulator(SimCluster cluster, const Engine& engine, SimulatorOptions options);
+
+  // A pod created at `arrival`; its spec.nodeName must be empty. Throws ClusterError on a bad pod.
+  void add_pending(Pod pod, SimTime arrival, Lifecycle lifecycle = {});
+  // The lifecycle of a pod already running in the cluster: completes at `runtime` from now (time 0).
+  void set_lifecycle(const std::string& uid, Lifecycle lifecycle);
+  // A node that joins the cluster at `at` (a kNodeAdded move). Throws ClusterError on a duplicate.
+  void add_node(Node node, SimTime at);
+  // A node's new spec or status at `at` (a kNodeChanged move). The node must be in the cluster or
+  // joining; a change that comes before its node has joined is dropped.
+  void change_node(Node node, SimTime at);
+  // Deletes a pod at `at`, whatever its state: pending (out of the queue and the nominator), bound
+  // (its resources freed at once, a kPodDeleted move; add a grace period to `at` if it has one), or
+  // not yet arrived (it never does). Unknown UIDs are an error now; a pod gone by then is ignored.
+  void delete_pod(const std::string& uid, SimTime at);
+
+  // Runs until nothing can change any more (no future event, activeQ and podBackoffQ empty: pods
+  // left in unschedulablePods have seen every event that could help them) or max_time. Calls
+  // `on_decision` for every cycle, in order.
+  RunSummary run(const std::function<void(const Decision&)>& on_decision);
+
+  const SimCluster& cluster() const { return cluster_; }
+  const SchedulingQueue& queue() const { return queue_; }
+  SimTime now() const { return clock_.now(); }
+
+ private:
+  enum class EventKind { kArrive, kDeleteVictim, kComplete, kNodeAdd, kNodeChange, kDelete };
+  struct Event {
+    SimTime at;
+    uint64_t sequence;  // events at the same time run in the order they were scheduled
+    EventKind kind;
+    std::string uid;
+    bool operator>(const Event& o) const { return std::tie(at, sequence) > std::tie(o.at, o.sequence); }
+  };
+
+  void schedule(SimTime at, EventKind kind, std::string uid);
+  void handle(const Event& e, RunSummary& summary);
+  // Removes a bound pod and tells the queue (a pod deleted: AssignedPodDelete).
+  void remove_bound(const std::string& uid);
+
+  VirtualClock clock_;
+  SimCluster cluster_;
+  const Engine* engine_;
+  SimulatorOptions options_;
+  SchedulingQueue queue_;
+  SchedulerState state_;
+  CycleConfig config_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  uint64_t next_sequence_ = 0;
+  std::unordered_map<std::string, Lifecycle> lifecycles_;
+  std::unordered_map<std::string, Pod> arriving_;  // created at their kArrive event
+  std::unordered_map<std::string, SimTime> arrived_at_;
+  std::unordered_map<std::string, Node> joining_;     // nodes added at their kNodeAdd event
+  std::unordered_map<std::string, Node> changes_;     // by the kNodeChange event's key
+  std::unordered_map<std::string, int> recreations_;  // per original UID: replacements so far
+};
+
+}  // namespace kext::sim

@@ -1,0 +1,363 @@
+#include "sim/cycle.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "policy/policy.h"
+#include "tests/support/test_builders.h"
+
+namespace kext::sim {
+namespace {
+
+using kext::testing::GiB;
+using kext::testing::make_node;
+using kext::testing::make_pod;
+using std::chrono::seconds;
+
+constexpr int64_t kEpoch = 1'700'000'000;
+
+std::unique_ptr<Engine> least_requested_engine() {
+  return build_engine(parse_policy(R"({"predicates":[{"name":"PodFitsResources"}],
+      "priorities":[{"name":"LeastRequestedPriority","weight":1}]})"));
+}
+
+Pod pod_at(std::string name, int64_t cpu_milli, int32_t priority, std::string node = "",
+           int64_t start = kEpoch) {
+  Pod p = make_pod(std::move(name), cpu_milli, GiB / 4);
+  p.priority = priority;
+  p.node_name = std::move(node);
+  if (!p.node_name.empty()) {
+    p.phase = "Running";
+    p.start_time = start;
+  }
+  return p;
+}
+
+// Three 1-CPU nodes and the queue, clock and generator a simulation would hold.
+struct Sim {
+  std::unique_ptr<Engine> engine = least_requested_engine();
+  SimCluster cluster;
+  VirtualClock clock;
+  SchedulingQueue queue{clock};
+  SchedulerState state;
+  CycleConfig config;
+
+  Sim() {
+    config.engine = engine.get();
+    config.epoch_unix_seconds = kEpoch;
+    for (const char* n : {"n1", "n2", "n3"}) cluster.add_node(make_node(n, 1000, 4 * GiB));
+  }
+  void pending(Pod p) {
+    const std::string uid = p.uid;
+    const int32_t prio = p.effective_priority();
+    cluster.add_pod(std::move(p));
+    queue.add(uid, prio);
+  }
+  std::optional<Decision> cycle() { return run_cycle(queue, cluster, config, state, clock.now()); }
+};
+
+TEST(Cycle, SchedulesToTheBestScoredNodeAndBinds) {
+  Sim s;
+  s.cluster.add_pod(pod_at("busy1", 700, 0, "n1"));
+  s.cluster.add_pod(pod_at("busy3", 300, 0, "n3"));
+  s.pending(pod_at("web", 200, 0));
+  auto d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->outcome, Outcome::kScheduled);
+  EXPECT_EQ(d->node, "n2") << "LeastRequested prefers the empty node";
+  EXPECT_EQ(d->feasible_nodes, 3u);
+  EXPECT_EQ(d->cycle, 1);
+  EXPECT_EQ(d->attempts, 1);
+  EXPECT_EQ(d->pod, "default/web");
+  // LeastRequested (v1.16: mean of (capacity - requested) * 10 / capacity over cpu and memory): n2
+  // (8 + 9) / 2 = 8, n3 (5 + 8) / 2 = 6, n1 (1 + 8) / 2 = 4.
+  EXPECT_EQ(d->score, 8);
+  EXPECT_EQ(d->runner_up_score, 6);
+  EXPECT_EQ(s.cluster.pod("uid-web")->node_name, "n2");
+  EXPECT_EQ(s.cluster.pod("uid-web")->start_time, kEpoch);
+  EXPECT_EQ(s.cluster.node("n2")->requested.milli_cpu, 200);
+  EXPECT_EQ(s.queue.size(), 0u);
+  EXPECT_FALSE(s.cycle().has_value()) << "activeQ is empty";
+}
+
+TEST(Cycle, UnschedulableGoesBackWithTheEventsThatCouldHelp) {
+  // A pod that fits no node's allocatable is unresolvable: deleting pods cannot help it, only node
+  // events can. A pod that fits but finds the nodes full is moved by a pod deletion too.
+  struct Case {
+    std::string name;
+    int64_t cpu_milli;
+    bool nodes_full;
+    bool pod_deletion_moves;
+  };
+  const std::vector<Case> cases = {
+      {"larger than every node", 2000, false, false},
+      {"nodes full", 500, true, true},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Sim s;
+    if (c.nodes_full) {
+      // Of priority 0 like the pod, so preemption finds no victims.
+      for (const char* n : {"n1", "n2", "n3"}) s.cluster.add_pod(pod_at(std::string("full-") + n, 800, 0, n));
+    }
+    s.pending(pod_at("p", c.cpu_milli, 0));
+    auto d = s.cycle();
+    ASSERT_TRUE(d.has_value());
+    EXPECT_EQ(d->outcome, Outcome::kUnschedulable);
+    EXPECT_EQ(d->feasible_nodes, 0u);
+    EXPECT_EQ(d->reasons, (std::map<std::string, size_t>{{"Insufficient cpu", 3}}));
+    EXPECT_EQ(d->message, "0/3 nodes are available: 3 Insufficient cpu.");
+    ASSERT_EQ(s.queue.where("uid-p"), QueueName::kUnschedulable);
+    s.clock.advance(seconds(2));
+    s.queue.move_all_to_active_or_backoff(ClusterEvent::kPodDeleted);
+    EXPECT_EQ(s.queue.where("uid-p"), c.pod_deletion_moves ? QueueName::kActive : QueueName::kUnschedulable);
+    s.queue.move_all_to_active_or_backoff(ClusterEvent::kNodeAdded);
+    EXPECT_EQ(s.queue.where("uid-p"), QueueName::kActive);
+  }
+}
+
+TEST(NumFeasibleNodesToFind, AsKubeScheduler) {
+  struct Case {
+    size_t nodes;
+    int32_t percentage;
+    size_t want;
+  };
+  const std::vector<Case> cases = {
+      {0, 0, 0},       {50, 0, 50},      {99, 10, 99},       // below 100 nodes: all of them
+      {100, 0, 100},   {1000, 0, 420},   {5000, 0, 500},     // adaptive: 50 % - nodes/125
+      {6000, 0, 300},  {20000, 0, 1000},                     // ... at least 5 %
+      {1000, 30, 300}, {1000, 5, 100},   {1000, 100, 1000},  // set: at least 100 nodes
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::to_string(c.nodes) + " nodes, " + std::to_string(c.percentage) + " %");
+    EXPECT_EQ(num_feasible_nodes_to_find(c.nodes, c.percentage), c.want);
+  }
+}
+
+TEST(Cycle, FilterStopsAtEnoughFeasibleNodesAndRotatesItsStart) {
+  // 150 empty nodes: the adaptive share (50 - 1 = 49 %, 73 nodes) is below the minimum of 100, so each
+  // cycle stops after 100 feasible nodes, and the next starts where it stopped.
+  Sim s;
+  for (int i = 4; i <= 150; ++i) s.cluster.add_node(make_node("n" + std::to_string(i), 1000, 4 * GiB));
+  s.pending(pod_at("a", 100, 0));
+  s.pending(pod_at("b", 100, 0));
+  auto in_window = [&](const std::string& node, size_t from) {
+    const size_t i = *s.cluster.node_position(node);
+    return (i + 150 - from) % 150 < 100;
+  };
+  auto d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->feasible_nodes, 100u);
+  EXPECT_EQ(d->evaluated_nodes, 100u);
+  EXPECT_TRUE(in_window(d->node, 0)) << d->node;
+  EXPECT_EQ(s.state.next_start_node_index, 100u);
+  d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_TRUE(in_window(d->node, 100)) << d->node;
+  EXPECT_EQ(s.state.next_start_node_index, 50u);
+}
+
+TEST(Cycle, ANominatedPodGoesToItsNodeWhenItFits) {
+  // n3 is the worst-scored node (busy), but the pod is nominated there and fits: evaluateNominatedNode
+  // takes it without filtering the others or moving the start index.
+  Sim s;
+  s.cluster.add_pod(pod_at("busy", 600, 0, "n3"));
+  s.pending(pod_at("p", 300, 10));
+  s.queue.add_nominated_pod("uid-p", "n3");
+  s.cluster.set_nominated_node("uid-p", "n3");
+  auto d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->outcome, Outcome::kScheduled);
+  EXPECT_EQ(d->node, "n3");
+  EXPECT_EQ(d->evaluated_nodes, 1u);
+  EXPECT_FALSE(d->score.has_value()) << "one feasible node is taken without scoring";
+  EXPECT_FALSE(d->runner_up_score.has_value());
+  EXPECT_EQ(s.state.next_start_node_index, 0u);
+  EXPECT_FALSE(s.queue.nominated_node("uid-p").has_value());
+}
+
+TEST(FitErrorMessage, SortedAsStrings) {
+  // sort.Strings over "<count> <reason>": "10 ..." sorts before "3 ...", as in kube-scheduler's events.
+  EXPECT_EQ(fit_error_message(13, {{"Insufficient cpu", 3}, {"node(s) were unschedulable", 10}}),
+            "0/13 nodes are available: 10 node(s) were unschedulable, 3 Insufficient cpu.");
+  EXPECT_EQ(fit_error_message(2, {{"Insufficient memory", 1}, {"Insufficient cpu", 2}}),
+            "0/2 nodes are available: 1 Insufficient memory, 2 Insufficient cpu.");
+  EXPECT_EQ(fit_error_message(0, {}), "0/0 nodes are available:");
+}
+
+TEST(Cycle, SkipsPodsDeletedWhileQueued) {
+  Sim s;
+  s.pending(pod_at("gone", 100, 0));
+  s.cluster.delete_pod("uid-gone");
+  EXPECT_FALSE(s.cycle().has_value());
+  EXPECT_EQ(s.queue.scheduling_cycle(), 1) << "the pop still counted";
+}
+
+TEST(Cycle, PreemptsNominatesAndHoldsTheNodeUntilBound) {
+  // Every node is full of priority-0 pods; the one on n2 is the youngest, so pickOneNodeForPreemption
+  // takes n2 (latest start among the highest-priority victims).
+  Sim s;
+  s.cluster.add_pod(pod_at("low1", 1000, 0, "n1", kEpoch - 300));
+  s.cluster.add_pod(pod_at("low2", 1000, 0, "n2", kEpoch - 100));
+  s.cluster.add_pod(pod_at("low3", 1000, 0, "n3", kEpoch - 200));
+  s.pending(pod_at("vip", 500, 100));
+
+  auto d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->outcome, Outcome::kPreempted);
+  EXPECT_EQ(d->node, "n2");
+  EXPECT_EQ(d->victims, (std::vector<std::string>{"uid-low2"}));
+  EXPECT_EQ(d->victim_names, (std::vector<std::string>{"default/low2"}));
+  EXPECT_TRUE(s.cluster.pod("uid-low2")->terminating);
+  EXPECT_EQ(s.queue.nominated_node("uid-vip"), "n2");
+  EXPECT_EQ(s.cluster.pod("uid-vip")->nominated_node_name, "n2");
+  EXPECT_EQ(s.queue.where("uid-vip"), QueueName::kUnschedulable);
+
+  // While the victim terminates, vip may not preempt again (a terminating lower-priority pod on its
+  // nominated node): the next attempt is a plain failure that keeps the nomination.
+  s.clock.advance(seconds(1));
+  s.queue.move_all_to_active_or_backoff(ClusterEvent::kNodeChanged);
+  d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->outcome, Outcome::kUnschedulable);
+  EXPECT_EQ(s.queue.nominated_node("uid-vip"), "n2");
+
+  // The victim's grace period ends.
+  s.cluster.delete_pod("uid-low2");
+  s.queue.move_all_to_active_or_backoff(ClusterEvent::kPodDeleted);  // vip backs off (2 attempts: 2 s)
+
+  // n2's free 1000m minus vip's held 500m: a priority-0 pod of 600m does not fit, one of 400m does.
+  s.pending(pod_at("big-low", 600, 0));
+  s.pending(pod_at("small-low", 400, 0));
+  d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->uid, "uid-big-low");
+  EXPECT_EQ(d->outcome, Outcome::kUnschedulable);
+  EXPECT_TRUE(d->victims.empty()) << "priority 0 has nothing to preempt";
+  d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->uid, "uid-small-low");
+  EXPECT_EQ(d->outcome, Outcome::kScheduled);
+  EXPECT_EQ(d->node, "n2");
+
+  // vip's backoff ends; it binds to n2 and leaves the nominator.
+  s.clock.advance(seconds(2));
+  s.queue.flush_backoff_completed();
+  d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->uid, "uid-vip");
+  EXPECT_EQ(d->outcome, Outcome::kScheduled);
+  EXPECT_EQ(d->node, "n2");
+  EXPECT_FALSE(s.queue.nominated_node("uid-vip").has_value());
+  EXPECT_TRUE(s.cluster.pod("uid-vip")->nominated_node_name.empty());
+  EXPECT_EQ(s.cluster.node("n2")->requested.milli_cpu, 900);
+}
+
+TEST(Cycle, PreemptionCountsPodsAlreadyNominatedToTheNode) {
+  // Two 1-CPU nodes full of priority-0 pods, the one on n2 the youngest. vip1 preempts on n2; vip2,
+  // of the same priority, must not free the same room again: on n2 it would have to fit beside vip1's
+  // held 600m, which it cannot, so it preempts on n1.
+  Sim s;
+  s.cluster.add_pod(pod_at("low1", 1000, 0, "n1", kEpoch - 300));
+  s.cluster.add_pod(pod_at("low2", 1000, 0, "n2", kEpoch - 100));
+  s.cluster.add_pod(pod_at("low3", 1000, 100, "n3"));
+  s.pending(pod_at("vip1", 600, 100));
+  s.pending(pod_at("vip2", 600, 100));
+  auto d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->outcome, Outcome::kPreempted);
+  EXPECT_EQ(d->node, "n2");
+  d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->uid, "uid-vip2");
+  EXPECT_EQ(d->outcome, Outcome::kPreempted);
+  EXPECT_EQ(d->node, "n1");
+  EXPECT_EQ(d->victims, (std::vector<std::string>{"uid-low1"}));
+}
+
+TEST(Cycle, PreemptionSamplesFromARandomOffset) {
+  // Ten identical full nodes: every candidate ties down to the node name. With all nodes evaluated
+  // (the default minimum of 100 candidates) the smallest name wins whatever the seed; asking for one
+  // candidate, the dry runs stop at the first node after a random offset, so the seed decides.
+  auto chosen = [](int64_t absolute, uint64_t seed) {
+    auto engine = least_requested_engine();
+    SimCluster cluster;
+    for (int i = 0; i < 10; ++i) {
+      const std::string n = "n" + std::to_string(i);
+      cluster.add_node(make_node(n, 1000, 4 * GiB));
+      cluster.add_pod(pod_at("low-" + n, 1000, 0, n));
+    }
+    VirtualClock clock;
+    SchedulingQueue queue(clock);
+    Pod vip = pod_at("vip", 500, 100);
+    cluster.add_pod(vip);
+    queue.add(vip.uid, 100);
+    CycleConfig config;
+    config.engine = engine.get();
+    config.epoch_unix_seconds = kEpoch;
+    config.min_candidate_nodes_percentage = 0;
+    config.min_candidate_nodes_absolute = absolute;
+    SchedulerState state{Rng(seed)};
+    auto d = run_cycle(queue, cluster, config, state, clock.now());
+    EXPECT_EQ(d->outcome, Outcome::kPreempted);
+    return d->node;
+  };
+  std::set<std::string> all_nodes, one_candidate;
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    all_nodes.insert(chosen(100, seed));
+    one_candidate.insert(chosen(1, seed));
+  }
+  EXPECT_EQ(all_nodes, (std::set<std::string>{"n0"}));
+  EXPECT_GT(one_candidate.size(), 3u);
+}
+
+TEST(Cycle, HigherPriorityPodsIgnoreLowerNominations) {
+  // n1 and n3 are full of pods nobody here may preempt; "nominee" (priority 10, 800m), nominated to
+  // n2 by an earlier preemption, waits outside activeQ.
+  Sim s;
+  s.cluster.add_pod(pod_at("full1", 1000, 50, "n1"));
+  s.cluster.add_pod(pod_at("full3", 1000, 50, "n3"));
+  s.cluster.add_pod(pod_at("nominee", 800, 10));
+  s.queue.add_nominated_pod("uid-nominee", "n2");
+  s.cluster.set_nominated_node("uid-nominee", "n2");
+  s.pending(pod_at("equal", 300, 10));
+  s.pending(pod_at("higher", 300, 20));
+  auto d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->uid, "uid-higher");
+  EXPECT_EQ(d->outcome, Outcome::kScheduled) << "a lower-priority nomination does not hold n2 against it";
+  EXPECT_EQ(d->node, "n2");
+  d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->uid, "uid-equal");
+  EXPECT_EQ(d->outcome, Outcome::kUnschedulable) << "equal priority: 800m held of n2's 700m free";
+}
+
+TEST(Cycle, SameSeedSameDecisions) {
+  // Three identical empty nodes tie for every pod until they fill: the seed decides.
+  auto run = [](uint64_t seed) {
+    Sim s;
+    s.state.rng = Rng(seed);
+    for (int i = 0; i < 6; ++i) s.pending(pod_at("p" + std::to_string(i), 100, 0));
+    std::vector<std::string> nodes;
+    while (auto d = s.cycle()) nodes.push_back(d->node);
+    return nodes;
+  };
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    SCOPED_TRACE(seed);
+    const auto first = run(seed);
+    ASSERT_EQ(first.size(), 6u);
+    EXPECT_EQ(run(seed), first);
+  }
+  // Over many seeds the first pod lands on each node (equal scores) at least once.
+  std::set<std::string> first_nodes;
+  for (uint64_t seed = 0; seed < 30; ++seed) first_nodes.insert(run(seed)[0]);
+  EXPECT_EQ(first_nodes, (std::set<std::string>{"n1", "n2", "n3"}));
+}
+
+}  // namespace
+}  // namespace kext::sim

@@ -1,0 +1,407 @@
+#include "sim/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "policy/policy.h"
+#include "tests/support/test_builders.h"
+
+namespace kext::sim {
+namespace {
+
+using kext::testing::GiB;
+using kext::testing::make_node;
+using kext::testing::make_pod;
+using std::chrono::seconds;
+
+constexpr int64_t kEpoch = 1'700'000'000;
+
+Pod pod_of(std::string name, int64_t cpu_milli, int32_t priority, std::string node = "",
+           int64_t start = kEpoch) {
+  Pod p = make_pod(std::move(name), cpu_milli, GiB / 4);
+  p.priority = priority;
+  p.node_name = std::move(node);
+  if (!p.node_name.empty()) {
+    p.phase = "Running";
+    p.start_time = start;
+  }
+  return p;
+}
+
+struct Logged {
+  int64_t at_s;
+  std::string uid;
+  Outcome outcome;
+  std::string node;
+  std::vector<std::string> victims;
+  bool operator==(const Logged&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Logged& l) {
+  os << l.at_s << "s " << l.uid << " " << static_cast<int>(l.outcome) << " " << l.node << " [";
+  for (const auto& v : l.victims) os << v << " ";
+  return os << "]";
+}
+
+std::vector<Logged> run(Simulator& sim, RunSummary* summary = nullptr) {
+  std::vector<Logged> log;
+  RunSummary s = sim.run([&](const Decision& d) {
+    log.push_back({std::chrono::duration_cast<seconds>(d.at).count(), d.uid, d.outcome, d.node, d.victims});
+  });
+  if (summary != nullptr) *summary = s;
+  return log;
+}
+
+std::unique_ptr<Engine> engine() {
+  return build_engine(parse_policy(R"({"predicates":[{"name":"PodFitsResources"}],
+      "priorities":[{"name":"LeastRequestedPriority","weight":1}]})"));
+}
+
+TEST(Simulator, PreemptionThenBindAfterTheGracePeriodThenCompletion) {
+  // Two full 1-CPU nodes of priority-0 pods; "low-b" is younger, so n2 is the node to preempt on.
+  auto eng = engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  cluster.add_node(make_node("n2", 1000, 4 * GiB));
+  cluster.add_pod(pod_of("low-a", 1000, 0, "n1", kEpoch - 200));
+  cluster.add_pod(pod_of("low-b", 1000, 0, "n2", kEpoch - 100));
+  SimulatorOptions options;
+  options.epoch_unix_seconds = kEpoch;
+  Simulator sim(std::move(cluster), *eng, options);
+  sim.set_lifecycle("uid-low-b", Lifecycle{std::nullopt, seconds(20)});
+  // At 5 s a high-priority pod arrives that runs for a minute.
+  sim.add_pending(pod_of("vip", 600, 100), seconds(5), Lifecycle{seconds(60), kDefaultGracePeriod});
+
+  RunSummary summary;
+  const auto log = run(sim, &summary);
+  // 5 s: preempts low-b on n2 (grace 20 s). 25 s: low-b is gone; the deletion moves vip (its 1 s
+  // backoff long over) to activeQ and it binds. 85 s: it completes.
+  const std::vector<Logged> want = {
+      {5, "uid-vip", Outcome::kPreempted, "n2", {"uid-low-b"}},
+      {25, "uid-vip", Outcome::kScheduled, "n2", {}},
+  };
+  EXPECT_EQ(log, want);
+  EXPECT_EQ(summary.cycles, 2u);
+  EXPECT_EQ(summary.scheduled, 1u);
+  EXPECT_EQ(summary.preemptions, 1u);
+  EXPECT_EQ(summary.victims, 1u);
+  EXPECT_EQ(summary.completed, 1u);
+  EXPECT_EQ(summary.pending_at_end, 0u);
+  EXPECT_EQ(summary.end, seconds(85));
+  EXPECT_EQ(summary.latencies, (std::vector<SimDuration>{seconds(20)})) << "arrived at 5 s, bound at 25 s";
+  EXPECT_EQ(sim.cluster().pod("uid-vip"), nullptr) << "completed pods leave the cluster";
+  EXPECT_EQ(sim.cluster().node("n2")->requested.milli_cpu, 0);
+}
+
+TEST(Simulator, CompletionFreesRoomForAWaitingPod) {
+  // One node; "first" runs 10 s, "second" (same priority, cannot preempt) waits in unschedulablePods
+  // and is moved by first's completion.
+  auto eng = engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  Simulator sim(std::move(cluster), *eng, {});
+  sim.add_pending(pod_of("first", 800, 0), seconds(0), Lifecycle{seconds(10), kDefaultGracePeriod});
+  sim.add_pending(pod_of("second", 800, 0), seconds(0));
+  RunSummary summary;
+  const auto log = run(sim, &summary);
+  const std::vector<Logged> want = {
+      {0, "uid-first", Outcome::kScheduled, "n1", {}},
+      {0, "uid-second", Outcome::kUnschedulable, "", {}},
+      {10, "uid-second", Outcome::kScheduled, "n1", {}},
+  };
+  EXPECT_EQ(log, want);
+  EXPECT_EQ(summary.completed, 1u);
+  EXPECT_EQ(summary.latencies, (std::vector<SimDuration>{seconds(0), seconds(10)}));
+}
+
+TEST(Simulator, RetriesBackingOffPodsAndStopsWhenNothingCanHelp) {
+  // "big" never fits; with no event left it stays in unschedulablePods and the run ends instead of
+  // retrying it every minute until max_time.
+  auto eng = engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  Simulator sim(std::move(cluster), *eng, {});
+  sim.add_pending(pod_of("big", 5000, 0), seconds(0));
+  sim.add_pending(pod_of("small", 100, 0), seconds(3));
+  RunSummary summary;
+  const auto log = run(sim, &summary);
+  const std::vector<Logged> want = {
+      {0, "uid-big", Outcome::kUnschedulable, "", {}},
+      {3, "uid-small", Outcome::kScheduled, "n1", {}},
+  };
+  EXPECT_EQ(log, want);
+  EXPECT_EQ(summary.pending_at_end, 1u);
+  EXPECT_EQ(summary.end, seconds(3));
+}
+
+TEST(Simulator, LeftoverFlushRetriesWhileEventsRemain) {
+  // "waiter" fails at 0 s as unresolvable (deletions cannot help; no node event comes); a pod
+  // arriving at 200 s keeps the run alive, so the 30 s loop retries it after more than 60 s: at 90 s,
+  // then 180 s (its timestamp is refreshed at each failure).
+  auto eng = engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  Simulator sim(std::move(cluster), *eng, {});
+  sim.add_pending(pod_of("waiter", 2000, 0), seconds(0));
+  sim.add_pending(pod_of("late", 100, 0), seconds(200));
+  const auto log = run(sim);
+  std::vector<std::pair<int64_t, std::string>> got;
+  for (const auto& l : log) got.emplace_back(l.at_s, l.uid);
+  const std::vector<std::pair<int64_t, std::string>> want = {
+      {0, "uid-waiter"}, {90, "uid-waiter"}, {180, "uid-waiter"}, {200, "uid-late"}};
+  EXPECT_EQ(got, want);
+}
+
+TEST(Simulator, SameSeedSameLog) {
+  auto eng = engine();
+  auto build = [&](uint64_t seed) {
+    SimCluster cluster;
+    for (int i = 0; i < 5; ++i) cluster.add_node(make_node("n" + std::to_string(i), 2000, 8 * GiB));
+    SimulatorOptions options;
+    options.seed = seed;
+    auto sim = std::make_unique<Simulator>(std::move(cluster), *eng, options);
+    for (int i = 0; i < 30; ++i) {
+      sim->add_pending(pod_of("p" + std::to_string(i), 300, i % 3), seconds(i % 7),
+                       Lifecycle{seconds(5 + i % 11), kDefaultGracePeriod});
+    }
+    return sim;
+  };
+  auto a = build(9), b = build(9);
+  const auto la = run(*a), lb = run(*b);
+  EXPECT_EQ(la.size(), 30u) << "9000m of pods on 10000m of nodes: each binds at its first attempt";
+  EXPECT_EQ(la, lb);
+}
+
+TEST(Simulator, ANodeJoiningMovesAPodNoNodeCouldTake) {
+  auto eng = engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  Simulator sim(std::move(cluster), *eng, {});
+  sim.add_pending(pod_of("big", 2000, 0), seconds(0));
+  sim.add_node(make_node("n2", 4000, 8 * GiB), seconds(50));
+  EXPECT_THROW(sim.add_node(make_node("n1", 1, 1), seconds(1)), ClusterError);
+  EXPECT_THROW(sim.add_node(make_node("n2", 1, 1), seconds(1)), ClusterError);
+  const auto log = run(sim);
+  const std::vector<Logged> want = {
+      {0, "uid-big", Outcome::kUnschedulable, "", {}},
+      {50, "uid-big", Outcome::kScheduled, "n2", {}},
+  };
+  EXPECT_EQ(log, want);
+}
+
+TEST(Simulator, ANodeChangeMovesPodsItCouldHelp) {
+  // n1 grows from 1 to 4 CPUs at 30 s: the 2-CPU pod, unresolvable until then, binds.
+  auto eng = engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  cluster.add_pod(pod_of("small", 100, 0, "n1"));
+  Simulator sim(std::move(cluster), *eng, {});
+  sim.add_pending(pod_of("big", 2000, 0), seconds(0));
+  sim.change_node(make_node("n1", 4000, 4 * GiB), seconds(30));
+  EXPECT_THROW(sim.change_node(make_node("nope", 1, 1), seconds(1)), ClusterError);
+  const auto log = run(sim);
+  const std::vector<Logged> want = {
+      {0, "uid-big", Outcome::kUnschedulable, "", {}},
+      {30, "uid-big", Outcome::kScheduled, "n1", {}},
+  };
+  EXPECT_EQ(log, want);
+  EXPECT_EQ(sim.cluster().node("n1")->node->allocatable.milli_cpu, 4000);
+  EXPECT_EQ(sim.cluster().node("n1")->requested.milli_cpu, 2100) << "its pods stayed";
+}
+
+TEST(Simulator, DeletingPodsPendingBoundOrNotYetArrived) {
+  // first (bound) is deleted at 10 s and second, waiting for its room, binds; waiting (pending,
+  // unschedulable) is deleted at 20 s; never (due at 50 s) is deleted at 40 s and never arrives.
+  auto eng = engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  cluster.add_pod(pod_of("first", 800, 0, "n1"));
+  Simulator sim(std::move(cluster), *eng, {});
+  sim.add_pending(pod_of("second", 800, 0), seconds(0));
+  sim.add_pending(pod_of("waiting", 3000, 0), seconds(0));
+  sim.add_pending(pod_of("never", 100, 0), seconds(50));
+  sim.delete_pod("uid-first", seconds(10));
+  sim.delete_pod("uid-waiting", seconds(20));
+  sim.delete_pod("uid-never", seconds(40));
+  EXPECT_THROW(sim.delete_pod("uid-nobody", seconds(1)), ClusterError);
+  RunSummary summary;
+  const auto log = run(sim, &summary);
+  std::vector<std::pair<int64_t, std::string>> got;
+  for (const auto& l : log)
+    got.emplace_back(l.at_s, l.uid + (l.outcome == Outcome::kScheduled ? " bound" : " failed"));
+  const std::vector<std::pair<int64_t, std::string>> want = {
+      {0, "uid-second failed"}, {0, "uid-waiting failed"}, {10, "uid-second bound"}};
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(summary.pending_at_end, 0u);
+  EXPECT_EQ(sim.cluster().pod("uid-waiting"), nullptr);
+  EXPECT_EQ(sim.cluster().pod("uid-never"), nullptr);
+}
+
+TEST(Simulator, APreemptedPodOfAControllerIsRecreated) {
+  // low (owned by a ReplicaSet, grace 10 s) is preempted by vip; when it is gone its replacement
+  // arrives, and finds no room: vip has it, and is of higher priority.
+  auto eng = engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  cluster.add_pod(pod_of("low", 1000, 0, "n1"));
+  Simulator sim(std::move(cluster), *eng, {});
+  sim.set_lifecycle("uid-low", Lifecycle{std::nullopt, seconds(10), true});
+  sim.add_pending(pod_of("vip", 600, 100), seconds(0));
+  RunSummary summary;
+  const auto log = run(sim, &summary);
+  const std::vector<Logged> want = {
+      {0, "uid-vip", Outcome::kPreempted, "n1", {"uid-low"}},
+      {10, "uid-vip", Outcome::kScheduled, "n1", {}},
+      {10, "uid-low-r1", Outcome::kUnschedulable, "", {}},
+  };
+  EXPECT_EQ(log, want);
+  EXPECT_EQ(summary.recreated, 1u);
+  EXPECT_EQ(summary.pending_at_end, 1u);
+  auto replacement = sim.cluster().pod("uid-low-r1");
+  ASSERT_NE(replacement, nullptr);
+  EXPECT_EQ(replacement->name, "low-r1");
+  EXPECT_TRUE(replacement->node_name.empty());
+  EXPECT_FALSE(replacement->terminating);
+}
+
+TEST(Simulator, InvariantsHoldOnARandomWorkload) {
+  // A random cluster near full, pods arriving with random sizes, priorities and runtimes, victims
+  // recreated, nodes joining: after every decision no node is over-committed, a bound pod is where
+  // the decision says, victims are of lower priority and terminating, and the counts add up.
+  auto eng = engine();
+  std::mt19937_64 r(2024);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(r() % static_cast<uint64_t>(hi - lo + 1));
+  };
+  SimCluster cluster;
+  for (int i = 0; i < 40; ++i)
+    cluster.add_node(make_node("n" + std::to_string(i), pick(2, 8) * 1000, 16 * GiB));
+  std::vector<std::string> running;
+  for (int i = 0; i < 400; ++i) {
+    const std::string node = "n" + std::to_string(i % 40);
+    const NodeInfo* n = cluster.node(node);
+    const int64_t cpu = pick(1, 6) * 100;
+    if (n->requested.milli_cpu + cpu > n->node->allocatable.milli_cpu) continue;
+    Pod p = pod_of("run" + std::to_string(i), cpu, static_cast<int32_t>(pick(0, 3)), node,
+                   kEpoch - pick(0, 1000));
+    running.push_back(p.uid);
+    cluster.add_pod(std::move(p));
+  }
+  SimulatorOptions options;
+  options.epoch_unix_seconds = kEpoch;
+  options.seed = 7;
+  Simulator sim(std::move(cluster), *eng, options);
+  for (const auto& uid : running) {
+    sim.set_lifecycle(
+        uid, Lifecycle{pick(0, 1) ? std::optional<SimDuration>(seconds(pick(10, 600))) : std::nullopt,
+                       seconds(pick(0, 30)), pick(0, 1) == 1});
+  }
+  for (int i = 0; i < 300; ++i) {
+    sim.add_pending(pod_of("p" + std::to_string(i), pick(1, 20) * 100, static_cast<int32_t>(pick(0, 5))),
+                    seconds(pick(0, 100)),
+                    Lifecycle{seconds(pick(5, 300)), seconds(pick(0, 30)), pick(0, 3) == 0});
+  }
+  for (int i = 0; i < 3; ++i)
+    sim.add_node(make_node("late" + std::to_string(i), 4000, 16 * GiB), seconds(pick(20, 200)));
+
+  size_t decisions = 0;
+  RunSummary summary = sim.run([&](const Decision& d) {
+    ++decisions;
+    const SimCluster& c = sim.cluster();
+    for (const NodeInfo* n : c.nodes()) {
+      ASSERT_LE(n->requested.milli_cpu, n->node->allocatable.milli_cpu)
+          << n->name() << " at cycle " << d.cycle;
+      ASSERT_LE(n->requested.memory, n->node->allocatable.memory) << n->name();
+    }
+    auto pod = c.pod(d.uid);
+    ASSERT_NE(pod, nullptr);
+    switch (d.outcome) {
+      case Outcome::kScheduled:
+        EXPECT_EQ(pod->node_name, d.node);
+        EXPECT_FALSE(sim.queue().nominated_node(d.uid).has_value());
+        break;
+      case Outcome::kPreempted:
+        EXPECT_TRUE(pod->node_name.empty());
+        EXPECT_EQ(sim.queue().nominated_node(d.uid), d.node);
+        EXPECT_FALSE(d.victims.empty());
+        for (const auto& v : d.victims) {
+          auto victim = c.pod(v);
+          ASSERT_NE(victim, nullptr);
+          EXPECT_TRUE(victim->terminating);
+          EXPECT_EQ(victim->node_name, d.node);
+          EXPECT_LT(victim->effective_priority(), d.priority);
+        }
+        break;
+      case Outcome::kUnschedulable:
+        EXPECT_TRUE(pod->node_name.empty());
+        EXPECT_FALSE(d.reasons.empty());
+        break;
+    }
+  });
+  EXPECT_EQ(decisions, summary.cycles);
+  EXPECT_EQ(summary.cycles, summary.scheduled + summary.preemptions + summary.unschedulable);
+  EXPECT_GT(summary.scheduled, 200u);
+  EXPECT_GT(summary.preemptions, 0u) << "the workload is meant to need preemption";
+  EXPECT_GT(summary.recreated, 0u);
+  EXPECT_EQ(summary.latencies.size(), summary.scheduled);
+}
+
+TEST(Quantile, NearestRank) {
+  const std::vector<SimDuration> v = {seconds(4), seconds(1), seconds(3), seconds(2)};
+  struct Case {
+    double q;
+    int64_t want_s;
+  };
+  for (const auto& c :
+       std::vector<Case>{{0.0, 1}, {0.25, 1}, {0.26, 2}, {0.5, 2}, {0.75, 3}, {0.99, 4}, {1.0, 4}}) {
+    SCOPED_TRACE(c.q);
+    EXPECT_EQ(quantile(v, c.q), seconds(c.want_s));
+  }
+  EXPECT_EQ(quantile({}, 0.5), SimDuration::zero());
+}
+
+TEST(FormatSummary, AlignedColumnsAndCompare) {
+  RunSummary a;
+  a.scheduled = 12;
+  a.latencies = {seconds(1), seconds(3)};
+  RunSummary b;
+  b.scheduled = 7;
+  EXPECT_EQ(format_summary(a, "policy-a"),
+            "                        policy-a\n"
+            "cycles                         0\n"
+            "scheduled                     12\n"
+            "preemptions                    0\n"
+            "victims                        0\n"
+            "unschedulable attempts         0\n"
+            "completed                      0\n"
+            "recreated                      0\n"
+            "pending at end                 0\n"
+            "simulated time           0.000 s\n"
+            "latency p50              1.000 s\n"
+            "latency p90              3.000 s\n"
+            "latency p99              3.000 s\n"
+            "latency max              3.000 s\n");
+  const std::string two = format_summary(a, "a", &b, "b");
+  EXPECT_NE(two.find("\nscheduled                    12        7\n"), std::string::npos) << two;
+  EXPECT_NE(two.find("\nlatency max             3.000 s  0.000 s\n"), std::string::npos) << two;
+}
+
+TEST(Simulator, RejectsBadPods) {
+  auto eng = engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  cluster.add_pod(pod_of("running", 100, 0, "n1"));
+  Simulator sim(std::move(cluster), *eng, {});
+  EXPECT_THROW(sim.add_pending(pod_of("bound", 100, 0, "n1"), seconds(0)), ClusterError);
+  EXPECT_THROW(sim.add_pending(pod_of("running", 100, 0), seconds(0)), ClusterError);
+  sim.add_pending(pod_of("p", 100, 0), seconds(0));
+  EXPECT_THROW(sim.add_pending(pod_of("p", 100, 0), seconds(1)), ClusterError);
+  EXPECT_THROW(sim.set_lifecycle("uid-p", {}), ClusterError) << "not running";
+}
+
+}  // namespace
+}  // namespace kext::sim

@@ -1,0 +1,64 @@
+// extender-sim's command line (tools/sim/sim_options.cc): values, defaults, errors naming the flag.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/command_line.h"
+#include "tools/sim/sim_options.h"
+
+namespace kext::simtool {
+namespace {
+
+SimCommand parse(std::vector<std::string> args) {
+  return testing::parse_command_line("extender-sim", std::move(args), parse_sim_options);
+}
+
+std::string error_of(std::vector<std::string> args) {
+  return testing::command_line_error([&] { parse(std::move(args)); });
+}
+
+TEST(SimOptions, ValuesAndDefaults) {
+  const SimCommand c = parse({"--cluster", "c.json", "--workload=w.json", "--config", "x.yaml", "--log",
+                              "l.jsonl", "--seed", "42", "--max-time", "600", "--runtime=90.5",
+                              "--arrival-interval", "0.25", "--percentage-of-nodes-to-score=30"});
+  EXPECT_EQ(c.cluster_file, "c.json");
+  EXPECT_EQ(c.workload_file, "w.json");
+  EXPECT_EQ(c.config_file, "x.yaml");
+  EXPECT_EQ(c.log_file, "l.jsonl");
+  EXPECT_EQ(c.seed, 42u);
+  EXPECT_EQ(c.max_time_seconds, 600);
+  EXPECT_EQ(c.runtime_seconds, 90.5);
+  EXPECT_EQ(c.arrival_interval_seconds, 0.25);
+  EXPECT_EQ(c.percentage_of_nodes_to_score, 30);
+
+  const SimCommand d = parse({"--cluster", "c.json"});
+  EXPECT_EQ(d.seed, 1u);
+  EXPECT_EQ(d.max_time_seconds, 86400) << "SimulatorOptions' 24 h";
+  EXPECT_FALSE(d.runtime_seconds.has_value()) << "pods never complete";
+  EXPECT_EQ(d.arrival_interval_seconds, 0);
+  EXPECT_EQ(d.percentage_of_nodes_to_score, 0) << "adaptive";
+  EXPECT_TRUE(d.workload_file.empty() && d.config_file.empty() && d.log_file.empty());
+  EXPECT_TRUE(parse({"--help"}).help);
+  EXPECT_NE(sim_usage().find("--arrival-interval"), std::string::npos);
+}
+
+TEST(SimOptions, ErrorsNameTheFlag) {
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{}, "--cluster is required"},
+      {{"--cluster", ""}, "--cluster: must not be empty"},
+      {{"--cluster", "c", "--workload="}, "--workload"},
+      {{"--cluster", "c", "--max-time", "-1"}, "--max-time"},
+      {{"--cluster", "c", "--runtime", "soon"}, "--runtime"},
+      {{"--cluster", "c", "--arrival-interval", "-0.5"}, "--arrival-interval"},
+      {{"--cluster", "c", "--seed", "x"}, "--seed"},
+      {{"--cluster", "c", "--percentage-of-nodes-to-score", "101"}, "--percentage-of-nodes-to-score"},
+      {{"--cluster", "c", "--bogus"}, "unknown flag \"--bogus\""},
+  };
+  for (const auto& [args, want] : cases) {
+    EXPECT_NE(error_of(args).find(want), std::string::npos) << want << ": " << error_of(args);
+  }
+}
+
+}  // namespace
+}  // namespace kext::simtool

@@ -1,0 +1,486 @@
+// extender-sim's decision log (tools/sim/decision_log.h) and whole runs (tools/sim/run.h) on files.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "json/json.h"
+#include "tools/sim/decision_log.h"
+#include "tools/sim/inputs.h"
+#include "tools/sim/run.h"
+
+namespace kext::simtool {
+namespace {
+
+using std::chrono::seconds;
+
+TEST(SimDecisionLog, OneObjectPerDecision) {
+  struct Case {
+    std::string name;
+    sim::Decision d;
+    std::string want;
+  };
+  sim::Decision scheduled;
+  scheduled.at = std::chrono::milliseconds(2500);
+  scheduled.cycle = 3;
+  scheduled.uid = "u-1";
+  scheduled.pod = "web/front-0";
+  scheduled.priority = 10;
+  scheduled.attempts = 2;
+  scheduled.outcome = sim::Outcome::kScheduled;
+  scheduled.node = "n2";
+  scheduled.feasible_nodes = 3;
+  scheduled.evaluated_nodes = 3;
+  scheduled.score = 8;
+  scheduled.runner_up_score = 6;
+  sim::Decision preempted;
+  preempted.at = seconds(5);
+  preempted.cycle = 1;
+  preempted.uid = "u-2";
+  preempted.pod = "default/vip";
+  preempted.priority = 1000;
+  preempted.attempts = 1;
+  preempted.outcome = sim::Outcome::kPreempted;
+  preempted.node = "n1";
+  preempted.victims = {"u-a", "u-b"};
+  preempted.victim_names = {"batch/a", "batch/b"};
+  preempted.evaluated_nodes = 2;
+  preempted.reasons = {{"Insufficient cpu", 2}};
+  preempted.message = "0/2 nodes are available: 2 Insufficient cpu.";
+  sim::Decision failed = preempted;
+  failed.outcome = sim::Outcome::kUnschedulable;
+  failed.node.clear();
+  failed.victims.clear();
+  failed.victim_names.clear();
+  failed.reasons = {{"Insufficient cpu", 1}, {"node(s) had untolerated taint {a: b}", 1}};
+  failed.message = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {a: b}.";
+  const std::vector<Case> cases = {
+      {"scheduled by scoring", scheduled,
+       R"({"time":2.5,"cycle":3,"namespace":"web","name":"front-0","uid":"u-1","priority":10,"attempts":2,)"
+       R"("outcome":"scheduled","node":"n2","victims":[],"victimNames":[],"feasibleNodes":3,"evaluatedNodes":3,"score":8,)"
+       R"("runnerUpScore":6})"},
+      {"preempted", preempted,
+       R"({"time":5.0,"cycle":1,"namespace":"default","name":"vip","uid":"u-2","priority":1000,"attempts":1,)"
+       R"("outcome":"preempted","node":"n1","victims":["u-a","u-b"],"victimNames":["batch/a","batch/b"],)"
+       R"("feasibleNodes":0,"evaluatedNodes":2,)"
+       R"("reasons":{"Insufficient cpu":2},"message":"0/2 nodes are available: 2 Insufficient cpu."})"},
+      {"unschedulable", failed,
+       R"({"time":5.0,"cycle":1,"namespace":"default","name":"vip","uid":"u-2","priority":1000,"attempts":1,)"
+       R"("outcome":"unschedulable","victims":[],"victimNames":[],"feasibleNodes":0,"evaluatedNodes":2,)"
+       R"("reasons":{"Insufficient cpu":1,"node(s) had untolerated taint {a: b}":1},)"
+       R"("message":"0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {a: b}."})"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(decision_json(c.d), c.want);
+  }
+}
+
+// A scratch directory for one test's files.
+struct Files {
+  std::filesystem::path dir;
+  explicit Files(const std::string& name)
+      : dir(std::filesystem::temp_directory_path() /
+            ("extender-sim-test-" + name + "-" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(dir);
+  }
+  ~Files() { std::filesystem::remove_all(dir); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const auto path = (dir / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+};
+
+std::string node_json(const std::string& name) {
+  return R"({"kind":"Node","metadata":{"name":")" + name +
+         R"("},"status":{"allocatable":{"cpu":"1","memory":"4Gi","pods":"110"}}})";
+}
+
+// A running priority-0 pod of 500m with a 10 s grace period, started `start` (RFC 3339).
+std::string running_json(const std::string& name, const std::string& node, const std::string& start) {
+  return R"({"kind":"Pod","metadata":{"name":")" + name + R"(","namespace":"batch","uid":"u-)" + name +
+         R"("},"spec":{"nodeName":")" + node +
+         R"(","terminationGracePeriodSeconds":10,"containers":[{"name":"c","resources":{"requests":{"cpu":"500m"}}}]},)"
+         R"("status":{"phase":"Running","startTime":")" +
+         start + R"("}})";
+}
+
+// Three 1-CPU nodes full of priority-0 pods (two of 500m each); n2's are the youngest, so preemption
+// picks n2 (latest start time among equally good candidates).
+std::string full_cluster() {
+  return R"({"kind":"List","items":[)" + node_json("n1") + "," + node_json("n2") + "," + node_json("n3") +
+         "," + running_json("a1", "n1", "2026-11-24T10:00:00Z") + "," +
+         running_json("a2", "n1", "2026-11-24T10:00:00Z") + "," +
+         running_json("b1", "n2", "2026-11-24T10:30:00Z") + "," +
+         running_json("b2", "n2", "2026-11-24T10:30:00Z") + "," +
+         running_json("c1", "n3", "2026-11-24T10:10:00Z") + "," +
+         running_json("c2", "n3", "2026-11-24T10:10:00Z") + "]}";
+}
+
+// One high-priority pod of 800m (its PriorityClass's 1000): it needs both pods of a node gone.
+constexpr const char* kVipWorkload =
+    R"([{"kind":"PriorityClass","metadata":{"name":"vip"},"value":1000},
+        {"kind":"Deployment","metadata":{"name":"vip","namespace":"prod"},"spec":{"replicas":1,"template":{
+        "spec":{"priorityClassName":"vip","containers":[{"name":"c","resources":{"requests":{"cpu":"800m"}}}]}}}}])";
+
+std::vector<rapidjson::Document> parse_lines(const std::string& log) {
+  std::vector<rapidjson::Document> out;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    out.emplace_back();
+    out.back().Parse(line.c_str());
+    EXPECT_FALSE(out.back().HasParseError()) << line;
+  }
+  return out;
+}
+
+TEST(SimRun, PreemptorIsNominatedThenBoundAfterTheVictimsGracePeriod) {
+  Files f("preempt");
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", full_cluster());
+  c.workload_file = f.write("workload.json", kVipWorkload);
+  c.max_time_seconds = 3600;
+  std::ostringstream log;
+  const SimResult result = run_sim(c, &log);
+  const sim::RunSummary& summary = result.summary;
+  const auto lines = parse_lines(log.str());
+  ASSERT_EQ(lines.size(), 2u) << log.str();
+
+  const auto& nominated = lines[0];
+  EXPECT_EQ(nominated["time"].GetDouble(), 0.0);
+  EXPECT_STREQ(nominated["namespace"].GetString(), "prod");
+  EXPECT_STREQ(nominated["name"].GetString(), "vip-0");
+  EXPECT_EQ(nominated["priority"].GetInt(), 1000);
+  EXPECT_STREQ(nominated["outcome"].GetString(), "preempted");
+  EXPECT_STREQ(nominated["node"].GetString(), "n2") << "the youngest victims";
+  ASSERT_EQ(nominated["victims"].Size(), 2u);
+  std::set<std::string> victims = {nominated["victims"][0].GetString(), nominated["victims"][1].GetString()};
+  EXPECT_EQ(victims, (std::set<std::string>{"u-b1", "u-b2"}));
+  ASSERT_EQ(nominated["victimNames"].Size(), 2u);
+  victims = {nominated["victimNames"][0].GetString(), nominated["victimNames"][1].GetString()};
+  EXPECT_EQ(victims, (std::set<std::string>{"batch/b1", "batch/b2"}));
+  EXPECT_EQ(nominated["evaluatedNodes"].GetInt(), 3);
+  EXPECT_STREQ(nominated["message"].GetString(), "0/3 nodes are available: 3 Insufficient cpu.");
+
+  // The victims' terminationGracePeriodSeconds (10 s) later they are gone and vip binds where it
+  // was nominated (the only node it fits: bound without scoring).
+  const auto& bound = lines[1];
+  EXPECT_EQ(bound["time"].GetDouble(), 10.0);
+  EXPECT_STREQ(bound["uid"].GetString(), nominated["uid"].GetString());
+  EXPECT_STREQ(bound["outcome"].GetString(), "scheduled");
+  EXPECT_STREQ(bound["node"].GetString(), "n2");
+  EXPECT_EQ(bound["attempts"].GetInt(), 2);
+  EXPECT_EQ(bound["victims"].Size(), 0u);
+  EXPECT_FALSE(bound.HasMember("score"));
+
+  EXPECT_EQ(summary.preemptions, 1u);
+  EXPECT_EQ(summary.victims, 2u);
+  EXPECT_EQ(summary.scheduled, 1u);
+  EXPECT_EQ(summary.latencies, (std::vector<sim::SimDuration>{seconds(10)}));
+
+  // n1 and n3 full, n2 with vip's 800m.
+  EXPECT_EQ(result.use.nodes, 3u);
+  EXPECT_EQ(result.use.nodes_used, 3u);
+  EXPECT_EQ(result.use.milli_cpu_requested, 2800);
+  EXPECT_EQ(result.use.milli_cpu_allocatable, 3000);
+  EXPECT_EQ(format_cluster_use(result.use),
+            "nodes used                   3/3\n"
+            "cpu requested             93.3 %\n"
+            "memory requested           0.0 %\n");
+
+  // Stopped at 5 s, vip waits for its victims.
+  c.max_time_seconds = 5;
+  const SimResult early = run_sim(c, nullptr);
+  EXPECT_EQ(early.summary.pending_at_end, 1u);
+  EXPECT_EQ(early.pending_by_reason, (std::map<std::string, size_t>{{std::string(kNominated), 1}}));
+}
+
+TEST(SimRun, SameSeedSameLog) {
+  // Twelve 100m pods over three empty nodes: ties in every score, broken by the seeded draws.
+  Files f("seed");
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "," +
+                                               node_json("n2") + "," + node_json("n3") + "]}");
+  c.workload_file =
+      f.write("workload.json", R"([{"kind":"ReplicaSet","metadata":{"name":"w"},"spec":{"replicas":12,
+      "template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"100m"}}}]}}}}])");
+  c.arrival_interval_seconds = 0.5;
+  auto log_of = [&](uint64_t seed) {
+    c.seed = seed;
+    std::ostringstream log;
+    run_sim(c, &log);
+    return log.str();
+  };
+  const std::string first = log_of(7);
+  EXPECT_EQ(log_of(7), first);
+  const auto lines = parse_lines(first);
+  ASSERT_EQ(lines.size(), 12u);
+  EXPECT_EQ(lines[11]["time"].GetDouble(), 5.5) << "--arrival-interval apart";
+  EXPECT_TRUE(lines[0].HasMember("score")) << "three feasible nodes: chosen by scoring";
+  bool differs = false;
+  for (uint64_t seed = 1; seed < 20 && !differs; ++seed) differs = log_of(seed) != first;
+  EXPECT_TRUE(differs) << "the seed decides the ties";
+}
+
+TEST(SimRun, ControlledVictimsAreReplacedAndDefaultGracePeriod) {
+  // The same cluster, but n2's pods belong to a ReplicaSet and say no grace period: their
+  // replacements arrive when they are gone (30 s, the default) and find no room.
+  std::string cluster = full_cluster();
+  for (const std::string name : {"b1", "b2"}) {
+    const std::string from =
+        R"("uid":"u-)" + name + R"("},"spec":{"nodeName":"n2","terminationGracePeriodSeconds":10,)";
+    const auto at = cluster.find(from);
+    ASSERT_NE(at, std::string::npos);
+    cluster.replace(
+        at, from.size(),
+        R"("uid":"u-)" + name +
+            R"(","ownerReferences":[{"kind":"ReplicaSet","name":"b","uid":"rs","controller":true}]},)"
+            R"("spec":{"nodeName":"n2",)");
+  }
+  Files f("recreate");
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", cluster);
+  c.workload_file = f.write("workload.json", kVipWorkload);
+  std::ostringstream log;
+  const SimResult result = run_sim(c, &log);
+  const sim::RunSummary& summary = result.summary;
+  EXPECT_EQ(summary.recreated, 2u);
+  std::set<std::string> replacements;
+  for (const auto& line : parse_lines(log.str())) {
+    if (std::string(line["name"].GetString()) == "vip-0") {
+      if (std::string(line["outcome"].GetString()) == "scheduled") {
+        EXPECT_EQ(line["time"].GetDouble(), 30.0);
+      }
+      continue;
+    }
+    EXPECT_EQ(line["time"].GetDouble(), 30.0) << line["name"].GetString();
+    EXPECT_STREQ(line["outcome"].GetString(), "unschedulable") << "priority 0 preempts no one";
+    replacements.insert(line["name"].GetString());
+  }
+  EXPECT_EQ(replacements, (std::set<std::string>{"b1-r1", "b2-r1"}));
+  EXPECT_EQ(result.pending_by_reason, (std::map<std::string, size_t>{{"Insufficient cpu", 2}}));
+}
+
+TEST(SimRun, PendingByReasonTable) {
+  EXPECT_EQ(format_pending_reasons({}), "");
+  EXPECT_EQ(
+      format_pending_reasons({{"Insufficient cpu", 2}, {"(no cycle yet)", 12}, {"node(s) didn't match", 2}}),
+      "pending by reason\n"
+      "  (no cycle yet)            12\n"
+      "  Insufficient cpu           2\n"
+      "  node(s) didn't match       2\n");
+}
+
+TEST(SimRun, PercentageOfNodesToScore) {
+  // 150 empty nodes: the adaptive default (50 % - 150/125 = 49 %: 73, at least 100) stops the filter
+  // at 100 feasible nodes; 100 % filters all of them.
+  std::string cluster = R"({"kind":"List","items":[)";
+  for (int i = 0; i < 150; ++i) cluster += (i == 0 ? "" : ",") + node_json("n" + std::to_string(i));
+  cluster += "]}";
+  Files f("percentage");
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", cluster);
+  c.workload_file = f.write("workload.json", R"([{"kind":"Pod","metadata":{"name":"p"}}])");
+  auto evaluated = [&](int32_t percentage) {
+    c.percentage_of_nodes_to_score = percentage;
+    std::ostringstream log;
+    run_sim(c, &log);
+    const auto lines = parse_lines(log.str());
+    return lines.size() == 1 ? lines[0]["evaluatedNodes"].GetInt() : -1;
+  };
+  EXPECT_EQ(evaluated(0), 100);
+  EXPECT_EQ(evaluated(100), 150);
+}
+
+TEST(SimRun, TerminatingPodsHoldTheirNodeUntilTheirDeletionTimestamp) {
+  // n1 is full, but its pod is terminating: deleted 20 s after the snapshot's latest start time (the
+  // epoch), when the pending pod binds there. Its first cycle preempts that pod (SelectVictimsOnNode
+  // does not skip terminating pods), which changes nothing: the deletion comes before the 30 s grace
+  // period would.
+  Files f("terminating");
+  SimCommand c;
+  c.cluster_file =
+      f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "," +
+                                  R"({"kind":"Pod","metadata":{"name":"old","uid":"u-old",)"
+                                  R"("deletionTimestamp":"2026-11-24T10:00:20Z"},"spec":{"nodeName":"n1",)"
+                                  R"("containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]},)"
+                                  R"("status":{"phase":"Running","startTime":"2026-11-24T10:00:00Z"}},)"
+                                  R"({"kind":"Pod","metadata":{"name":"new"},"spec":{"priority":5,)"
+                                  R"("containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]}}]})");
+  std::ostringstream log;
+  run_sim(c, &log);
+  const auto lines = parse_lines(log.str());
+  ASSERT_EQ(lines.size(), 2u) << log.str();
+  EXPECT_STREQ(lines[0]["outcome"].GetString(), "preempted");
+  EXPECT_EQ(lines[0]["time"].GetDouble(), 0.0);
+  EXPECT_STREQ(lines[1]["outcome"].GetString(), "scheduled");
+  EXPECT_EQ(lines[1]["time"].GetDouble(), 20.0);
+}
+
+TEST(SimRun, ArrivalsPastMaxTimeDoNotOverflowTheClock) {
+  // 10,000 pods 10^9 s apart: the last would arrive at 10^13 s, 10^19 microseconds, past int64.
+  Files f("overflow");
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "]}");
+  c.workload_file =
+      f.write("workload.json", R"([{"kind":"ReplicaSet","metadata":{"name":"w"},"spec":{"replicas":10000,
+      "template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"10m"}}}]}}}}])");
+  c.arrival_interval_seconds = 1e9;
+  c.max_time_seconds = 1e9;
+  std::ostringstream log;
+  const SimResult result = run_sim(c, &log);
+  const sim::RunSummary& summary = result.summary;
+  const auto lines = parse_lines(log.str());
+  ASSERT_FALSE(lines.empty());
+  EXPECT_LE(lines.size(), 2u) << "the pods at 0 s and 10^9 s at most";
+  for (const auto& line : lines) EXPECT_GE(line["time"].GetDouble(), 0.0);
+  EXPECT_LE(summary.end, seconds(1'000'000'000));
+  EXPECT_GE(result.pending_by_reason.at(std::string(kNotTried)), 9998u) << "never arrived";
+}
+
+TEST(SimRun, RuntimeCompletesBoundPods) {
+  Files f("runtime");
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", full_cluster());
+  c.workload_file = f.write("workload.json", kVipWorkload);
+  c.runtime_seconds = 60;
+  const sim::RunSummary summary = run_sim(c, nullptr).summary;
+  EXPECT_EQ(summary.completed, 1u) << "vip, bound at 10 s; the running pods keep running";
+  EXPECT_EQ(summary.end, seconds(70));
+}
+
+TEST(SimRun, AWorkloadsRuntimeAnnotationOverridesTheFlag) {
+  Files f("runtime-annotation");
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "]}");
+  c.workload_file = f.write("workload.json", R"([{"kind":"Pod","metadata":{"name":"short","annotations":{")" +
+                                                 std::string(kRuntimeAnnotation) + R"(":"30"}}},
+      {"kind":"Pod","metadata":{"name":"long"}}])");
+  c.runtime_seconds = 100;
+  const sim::RunSummary summary = run_sim(c, nullptr).summary;
+  EXPECT_EQ(summary.completed, 2u);
+  EXPECT_EQ(summary.end, seconds(100)) << "short done at 30 s, long at 100 s";
+  c.runtime_seconds.reset();
+  const sim::RunSummary only_short = run_sim(c, nullptr).summary;
+  EXPECT_EQ(only_short.completed, 1u);
+  EXPECT_EQ(only_short.end, seconds(30));
+}
+
+TEST(SimRun, TheConfigurationDecides) {
+  // n1 half full, n2 empty: the default configuration spreads (LeastRequested), a legacy Policy with
+  // MostRequestedPriority packs.
+  Files f("config");
+  SimCommand c;
+  c.cluster_file =
+      f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "," + node_json("n2") + "," +
+                                  running_json("half", "n1", "2026-11-24T10:00:00Z") + "]}");
+  c.workload_file = f.write("workload.json", R"([{"kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[
+      {"name":"c","resources":{"requests":{"cpu":"100m","memory":"100Mi"}}}]}}])");
+  auto node_of = [&]() {
+    std::ostringstream log;
+    run_sim(c, &log);
+    const auto lines = parse_lines(log.str());
+    return lines.size() == 1 ? std::string(lines[0]["node"].GetString()) : "?";
+  };
+  EXPECT_EQ(node_of(), "n2");
+  c.config_file = f.write("policy.json", R"({"kind":"Policy","apiVersion":"v1",
+      "predicates":[{"name":"PodFitsResources"}],"priorities":[{"name":"MostRequestedPriority","weight":1}]})");
+  EXPECT_EQ(node_of(), "n1");
+}
+
+TEST(SimRun, BadInputNamesTheFlagAndTheFile) {
+  Files f("bad");
+  const std::string cluster = f.write("cluster.json", full_cluster());
+  struct Case {
+    std::string name;
+    std::string cluster;
+    std::string workload;
+    std::string config;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"missing cluster file", (f.dir / "nope.json").string(), "", "",
+       "--cluster " + (f.dir / "nope.json").string() + ": cannot read the file"},
+      {"bad cluster", f.write("bad-cluster.json", "{"), "", "",
+       "--cluster " + (f.dir / "bad-cluster.json").string() + ": invalid JSON"},
+      {"bad workload", cluster,
+       f.write("bad-workload.json", R"([{"kind":"Pod","metadata":{"name":"x"},"spec":{"priority":1.5}}])"),
+       "", "--workload " + (f.dir / "bad-workload.json").string() + ": [0].spec.priority: expected integer"},
+      {"duplicate pod", cluster,
+       f.write("dup.json",
+               R"([{"kind":"Pod","metadata":{"name":"p"}},{"kind":"Pod","metadata":{"name":"p"}}])"),
+       "", "--workload " + (f.dir / "dup.json").string() + ": pod default/p: "},
+      {"bad config", cluster, "",
+       f.write("config.yaml",
+               "apiVersion: kube-extender.io/v1alpha1\nkind: ExtenderConfiguration\nbogus: 1\n"),
+       "--config " + (f.dir / "config.yaml").string() + ": "},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    SimCommand cmd;
+    cmd.cluster_file = c.cluster;
+    cmd.workload_file = c.workload;
+    cmd.config_file = c.config;
+    try {
+      run_sim(cmd, nullptr);
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(c.error, 0), 0u) << e.what();
+    }
+  }
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The command itself: exit codes, the summary on stdout, the log file, errors on stderr.
+TEST(SimCommand, ExitCodesOutputAndLogFile) {
+  Files f("binary");
+  const std::string cluster = f.write("cluster.json", full_cluster());
+  const std::string workload = f.write("workload.json", kVipWorkload);
+  const std::string bad =
+      f.write("bad.json", R"([{"kind":"Job","metadata":{"name":"j"},"spec":{"parallelism":-2}}])");
+  const std::string out = (f.dir / "out.txt").string();
+  const std::string err = (f.dir / "err.txt").string();
+  const std::string log = (f.dir / "log.jsonl").string();
+  auto run = [&](const std::string& args) {
+    const int status =
+        std::system((std::string(KEXT_SIM_BINARY) + " " + args + " >" + out + " 2>" + err).c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+
+  ASSERT_EQ(run("--cluster " + cluster + " --workload " + workload + " --log " + log + " --seed 3"), 0)
+      << read_text(err);
+  EXPECT_NE(read_text(out).find("preemptions                    1\n"), std::string::npos) << read_text(out);
+  const auto lines = parse_lines(read_text(log));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_STREQ(lines[0]["outcome"].GetString(), "preempted");
+  EXPECT_STREQ(lines[1]["outcome"].GetString(), "scheduled");
+
+  EXPECT_EQ(run("--cluster " + cluster + " --workload " + bad), 2);
+  EXPECT_EQ(read_text(err),
+            "extender-sim: --workload " + bad + ": [0].spec.parallelism: -2 is not between 0 and 1000000\n");
+  EXPECT_EQ(run("--cluster " + (f.dir / "missing.json").string()), 2);
+  EXPECT_NE(read_text(err).find("missing.json: cannot read the file"), std::string::npos) << read_text(err);
+  EXPECT_EQ(run("--workload " + workload), 2) << "--cluster is required";
+  EXPECT_EQ(run("--cluster " + cluster + " --log " + (f.dir / "no-such-dir" / "log").string()), 2);
+  EXPECT_NE(read_text(err).find("--log"), std::string::npos) << read_text(err);
+  EXPECT_EQ(run("--help"), 0);
+  EXPECT_NE(read_text(out).find("--workload FILE"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kext::simtool

@@ -1,0 +1,310 @@
+#include "tools/sim/inputs.h"
+
+#include <algorithm>
+#include <charconv>
+#include <functional>
+
+#include "extender/codec/k8s_decode.h"
+#include "json/json.h"
+
+namespace kext::simtool {
+
+namespace {
+
+using json::Value;
+
+// As extender/state/snapshot_loader.cc: kubectl prints one flat List, so a few levels are plenty and
+// hostile nesting cannot exhaust the stack.
+constexpr int kMaxListDepth = 8;
+
+using ItemFn = std::function<void(std::string_view kind, const Value& item, const std::string& path)>;
+
+// Calls `fn` for every object of a List (typed Lists: NodeList, ... whose items may omit kind), an
+// array, or a single object, in document order.
+void for_each_object(const Value& v, const std::string& path, const ItemFn& fn, int depth = 0) {
+  if (depth > kMaxListDepth) {
+    throw DecodeError(path + ": Lists nested deeper than " + std::to_string(kMaxListDepth) + " levels");
+  }
+  auto each = [&](const Value& items, const std::string& ip, std::string_view item_kind) {
+    json::expect_array(items, ip);
+    for (rapidjson::SizeType i = 0; i < items.Size(); ++i) {
+      const std::string p = ip + "[" + std::to_string(i) + "]";
+      const Value& child = items[i];
+      if (!item_kind.empty() && child.IsObject() && json::find_non_null(child, "kind") == nullptr) {
+        fn(item_kind, child, p);
+      } else {
+        for_each_object(child, p, fn, depth + 1);
+      }
+    }
+  };
+  if (v.IsArray()) {
+    each(v, path, "");
+    return;
+  }
+  json::expect_object(v, path.empty() ? std::string("(document)") : path);
+  const std::string kind = json::get_string(v, "kind", path);
+  if (kind.empty()) throw DecodeError(json::join_path(path, "kind") + ": missing");
+  if (kind == "List" || kind.ends_with("List")) {
+    const Value* items = json::find_non_null(v, "items");
+    if (items == nullptr) return;
+    each(*items, json::join_path(path, "items"),
+         kind == "List" ? "" : std::string_view(kind).substr(0, kind.size() - 4));
+    return;
+  }
+  fn(kind, v, path);
+}
+
+void parse(std::string_view text, rapidjson::Document& doc) {
+  doc.Parse<json::kParseFlags>(text.data(), text.size());
+  if (doc.HasParseError()) {
+    throw DecodeError(std::string("invalid JSON at offset ") + std::to_string(doc.GetErrorOffset()) + ": " +
+                      rapidjson::GetParseError_En(doc.GetParseError()));
+  }
+}
+
+bool controlled_by_owner(const Value& item, const std::string& path) {
+  const Value* md = json::find_non_null(item, "metadata");
+  if (md == nullptr || !md->IsObject()) return false;
+  const Value* refs = json::find_non_null(*md, "ownerReferences");
+  if (refs == nullptr) return false;
+  const std::string rp = json::join_path(json::join_path(path, "metadata"), "ownerReferences");
+  json::expect_array(*refs, rp);
+  for (rapidjson::SizeType i = 0; i < refs->Size(); ++i) {
+    const std::string p = rp + "[" + std::to_string(i) + "]";
+    json::expect_object((*refs)[i], p);
+    if (json::get_bool((*refs)[i], "controller", p)) return true;
+  }
+  return false;
+}
+
+std::optional<sim::SimDuration> grace_period(const Value& pod_or_template, const std::string& path) {
+  const Value* spec = json::find_non_null(pod_or_template, "spec");
+  if (spec == nullptr || !spec->IsObject()) return std::nullopt;
+  const std::string sp = json::join_path(path, "spec");
+  auto g = json::get_int(*spec, "terminationGracePeriodSeconds", sp);
+  if (!g) return std::nullopt;
+  // The API server refuses negative values (ValidateNonnegativeField); a year bounds the arithmetic.
+  if (*g < 0 || *g > 365LL * 24 * 3600) {
+    throw DecodeError(json::join_path(sp, "terminationGracePeriodSeconds") + ": " + std::to_string(*g) +
+                      " is not between 0 and a year of seconds");
+  }
+  return std::chrono::seconds(*g);
+}
+
+std::string priority_class_name(const Value& pod_or_template, const std::string& path) {
+  const Value* spec = json::find_non_null(pod_or_template, "spec");
+  if (spec == nullptr || !spec->IsObject()) return {};
+  return json::get_string(*spec, "priorityClassName", json::join_path(path, "spec"));
+}
+
+std::optional<int64_t> deletion_timestamp(const Value& pod, const std::string& path) {
+  const Value* md = json::find_non_null(pod, "metadata");
+  if (md == nullptr || !md->IsObject()) return std::nullopt;
+  const std::string p = json::join_path(path, "metadata.deletionTimestamp");
+  const Value* ts = json::find_non_null(*md, "deletionTimestamp");
+  if (ts == nullptr) return std::nullopt;
+  auto t = parse_rfc3339(json::expect_string(*ts, p));
+  if (!t) throw DecodeError(p + ": not an RFC 3339 time");
+  return t;
+}
+
+// The kRuntimeAnnotation of an object with metadata, nullopt without one.
+std::optional<sim::SimDuration> runtime_annotation(const Value& object, const std::string& path) {
+  const Value* md = json::find_non_null(object, "metadata");
+  if (md == nullptr || !md->IsObject()) return std::nullopt;
+  const Value* annotations = json::find_non_null(*md, "annotations");
+  if (annotations == nullptr) return std::nullopt;
+  const std::string ap = json::join_path(path, "metadata.annotations");
+  json::expect_object(*annotations, ap);
+  const Value* v = json::find_non_null(*annotations, kRuntimeAnnotation);
+  if (v == nullptr) return std::nullopt;
+  const std::string p = json::join_path(ap, kRuntimeAnnotation);
+  const std::string_view text = json::expect_string(*v, p);
+  double seconds = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  // The flags' bound (sim_options.cc kMaxSeconds), so that the clock cannot overflow.
+  if (ec != std::errc() || end != text.data() + text.size() || !(seconds >= 0 && seconds <= 1e9)) {
+    throw DecodeError(p + ": \"" + std::string(text) + "\" is not a number of seconds between 0 and 1e9");
+  }
+  return std::chrono::duration_cast<sim::SimDuration>(std::chrono::duration<double>(seconds));
+}
+
+PodTraits traits_of(const Value& pod_or_template, const std::string& path, bool controlled) {
+  return PodTraits{controlled, grace_period(pod_or_template, path),
+                   priority_class_name(pod_or_template, path), deletion_timestamp(pod_or_template, path),
+                   runtime_annotation(pod_or_template, path)};
+}
+
+PriorityClass decode_priority_class(const Value& item, const std::string& path) {
+  PriorityClass pc;
+  if (const Value* md = json::find_non_null(item, "metadata")) {
+    const std::string mp = json::join_path(path, "metadata");
+    json::expect_object(*md, mp);
+    pc.name = json::get_string(*md, "name", mp);
+  }
+  if (pc.name.empty()) throw DecodeError(json::join_path(path, "metadata.name") + ": missing");
+  // PriorityClass.value is an int32 and required.
+  const auto value = json::get_int(item, "value", path);
+  if (!value) throw DecodeError(json::join_path(path, "value") + ": missing");
+  if (*value < INT32_MIN || *value > INT32_MAX)
+    throw DecodeError(json::join_path(path, "value") + ": out of int32 range");
+  pc.value = static_cast<int32_t>(*value);
+  pc.global_default = json::get_bool(item, "globalDefault", path);
+  pc.preemption_policy = json::get_string(item, "preemptionPolicy", path);
+  return pc;
+}
+
+// The identity defaults both inputs share.
+void complete_identity(Pod& pod, const std::string& path) {
+  if (pod.name.empty()) throw DecodeError(json::join_path(path, "metadata.name") + ": missing");
+  if (pod.namespace_.empty()) pod.namespace_ = "default";
+  if (pod.uid.empty()) pod.uid = pod.namespace_ + "/" + pod.name;
+}
+
+// A controller's pod count: `field` of its spec, default 1.
+int64_t replicas(const Value& item, const std::string& path, std::string_view field) {
+  const Value* spec = json::find_non_null(item, "spec");
+  if (spec == nullptr) return 1;
+  const std::string sp = json::join_path(path, "spec");
+  json::expect_object(*spec, sp);
+  const int64_t n = json::get_int(*spec, field, sp).value_or(1);
+  // A bound so that a typo cannot ask for billions of pods.
+  constexpr int64_t kMaxReplicas = 1'000'000;
+  if (n < 0 || n > kMaxReplicas) {
+    throw DecodeError(json::join_path(sp, field) + ": " + std::to_string(n) + " is not between 0 and " +
+                      std::to_string(kMaxReplicas));
+  }
+  return n;
+}
+
+}  // namespace
+
+ClusterInput decode_cluster(std::string_view text) {
+  rapidjson::Document doc;
+  parse(text, doc);
+  std::vector<Node> nodes;
+  std::vector<std::pair<InputPod, bool>> pods;  // bound?
+  std::vector<PodDisruptionBudget> pdbs;
+  std::vector<PriorityClass> priority_classes;
+  for_each_object(doc, "", [&](std::string_view kind, const Value& item, const std::string& path) {
+    if (kind == "Node") {
+      nodes.push_back(decode_node(item, path));
+    } else if (kind == "Pod") {
+      InputPod p{decode_pod(item, path), traits_of(item, path, controlled_by_owner(item, path))};
+      complete_identity(p.pod, path);
+      const bool bound = !p.pod.node_name.empty();
+      pods.emplace_back(std::move(p), bound);
+    } else if (kind == "PodDisruptionBudget") {
+      pdbs.push_back(decode_pdb(item, path));
+    } else if (kind == "PriorityClass") {
+      priority_classes.push_back(decode_priority_class(item, path));
+    }
+  });
+  ClusterInput in;
+  in.priority_classes = std::move(priority_classes);
+  for (auto& n : nodes) in.cluster.add_node(std::move(n));
+  for (auto& pdb : pdbs) in.cluster.add_pdb(std::move(pdb));
+  for (auto& [p, bound] : pods) {
+    if (p.pod.start_time) in.epoch_unix_seconds = std::max(in.epoch_unix_seconds, *p.pod.start_time);
+    if (p.pod.is_terminal()) continue;
+    if (bound) {
+      in.running.emplace_back(p.pod.uid, p.traits);
+      in.cluster.add_pod(std::move(p.pod));  // its ClusterError names the pod
+    } else if (!p.pod.terminating) {
+      in.pending.push_back(std::move(p));
+    }
+  }
+  return in;
+}
+
+WorkloadInput decode_workload(std::string_view text) {
+  rapidjson::Document doc;
+  parse(text, doc);
+  WorkloadInput in;
+  std::vector<InputPod>& out = in.pods;
+  for_each_object(doc, "", [&](std::string_view kind, const Value& item, const std::string& path) {
+    if (kind == "PriorityClass") {
+      in.priority_classes.push_back(decode_priority_class(item, path));
+      return;
+    }
+    if (kind == "Pod") {
+      InputPod p{decode_pod(item, path), traits_of(item, path, controlled_by_owner(item, path))};
+      complete_identity(p.pod, path);
+      if (!p.pod.node_name.empty()) {
+        throw DecodeError(json::join_path(path, "spec.nodeName") + ": a workload pod must not be bound");
+      }
+      out.push_back(std::move(p));
+      return;
+    }
+    std::string_view count_field;
+    if (kind == "Deployment" || kind == "ReplicaSet") {
+      count_field = "replicas";
+    } else if (kind == "Job") {
+      count_field = "parallelism";
+    } else {
+      throw DecodeError(json::join_path(path, "kind") + ": \"" + std::string(kind) +
+                        "\" is not a Pod, Deployment, ReplicaSet, Job or PriorityClass");
+    }
+    const int64_t n = replicas(item, path, count_field);
+    std::string name;
+    std::string namespace_;
+    if (const Value* md = json::find_non_null(item, "metadata")) {
+      const std::string mp = json::join_path(path, "metadata");
+      json::expect_object(*md, mp);
+      name = json::get_string(*md, "name", mp);
+      namespace_ = json::get_string(*md, "namespace", mp);
+    }
+    if (name.empty()) throw DecodeError(json::join_path(path, "metadata.name") + ": missing");
+    const Value* spec = json::find_non_null(item, "spec");
+    const Value* tmpl = spec == nullptr ? nullptr : json::find_non_null(*spec, "template");
+    const std::string tp = json::join_path(path, "spec.template");
+    if (tmpl == nullptr) throw DecodeError(tp + ": missing");
+    // A PodTemplateSpec is a Pod's metadata and spec.
+    const Pod from_template = decode_pod(*tmpl, tp);
+    if (!from_template.node_name.empty()) {
+      throw DecodeError(json::join_path(tp, "spec.nodeName") + ": a workload pod must not be bound");
+    }
+    PodTraits traits = traits_of(*tmpl, tp, true);
+    if (!traits.runtime) traits.runtime = runtime_annotation(item, path);
+    for (int64_t i = 0; i < n; ++i) {
+      InputPod p{from_template, traits};
+      p.pod.name = name + "-" + std::to_string(i);
+      p.pod.namespace_ = namespace_;
+      p.pod.uid.clear();
+      complete_identity(p.pod, path);
+      out.push_back(std::move(p));
+    }
+  });
+  return in;
+}
+
+void resolve_priorities(std::vector<InputPod>& pods, const std::vector<PriorityClass>& classes) {
+  // scheduling.SystemPriorityClasses (pkg/apis/scheduling/types.go): every cluster has them.
+  std::vector<PriorityClass> all = {{"system-cluster-critical", 2000000000, false, ""},
+                                    {"system-node-critical", 2000001000, false, ""}};
+  all.insert(all.end(), classes.begin(), classes.end());
+  const PriorityClass* global_default = nullptr;
+  for (const auto& pc : all) {
+    if (pc.global_default && (global_default == nullptr || pc.value < global_default->value))
+      global_default = &pc;
+  }
+  for (auto& p : pods) {
+    if (p.pod.priority.has_value()) continue;
+    const PriorityClass* pc = global_default;
+    if (!p.traits.priority_class.empty()) {
+      const auto it = std::find_if(all.begin(), all.end(),
+                                   [&](const PriorityClass& c) { return c.name == p.traits.priority_class; });
+      if (it == all.end()) {
+        throw DecodeError("pod " + p.pod.namespace_ + "/" + p.pod.name +
+                          ": spec.priorityClassName: no PriorityClass \"" + p.traits.priority_class +
+                          "\" in the cluster or workload file");
+      }
+      pc = &*it;
+    }
+    // DefaultPriorityWhenNoDefaultClassExists.
+    p.pod.priority = pc == nullptr ? 0 : pc->value;
+    if (pc != nullptr && p.pod.preemption_policy.empty()) p.pod.preemption_policy = pc->preemption_policy;
+  }
+}
+
+}  // namespace kext::simtool

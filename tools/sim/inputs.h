@@ -1,0 +1,95 @@
+#pragma once
+// extender-sim's inputs: the cluster (what `kubectl get nodes,pods,pdb -A -o json` prints) and the
+// workload (Pods and the controllers that create them), decoded with the extender's own decoders
+// (extender/codec/k8s_decode.h) into the simulator's model.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "algorithms/model.h"
+#include "sim/clock.h"
+#include "sim/cluster.h"
+
+namespace kext::simtool {
+
+// What a pod's object says about its life that the model's Pod does not keep.
+struct PodTraits {
+  // Owned by a controller (metadata.ownerReferences with controller: true, or expanded from a
+  // Deployment, ReplicaSet or Job in the workload): replaced when preempted.
+  bool controlled = false;
+  // spec.terminationGracePeriodSeconds; nullopt: the default (30 s).
+  std::optional<sim::SimDuration> grace_period;
+  // spec.priorityClassName, for a pod whose spec.priority is unset (resolve_priorities).
+  std::string priority_class;
+  // metadata.deletionTimestamp, Unix seconds: a terminating pod is gone by then (the API server sets
+  // it to the deletion request's time plus the grace period).
+  std::optional<int64_t> deletion_unix_seconds;
+  // The kRuntimeAnnotation of the pod, its template or its controller (the first found): how long
+  // it runs once bound, overriding --runtime.
+  std::optional<sim::SimDuration> runtime;
+};
+
+// A workload's own runtime (issue 18: "--runtime per workload or from a field"): decimal seconds,
+// e.g. "600" or "0.5", on a Pod, a controller or its pod template.
+inline constexpr std::string_view kRuntimeAnnotation = "sim.kube-extender.io/runtime-seconds";
+
+// scheduling.k8s.io/v1 PriorityClass: what the Priority admission plugin sets a pod's priority from.
+struct PriorityClass {
+  std::string name;
+  int32_t value = 0;
+  bool global_default = false;
+  std::string preemption_policy;  // "" for the default (PreemptLowerPriority)
+};
+
+struct InputPod {
+  Pod pod;
+  PodTraits traits;
+};
+
+struct ClusterInput {
+  sim::SimCluster cluster;  // the nodes, the pods bound to them, the PDBs
+  // By UID, the bound pods' traits; terminating ones (deletionTimestamp set) hold their node until
+  // their deletionTimestamp.
+  std::vector<std::pair<std::string, PodTraits>> running;
+  // Pods with no spec.nodeName that are neither terminal (Succeeded, Failed) nor being deleted:
+  // pending when the snapshot was taken, so they arrive at time 0.
+  std::vector<InputPod> pending;
+  // The snapshot's "now": the latest status.startTime among its pods (0 without any), so that the
+  // pods the simulation starts are younger than every pod already running (preemption evicts the
+  // youngest first).
+  int64_t epoch_unix_seconds = 0;
+  std::vector<PriorityClass> priority_classes;  // the file's, if it lists any
+};
+
+// A List (kubectl's output, Lists nested in it too), a JSON array of objects, or one object. Kinds
+// other than Node, Pod, PodDisruptionBudget and PriorityClass are skipped. Nodes are added first, whatever
+// the order of the items. A pod without metadata.uid gets "<namespace>/<name>"; an empty namespace is
+// "default". Throws DecodeError naming the item and field, or sim::ClusterError (a duplicate node or
+// UID, a pod bound to a node the file does not have) naming the pod.
+ClusterInput decode_cluster(std::string_view text);
+
+struct WorkloadInput {
+  std::vector<InputPod> pods;
+  std::vector<PriorityClass> priority_classes;
+};
+
+// The same envelopes, of Pods, Deployments, ReplicaSets, Jobs (apps/v1, batch/v1) and PriorityClasses
+// (for the pods' priorityClassName: resolve_priorities). A controller
+// becomes spec.replicas pods (Deployment, ReplicaSet; default 1) or spec.parallelism pods (Job;
+// default 1) of its spec.template, named "<name>-<index>" from 0, in its namespace, with the
+// template's labels and priority, and controlled. In file order, each controller's pods in index
+// order. Pods get UIDs as decode_cluster gives them. Throws DecodeError naming the item and field
+// (another kind, a negative count, a missing template, a pod with spec.nodeName).
+WorkloadInput decode_workload(std::string_view text);
+
+// What the Priority admission plugin (plugin/pkg/admission/priority/admission.go, admitPod) does to a
+// pod created without spec.priority: the value of its priorityClassName's class (among `classes` and
+// the two built-in system-cluster-critical and system-node-critical), whose preemptionPolicy it also
+// takes when the pod has none; without a class name, the globalDefault class's (the lowest value if
+// several are, as getDefaultPriorityClass), else 0. Pods with spec.priority keep it. Throws
+// DecodeError naming the pod for an unknown class.
+void resolve_priorities(std::vector<InputPod>& pods, const std::vector<PriorityClass>& classes);
+
+}  // namespace kext::simtool

@@ -1,0 +1,194 @@
+#include "tools/sim/run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <unordered_map>
+
+#include "common/read_file.h"
+#include "json/json.h"
+#include "policy/config.h"
+#include "tools/sim/decision_log.h"
+#include "tools/sim/inputs.h"
+
+namespace kext::simtool {
+
+namespace {
+
+std::string read_input(const std::string& flag, const std::string& path) {
+  std::string text;
+  if (!read_whole_file(path, text)) throw InputError(flag + " " + path + ": cannot read the file");
+  return text;
+}
+
+// Runs `decode` on the file's text; its DecodeError or ClusterError becomes an InputError naming the
+// flag and the file.
+template <typename F>
+auto decode_file(const std::string& flag, const std::string& path, F decode) {
+  const std::string text = read_input(flag, path);
+  try {
+    return decode(text);
+  } catch (const DecodeError& e) {
+    throw InputError(flag + " " + path + ": " + e.what());
+  } catch (const sim::ClusterError& e) {
+    throw InputError(flag + " " + path + ": " + e.what());
+  }
+}
+
+sim::Lifecycle lifecycle_of(const PodTraits& traits, std::optional<sim::SimDuration> runtime) {
+  sim::Lifecycle l;
+  l.runtime = traits.runtime.has_value() ? traits.runtime : runtime;
+  l.grace_period = traits.grace_period.value_or(sim::kDefaultGracePeriod);
+  l.recreate_when_preempted = traits.controlled;
+  return l;
+}
+
+}  // namespace
+
+sim::SimDuration seconds_to_sim(double seconds) {
+  return std::chrono::duration_cast<sim::SimDuration>(
+      std::chrono::duration<double>(std::round(seconds * 1e6) / 1e6));
+}
+
+SimResult run_sim(const SimCommand& command, std::ostream* log) {
+  const std::string config_name = command.config_file.empty() ? "(embedded)" : command.config_file;
+  const std::string config_text = command.config_file.empty() ? std::string(default_config_json())
+                                                              : read_input("--config", command.config_file);
+  LoadedFile loaded = [&] {
+    try {
+      return load_scheduling_file(config_text);
+    } catch (const PolicyError& e) {
+      throw InputError("--config " + config_name + ": " + e.what());
+    }
+  }();
+
+  ClusterInput cluster = decode_file("--cluster", command.cluster_file, decode_cluster);
+  WorkloadInput input;
+  if (!command.workload_file.empty())
+    input = decode_file("--workload", command.workload_file, decode_workload);
+  std::vector<InputPod>& workload = input.pods;
+  std::vector<PriorityClass> classes = cluster.priority_classes;
+  classes.insert(classes.end(), input.priority_classes.begin(), input.priority_classes.end());
+  try {
+    resolve_priorities(workload, classes);
+  } catch (const DecodeError& e) {
+    throw InputError("--workload " + command.workload_file + ": " + e.what());
+  }
+
+  sim::SimulatorOptions options;
+  options.seed = command.seed;
+  options.percentage_of_nodes_to_score = command.percentage_of_nodes_to_score;
+  options.preemption = loaded.profile.preemption.select;
+  options.epoch_unix_seconds = cluster.epoch_unix_seconds;
+  options.max_time = seconds_to_sim(command.max_time_seconds);
+  std::optional<sim::SimDuration> runtime;
+  if (command.runtime_seconds) runtime = seconds_to_sim(*command.runtime_seconds);
+
+  // Pods already running keep running (their runtime is unknown); those the simulation binds
+  // complete after their kRuntimeAnnotation, else --runtime.
+  std::vector<std::pair<std::string, PodTraits>> running = std::move(cluster.running);
+  std::vector<InputPod> pending = std::move(cluster.pending);
+  sim::Simulator simulator(std::move(cluster.cluster), loaded.profile.engine, options);
+  // Events after max_time never happen: times past it are clamped to just after it, so that no
+  // input (a deletionTimestamp in year 9999, a long interval times many pods) overflows the clock.
+  const sim::SimTime after_end = sim::SimTime{0} + options.max_time + sim::SimDuration(1);
+  const int64_t after_end_seconds = std::chrono::ceil<std::chrono::seconds>(after_end).count();
+  for (const auto& [uid, traits] : running) {
+    simulator.set_lifecycle(uid, lifecycle_of(traits, std::nullopt));
+    if (traits.deletion_unix_seconds) {
+      const int64_t in = std::clamp<int64_t>(*traits.deletion_unix_seconds - options.epoch_unix_seconds, 0,
+                                             after_end_seconds);
+      simulator.delete_pod(uid, sim::SimTime{std::chrono::seconds(in)});
+    }
+  }
+  auto add = [&](const std::string& flag, const std::string& path, InputPod& p, sim::SimTime at) {
+    try {
+      simulator.add_pending(std::move(p.pod), at, lifecycle_of(p.traits, runtime));
+    } catch (const sim::ClusterError& e) {
+      throw InputError(flag + " " + path + ": " + e.what());  // it names the pod
+    }
+  };
+  for (auto& p : pending) add("--cluster", command.cluster_file, p, sim::SimTime{0});
+  const sim::SimDuration interval = seconds_to_sim(command.arrival_interval_seconds);
+  for (size_t i = 0; i < workload.size(); ++i) {
+    const auto k = static_cast<int64_t>(i);
+    const bool in_time = interval.count() == 0 || k <= after_end.count() / interval.count();
+    add("--workload", command.workload_file, workload[i],
+        in_time ? sim::SimTime{0} + interval * k : after_end);
+  }
+
+  // The last failed cycle's reasons of each pod (erased when it binds).
+  std::unordered_map<std::string, std::map<std::string, size_t>> last_failure;
+  SimResult result;
+  result.summary = simulator.run([&](const sim::Decision& d) {
+    if (log != nullptr) *log << decision_json(d) << '\n';
+    if (d.outcome == sim::Outcome::kScheduled) {
+      last_failure.erase(d.uid);
+    } else if (d.outcome == sim::Outcome::kPreempted) {
+      last_failure[d.uid] = {{std::string(kNominated), 1}};
+    } else {
+      last_failure[d.uid] = d.reasons;
+    }
+  });
+  result.use = cluster_use(simulator.cluster());
+  size_t explained = 0;
+  for (const auto& [uid, reasons] : last_failure) {
+    if (simulator.queue().where(uid) == sim::QueueName::kNone) continue;  // deleted or gone
+    ++explained;
+    for (const auto& [reason, nodes] : reasons) ++result.pending_by_reason[reason];
+  }
+  if (result.summary.pending_at_end > explained) {
+    result.pending_by_reason[std::string(kNotTried)] = result.summary.pending_at_end - explained;
+  }
+  return result;
+}
+
+ClusterUse cluster_use(const sim::SimCluster& cluster) {
+  ClusterUse use;
+  for (const NodeInfo* n : cluster.nodes()) {
+    ++use.nodes;
+    if (!n->pods.empty()) ++use.nodes_used;
+    use.milli_cpu_requested += n->requested.milli_cpu;
+    use.milli_cpu_allocatable += n->node->allocatable.milli_cpu;
+    use.memory_requested += n->requested.memory;
+    use.memory_allocatable += n->node->allocatable.memory;
+  }
+  return use;
+}
+
+std::string format_cluster_use(const ClusterUse& use) {
+  auto percent = [](int64_t part, int64_t whole) {
+    if (whole <= 0) return std::string("-");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+    return std::string(buf);
+  };
+  // The column of format_summary's values: names padded to 24, values right-aligned to 8 (13 for the
+  // times); these line up with its right edge.
+  auto row = [](const std::string& name, const std::string& value) {
+    constexpr size_t kWidth = 32;
+    const size_t pad = name.size() + value.size() < kWidth ? kWidth - name.size() - value.size() : 1;
+    return name + std::string(pad, ' ') + value + "\n";
+  };
+  return row("nodes used", std::to_string(use.nodes_used) + "/" + std::to_string(use.nodes)) +
+         row("cpu requested", percent(use.milli_cpu_requested, use.milli_cpu_allocatable)) +
+         row("memory requested", percent(use.memory_requested, use.memory_allocatable));
+}
+
+std::string format_pending_reasons(const std::map<std::string, size_t>& pending_by_reason) {
+  if (pending_by_reason.empty()) return {};
+  std::vector<std::pair<std::string, size_t>> rows(pending_by_reason.begin(), pending_by_reason.end());
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  size_t width = 0;
+  for (const auto& [reason, pods] : rows) width = std::max(width, reason.size());
+  std::string out = "pending by reason\n";
+  for (const auto& [reason, pods] : rows) {
+    const std::string count = std::to_string(pods);
+    out += "  " + reason + std::string(width - reason.size() + 2, ' ') +
+           std::string(count.size() < 6 ? 6 - count.size() : 0, ' ') + count + "\n";
+  }
+  return out;
+}
+
+}  // namespace kext::simtool

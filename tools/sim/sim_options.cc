@@ -1,0 +1,81 @@
+#include "tools/sim/sim_options.h"
+
+#include <CLI/CLI.hpp>
+
+#include "common/cli.h"
+
+namespace kext::simtool {
+
+namespace {
+
+// Simulated times are microseconds in an int64: a bound far inside it (~31 years).
+constexpr double kMaxSeconds = 1e9;
+
+// The one definition of extender-sim's flags, bound to `c`.
+void define_flags(CLI::App& app, SimCommand& c) {
+  cli::configure(app);
+  cli::non_empty(app.add_option("--cluster", c.cluster_file,
+                                "the cluster: what `kubectl get nodes,pods,pdb -A -o json` prints; its "
+                                "pods without a node arrive at time 0"))
+      ->required()
+      ->type_name("FILE");
+  cli::non_empty(
+      app.add_option("--workload", c.workload_file,
+                     "pods to schedule: a List or array of Pods, Deployments, ReplicaSets and Jobs"))
+      ->type_name("FILE");
+  cli::non_empty(app.add_option("--config", c.config_file,
+                                "the extender's configuration, as kube-extender --config (default: the "
+                                "embedded default)"))
+      ->type_name("FILE");
+  cli::non_empty(app.add_option("--log", c.log_file, "writes one JSON line per scheduling cycle"))
+      ->type_name("FILE");
+  app.add_option("--seed", c.seed, "same seed, same run (selectHost's ties, preemption's offset)")
+      ->type_name("S");
+  app.add_option("--max-time", c.max_time_seconds, "stop at this simulated time, in seconds")
+      ->check(CLI::Range(0.0, kMaxSeconds))
+      ->type_name("SECONDS");
+  app.add_option("--runtime", c.runtime_seconds,
+                 "pods the simulation binds complete this many seconds later (default: never)")
+      ->check(CLI::Range(0.0, kMaxSeconds))
+      ->type_name("SECONDS");
+  app.add_option("--arrival-interval", c.arrival_interval_seconds,
+                 "seconds between successive workload pods (the first arrives at 0)")
+      ->check(CLI::Range(0.0, kMaxSeconds))
+      ->type_name("SECONDS");
+  app.add_option("--percentage-of-nodes-to-score", c.percentage_of_nodes_to_score,
+                 "kube-scheduler's percentageOfNodesToScore: the filter stops at this share of the nodes "
+                 "feasible, at least 100 (0: its adaptive default, 50 % - nodes/125, at least 5 %)")
+      ->check(CLI::Range(0, 100))
+      ->type_name("PERCENT");
+}
+
+CLI::App make_app() {
+  return CLI::App("extender-sim: simulates kube-scheduler's loop around the extender's algorithms",
+                  "extender-sim");
+}
+
+}  // namespace
+
+std::string sim_usage() {
+  SimCommand c;
+  CLI::App app = make_app();
+  define_flags(app, c);
+  return cli::help_text(app);
+}
+
+std::vector<std::string> sim_flag_names() {
+  SimCommand c;
+  CLI::App app = make_app();
+  define_flags(app, c);
+  return cli::flag_names(app);
+}
+
+SimCommand parse_sim_options(int argc, char** argv) {
+  SimCommand c;
+  CLI::App app = make_app();
+  define_flags(app, c);
+  if (!cli::parse(app, argc, argv)) c.help = true;
+  return c;
+}
+
+}  // namespace kext::simtool

@@ -1,0 +1,34 @@
+#pragma once
+// extender-sim's command line, defined once with CLI11 (common/cli.h).
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/simulator.h"
+
+namespace kext::simtool {
+
+struct SimCommand {
+  std::string cluster_file;   // --cluster
+  std::string workload_file;  // --workload; "" for none
+  std::string config_file;    // --config; "" for the embedded default configuration
+  std::string log_file;       // --log; "" for none
+  uint64_t seed = 1;
+  double max_time_seconds = std::chrono::duration<double>(sim::SimulatorOptions{}.max_time).count();
+  std::optional<double> runtime_seconds;  // nullopt: pods never complete
+  double arrival_interval_seconds = 0;
+  // KubeSchedulerConfiguration percentageOfNodesToScore (not the extender's configuration); 0:
+  // kube-scheduler's adaptive default.
+  int32_t percentage_of_nodes_to_score = sim::SimulatorOptions{}.percentage_of_nodes_to_score;
+  bool help = false;
+};
+
+// Throws std::invalid_argument naming the flag.
+SimCommand parse_sim_options(int argc, char** argv);
+std::string sim_usage();
+// Every flag's long name, for the README check.
+std::vector<std::string> sim_flag_names();
+
+}  // namespace kext::simtool
