@@ -8,34 +8,19 @@
 #include <vector>
 
 #include "policy/policy.h"
+#include "tests/sim/sim_fixtures.h"
 #include "tests/support/test_builders.h"
 
 namespace kext::sim {
 namespace {
 
+using kext::sim::testing::kEpoch;
+using kext::sim::testing::least_requested_engine;
+using kext::sim::testing::sim_pod;
 using kext::testing::GiB;
 using kext::testing::make_node;
 using kext::testing::make_pod;
 using std::chrono::seconds;
-
-constexpr int64_t kEpoch = 1'700'000'000;
-
-std::unique_ptr<Engine> least_requested_engine() {
-  return build_engine(parse_policy(R"({"predicates":[{"name":"PodFitsResources"}],
-      "priorities":[{"name":"LeastRequestedPriority","weight":1}]})"));
-}
-
-Pod pod_at(std::string name, int64_t cpu_milli, int32_t priority, std::string node = "",
-           int64_t start = kEpoch) {
-  Pod p = make_pod(std::move(name), cpu_milli, GiB / 4);
-  p.priority = priority;
-  p.node_name = std::move(node);
-  if (!p.node_name.empty()) {
-    p.phase = "Running";
-    p.start_time = start;
-  }
-  return p;
-}
 
 // Three 1-CPU nodes and the queue, clock and generator a simulation would hold.
 struct Sim {
@@ -62,9 +47,9 @@ struct Sim {
 
 TEST(Cycle, SchedulesToTheBestScoredNodeAndBinds) {
   Sim s;
-  s.cluster.add_pod(pod_at("busy1", 700, 0, "n1"));
-  s.cluster.add_pod(pod_at("busy3", 300, 0, "n3"));
-  s.pending(pod_at("web", 200, 0));
+  s.cluster.add_pod(sim_pod("busy1", 700, 0, "n1"));
+  s.cluster.add_pod(sim_pod("busy3", 300, 0, "n3"));
+  s.pending(sim_pod("web", 200, 0));
   auto d = s.cycle();
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(d->outcome, Outcome::kScheduled);
@@ -102,9 +87,10 @@ TEST(Cycle, UnschedulableGoesBackWithTheEventsThatCouldHelp) {
     Sim s;
     if (c.nodes_full) {
       // Of priority 0 like the pod, so preemption finds no victims.
-      for (const char* n : {"n1", "n2", "n3"}) s.cluster.add_pod(pod_at(std::string("full-") + n, 800, 0, n));
+      for (const char* n : {"n1", "n2", "n3"})
+        s.cluster.add_pod(sim_pod(std::string("full-") + n, 800, 0, n));
     }
-    s.pending(pod_at("p", c.cpu_milli, 0));
+    s.pending(sim_pod("p", c.cpu_milli, 0));
     auto d = s.cycle();
     ASSERT_TRUE(d.has_value());
     EXPECT_EQ(d->outcome, Outcome::kUnschedulable);
@@ -143,8 +129,8 @@ TEST(Cycle, FilterStopsAtEnoughFeasibleNodesAndRotatesItsStart) {
   // cycle stops after 100 feasible nodes, and the next starts where it stopped.
   Sim s;
   for (int i = 4; i <= 150; ++i) s.cluster.add_node(make_node("n" + std::to_string(i), 1000, 4 * GiB));
-  s.pending(pod_at("a", 100, 0));
-  s.pending(pod_at("b", 100, 0));
+  s.pending(sim_pod("a", 100, 0));
+  s.pending(sim_pod("b", 100, 0));
   auto in_window = [&](const std::string& node, size_t from) {
     const size_t i = *s.cluster.node_position(node);
     return (i + 150 - from) % 150 < 100;
@@ -165,8 +151,8 @@ TEST(Cycle, ANominatedPodGoesToItsNodeWhenItFits) {
   // n3 is the worst-scored node (busy), but the pod is nominated there and fits: evaluateNominatedNode
   // takes it without filtering the others or moving the start index.
   Sim s;
-  s.cluster.add_pod(pod_at("busy", 600, 0, "n3"));
-  s.pending(pod_at("p", 300, 10));
+  s.cluster.add_pod(sim_pod("busy", 600, 0, "n3"));
+  s.pending(sim_pod("p", 300, 10));
   s.queue.add_nominated_pod("uid-p", "n3");
   s.cluster.set_nominated_node("uid-p", "n3");
   auto d = s.cycle();
@@ -191,7 +177,7 @@ TEST(FitErrorMessage, SortedAsStrings) {
 
 TEST(Cycle, SkipsPodsDeletedWhileQueued) {
   Sim s;
-  s.pending(pod_at("gone", 100, 0));
+  s.pending(sim_pod("gone", 100, 0));
   s.cluster.delete_pod("uid-gone");
   EXPECT_FALSE(s.cycle().has_value());
   EXPECT_EQ(s.queue.scheduling_cycle(), 1) << "the pop still counted";
@@ -201,10 +187,10 @@ TEST(Cycle, PreemptsNominatesAndHoldsTheNodeUntilBound) {
   // Every node is full of priority-0 pods; the one on n2 is the youngest, so pickOneNodeForPreemption
   // takes n2 (latest start among the highest-priority victims).
   Sim s;
-  s.cluster.add_pod(pod_at("low1", 1000, 0, "n1", kEpoch - 300));
-  s.cluster.add_pod(pod_at("low2", 1000, 0, "n2", kEpoch - 100));
-  s.cluster.add_pod(pod_at("low3", 1000, 0, "n3", kEpoch - 200));
-  s.pending(pod_at("vip", 500, 100));
+  s.cluster.add_pod(sim_pod("low1", 1000, 0, "n1", kEpoch - 300));
+  s.cluster.add_pod(sim_pod("low2", 1000, 0, "n2", kEpoch - 100));
+  s.cluster.add_pod(sim_pod("low3", 1000, 0, "n3", kEpoch - 200));
+  s.pending(sim_pod("vip", 500, 100));
 
   auto d = s.cycle();
   ASSERT_TRUE(d.has_value());
@@ -231,8 +217,8 @@ TEST(Cycle, PreemptsNominatesAndHoldsTheNodeUntilBound) {
   s.queue.move_all_to_active_or_backoff(ClusterEvent::kPodDeleted);  // vip backs off (2 attempts: 2 s)
 
   // n2's free 1000m minus vip's held 500m: a priority-0 pod of 600m does not fit, one of 400m does.
-  s.pending(pod_at("big-low", 600, 0));
-  s.pending(pod_at("small-low", 400, 0));
+  s.pending(sim_pod("big-low", 600, 0));
+  s.pending(sim_pod("small-low", 400, 0));
   d = s.cycle();
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(d->uid, "uid-big-low");
@@ -262,11 +248,11 @@ TEST(Cycle, PreemptionCountsPodsAlreadyNominatedToTheNode) {
   // of the same priority, must not free the same room again: on n2 it would have to fit beside vip1's
   // held 600m, which it cannot, so it preempts on n1.
   Sim s;
-  s.cluster.add_pod(pod_at("low1", 1000, 0, "n1", kEpoch - 300));
-  s.cluster.add_pod(pod_at("low2", 1000, 0, "n2", kEpoch - 100));
-  s.cluster.add_pod(pod_at("low3", 1000, 100, "n3"));
-  s.pending(pod_at("vip1", 600, 100));
-  s.pending(pod_at("vip2", 600, 100));
+  s.cluster.add_pod(sim_pod("low1", 1000, 0, "n1", kEpoch - 300));
+  s.cluster.add_pod(sim_pod("low2", 1000, 0, "n2", kEpoch - 100));
+  s.cluster.add_pod(sim_pod("low3", 1000, 100, "n3"));
+  s.pending(sim_pod("vip1", 600, 100));
+  s.pending(sim_pod("vip2", 600, 100));
   auto d = s.cycle();
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(d->outcome, Outcome::kPreempted);
@@ -289,11 +275,11 @@ TEST(Cycle, PreemptionSamplesFromARandomOffset) {
     for (int i = 0; i < 10; ++i) {
       const std::string n = "n" + std::to_string(i);
       cluster.add_node(make_node(n, 1000, 4 * GiB));
-      cluster.add_pod(pod_at("low-" + n, 1000, 0, n));
+      cluster.add_pod(sim_pod("low-" + n, 1000, 0, n));
     }
     VirtualClock clock;
     SchedulingQueue queue(clock);
-    Pod vip = pod_at("vip", 500, 100);
+    Pod vip = sim_pod("vip", 500, 100);
     cluster.add_pod(vip);
     queue.add(vip.uid, 100);
     CycleConfig config;
@@ -319,13 +305,13 @@ TEST(Cycle, HigherPriorityPodsIgnoreLowerNominations) {
   // n1 and n3 are full of pods nobody here may preempt; "nominee" (priority 10, 800m), nominated to
   // n2 by an earlier preemption, waits outside activeQ.
   Sim s;
-  s.cluster.add_pod(pod_at("full1", 1000, 50, "n1"));
-  s.cluster.add_pod(pod_at("full3", 1000, 50, "n3"));
-  s.cluster.add_pod(pod_at("nominee", 800, 10));
+  s.cluster.add_pod(sim_pod("full1", 1000, 50, "n1"));
+  s.cluster.add_pod(sim_pod("full3", 1000, 50, "n3"));
+  s.cluster.add_pod(sim_pod("nominee", 800, 10));
   s.queue.add_nominated_pod("uid-nominee", "n2");
   s.cluster.set_nominated_node("uid-nominee", "n2");
-  s.pending(pod_at("equal", 300, 10));
-  s.pending(pod_at("higher", 300, 20));
+  s.pending(sim_pod("equal", 300, 10));
+  s.pending(sim_pod("higher", 300, 20));
   auto d = s.cycle();
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(d->uid, "uid-higher");
@@ -342,7 +328,7 @@ TEST(Cycle, SameSeedSameDecisions) {
   auto run = [](uint64_t seed) {
     Sim s;
     s.state.rng = Rng(seed);
-    for (int i = 0; i < 6; ++i) s.pending(pod_at("p" + std::to_string(i), 100, 0));
+    for (int i = 0; i < 6; ++i) s.pending(sim_pod("p" + std::to_string(i), 100, 0));
     std::vector<std::string> nodes;
     while (auto d = s.cycle()) nodes.push_back(d->node);
     return nodes;

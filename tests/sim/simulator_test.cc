@@ -8,29 +8,19 @@
 #include <vector>
 
 #include "policy/policy.h"
+#include "tests/sim/sim_fixtures.h"
 #include "tests/support/test_builders.h"
 
 namespace kext::sim {
 namespace {
 
+using kext::sim::testing::kEpoch;
+using kext::sim::testing::least_requested_engine;
+using kext::sim::testing::sim_pod;
 using kext::testing::GiB;
 using kext::testing::make_node;
 using kext::testing::make_pod;
 using std::chrono::seconds;
-
-constexpr int64_t kEpoch = 1'700'000'000;
-
-Pod pod_of(std::string name, int64_t cpu_milli, int32_t priority, std::string node = "",
-           int64_t start = kEpoch) {
-  Pod p = make_pod(std::move(name), cpu_milli, GiB / 4);
-  p.priority = priority;
-  p.node_name = std::move(node);
-  if (!p.node_name.empty()) {
-    p.phase = "Running";
-    p.start_time = start;
-  }
-  return p;
-}
 
 struct Logged {
   int64_t at_s;
@@ -56,25 +46,20 @@ std::vector<Logged> run(Simulator& sim, RunSummary* summary = nullptr) {
   return log;
 }
 
-std::unique_ptr<Engine> engine() {
-  return build_engine(parse_policy(R"({"predicates":[{"name":"PodFitsResources"}],
-      "priorities":[{"name":"LeastRequestedPriority","weight":1}]})"));
-}
-
 TEST(Simulator, PreemptionThenBindAfterTheGracePeriodThenCompletion) {
   // Two full 1-CPU nodes of priority-0 pods; "low-b" is younger, so n2 is the node to preempt on.
-  auto eng = engine();
+  auto eng = least_requested_engine();
   SimCluster cluster;
   cluster.add_node(make_node("n1", 1000, 4 * GiB));
   cluster.add_node(make_node("n2", 1000, 4 * GiB));
-  cluster.add_pod(pod_of("low-a", 1000, 0, "n1", kEpoch - 200));
-  cluster.add_pod(pod_of("low-b", 1000, 0, "n2", kEpoch - 100));
+  cluster.add_pod(sim_pod("low-a", 1000, 0, "n1", kEpoch - 200));
+  cluster.add_pod(sim_pod("low-b", 1000, 0, "n2", kEpoch - 100));
   SimulatorOptions options;
   options.epoch_unix_seconds = kEpoch;
   Simulator sim(std::move(cluster), *eng, options);
   sim.set_lifecycle("uid-low-b", Lifecycle{std::nullopt, seconds(20)});
   // At 5 s a high-priority pod arrives that runs for a minute.
-  sim.add_pending(pod_of("vip", 600, 100), seconds(5), Lifecycle{seconds(60), kDefaultGracePeriod});
+  sim.add_pending(sim_pod("vip", 600, 100), seconds(5), Lifecycle{seconds(60), kDefaultGracePeriod});
 
   RunSummary summary;
   const auto log = run(sim, &summary);
@@ -100,12 +85,12 @@ TEST(Simulator, PreemptionThenBindAfterTheGracePeriodThenCompletion) {
 TEST(Simulator, CompletionFreesRoomForAWaitingPod) {
   // One node; "first" runs 10 s, "second" (same priority, cannot preempt) waits in unschedulablePods
   // and is moved by first's completion.
-  auto eng = engine();
+  auto eng = least_requested_engine();
   SimCluster cluster;
   cluster.add_node(make_node("n1", 1000, 4 * GiB));
   Simulator sim(std::move(cluster), *eng, {});
-  sim.add_pending(pod_of("first", 800, 0), seconds(0), Lifecycle{seconds(10), kDefaultGracePeriod});
-  sim.add_pending(pod_of("second", 800, 0), seconds(0));
+  sim.add_pending(sim_pod("first", 800, 0), seconds(0), Lifecycle{seconds(10), kDefaultGracePeriod});
+  sim.add_pending(sim_pod("second", 800, 0), seconds(0));
   RunSummary summary;
   const auto log = run(sim, &summary);
   const std::vector<Logged> want = {
@@ -121,12 +106,12 @@ TEST(Simulator, CompletionFreesRoomForAWaitingPod) {
 TEST(Simulator, RetriesBackingOffPodsAndStopsWhenNothingCanHelp) {
   // "big" never fits; with no event left it stays in unschedulablePods and the run ends instead of
   // retrying it every minute until max_time.
-  auto eng = engine();
+  auto eng = least_requested_engine();
   SimCluster cluster;
   cluster.add_node(make_node("n1", 1000, 4 * GiB));
   Simulator sim(std::move(cluster), *eng, {});
-  sim.add_pending(pod_of("big", 5000, 0), seconds(0));
-  sim.add_pending(pod_of("small", 100, 0), seconds(3));
+  sim.add_pending(sim_pod("big", 5000, 0), seconds(0));
+  sim.add_pending(sim_pod("small", 100, 0), seconds(3));
   RunSummary summary;
   const auto log = run(sim, &summary);
   const std::vector<Logged> want = {
@@ -142,12 +127,12 @@ TEST(Simulator, LeftoverFlushRetriesWhileEventsRemain) {
   // "waiter" fails at 0 s as unresolvable (deletions cannot help; no node event comes); a pod
   // arriving at 200 s keeps the run alive, so the 30 s loop retries it after more than 60 s: at 90 s,
   // then 180 s (its timestamp is refreshed at each failure).
-  auto eng = engine();
+  auto eng = least_requested_engine();
   SimCluster cluster;
   cluster.add_node(make_node("n1", 1000, 4 * GiB));
   Simulator sim(std::move(cluster), *eng, {});
-  sim.add_pending(pod_of("waiter", 2000, 0), seconds(0));
-  sim.add_pending(pod_of("late", 100, 0), seconds(200));
+  sim.add_pending(sim_pod("waiter", 2000, 0), seconds(0));
+  sim.add_pending(sim_pod("late", 100, 0), seconds(200));
   const auto log = run(sim);
   std::vector<std::pair<int64_t, std::string>> got;
   for (const auto& l : log) got.emplace_back(l.at_s, l.uid);
@@ -157,7 +142,7 @@ TEST(Simulator, LeftoverFlushRetriesWhileEventsRemain) {
 }
 
 TEST(Simulator, SameSeedSameLog) {
-  auto eng = engine();
+  auto eng = least_requested_engine();
   auto build = [&](uint64_t seed) {
     SimCluster cluster;
     for (int i = 0; i < 5; ++i) cluster.add_node(make_node("n" + std::to_string(i), 2000, 8 * GiB));
@@ -165,7 +150,7 @@ TEST(Simulator, SameSeedSameLog) {
     options.seed = seed;
     auto sim = std::make_unique<Simulator>(std::move(cluster), *eng, options);
     for (int i = 0; i < 30; ++i) {
-      sim->add_pending(pod_of("p" + std::to_string(i), 300, i % 3), seconds(i % 7),
+      sim->add_pending(sim_pod("p" + std::to_string(i), 300, i % 3), seconds(i % 7),
                        Lifecycle{seconds(5 + i % 11), kDefaultGracePeriod});
     }
     return sim;
@@ -177,11 +162,11 @@ TEST(Simulator, SameSeedSameLog) {
 }
 
 TEST(Simulator, ANodeJoiningMovesAPodNoNodeCouldTake) {
-  auto eng = engine();
+  auto eng = least_requested_engine();
   SimCluster cluster;
   cluster.add_node(make_node("n1", 1000, 4 * GiB));
   Simulator sim(std::move(cluster), *eng, {});
-  sim.add_pending(pod_of("big", 2000, 0), seconds(0));
+  sim.add_pending(sim_pod("big", 2000, 0), seconds(0));
   sim.add_node(make_node("n2", 4000, 8 * GiB), seconds(50));
   EXPECT_THROW(sim.add_node(make_node("n1", 1, 1), seconds(1)), ClusterError);
   EXPECT_THROW(sim.add_node(make_node("n2", 1, 1), seconds(1)), ClusterError);
@@ -195,12 +180,12 @@ TEST(Simulator, ANodeJoiningMovesAPodNoNodeCouldTake) {
 
 TEST(Simulator, ANodeChangeMovesPodsItCouldHelp) {
   // n1 grows from 1 to 4 CPUs at 30 s: the 2-CPU pod, unresolvable until then, binds.
-  auto eng = engine();
+  auto eng = least_requested_engine();
   SimCluster cluster;
   cluster.add_node(make_node("n1", 1000, 4 * GiB));
-  cluster.add_pod(pod_of("small", 100, 0, "n1"));
+  cluster.add_pod(sim_pod("small", 100, 0, "n1"));
   Simulator sim(std::move(cluster), *eng, {});
-  sim.add_pending(pod_of("big", 2000, 0), seconds(0));
+  sim.add_pending(sim_pod("big", 2000, 0), seconds(0));
   sim.change_node(make_node("n1", 4000, 4 * GiB), seconds(30));
   EXPECT_THROW(sim.change_node(make_node("nope", 1, 1), seconds(1)), ClusterError);
   const auto log = run(sim);
@@ -216,14 +201,14 @@ TEST(Simulator, ANodeChangeMovesPodsItCouldHelp) {
 TEST(Simulator, DeletingPodsPendingBoundOrNotYetArrived) {
   // first (bound) is deleted at 10 s and second, waiting for its room, binds; waiting (pending,
   // unschedulable) is deleted at 20 s; never (due at 50 s) is deleted at 40 s and never arrives.
-  auto eng = engine();
+  auto eng = least_requested_engine();
   SimCluster cluster;
   cluster.add_node(make_node("n1", 1000, 4 * GiB));
-  cluster.add_pod(pod_of("first", 800, 0, "n1"));
+  cluster.add_pod(sim_pod("first", 800, 0, "n1"));
   Simulator sim(std::move(cluster), *eng, {});
-  sim.add_pending(pod_of("second", 800, 0), seconds(0));
-  sim.add_pending(pod_of("waiting", 3000, 0), seconds(0));
-  sim.add_pending(pod_of("never", 100, 0), seconds(50));
+  sim.add_pending(sim_pod("second", 800, 0), seconds(0));
+  sim.add_pending(sim_pod("waiting", 3000, 0), seconds(0));
+  sim.add_pending(sim_pod("never", 100, 0), seconds(50));
   sim.delete_pod("uid-first", seconds(10));
   sim.delete_pod("uid-waiting", seconds(20));
   sim.delete_pod("uid-never", seconds(40));
@@ -244,13 +229,13 @@ TEST(Simulator, DeletingPodsPendingBoundOrNotYetArrived) {
 TEST(Simulator, APreemptedPodOfAControllerIsRecreated) {
   // low (owned by a ReplicaSet, grace 10 s) is preempted by vip; when it is gone its replacement
   // arrives, and finds no room: vip has it, and is of higher priority.
-  auto eng = engine();
+  auto eng = least_requested_engine();
   SimCluster cluster;
   cluster.add_node(make_node("n1", 1000, 4 * GiB));
-  cluster.add_pod(pod_of("low", 1000, 0, "n1"));
+  cluster.add_pod(sim_pod("low", 1000, 0, "n1"));
   Simulator sim(std::move(cluster), *eng, {});
   sim.set_lifecycle("uid-low", Lifecycle{std::nullopt, seconds(10), true});
-  sim.add_pending(pod_of("vip", 600, 100), seconds(0));
+  sim.add_pending(sim_pod("vip", 600, 100), seconds(0));
   RunSummary summary;
   const auto log = run(sim, &summary);
   const std::vector<Logged> want = {
@@ -272,7 +257,7 @@ TEST(Simulator, InvariantsHoldOnARandomWorkload) {
   // A random cluster near full, pods arriving with random sizes, priorities and runtimes, victims
   // recreated, nodes joining: after every decision no node is over-committed, a bound pod is where
   // the decision says, victims are of lower priority and terminating, and the counts add up.
-  auto eng = engine();
+  auto eng = least_requested_engine();
   std::mt19937_64 r(2024);
   auto pick = [&](int64_t lo, int64_t hi) {
     return lo + static_cast<int64_t>(r() % static_cast<uint64_t>(hi - lo + 1));
@@ -286,8 +271,8 @@ TEST(Simulator, InvariantsHoldOnARandomWorkload) {
     const NodeInfo* n = cluster.node(node);
     const int64_t cpu = pick(1, 6) * 100;
     if (n->requested.milli_cpu + cpu > n->node->allocatable.milli_cpu) continue;
-    Pod p = pod_of("run" + std::to_string(i), cpu, static_cast<int32_t>(pick(0, 3)), node,
-                   kEpoch - pick(0, 1000));
+    Pod p = sim_pod("run" + std::to_string(i), cpu, static_cast<int32_t>(pick(0, 3)), node,
+                    kEpoch - pick(0, 1000));
     running.push_back(p.uid);
     cluster.add_pod(std::move(p));
   }
@@ -301,7 +286,7 @@ TEST(Simulator, InvariantsHoldOnARandomWorkload) {
                        seconds(pick(0, 30)), pick(0, 1) == 1});
   }
   for (int i = 0; i < 300; ++i) {
-    sim.add_pending(pod_of("p" + std::to_string(i), pick(1, 20) * 100, static_cast<int32_t>(pick(0, 5))),
+    sim.add_pending(sim_pod("p" + std::to_string(i), pick(1, 20) * 100, static_cast<int32_t>(pick(0, 5))),
                     seconds(pick(0, 100)),
                     Lifecycle{seconds(pick(5, 300)), seconds(pick(0, 30)), pick(0, 3) == 0});
   }
@@ -391,15 +376,15 @@ TEST(FormatSummary, AlignedColumnsAndCompare) {
 }
 
 TEST(Simulator, RejectsBadPods) {
-  auto eng = engine();
+  auto eng = least_requested_engine();
   SimCluster cluster;
   cluster.add_node(make_node("n1", 1000, 4 * GiB));
-  cluster.add_pod(pod_of("running", 100, 0, "n1"));
+  cluster.add_pod(sim_pod("running", 100, 0, "n1"));
   Simulator sim(std::move(cluster), *eng, {});
-  EXPECT_THROW(sim.add_pending(pod_of("bound", 100, 0, "n1"), seconds(0)), ClusterError);
-  EXPECT_THROW(sim.add_pending(pod_of("running", 100, 0), seconds(0)), ClusterError);
-  sim.add_pending(pod_of("p", 100, 0), seconds(0));
-  EXPECT_THROW(sim.add_pending(pod_of("p", 100, 0), seconds(1)), ClusterError);
+  EXPECT_THROW(sim.add_pending(sim_pod("bound", 100, 0, "n1"), seconds(0)), ClusterError);
+  EXPECT_THROW(sim.add_pending(sim_pod("running", 100, 0), seconds(0)), ClusterError);
+  sim.add_pending(sim_pod("p", 100, 0), seconds(0));
+  EXPECT_THROW(sim.add_pending(sim_pod("p", 100, 0), seconds(1)), ClusterError);
   EXPECT_THROW(sim.set_lifecycle("uid-p", {}), ClusterError) << "not running";
 }
 
