@@ -153,8 +153,22 @@ void Simulator::handle(const Event& e, RunSummary& summary) {
   }
 }
 
+void Simulator::record_pending(RunSummary& summary) const {
+  auto& points = summary.pending_over_time;
+  const size_t pending = queue_.size();
+  if (!points.empty() && points.back().second == pending) return;
+  if (!points.empty() && points.back().first == clock_.now()) {
+    points.back().second = pending;
+    // Back to the value before this instant: the instant changed nothing.
+    if (points.size() >= 2 && points[points.size() - 2].second == pending) points.pop_back();
+    return;
+  }
+  points.emplace_back(clock_.now(), pending);
+}
+
 RunSummary Simulator::run(const std::function<void(const Decision&)>& on_decision) {
   RunSummary summary;
+  summary.pending_over_time.emplace_back(clock_.now(), queue_.size());
   const SimTime end = SimTime{0} + options_.max_time;
   for (;;) {
     // Everything due now, then the queue's flushes, then one cycle; the clock stands still during a
@@ -163,6 +177,7 @@ RunSummary Simulator::run(const std::function<void(const Decision&)>& on_decisio
       const Event e = events_.top();
       events_.pop();
       handle(e, summary);
+      record_pending(summary);
     }
     if (queue_.next_timer_due() <= clock_.now()) queue_.run_due_timers();
     if (queue_.active_size() > 0) {
@@ -195,6 +210,7 @@ RunSummary Simulator::run(const std::function<void(const Decision&)>& on_decisio
           ++summary.unschedulable;
           break;
       }
+      record_pending(summary);
       if (on_decision) on_decision(*d);
       continue;
     }
@@ -229,6 +245,8 @@ std::string seconds_text(SimDuration d) {
   return buf;
 }
 
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> summary_rows(const RunSummary& s) {
   return {
       {"cycles", std::to_string(s.cycles)},
@@ -246,8 +264,6 @@ std::vector<std::pair<std::string, std::string>> summary_rows(const RunSummary& 
       {"latency max", seconds_text(quantile(s.latencies, 1.0))},
   };
 }
-
-}  // namespace
 
 std::string format_summary(const RunSummary& summary, const std::string& name, const RunSummary* other,
                            const std::string& other_name) {

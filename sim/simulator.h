@@ -57,11 +57,18 @@ struct RunSummary {
   // Arrival to bind of every pod that bound, in bind order: the queue's wait plus any preemption's
   // grace period, what a policy comparison looks at first.
   std::vector<SimDuration> latencies;
+  // Pods pending (in the scheduling queue: arrived, not bound) over time: a point whenever the count
+  // changes, the last one at a time standing for that time (the HTML report's chart). At most one
+  // point per event or cycle.
+  std::vector<std::pair<SimTime, size_t>> pending_over_time;
 };
 
 // The q-quantile (0 <= q <= 1) of `values` by the nearest-rank method (the smallest value with at
 // least q of all values at or below it); zero for none.
 SimDuration quantile(std::vector<SimDuration> values, double q);
+
+// The summary's rows (name, value), as format_summary prints them.
+std::vector<std::pair<std::string, std::string>> summary_rows(const RunSummary& summary);
 
 // The summary as an aligned two-column text table; with `other`, a third column (issue 18's
 // --compare: the same run under a second configuration). Names head the value columns.
@@ -110,6 +117,8 @@ class Simulator {
 
   void schedule(SimTime at, EventKind kind, std::string uid);
   void handle(const Event& e, RunSummary& summary);
+  // Appends (now, pending) to summary.pending_over_time when the count changed.
+  void record_pending(RunSummary& summary) const;
   // Removes a bound pod and tells the queue (a pod deleted: AssignedPodDelete).
   void remove_bound(const std::string& uid);
 

@@ -21,7 +21,8 @@ std::string error_of(std::vector<std::string> args) {
 TEST(SimOptions, ValuesAndDefaults) {
   const SimCommand c = parse({"--cluster", "c.json", "--workload=w.json", "--config", "x.yaml", "--log",
                               "l.jsonl", "--seed", "42", "--max-time", "600", "--runtime=90.5",
-                              "--arrival-interval", "0.25", "--percentage-of-nodes-to-score=30"});
+                              "--arrival-interval", "0.25", "--percentage-of-nodes-to-score=30",
+                              "--compare", "y.yaml", "--html=r.html"});
   EXPECT_EQ(c.cluster_file, "c.json");
   EXPECT_EQ(c.workload_file, "w.json");
   EXPECT_EQ(c.config_file, "x.yaml");
@@ -31,6 +32,8 @@ TEST(SimOptions, ValuesAndDefaults) {
   EXPECT_EQ(c.runtime_seconds, 90.5);
   EXPECT_EQ(c.arrival_interval_seconds, 0.25);
   EXPECT_EQ(c.percentage_of_nodes_to_score, 30);
+  EXPECT_EQ(c.compare_file, "y.yaml");
+  EXPECT_EQ(c.html_file, "r.html");
 
   const SimCommand d = parse({"--cluster", "c.json"});
   EXPECT_EQ(d.seed, 1u);
@@ -39,6 +42,7 @@ TEST(SimOptions, ValuesAndDefaults) {
   EXPECT_EQ(d.arrival_interval_seconds, 0);
   EXPECT_EQ(d.percentage_of_nodes_to_score, 0) << "adaptive";
   EXPECT_TRUE(d.workload_file.empty() && d.config_file.empty() && d.log_file.empty());
+  EXPECT_TRUE(d.compare_file.empty() && d.html_file.empty());
   EXPECT_TRUE(parse({"--help"}).help);
   EXPECT_NE(sim_usage().find("--arrival-interval"), std::string::npos);
 }
@@ -53,6 +57,8 @@ TEST(SimOptions, ErrorsNameTheFlag) {
       {{"--cluster", "c", "--arrival-interval", "-0.5"}, "--arrival-interval"},
       {{"--cluster", "c", "--seed", "x"}, "--seed"},
       {{"--cluster", "c", "--percentage-of-nodes-to-score", "101"}, "--percentage-of-nodes-to-score"},
+      {{"--cluster", "c", "--compare", ""}, "--compare: must not be empty"},
+      {{"--cluster", "c", "--html", ""}, "--html: must not be empty"},
       {{"--cluster", "c", "--bogus"}, "unknown flag \"--bogus\""},
   };
   for (const auto& [args, want] : cases) {

@@ -397,6 +397,76 @@ TEST(SimRun, TheConfigurationDecides) {
   EXPECT_EQ(node_of(), "n1");
 }
 
+// MostRequestedPriority alone: packs.
+constexpr const char* kPackingPolicy = R"({"kind":"Policy","apiVersion":"v1",
+    "predicates":[{"name":"PodFitsResources"}],"priorities":[{"name":"MostRequestedPriority","weight":1}]})";
+
+// n1 half full, n2 empty, and three small pods.
+struct SpreadOrPack {
+  Files f{"compare"};
+  SimCommand c;
+  SpreadOrPack() {
+    c.cluster_file =
+        f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "," + node_json("n2") + "," +
+                                    running_json("half", "n1", "2026-11-24T10:00:00Z") + "]}");
+    c.workload_file = f.write("workload.json", R"([{"kind":"Deployment","metadata":{"name":"web"},"spec":{
+        "replicas":3,"template":{"spec":{"containers":[
+        {"name":"c","resources":{"requests":{"cpu":"100m","memory":"100Mi"}}}]}}}}])");
+    c.compare_file = f.write("policy.json", kPackingPolicy);
+  }
+};
+
+TEST(SimCompare, SpreadingAgainstPackingListsEachPodPlacedDifferently) {
+  SpreadOrPack s;
+  const SimResult a = run_sim(s.c, nullptr);
+  const SimResult b = run_sim(compare_command(s.c), nullptr, "--compare");
+  const std::vector<PlacementDiff> want = {
+      {"default/web-0", "n2", "n1"}, {"default/web-1", "n2", "n1"}, {"default/web-2", "n2", "n1"}};
+  EXPECT_EQ(placement_diff(a, b), want);
+  EXPECT_EQ(placement_diff(a, a), std::vector<PlacementDiff>{});
+  EXPECT_EQ(format_placement_diff(want, "default", "pack.json"),
+            "placed differently: 3 pods\n"
+            "  pod            default  pack.json\n"
+            "  default/web-0  n2       n1\n"
+            "  default/web-1  n2       n1\n"
+            "  default/web-2  n2       n1\n");
+  EXPECT_EQ(a.use.nodes_used, 2u);
+  EXPECT_EQ(b.use.nodes_used, 1u);
+}
+
+TEST(SimCompare, PlacementDiffMergesBothRuns) {
+  SimResult a, b;
+  a.placements = {{"ns/both-same", "n1"}, {"ns/both-moved", "n1"}, {"ns/only-a", "n2"},
+                  {"ns/pending-a", ""}, {"ns/pending-both", ""}, {"ns/tried-only-a", ""}};
+  b.placements = {{"ns/both-same", "n1"}, {"ns/both-moved", "n3"}, {"ns/only-b", "n1"},
+                  {"ns/pending-a", "n2"}, {"ns/pending-both", ""}};
+  const std::vector<PlacementDiff> want = {
+      {"ns/both-moved", "n1", "n3"},
+      {"ns/only-a", "n2", "pending"},
+      {"ns/only-b", "pending", "n1"},
+      {"ns/pending-a", "pending", "n2"},
+  };
+  EXPECT_EQ(placement_diff(a, b), want);
+  EXPECT_EQ(format_placement_diff({}, "a", "b"), "placed differently: 0 pods\n");
+}
+
+TEST(SimCompare, CompareRunsConfigurationErrorsNameTheFlag) {
+  SpreadOrPack s;
+  s.c.compare_file = s.f.write("bad.yaml", "apiVersion: kube-extender.io/v1alpha1\nkind: ExtenderConfiguration\nbogus: 1\n");
+  try {
+    run_sim(compare_command(s.c), nullptr, "--compare");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--compare " + s.c.compare_file + ": ", 0), 0u) << e.what();
+  }
+}
+
+TEST(SimCompare, CompareLogFileName) {
+  EXPECT_EQ(compare_log_file("out/decisions.jsonl"), "out/decisions.compare.jsonl");
+  EXPECT_EQ(compare_log_file("log"), "log.compare.jsonl");
+  EXPECT_EQ(compare_log_file(".jsonl"), ".jsonl.compare.jsonl");
+}
+
 TEST(SimRun, BadInputNamesTheFlagAndTheFile) {
   Files f("bad");
   const std::string cluster = f.write("cluster.json", full_cluster());
@@ -480,6 +550,35 @@ TEST(SimCommand, ExitCodesOutputAndLogFile) {
   EXPECT_NE(read_text(err).find("--log"), std::string::npos) << read_text(err);
   EXPECT_EQ(run("--help"), 0);
   EXPECT_NE(read_text(out).find("--workload FILE"), std::string::npos);
+}
+
+// The command with --compare: two summary columns, each run's cluster use, the pods placed
+// differently, and the second run's log beside the first.
+TEST(SimCommand, CompareOutputAndLogs) {
+  SpreadOrPack s;
+  const std::string out = (s.f.dir / "out.txt").string();
+  const std::string err = (s.f.dir / "err.txt").string();
+  const std::string log = (s.f.dir / "log.jsonl").string();
+  const std::string cmd = std::string(KEXT_SIM_BINARY) + " --cluster " + s.c.cluster_file + " --workload " +
+                          s.c.workload_file + " --compare " + s.c.compare_file + " --log " + log + " >" + out +
+                          " 2>" + err;
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_text(err);
+  const std::string text = read_text(out);
+  const std::string p = s.c.compare_file;
+  const SimResult a_run = run_sim(s.c, nullptr);
+  const SimResult b_run = run_sim(compare_command(s.c), nullptr, "--compare");
+  EXPECT_EQ(text.rfind(sim::format_summary(a_run.summary, "default", &b_run.summary, p) + "\n", 0), 0u) << text;
+  EXPECT_NE(text.find("default\nnodes used                   2/2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(p + "\nnodes used                   1/2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("placed differently: 3 pods\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  default/web-2  n2       n1\n"), std::string::npos) << text;
+  const auto a = parse_lines(read_text(log));
+  const auto b = parse_lines(read_text(compare_log_file(log)));
+  ASSERT_EQ(a.size(), 3u);
+  ASSERT_EQ(b.size(), 3u);
+  EXPECT_STREQ(a[0]["node"].GetString(), "n2");
+  EXPECT_STREQ(b[0]["node"].GetString(), "n1");
 }
 
 }  // namespace

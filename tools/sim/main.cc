@@ -19,26 +19,49 @@ int main(int argc, char** argv) {
     std::cout << kext::simtool::sim_usage();
     return 0;
   }
-  std::ofstream log;
-  if (!cmd.log_file.empty()) {
-    log.open(cmd.log_file, std::ios::binary | std::ios::trunc);
-    if (!log) {
-      std::cerr << "extender-sim: --log " << cmd.log_file << ": cannot create the file" << std::endl;
-      return 2;
-    }
-  }
+  // Opens `path` for writing (nothing to open for ""); false after printing the error.
+  auto open_out = [](std::ofstream& out, const std::string& flag, const std::string& path) {
+    if (path.empty()) return true;
+    out.open(path, std::ios::binary | std::ios::trunc);
+    if (out) return true;
+    std::cerr << "extender-sim: " << flag << " " << path << ": cannot create the file" << std::endl;
+    return false;
+  };
+  // Closes `out`; false after printing the error if a write failed.
+  auto close_out = [](std::ofstream& out, const std::string& flag, const std::string& path) {
+    if (path.empty()) return true;
+    out.close();
+    if (out) return true;
+    std::cerr << "extender-sim: " << flag << " " << path << ": write failed" << std::endl;
+    return false;
+  };
+  const bool compare = !cmd.compare_file.empty();
+  const std::string compare_log = compare && !cmd.log_file.empty() ? kext::simtool::compare_log_file(cmd.log_file) : "";
+  std::ofstream log, log_b;
+  if (!open_out(log, "--log", cmd.log_file) || !open_out(log_b, "--log", compare_log)) return 2;
   try {
-    const kext::simtool::SimResult result =
-        kext::simtool::run_sim(cmd, cmd.log_file.empty() ? nullptr : &log);
-    log.close();
-    if (!cmd.log_file.empty() && !log) {
-      std::cerr << "extender-sim: --log " << cmd.log_file << ": write failed" << std::endl;
-      return 1;
+    const std::string name = cmd.config_file.empty() ? "default" : cmd.config_file;
+    const kext::simtool::SimResult result = kext::simtool::run_sim(cmd, cmd.log_file.empty() ? nullptr : &log);
+    if (!close_out(log, "--log", cmd.log_file)) return 1;
+    if (!compare) {
+      std::cout << kext::sim::format_summary(result.summary, name)
+                << kext::simtool::format_cluster_use(result.use)
+                << kext::simtool::format_pending_reasons(result.pending_by_reason);
+      return 0;
     }
-    std::cout << kext::sim::format_summary(result.summary,
-                                           cmd.config_file.empty() ? "default" : cmd.config_file)
+    const kext::simtool::SimResult other = kext::simtool::run_sim(
+        kext::simtool::compare_command(cmd), compare_log.empty() ? nullptr : &log_b, "--compare");
+    if (!close_out(log_b, "--log", compare_log)) return 1;
+    const std::string& other_name = cmd.compare_file;
+    std::cout << kext::sim::format_summary(result.summary, name, &other.summary, other_name) << "\n"
+              << name << "\n"
               << kext::simtool::format_cluster_use(result.use)
-              << kext::simtool::format_pending_reasons(result.pending_by_reason);
+              << kext::simtool::format_pending_reasons(result.pending_by_reason) << "\n"
+              << other_name << "\n"
+              << kext::simtool::format_cluster_use(other.use)
+              << kext::simtool::format_pending_reasons(other.pending_by_reason) << "\n"
+              << kext::simtool::format_placement_diff(kext::simtool::placement_diff(result, other), name,
+                                                      other_name);
     return 0;
   } catch (const kext::simtool::InputError& e) {
     std::cerr << "extender-sim: " << e.what() << std::endl;

@@ -50,15 +50,15 @@ sim::SimDuration seconds_to_sim(double seconds) {
       std::chrono::duration<double>(std::round(seconds * 1e6) / 1e6));
 }
 
-SimResult run_sim(const SimCommand& command, std::ostream* log) {
+SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view config_flag) {
   const std::string config_name = command.config_file.empty() ? "(embedded)" : command.config_file;
   const std::string config_text = command.config_file.empty() ? std::string(default_config_json())
-                                                              : read_input("--config", command.config_file);
+                                                              : read_input(std::string(config_flag), command.config_file);
   LoadedFile loaded = [&] {
     try {
       return load_scheduling_file(config_text);
     } catch (const PolicyError& e) {
-      throw InputError("--config " + config_name + ": " + e.what());
+      throw InputError(std::string(config_flag) + " " + config_name + ": " + e.what());
     }
   }();
 
@@ -122,7 +122,9 @@ SimResult run_sim(const SimCommand& command, std::ostream* log) {
   SimResult result;
   result.summary = simulator.run([&](const sim::Decision& d) {
     if (log != nullptr) *log << decision_json(d) << '\n';
+    std::string& placed = result.placements[d.pod];
     if (d.outcome == sim::Outcome::kScheduled) {
+      placed = d.node;
       last_failure.erase(d.uid);
     } else if (d.outcome == sim::Outcome::kPreempted) {
       last_failure[d.uid] = {{std::string(kNominated), 1}};
@@ -152,8 +154,68 @@ ClusterUse cluster_use(const sim::SimCluster& cluster) {
     use.milli_cpu_allocatable += n->node->allocatable.milli_cpu;
     use.memory_requested += n->requested.memory;
     use.memory_allocatable += n->node->allocatable.memory;
+    use.per_node.push_back(NodeUse{n->name(), n->requested.milli_cpu, n->node->allocatable.milli_cpu,
+                                   n->requested.memory, n->node->allocatable.memory});
   }
   return use;
+}
+
+std::vector<PlacementDiff> placement_diff(const SimResult& a, const SimResult& b) {
+  auto node_or_pending = [](const std::string& node) {
+    return node.empty() ? std::string(kNotPlaced) : node;
+  };
+  std::vector<PlacementDiff> out;
+  auto ia = a.placements.begin();
+  auto ib = b.placements.begin();
+  // A merge of the two sorted maps: each pod once, in name order.
+  while (ia != a.placements.end() || ib != b.placements.end()) {
+    PlacementDiff d;
+    if (ib == b.placements.end() || (ia != a.placements.end() && ia->first < ib->first)) {
+      d = {ia->first, node_or_pending(ia->second), std::string(kNotPlaced)};
+      ++ia;
+    } else if (ia == a.placements.end() || ib->first < ia->first) {
+      d = {ib->first, std::string(kNotPlaced), node_or_pending(ib->second)};
+      ++ib;
+    } else {
+      d = {ia->first, node_or_pending(ia->second), node_or_pending(ib->second)};
+      ++ia;
+      ++ib;
+    }
+    if (d.a != d.b) out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::string format_placement_diff(const std::vector<PlacementDiff>& diffs, const std::string& a_name,
+                                  const std::string& b_name) {
+  std::string out = "placed differently: " + std::to_string(diffs.size()) + " pods\n";
+  if (diffs.empty()) return out;
+  size_t w0 = 3, w1 = a_name.size();
+  for (const auto& d : diffs) {
+    w0 = std::max(w0, d.pod.size());
+    w1 = std::max(w1, d.a.size());
+  }
+  auto line = [&](const std::string& pod, const std::string& a, const std::string& b) {
+    return "  " + pod + std::string(w0 - pod.size() + 2, ' ') + a + std::string(w1 - a.size() + 2, ' ') + b +
+           "\n";
+  };
+  out += line("pod", a_name, b_name);
+  for (const auto& d : diffs) out += line(d.pod, d.a, d.b);
+  return out;
+}
+
+std::string compare_log_file(const std::string& log_file) {
+  constexpr std::string_view kExt = ".jsonl";
+  if (log_file.size() > kExt.size() && log_file.ends_with(kExt))
+    return log_file.substr(0, log_file.size() - kExt.size()) + ".compare.jsonl";
+  return log_file + ".compare.jsonl";
+}
+
+SimCommand compare_command(const SimCommand& command) {
+  SimCommand c = command;
+  c.config_file = command.compare_file;
+  c.compare_file.clear();
+  return c;
 }
 
 std::string format_cluster_use(const ClusterUse& use) {

@@ -4,6 +4,8 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "sim/simulator.h"
 #include "tools/sim/sim_options.h"
@@ -16,6 +18,15 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// One node at the end of a run: what its pods request of its allocatable.
+struct NodeUse {
+  std::string name;
+  int64_t milli_cpu_requested = 0;
+  int64_t milli_cpu_allocatable = 0;
+  int64_t memory_requested = 0;
+  int64_t memory_allocatable = 0;
+};
+
 // The cluster at the end of a run: how full it is.
 struct ClusterUse {
   size_t nodes = 0;
@@ -24,6 +35,7 @@ struct ClusterUse {
   int64_t milli_cpu_allocatable = 0;
   int64_t memory_requested = 0;
   int64_t memory_allocatable = 0;
+  std::vector<NodeUse> per_node;  // in the cluster's node order
 };
 
 ClusterUse cluster_use(const sim::SimCluster& cluster);
@@ -38,7 +50,36 @@ struct SimResult {
   // for each of its reasons, as kube-scheduler's FailedScheduling event lists them); pods that never
   // had a cycle under kNotTried, pods whose last cycle preempted under kNominated.
   std::map<std::string, size_t> pending_by_reason;
+  // Every pod that had a cycle (namespace/name) -> the node it was bound to last, "" if it never
+  // bound (--compare's "placed differently").
+  std::map<std::string, std::string> placements;
 };
+
+// A pod placed differently by two runs: the node of each, or kNotPlaced.
+struct PlacementDiff {
+  std::string pod;
+  std::string a;
+  std::string b;
+  bool operator==(const PlacementDiff&) const = default;
+};
+
+inline constexpr std::string_view kNotPlaced = "pending";
+
+// The pods (of either run) whose placements differ, by pod name; a pod missing from a run's
+// placements never bound there.
+std::vector<PlacementDiff> placement_diff(const SimResult& a, const SimResult& b);
+
+// "placed differently: N pods" and one aligned line per pod (pod, node in a, node in b) under a
+// header naming the runs.
+std::string format_placement_diff(const std::vector<PlacementDiff>& diffs, const std::string& a_name,
+                                  const std::string& b_name);
+
+// Where --compare's run writes its log beside --log's: "x.jsonl" -> "x.compare.jsonl", any other
+// name gets ".compare.jsonl" appended.
+std::string compare_log_file(const std::string& log_file);
+
+// The command of --compare's run: the same inputs, flags and seed with --compare's configuration.
+SimCommand compare_command(const SimCommand& command);
 
 inline constexpr std::string_view kNotTried = "(no cycle yet)";
 // A pod whose last cycle preempted: nominated, waiting for its victims to go.
@@ -46,8 +87,9 @@ inline constexpr std::string_view kNominated = "(nominated, victims terminating)
 
 // Loads the configuration as kube-extender does (policy/config.h load_scheduling_file; the embedded
 // default without --config), the cluster and the workload, runs to the end, and writes each decision
-// as one line to `log` when given. Throws InputError.
-SimResult run_sim(const SimCommand& command, std::ostream* log);
+// as one line to `log` when given. Throws InputError; `config_flag` names the configuration's flag in
+// it (--compare for that run).
+SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view config_flag = "--config");
 
 // "pending by reason" and one aligned line per reason, most pods first (ties by reason); "" for none.
 std::string format_pending_reasons(const std::map<std::string, size_t>& pending_by_reason);

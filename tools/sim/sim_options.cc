@@ -29,6 +29,15 @@ void define_flags(CLI::App& app, SimCommand& c) {
       ->type_name("FILE");
   cli::non_empty(app.add_option("--log", c.log_file, "writes one JSON line per scheduling cycle"))
       ->type_name("FILE");
+  cli::non_empty(app.add_option("--compare", c.compare_file,
+                                "a second extender configuration run on the same inputs and seed: two "
+                                "summary columns and the pods placed differently (its log: --log's name "
+                                "with .compare.jsonl)"))
+      ->type_name("FILE");
+  cli::non_empty(app.add_option("--html", c.html_file,
+                                "writes a self-contained HTML report: the summary, pending pods over "
+                                "time, each node's requested share (both runs with --compare)"))
+      ->type_name("FILE");
   app.add_option("--seed", c.seed, "same seed, same run (selectHost's ties, preemption's offset)")
       ->type_name("S");
   app.add_option("--max-time", c.max_time_seconds, "stop at this simulated time, in seconds")

@@ -15,6 +15,8 @@ struct SimCommand {
   std::string workload_file;  // --workload; "" for none
   std::string config_file;    // --config; "" for the embedded default configuration
   std::string log_file;       // --log; "" for none
+  std::string compare_file;   // --compare: a second configuration run on the same inputs; "" for none
+  std::string html_file;      // --html: the report; "" for none
   uint64_t seed = 1;
   double max_time_seconds = std::chrono::duration<double>(sim::SimulatorOptions{}.max_time).count();
   std::optional<double> runtime_seconds;  // nullopt: pods never complete
