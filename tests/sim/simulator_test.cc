@@ -78,7 +78,8 @@ TEST(Simulator, PreemptionThenBindAfterTheGracePeriodThenCompletion) {
   EXPECT_EQ(summary.pending_at_end, 0u);
   EXPECT_EQ(summary.end, seconds(85));
   EXPECT_EQ(summary.latencies, (std::vector<SimDuration>{seconds(20)})) << "arrived at 5 s, bound at 25 s";
-  const std::vector<std::pair<SimTime, size_t>> pending = {{SimTime{0}, 0}, {seconds(5), 1}, {seconds(25), 0}};
+  const std::vector<std::pair<SimTime, size_t>> pending = {
+      {SimTime{0}, 0}, {seconds(5), 1}, {seconds(25), 0}};
   EXPECT_EQ(summary.pending_over_time, pending) << "arrives at 5 s, pending through the preemption";
   EXPECT_EQ(sim.cluster().pod("uid-vip"), nullptr) << "completed pods leave the cluster";
   EXPECT_EQ(sim.cluster().node("n2")->requested.milli_cpu, 0);

@@ -19,10 +19,10 @@ std::string error_of(std::vector<std::string> args) {
 }
 
 TEST(SimOptions, ValuesAndDefaults) {
-  const SimCommand c = parse({"--cluster", "c.json", "--workload=w.json", "--config", "x.yaml", "--log",
-                              "l.jsonl", "--seed", "42", "--max-time", "600", "--runtime=90.5",
-                              "--arrival-interval", "0.25", "--percentage-of-nodes-to-score=30",
-                              "--compare", "y.yaml", "--html=r.html"});
+  const SimCommand c =
+      parse({"--cluster", "c.json", "--workload=w.json", "--config", "x.yaml", "--log", "l.jsonl", "--seed",
+             "42", "--max-time", "600", "--runtime=90.5", "--arrival-interval", "0.25",
+             "--percentage-of-nodes-to-score=30", "--compare", "y.yaml", "--html=r.html"});
   EXPECT_EQ(c.cluster_file, "c.json");
   EXPECT_EQ(c.workload_file, "w.json");
   EXPECT_EQ(c.config_file, "x.yaml");

@@ -407,8 +407,8 @@ struct SpreadOrPack {
   SimCommand c;
   SpreadOrPack() {
     c.cluster_file =
-        f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "," + node_json("n2") + "," +
-                                    running_json("half", "n1", "2026-11-24T10:00:00Z") + "]}");
+        f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "," + node_json("n2") +
+                                    "," + running_json("half", "n1", "2026-11-24T10:00:00Z") + "]}");
     c.workload_file = f.write("workload.json", R"([{"kind":"Deployment","metadata":{"name":"web"},"spec":{
         "replicas":3,"template":{"spec":{"containers":[
         {"name":"c","resources":{"requests":{"cpu":"100m","memory":"100Mi"}}}]}}}}])");
@@ -437,9 +437,12 @@ TEST(SimCompare, SpreadingAgainstPackingListsEachPodPlacedDifferently) {
 TEST(SimCompare, PlacementDiffMergesBothRuns) {
   SimResult a, b;
   a.placements = {{"ns/both-same", "n1"}, {"ns/both-moved", "n1"}, {"ns/only-a", "n2"},
-                  {"ns/pending-a", ""}, {"ns/pending-both", ""}, {"ns/tried-only-a", ""}};
-  b.placements = {{"ns/both-same", "n1"}, {"ns/both-moved", "n3"}, {"ns/only-b", "n1"},
-                  {"ns/pending-a", "n2"}, {"ns/pending-both", ""}};
+                  {"ns/pending-a", ""},   {"ns/pending-both", ""}, {"ns/tried-only-a", ""}};
+  b.placements = {{"ns/both-same", "n1"},
+                  {"ns/both-moved", "n3"},
+                  {"ns/only-b", "n1"},
+                  {"ns/pending-a", "n2"},
+                  {"ns/pending-both", ""}};
   const std::vector<PlacementDiff> want = {
       {"ns/both-moved", "n1", "n3"},
       {"ns/only-a", "n2", "pending"},
@@ -452,7 +455,8 @@ TEST(SimCompare, PlacementDiffMergesBothRuns) {
 
 TEST(SimCompare, CompareRunsConfigurationErrorsNameTheFlag) {
   SpreadOrPack s;
-  s.c.compare_file = s.f.write("bad.yaml", "apiVersion: kube-extender.io/v1alpha1\nkind: ExtenderConfiguration\nbogus: 1\n");
+  s.c.compare_file =
+      s.f.write("bad.yaml", "apiVersion: kube-extender.io/v1alpha1\nkind: ExtenderConfiguration\nbogus: 1\n");
   try {
     run_sim(compare_command(s.c), nullptr, "--compare");
     ADD_FAILURE() << "no error";
@@ -560,15 +564,16 @@ TEST(SimCommand, CompareOutputAndLogs) {
   const std::string err = (s.f.dir / "err.txt").string();
   const std::string log = (s.f.dir / "log.jsonl").string();
   const std::string cmd = std::string(KEXT_SIM_BINARY) + " --cluster " + s.c.cluster_file + " --workload " +
-                          s.c.workload_file + " --compare " + s.c.compare_file + " --log " + log + " >" + out +
-                          " 2>" + err;
+                          s.c.workload_file + " --compare " + s.c.compare_file + " --log " + log + " >" +
+                          out + " 2>" + err;
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_text(err);
   const std::string text = read_text(out);
   const std::string p = s.c.compare_file;
   const SimResult a_run = run_sim(s.c, nullptr);
   const SimResult b_run = run_sim(compare_command(s.c), nullptr, "--compare");
-  EXPECT_EQ(text.rfind(sim::format_summary(a_run.summary, "default", &b_run.summary, p) + "\n", 0), 0u) << text;
+  EXPECT_EQ(text.rfind(sim::format_summary(a_run.summary, "default", &b_run.summary, p) + "\n", 0), 0u)
+      << text;
   EXPECT_NE(text.find("default\nnodes used                   2/2\n"), std::string::npos) << text;
   EXPECT_NE(text.find(p + "\nnodes used                   1/2\n"), std::string::npos) << text;
   EXPECT_NE(text.find("placed differently: 3 pods\n"), std::string::npos) << text;

@@ -36,12 +36,14 @@ int main(int argc, char** argv) {
     return false;
   };
   const bool compare = !cmd.compare_file.empty();
-  const std::string compare_log = compare && !cmd.log_file.empty() ? kext::simtool::compare_log_file(cmd.log_file) : "";
+  const std::string compare_log =
+      compare && !cmd.log_file.empty() ? kext::simtool::compare_log_file(cmd.log_file) : "";
   std::ofstream log, log_b;
   if (!open_out(log, "--log", cmd.log_file) || !open_out(log_b, "--log", compare_log)) return 2;
   try {
     const std::string name = cmd.config_file.empty() ? "default" : cmd.config_file;
-    const kext::simtool::SimResult result = kext::simtool::run_sim(cmd, cmd.log_file.empty() ? nullptr : &log);
+    const kext::simtool::SimResult result =
+        kext::simtool::run_sim(cmd, cmd.log_file.empty() ? nullptr : &log);
     if (!close_out(log, "--log", cmd.log_file)) return 1;
     if (!compare) {
       std::cout << kext::sim::format_summary(result.summary, name)

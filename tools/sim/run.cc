@@ -52,8 +52,9 @@ sim::SimDuration seconds_to_sim(double seconds) {
 
 SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view config_flag) {
   const std::string config_name = command.config_file.empty() ? "(embedded)" : command.config_file;
-  const std::string config_text = command.config_file.empty() ? std::string(default_config_json())
-                                                              : read_input(std::string(config_flag), command.config_file);
+  const std::string config_text = command.config_file.empty()
+                                      ? std::string(default_config_json())
+                                      : read_input(std::string(config_flag), command.config_file);
   LoadedFile loaded = [&] {
     try {
       return load_scheduling_file(config_text);
