@@ -14,6 +14,7 @@
 
 #include "json/json.h"
 #include "tools/sim/decision_log.h"
+#include "tools/sim/html_report.h"
 #include "tools/sim/inputs.h"
 #include "tools/sim/run.h"
 
@@ -556,6 +557,89 @@ TEST(SimCommand, ExitCodesOutputAndLogFile) {
   EXPECT_NE(read_text(out).find("--workload FILE"), std::string::npos);
 }
 
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The report stands alone (no reference outside the file, no script) and every element it draws
+// is closed.
+void expect_self_contained_and_balanced(const std::string& html) {
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>\n<html lang=\"en\">\n", 0), 0u);
+  EXPECT_TRUE(html.ends_with("</body>\n</html>\n"));
+  for (const char* banned : {"http://", "https://", "<script", "src=", "href=", "url(", "@import"})
+    EXPECT_EQ(html.find(banned), std::string::npos) << banned;
+  for (const std::string tag : {"html", "head", "body", "style", "svg", "table", "tr", "td", "th", "section",
+                                "div", "rect", "title", "text", "h1", "h2", "h3"}) {
+    EXPECT_EQ(count(html, "<" + tag + ">") + count(html, "<" + tag + " "), count(html, "</" + tag + ">"))
+        << tag;
+  }
+}
+
+TEST(SimHtml, ReportOfARun) {
+  Files f("html");
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", full_cluster());
+  c.workload_file = f.write("workload.json", kVipWorkload);
+  const SimResult r = run_sim(c, nullptr);
+  const std::string html = html_report({{"default", &r}}, {});
+  expect_self_contained_and_balanced(html);
+  EXPECT_EQ(count(html, "<svg "), 3u) << "pending over time, cpu and memory per node";
+  EXPECT_NE(html.find("<tr><th></th><th>default</th></tr>"), std::string::npos);
+  EXPECT_NE(html.find(R"(<tr><td>preemptions</td><td class="n">1</td></tr>)"), std::string::npos);
+  EXPECT_NE(html.find(R"(<tr><td>victims</td><td class="n">2</td></tr>)"), std::string::npos);
+  EXPECT_NE(html.find(R"(<tr><td>cpu requested</td><td class="n">93.3 %</td></tr>)"), std::string::npos);
+  // The vip arrives at 0 s and is pending (nominated) until it binds at 10 s: a step from 1 to 0
+  // across the whole width.
+  EXPECT_NE(html.find(R"(data-series="0,1 10,0" points="48.0,12.0 548.0,12.0 548.0,190.0")"),
+            std::string::npos)
+      << html;
+  // Nodes by CPU share, fullest first (ties in node order): n1 and n3 full, n2 80 % (the vip's 800m).
+  const size_t n1 = html.find("<title>n1: cpu 100.0 %</title>");
+  const size_t n3 = html.find("<title>n3: cpu 100.0 %</title>");
+  const size_t n2 = html.find("<title>n2: cpu 80.0 %</title>");
+  ASSERT_NE(n2, std::string::npos) << html;
+  EXPECT_LT(n1, n3);
+  EXPECT_LT(n3, n2);
+  EXPECT_NE(html.find(R"(<rect class="cpu" x="381.33" y="47.60" width="165.67" height="142.40">)"),
+            std::string::npos)
+      << "80 % of the 178-unit plot height";
+  EXPECT_NE(html.find("<title>n2: memory 0.0 %</title>"), std::string::npos);
+  EXPECT_EQ(html.find("Placed differently"), std::string::npos) << "only with --compare";
+}
+
+TEST(SimHtml, CompareSideBySideWithThePodsPlacedDifferently) {
+  SpreadOrPack s;
+  const SimResult a = run_sim(s.c, nullptr);
+  const SimResult b = run_sim(compare_command(s.c), nullptr, "--compare");
+  const std::string html = html_report({{"spread", &a}, {"pack <&>", &b}}, placement_diff(a, b));
+  expect_self_contained_and_balanced(html);
+  EXPECT_EQ(count(html, "<section>"), 2u);
+  EXPECT_EQ(count(html, "<svg "), 6u);
+  EXPECT_NE(html.find("<tr><th></th><th>spread</th><th>pack &lt;&amp;&gt;</th></tr>"), std::string::npos);
+  EXPECT_NE(html.find(R"(<tr><td>scheduled</td><td class="n">3</td><td class="n">3</td></tr>)"),
+            std::string::npos);
+  EXPECT_NE(html.find(R"(<tr><td>nodes used</td><td class="n">2/2</td><td class="n">1/2</td></tr>)"),
+            std::string::npos);
+  EXPECT_NE(html.find("<h2>Placed differently: 3 pods</h2>"), std::string::npos);
+  for (const char* pod : {"web-0", "web-1", "web-2"}) {
+    EXPECT_NE(html.find("<tr><td>default/" + std::string(pod) + "</td><td>n2</td><td>n1</td></tr>"),
+              std::string::npos)
+        << pod;
+  }
+  // Packing: n1 holds the 500m pod and the three of 100m; spreading leaves it at 500m.
+  EXPECT_NE(html.find("<title>n1: cpu 80.0 %</title>"), std::string::npos);
+  EXPECT_NE(html.find("<title>n1: cpu 50.0 %</title>"), std::string::npos);
+  EXPECT_NE(html.find("<title>n2: cpu 30.0 %</title>"), std::string::npos);
+  EXPECT_NE(html.find("<title>n2: cpu 0.0 %</title>"), std::string::npos);
+}
+
+TEST(SimHtml, Escape) {
+  EXPECT_EQ(html_escape(R"(a<b>&"c'd)"), "a&lt;b&gt;&amp;&quot;c&#39;d");
+  EXPECT_EQ(html_escape(""), "");
+}
+
 // The command with --compare: two summary columns, each run's cluster use, the pods placed
 // differently, and the second run's log beside the first.
 TEST(SimCommand, CompareOutputAndLogs) {
@@ -563,9 +647,10 @@ TEST(SimCommand, CompareOutputAndLogs) {
   const std::string out = (s.f.dir / "out.txt").string();
   const std::string err = (s.f.dir / "err.txt").string();
   const std::string log = (s.f.dir / "log.jsonl").string();
+  const std::string html = (s.f.dir / "report.html").string();
   const std::string cmd = std::string(KEXT_SIM_BINARY) + " --cluster " + s.c.cluster_file + " --workload " +
-                          s.c.workload_file + " --compare " + s.c.compare_file + " --log " + log + " >" +
-                          out + " 2>" + err;
+                          s.c.workload_file + " --compare " + s.c.compare_file + " --log " + log +
+                          " --html " + html + " >" + out + " 2>" + err;
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_text(err);
   const std::string text = read_text(out);
@@ -584,6 +669,22 @@ TEST(SimCommand, CompareOutputAndLogs) {
   ASSERT_EQ(b.size(), 3u);
   EXPECT_STREQ(a[0]["node"].GetString(), "n2");
   EXPECT_STREQ(b[0]["node"].GetString(), "n1");
+  EXPECT_EQ(read_text(html), html_report({{"default", &a_run}, {p, &b_run}}, placement_diff(a_run, b_run)));
+
+  // Without --compare: one run in the report; a report that cannot be created is a bad command line.
+  auto run = [&](const std::string& args) {
+    const int st = std::system((std::string(KEXT_SIM_BINARY) + " --cluster " + s.c.cluster_file + " " + args +
+                                " >" + out + " 2>" + err)
+                                   .c_str());
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  };
+  ASSERT_EQ(run("--workload " + s.c.workload_file + " --html " + html), 0) << read_text(err);
+  EXPECT_EQ(read_text(html), html_report({{"default", &a_run}}, {}));
+  EXPECT_EQ(run("--html " + (s.f.dir / "no-such-dir" / "r.html").string()), 2);
+  EXPECT_NE(read_text(err).find("--html " + (s.f.dir / "no-such-dir" / "r.html").string() +
+                                ": cannot create the file"),
+            std::string::npos)
+      << read_text(err);
 }
 
 }  // namespace

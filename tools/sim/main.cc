@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "sim/simulator.h"
+#include "tools/sim/html_report.h"
 #include "tools/sim/run.h"
 #include "tools/sim/sim_options.h"
 
@@ -38,14 +39,18 @@ int main(int argc, char** argv) {
   const bool compare = !cmd.compare_file.empty();
   const std::string compare_log =
       compare && !cmd.log_file.empty() ? kext::simtool::compare_log_file(cmd.log_file) : "";
-  std::ofstream log, log_b;
-  if (!open_out(log, "--log", cmd.log_file) || !open_out(log_b, "--log", compare_log)) return 2;
+  std::ofstream log, log_b, html;
+  if (!open_out(log, "--log", cmd.log_file) || !open_out(log_b, "--log", compare_log) ||
+      !open_out(html, "--html", cmd.html_file))
+    return 2;
   try {
     const std::string name = cmd.config_file.empty() ? "default" : cmd.config_file;
     const kext::simtool::SimResult result =
         kext::simtool::run_sim(cmd, cmd.log_file.empty() ? nullptr : &log);
     if (!close_out(log, "--log", cmd.log_file)) return 1;
     if (!compare) {
+      if (!cmd.html_file.empty()) html << kext::simtool::html_report({{name, &result}}, {});
+      if (!close_out(html, "--html", cmd.html_file)) return 1;
       std::cout << kext::sim::format_summary(result.summary, name)
                 << kext::simtool::format_cluster_use(result.use)
                 << kext::simtool::format_pending_reasons(result.pending_by_reason);
@@ -55,6 +60,10 @@ int main(int argc, char** argv) {
         kext::simtool::compare_command(cmd), compare_log.empty() ? nullptr : &log_b, "--compare");
     if (!close_out(log_b, "--log", compare_log)) return 1;
     const std::string& other_name = cmd.compare_file;
+    const std::vector<kext::simtool::PlacementDiff> diffs = kext::simtool::placement_diff(result, other);
+    if (!cmd.html_file.empty())
+      html << kext::simtool::html_report({{name, &result}, {other_name, &other}}, diffs);
+    if (!close_out(html, "--html", cmd.html_file)) return 1;
     std::cout << kext::sim::format_summary(result.summary, name, &other.summary, other_name) << "\n"
               << name << "\n"
               << kext::simtool::format_cluster_use(result.use)
@@ -62,8 +71,7 @@ int main(int argc, char** argv) {
               << other_name << "\n"
               << kext::simtool::format_cluster_use(other.use)
               << kext::simtool::format_pending_reasons(other.pending_by_reason) << "\n"
-              << kext::simtool::format_placement_diff(kext::simtool::placement_diff(result, other), name,
-                                                      other_name);
+              << kext::simtool::format_placement_diff(diffs, name, other_name);
     return 0;
   } catch (const kext::simtool::InputError& e) {
     std::cerr << "extender-sim: " << e.what() << std::endl;
