@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tests/support/command_line.h"
+#include "tests/support/readme_flags.h"
 #include "tools/sim/sim_options.h"
 
 namespace kext::simtool {
@@ -64,6 +65,13 @@ TEST(SimOptions, ErrorsNameTheFlag) {
   for (const auto& [args, want] : cases) {
     EXPECT_NE(error_of(args).find(want), std::string::npos) << want << ": " << error_of(args);
   }
+}
+
+TEST(SimOptions, HelpAndTheReadmeListEveryFlag) {
+  EXPECT_NE(sim_usage().find("--cluster FILE"), std::string::npos) << sim_usage();
+  const std::vector<std::string> names = sim_flag_names();
+  EXPECT_GE(names.size(), 11u);
+  testing::expect_readme_documents_exactly(names, "**`extender-sim`** flags", "- `--cluster`");
 }
 
 }  // namespace
