@@ -27,6 +27,7 @@
 
 #include "common/cli.h"
 #include "common/read_file.h"
+#include "extender/observe/metrics.h"
 #include "extender/state/state_dump.h"
 #include "json/json.h"
 #include "kubeobjects/objects.h"
@@ -368,9 +369,10 @@ bool http_get(int port, const std::string& path, kext::load::HttpReply& reply) {
 double heap_in_use_kib(int port) {
   kext::load::HttpReply reply;
   if (!http_get(port, "/metrics", reply) || reply.status != 200) return 0;
-  static constexpr std::string_view kSeries = "\nkube_extender_heap_bytes{state=\"in_use\"} ";
-  const size_t at = reply.body.find(kSeries);
-  return at == std::string::npos ? 0 : std::strtod(reply.body.c_str() + at + kSeries.size(), nullptr) / 1024;
+  const size_t at = reply.body.find("\n" + std::string(kext::kHeapInUseSeries));
+  return at == std::string::npos
+             ? 0
+             : std::strtod(reply.body.c_str() + at + 1 + kext::kHeapInUseSeries.size(), nullptr) / 1024;
 }
 
 double median(std::vector<double> v) {

@@ -225,7 +225,7 @@ std::string Metrics::render(const ClusterState* state) const {
          "The C++ heap by state: in_use (allocated, a leak grows it), free (freed chunks malloc keeps "
          "for reuse; their pages may already be returned to the OS).");
   const HeapBytes heap = heap_bytes();
-  out.append("kube_extender_heap_bytes{state=\"in_use\"} ").append(std::to_string(heap.in_use)).append("\n");
+  out.append(kHeapInUseSeries).append(std::to_string(heap.in_use)).append("\n");
   out.append("kube_extender_heap_bytes{state=\"free\"} ").append(std::to_string(heap.free)).append("\n");
 
   header(out, "kube_extender_watch_lag_seconds", "gauge",

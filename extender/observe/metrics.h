@@ -71,6 +71,8 @@ struct HeapBytes {
   uint64_t free = 0;    // freed chunks malloc keeps for reuse (malloc_trim may have returned their pages)
 };
 HeapBytes heap_bytes();
+// The in_use series as /metrics writes it, up to its value (bench/soak reads it by this prefix).
+inline constexpr std::string_view kHeapInUseSeries = "kube_extender_heap_bytes{state=\"in_use\"} ";
 
 class Metrics {
  public:
