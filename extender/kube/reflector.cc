@@ -1,26 +1,12 @@
 #include "extender/kube/reflector.h"
 
 #include "common/log.h"
+#include "extender/kube/lister.h"
 #include "json/json.h"
 
 namespace kext::kube {
 
 namespace {
-
-std::string url_escape(const std::string& s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
 
 std::string string_at(const json::Value& v, const char* a, const char* b) {
   if (!v.IsObject()) return {};
@@ -110,61 +96,31 @@ void Reflector::run() {
 }
 
 bool Reflector::list() {
-  sink_.list_begin();
-  std::string cont;
-  std::string rv;
-  int restarts = 0;
-  while (!stopping_) {
-    std::string path = opts_.path + "?limit=" + std::to_string(opts_.page_size);
-    if (!cont.empty()) path += "&continue=" + url_escape(cont);
-    // Streamed rather than a plain GET so that stop() can cut a slow list short.
-    std::string body;
-    ApiResponse resp = api_.stream(
-        path, opts_.idle_timeout,
-        [&](std::string_view data) {
-          body.append(data);
-          return !stopping_.load();
-        },
-        &canceller_);
-    if (resp.ok() && resp.error.empty()) resp.body = std::move(body);
-    else if (resp.ok()) resp.status = 0;  // cut short: not a whole list
-    touch();
-    if (resp.status == 410 && !cont.empty() && restarts++ < 3) {
-      // The continue token expired mid-list: the pages so far are from an older snapshot. Start over.
-      note_error("list continue token expired; listing again");
-      sink_.list_begin();
-      cont.clear();
-      continue;
+  ListHooks hooks;
+  hooks.begin = [&](bool restart) {
+    if (restart) note_error("list continue token expired; listing again");
+    sink_.list_begin();
+  };
+  hooks.item = [&](const json::Value& item) {
+    try {
+      sink_.list_item(item);
+    } catch (const DecodeError& e) {
+      note_error(std::string("skipping an object that does not decode: ") + e.what());
+      std::lock_guard lock(status_mu_);
+      ++status_.bad_objects;
     }
-    if (!resp.ok()) {
-      note_error("list " + opts_.path + ": " + resp.describe());
-      return false;
-    }
-    rapidjson::Document doc;
-    doc.Parse<json::kParseFlags>(resp.body.data(), resp.body.size());
-    if (doc.HasParseError() || !doc.IsObject()) {
-      note_error("list " + opts_.path + ": response is not a JSON object");
-      return false;
-    }
-    auto items = doc.FindMember("items");
-    if (items != doc.MemberEnd() && items->value.IsArray()) {
-      for (const auto& item : items->value.GetArray()) {
-        try {
-          sink_.list_item(item);
-        } catch (const DecodeError& e) {
-          note_error(std::string("skipping an object that does not decode: ") + e.what());
-          std::lock_guard lock(status_mu_);
-          ++status_.bad_objects;
-        }
-      }
-    }
-    rv = string_at(doc, "metadata", "resourceVersion");
-    cont = string_at(doc, "metadata", "continue");
-    if (cont.empty()) break;
-  }
+  };
+  hooks.page = [&] { touch(); };
+  hooks.keep_going = [&] { return !stopping_.load(); };
+  hooks.canceller = &canceller_;
+  const ListResult r = list_all(api_, ListRequest{opts_.path, opts_.page_size, opts_.idle_timeout}, hooks);
   if (stopping_) return false;
+  if (!r.complete) {
+    note_error(r.error);
+    return false;
+  }
   sink_.list_end();
-  rv_ = rv;
+  rv_ = r.resource_version;
   std::lock_guard lock(status_mu_);
   ++status_.lists;
   status_.synced = true;

@@ -50,7 +50,7 @@ TEST(SimOptions, ValuesAndDefaults) {
 
 TEST(SimOptions, ErrorsNameTheFlag) {
   const std::pair<std::vector<std::string>, std::string> cases[] = {
-      {{}, "--cluster is required"},
+      {{}, "one of --cluster FILE and --kubeconfig FILE is required"},
       {{"--cluster", ""}, "--cluster: must not be empty"},
       {{"--cluster", "c", "--workload="}, "--workload"},
       {{"--cluster", "c", "--max-time", "-1"}, "--max-time"},

@@ -278,6 +278,18 @@ WorkloadInput decode_workload(std::string_view text) {
   return in;
 }
 
+InputPod decode_request_pod(std::string_view body) {
+  rapidjson::Document doc;
+  parse(body, doc);
+  json::expect_object(doc, "(request)");
+  const Value* pod = json::find_non_null(doc, "Pod");
+  if (pod == nullptr) throw DecodeError("Pod: missing");
+  InputPod p{decode_pod(*pod, "Pod"), traits_of(*pod, "Pod", controlled_by_owner(*pod, "Pod"))};
+  complete_identity(p.pod, "Pod");
+  if (!p.pod.node_name.empty()) throw DecodeError("Pod.spec.nodeName: a pending pod must not be bound");
+  return p;
+}
+
 void resolve_priorities(std::vector<InputPod>& pods, const std::vector<PriorityClass>& classes) {
   // scheduling.SystemPriorityClasses (pkg/apis/scheduling/types.go): every cluster has them.
   std::vector<PriorityClass> all = {{"system-cluster-critical", 2000000000, false, ""},

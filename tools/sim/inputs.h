@@ -84,6 +84,12 @@ struct WorkloadInput {
 // (another kind, a negative count, a missing template, a pod with spec.nodeName).
 WorkloadInput decode_workload(std::string_view text);
 
+// The pod of an extender request body: ExtenderArgs (filter, prioritize) or ExtenderPreemptionArgs
+// (preempt), whose "Pod" is the whole v1.Pod kube-scheduler holds (k8s.io/kube-scheduler/extender/v1
+// types.go). Decoded as a workload Pod (traits from its own object; a UID, else namespace/name);
+// throws DecodeError naming the field ("Pod.spec.nodeName" for a pod already bound).
+InputPod decode_request_pod(std::string_view body);
+
 // What the Priority admission plugin (plugin/pkg/admission/priority/admission.go, admitPod) does to a
 // pod created without spec.priority: the value of its priorityClassName's class (among `classes` and
 // the two built-in system-cluster-critical and system-node-critical), whose preemptionPolicy it also

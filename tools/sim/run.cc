@@ -4,12 +4,15 @@
 #include <cmath>
 #include <cstdio>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/read_file.h"
 #include "json/json.h"
 #include "policy/config.h"
 #include "tools/sim/decision_log.h"
 #include "tools/sim/inputs.h"
+#include "tools/sim/live_input.h"
+#include "tools/sim/record_input.h"
 
 namespace kext::simtool {
 
@@ -63,7 +66,9 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
     }
   }();
 
-  ClusterInput cluster = decode_file("--cluster", command.cluster_file, decode_cluster);
+  ClusterInput cluster = read_cluster(command);  // --cluster or --kubeconfig
+  std::vector<RecordedPod> recorded;
+  if (!command.record_dir.empty()) recorded = read_recording(command.record_dir);
   WorkloadInput input;
   if (!command.workload_file.empty())
     input = decode_file("--workload", command.workload_file, decode_workload);
@@ -89,6 +94,11 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   // complete after their kRuntimeAnnotation, else --runtime.
   std::vector<std::pair<std::string, PodTraits>> running = std::move(cluster.running);
   std::vector<InputPod> pending = std::move(cluster.pending);
+  // A recorded pod the cluster has already (running or pending: a snapshot taken after the
+  // recording) is the cluster's.
+  std::unordered_set<std::string> cluster_uids;
+  for (const auto& [uid, traits] : running) cluster_uids.insert(uid);
+  for (const auto& p : pending) cluster_uids.insert(p.pod.uid);
   sim::Simulator simulator(std::move(cluster.cluster), loaded.profile.engine, options);
   // Events after max_time never happen: times past it are clamped to just after it, so that no
   // input (a deletionTimestamp in year 9999, a long interval times many pods) overflows the clock.
@@ -102,21 +112,31 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
       simulator.delete_pod(uid, sim::SimTime{std::chrono::seconds(in)});
     }
   }
-  auto add = [&](const std::string& flag, const std::string& path, InputPod& p, sim::SimTime at) {
+  auto add = [&](const std::string& source, InputPod& p, sim::SimTime at) {
     try {
       simulator.add_pending(std::move(p.pod), at, lifecycle_of(p.traits, runtime));
     } catch (const sim::ClusterError& e) {
-      throw InputError(flag + " " + path + ": " + e.what());  // it names the pod
+      throw InputError(source + ": " + e.what());  // it names the pod
     }
   };
-  for (auto& p : pending) add("--cluster", command.cluster_file, p, sim::SimTime{0});
   const sim::SimDuration interval = seconds_to_sim(command.arrival_interval_seconds);
-  for (size_t i = 0; i < workload.size(); ++i) {
+  // The i-th of pods --arrival-interval apart, the first at 0.
+  auto spaced = [&](size_t i) {
     const auto k = static_cast<int64_t>(i);
     const bool in_time = interval.count() == 0 || k <= after_end.count() / interval.count();
-    add("--workload", command.workload_file, workload[i],
-        in_time ? sim::SimTime{0} + interval * k : after_end);
+    return in_time ? sim::SimTime{0} + interval * k : after_end;
+  };
+  // Pods arriving at one instant queue in the order added: the cluster's, the recording's, the
+  // workload's.
+  for (auto& p : pending) add(cluster_source(command), p, sim::SimTime{0});
+  size_t untimed = 0;
+  for (auto& r : recorded) {
+    if (cluster_uids.contains(r.pod.pod.uid)) continue;
+    const sim::SimTime at = r.offset ? std::min(sim::SimTime{0} + *r.offset, after_end) : spaced(untimed++);
+    add("--record-dir " + command.record_dir + ": " + r.source, r.pod, at);
   }
+  for (size_t i = 0; i < workload.size(); ++i)
+    add("--workload " + command.workload_file, workload[i], spaced(i));
 
   // The last failed cycle's reasons of each pod (erased when it binds).
   std::unordered_map<std::string, std::map<std::string, size_t>> last_failure;

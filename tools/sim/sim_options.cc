@@ -1,6 +1,7 @@
 #include "tools/sim/sim_options.h"
 
 #include <CLI/CLI.hpp>
+#include <stdexcept>
 
 #include "common/cli.h"
 
@@ -14,11 +15,26 @@ constexpr double kMaxSeconds = 1e9;
 // The one definition of extender-sim's flags, bound to `c`.
 void define_flags(CLI::App& app, SimCommand& c) {
   cli::configure(app);
-  cli::non_empty(app.add_option("--cluster", c.cluster_file,
-                                "the cluster: what `kubectl get nodes,pods,pdb -A -o json` prints; its "
-                                "pods without a node arrive at time 0"))
-      ->required()
-      ->type_name("FILE");
+  CLI::Option* cluster =
+      cli::non_empty(app.add_option("--cluster", c.cluster_file,
+                                    "the cluster: what `kubectl get nodes,pods,pdb -A -o json` prints; its "
+                                    "pods without a node arrive at time 0"))
+          ->type_name("FILE");
+  CLI::Option* kubeconfig =
+      cli::non_empty(app.add_option("--kubeconfig", c.kubeconfig,
+                                    "instead of --cluster: the cluster listed once (GET only) from this "
+                                    "kubeconfig's API server, as kube-extender --kubeconfig"))
+          ->type_name("FILE")
+          ->excludes(cluster);
+  cli::non_empty(app.add_option("--context", c.kube_context,
+                                "the kubeconfig context to use (default: its current-context)"))
+      ->type_name("NAME")
+      ->needs(kubeconfig);
+  cli::non_empty(app.add_option("--record-dir", c.record_dir,
+                                "pending pods from a kube-extender --record-dir recording: each pod of its "
+                                "filter (else prioritize, preempt) requests once, arriving at its first "
+                                "request's time after the recording's first"))
+      ->type_name("DIR");
   cli::non_empty(
       app.add_option("--workload", c.workload_file,
                      "pods to schedule: a List or array of Pods, Deployments, ReplicaSets and Jobs"))
@@ -83,7 +99,12 @@ SimCommand parse_sim_options(int argc, char** argv) {
   SimCommand c;
   CLI::App app = make_app();
   define_flags(app, c);
-  if (!cli::parse(app, argc, argv)) c.help = true;
+  if (!cli::parse(app, argc, argv)) {
+    c.help = true;
+    return c;
+  }
+  if (c.cluster_file.empty() && c.kubeconfig.empty())
+    throw std::invalid_argument("the cluster: one of --cluster FILE and --kubeconfig FILE is required");
   return c;
 }
 

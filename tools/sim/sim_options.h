@@ -11,7 +11,10 @@
 namespace kext::simtool {
 
 struct SimCommand {
-  std::string cluster_file;   // --cluster
+  std::string cluster_file;   // --cluster; "" with --kubeconfig (exactly one of the two)
+  std::string kubeconfig;     // --kubeconfig: the cluster read from its API server (live_input.h)
+  std::string kube_context;   // --context: the kubeconfig's context; "" for its current-context
+  std::string record_dir;     // --record-dir: pending pods from an extender recording (record_input.h)
   std::string workload_file;  // --workload; "" for none
   std::string config_file;    // --config; "" for the embedded default configuration
   std::string log_file;       // --log; "" for none

@@ -1,0 +1,81 @@
+#include "tools/sim/live_input.h"
+
+#include <optional>
+
+#include "common/read_file.h"
+#include "extender/kube/api_client.h"
+#include "extender/kube/api_config.h"
+#include "extender/kube/lister.h"
+#include "json/json.h"
+#include "tools/sim/run.h"
+
+namespace kext::simtool {
+
+std::string list_live_cluster(const std::string& kubeconfig, const std::string& context, size_t page_size) {
+  const std::string flag = "--kubeconfig " + kubeconfig;
+  kube::ApiConfig config;
+  try {
+    config = kube::kubeconfig_config(kubeconfig, context);
+  } catch (const kube::ConfigError& e) {
+    throw InputError(e.what());  // it names "--kubeconfig FILE", as kube-extender's does
+  }
+  const std::string where = flag + " (" + (context.empty() ? "" : "context " + context + ", ") + "server " +
+                            config.server_url() + ")";
+  std::optional<kube::ApiClient> api;
+  try {
+    api.emplace(config);  // parses the certificates and key
+  } catch (const kube::ConfigError& e) {
+    throw InputError(where + ": " + e.what());
+  }
+
+  rapidjson::Document doc(rapidjson::kObjectType);
+  auto& alloc = doc.GetAllocator();
+  doc.AddMember("kind", "List", alloc);
+  doc.AddMember("apiVersion", "v1", alloc);
+  rapidjson::Value lists(rapidjson::kArrayType);
+  for (const LiveResource& r : kLiveResources) {
+    rapidjson::Value items(rapidjson::kArrayType);
+    kube::ListHooks hooks;
+    hooks.begin = [&](bool) { items.Clear(); };  // started over: the pages so far are stale
+    hooks.item = [&](const json::Value& item) { items.PushBack(rapidjson::Value(item, alloc), alloc); };
+    const kube::ListResult result =
+        kube::list_all(*api, kube::ListRequest{r.path, page_size, std::chrono::seconds(60)}, hooks);
+    if (!result.complete) {
+      if (r.optional && (result.status == 403 || result.status == 404)) continue;
+      throw InputError(where + ": " + result.error);
+    }
+    rapidjson::Value list(rapidjson::kObjectType);
+    list.AddMember("kind", rapidjson::Value(std::string(r.kind) + "List", alloc), alloc);
+    list.AddMember("items", items, alloc);
+    lists.PushBack(list, alloc);
+  }
+  doc.AddMember("items", lists, alloc);
+  rapidjson::StringBuffer out;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(out);
+  doc.Accept(writer);
+  return std::string(out.GetString(), out.GetSize());
+}
+
+std::string cluster_source(const SimCommand& command) {
+  return command.kubeconfig.empty() ? "--cluster " + command.cluster_file
+                                    : "--kubeconfig " + command.kubeconfig;
+}
+
+ClusterInput read_cluster(const SimCommand& command, size_t page_size) {
+  std::string text;
+  if (command.kubeconfig.empty()) {
+    if (!read_whole_file(command.cluster_file, text))
+      throw InputError("--cluster " + command.cluster_file + ": cannot read the file");
+  } else {
+    text = list_live_cluster(command.kubeconfig, command.kube_context, page_size);
+  }
+  try {
+    return decode_cluster(text);
+  } catch (const DecodeError& e) {
+    throw InputError(cluster_source(command) + ": " + e.what());
+  } catch (const sim::ClusterError& e) {
+    throw InputError(cluster_source(command) + ": " + e.what());
+  }
+}
+
+}  // namespace kext::simtool
