@@ -17,6 +17,10 @@ Simulator::Simulator(SimCluster cluster, const Engine& engine, SimulatorOptions 
   config_.preemption = options_.preemption;
   config_.epoch_unix_seconds = options_.epoch_unix_seconds;
   config_.percentage_of_nodes_to_score = options_.percentage_of_nodes_to_score;
+  if (options_.record_moves) {
+    queue_.set_move_observer(
+        [this](const std::string& uid, const QueueMove& move) { moves_[uid].push_back(move); });
+  }
 }
 
 void Simulator::schedule(SimTime at, EventKind kind, std::string uid) {
@@ -128,6 +132,7 @@ void Simulator::handle(const Event& e, RunSummary& summary) {
       if (pod == nullptr) return;
       if (pod->node_name.empty()) {
         queue_.remove(e.uid);
+        moves_.erase(e.uid);  // no decision will carry them
         cluster_.delete_pod(e.uid);
         arrived_at_.erase(e.uid);
       } else {
@@ -183,6 +188,10 @@ RunSummary Simulator::run(const std::function<void(const Decision&)>& on_decisio
     if (queue_.active_size() > 0) {
       std::optional<Decision> d = run_cycle(queue_, cluster_, config_, state_, clock_.now());
       if (!d.has_value()) continue;  // only skipped pods were popped
+      if (auto m = moves_.find(d->uid); m != moves_.end()) {
+        d->moves = std::move(m->second);
+        moves_.erase(m);
+      }
       ++summary.cycles;
       switch (d->outcome) {
         case Outcome::kScheduled: {

@@ -32,6 +32,8 @@ struct SimulatorOptions {
   int64_t epoch_unix_seconds = 0;            // the wall time simulated time 0 stands for
   // The run stops at this simulated time at the latest.
   SimDuration max_time = std::chrono::hours(24);
+  // Collect each pod's queue moves into its next Decision::moves. Off, the queue has no observer.
+  bool record_moves = false;
 };
 
 // How a pod's life goes on once it runs.
@@ -137,6 +139,8 @@ class Simulator {
   std::unordered_map<std::string, Node> joining_;     // nodes added at their kNodeAdd event
   std::unordered_map<std::string, Node> changes_;     // by the kNodeChange event's key
   std::unordered_map<std::string, int> recreations_;  // per original UID: replacements so far
+  // With record_moves: each pod's moves since its last decision.
+  std::unordered_map<std::string, std::vector<QueueMove>> moves_;
 };
 
 }  // namespace kext::sim

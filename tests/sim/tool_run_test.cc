@@ -63,21 +63,35 @@ TEST(SimDecisionLog, OneObjectPerDecision) {
   failed.victim_names.clear();
   failed.reasons = {{"Insufficient cpu", 1}, {"node(s) had untolerated taint {a: b}", 1}};
   failed.message = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {a: b}.";
+  using sim::MoveEvent;
+  using sim::QueueName;
+  preempted.moves = {{seconds(0), QueueName::kNone, QueueName::kActive, MoveEvent::kPodAdd, ""},
+                     {seconds(5), QueueName::kNone, QueueName::kUnschedulable, MoveEvent::kScheduleAttemptFailure,
+                      "n1"}};
+  failed.moves = {
+      {seconds(4), QueueName::kUnschedulable, QueueName::kBackoff, MoveEvent::kAssignedPodDelete, ""},
+      {std::chrono::milliseconds(4500), QueueName::kBackoff, QueueName::kActive, MoveEvent::kBackoffComplete, ""},
+      {seconds(5), QueueName::kNone, QueueName::kBackoff, MoveEvent::kScheduleAttemptFailure, ""}};
   const std::vector<Case> cases = {
       {"scheduled by scoring", scheduled,
        R"({"time":2.5,"cycle":3,"namespace":"web","name":"front-0","uid":"u-1","priority":10,"attempts":2,)"
        R"("outcome":"scheduled","node":"n2","victims":[],"victimNames":[],"feasibleNodes":3,"evaluatedNodes":3,"score":8,)"
-       R"("runnerUpScore":6})"},
+       R"("runnerUpScore":6,"moves":[]})"},
       {"preempted", preempted,
        R"({"time":5.0,"cycle":1,"namespace":"default","name":"vip","uid":"u-2","priority":1000,"attempts":1,)"
        R"("outcome":"preempted","node":"n1","victims":["u-a","u-b"],"victimNames":["batch/a","batch/b"],)"
        R"("feasibleNodes":0,"evaluatedNodes":2,)"
-       R"("reasons":{"Insufficient cpu":2},"message":"0/2 nodes are available: 2 Insufficient cpu."})"},
+       R"("reasons":{"Insufficient cpu":2},"message":"0/2 nodes are available: 2 Insufficient cpu.",)"
+       R"("moves":[{"time":0.0,"to":"activeQ","event":"PodAdd"},)"
+       R"({"time":5.0,"to":"unschedulablePods","event":"ScheduleAttemptFailure","nominatedNode":"n1"}]})"},
       {"unschedulable", failed,
        R"({"time":5.0,"cycle":1,"namespace":"default","name":"vip","uid":"u-2","priority":1000,"attempts":1,)"
        R"("outcome":"unschedulable","victims":[],"victimNames":[],"feasibleNodes":0,"evaluatedNodes":2,)"
        R"("reasons":{"Insufficient cpu":1,"node(s) had untolerated taint {a: b}":1},)"
-       R"("message":"0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {a: b}."})"},
+       R"("message":"0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {a: b}.",)"
+       R"("moves":[{"time":4.0,"from":"unschedulablePods","to":"backoffQ","event":"AssignedPodDelete"},)"
+       R"({"time":4.5,"from":"backoffQ","to":"activeQ","event":"BackoffComplete"},)"
+       R"({"time":5.0,"to":"backoffQ","event":"ScheduleAttemptFailure"}]})"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -171,6 +185,17 @@ TEST(SimRun, PreemptorIsNominatedThenBoundAfterTheVictimsGracePeriod) {
   EXPECT_EQ(victims, (std::set<std::string>{"batch/b1", "batch/b2"}));
   EXPECT_EQ(nominated["evaluatedNodes"].GetInt(), 3);
   EXPECT_STREQ(nominated["message"].GetString(), "0/3 nodes are available: 3 Insufficient cpu.");
+  // Its moves: created into activeQ at 0; back from the cycle into unschedulablePods (no move request
+  // since it was popped), nominated to n2.
+  auto moves_of = [](const rapidjson::Document& line) {
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    line["moves"].Accept(w);
+    return std::string(buf.GetString(), buf.GetSize());
+  };
+  EXPECT_EQ(moves_of(nominated),
+            R"([{"time":0.0,"to":"activeQ","event":"PodAdd"},)"
+            R"({"time":0.0,"to":"unschedulablePods","event":"ScheduleAttemptFailure","nominatedNode":"n2"}])");
 
   // The victims' terminationGracePeriodSeconds (10 s) later they are gone and vip binds where it
   // was nominated (the only node it fits: bound without scoring).
@@ -182,6 +207,11 @@ TEST(SimRun, PreemptorIsNominatedThenBoundAfterTheVictimsGracePeriod) {
   EXPECT_EQ(bound["attempts"].GetInt(), 2);
   EXPECT_EQ(bound["victims"].Size(), 0u);
   EXPECT_FALSE(bound.HasMember("score"));
+  // The first victim's deletion at 10 s moves it (its 1 s backoff long over) to activeQ; the second
+  // deletion finds unschedulablePods empty.
+  EXPECT_EQ(moves_of(bound),
+            R"([{"time":10.0,"from":"unschedulablePods","to":"activeQ","event":"AssignedPodDelete",)"
+            R"("nominatedNode":"n2"}])");
 
   EXPECT_EQ(summary.preemptions, 1u);
   EXPECT_EQ(summary.victims, 2u);

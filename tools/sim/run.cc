@@ -82,6 +82,7 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   options.preemption = loaded.profile.preemption.select;
   options.epoch_unix_seconds = cluster.epoch_unix_seconds;
   options.max_time = seconds_to_sim(command.max_time_seconds);
+  options.record_moves = log != nullptr;  // only the log shows them
   std::optional<sim::SimDuration> runtime;
   if (command.runtime_seconds) runtime = seconds_to_sim(*command.runtime_seconds);
 
