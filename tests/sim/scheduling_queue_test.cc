@@ -400,7 +400,6 @@ TEST(Nominator, SurvivesFailedAttempts) {
   EXPECT_EQ(q.nominated_node("p"), "n1");
 }
 
-
 std::string move_text(const std::string& uid, const QueueMove& m) {
   std::string out = std::to_string(m.at.count() / 1000) + "ms " + uid + " " +
                     std::string(m.from == QueueName::kNone ? "-" : queue_name(m.from)) + " -> " +
@@ -412,7 +411,8 @@ TEST(QueueMoves, EveryMoveIsReportedWithItsTimeAndEvent) {
   VirtualClock clock;
   SchedulingQueue q(clock);
   std::vector<std::string> moves;
-  q.set_move_observer([&](const std::string& uid, const QueueMove& m) { moves.push_back(move_text(uid, m)); });
+  q.set_move_observer(
+      [&](const std::string& uid, const QueueMove& m) { moves.push_back(move_text(uid, m)); });
   q.add("a", 0);
   q.add("b", 0);
   // a fails with no move request since its pop: unschedulablePods.

@@ -65,12 +65,13 @@ TEST(SimDecisionLog, OneObjectPerDecision) {
   failed.message = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {a: b}.";
   using sim::MoveEvent;
   using sim::QueueName;
-  preempted.moves = {{seconds(0), QueueName::kNone, QueueName::kActive, MoveEvent::kPodAdd, ""},
-                     {seconds(5), QueueName::kNone, QueueName::kUnschedulable, MoveEvent::kScheduleAttemptFailure,
-                      "n1"}};
+  preempted.moves = {
+      {seconds(0), QueueName::kNone, QueueName::kActive, MoveEvent::kPodAdd, ""},
+      {seconds(5), QueueName::kNone, QueueName::kUnschedulable, MoveEvent::kScheduleAttemptFailure, "n1"}};
   failed.moves = {
       {seconds(4), QueueName::kUnschedulable, QueueName::kBackoff, MoveEvent::kAssignedPodDelete, ""},
-      {std::chrono::milliseconds(4500), QueueName::kBackoff, QueueName::kActive, MoveEvent::kBackoffComplete, ""},
+      {std::chrono::milliseconds(4500), QueueName::kBackoff, QueueName::kActive, MoveEvent::kBackoffComplete,
+       ""},
       {seconds(5), QueueName::kNone, QueueName::kBackoff, MoveEvent::kScheduleAttemptFailure, ""}};
   const std::vector<Case> cases = {
       {"scheduled by scoring", scheduled,
@@ -193,9 +194,10 @@ TEST(SimRun, PreemptorIsNominatedThenBoundAfterTheVictimsGracePeriod) {
     line["moves"].Accept(w);
     return std::string(buf.GetString(), buf.GetSize());
   };
-  EXPECT_EQ(moves_of(nominated),
-            R"([{"time":0.0,"to":"activeQ","event":"PodAdd"},)"
-            R"({"time":0.0,"to":"unschedulablePods","event":"ScheduleAttemptFailure","nominatedNode":"n2"}])");
+  EXPECT_EQ(
+      moves_of(nominated),
+      R"([{"time":0.0,"to":"activeQ","event":"PodAdd"},)"
+      R"({"time":0.0,"to":"unschedulablePods","event":"ScheduleAttemptFailure","nominatedNode":"n2"}])");
 
   // The victims' terminationGracePeriodSeconds (10 s) later they are gone and vip binds where it
   // was nominated (the only node it fits: bound without scoring).
