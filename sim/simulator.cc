@@ -276,13 +276,20 @@ std::vector<std::pair<std::string, std::string>> summary_rows(const RunSummary& 
 
 std::string format_summary(const RunSummary& summary, const std::string& name, const RunSummary* other,
                            const std::string& other_name) {
-  const auto rows = summary_rows(summary);
-  const auto other_rows = other != nullptr ? summary_rows(*other) : decltype(rows){};
+  if (other == nullptr) return format_table(summary_rows(summary), name);
+  const auto other_rows = summary_rows(*other);
+  return format_table(summary_rows(summary), name, &other_rows, other_name);
+}
+
+std::string format_table(const std::vector<std::pair<std::string, std::string>>& rows,
+                         const std::string& name,
+                         const std::vector<std::pair<std::string, std::string>>* other,
+                         const std::string& other_name) {
   size_t w0 = 0, w1 = name.size(), w2 = other_name.size();
   for (size_t i = 0; i < rows.size(); ++i) {
     w0 = std::max(w0, rows[i].first.size());
     w1 = std::max(w1, rows[i].second.size());
-    if (other != nullptr) w2 = std::max(w2, other_rows[i].second.size());
+    if (other != nullptr && i < other->size()) w2 = std::max(w2, (*other)[i].second.size());
   }
   auto line = [&](const std::string& a, const std::string& b, const std::string& c) {
     std::string out = a + std::string(w0 - a.size(), ' ') + "  " + std::string(w1 - b.size(), ' ') + b;
@@ -291,7 +298,8 @@ std::string format_summary(const RunSummary& summary, const std::string& name, c
   };
   std::string out = line("", name, other_name);
   for (size_t i = 0; i < rows.size(); ++i) {
-    out += line(rows[i].first, rows[i].second, other != nullptr ? other_rows[i].second : "");
+    out += line(rows[i].first, rows[i].second,
+                other != nullptr && i < other->size() ? (*other)[i].second : std::string());
   }
   return out;
 }

@@ -77,6 +77,13 @@ std::vector<std::pair<std::string, std::string>> summary_rows(const RunSummary& 
 std::string format_summary(const RunSummary& summary, const std::string& name,
                            const RunSummary* other = nullptr, const std::string& other_name = "");
 
+// Rows (name, value) as an aligned text table, values right-aligned under `name`; with `other` (the
+// same row names in the same order), a third column under `other_name`. format_summary's layout.
+std::string format_table(const std::vector<std::pair<std::string, std::string>>& rows,
+                         const std::string& name,
+                         const std::vector<std::pair<std::string, std::string>>* other = nullptr,
+                         const std::string& other_name = "");
+
 class Simulator {
  public:
   // `engine` must outlive the simulator. Pods already bound in `cluster` run forever with the

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "json/json.h"
+#include "tools/sim/cluster_summary.h"
 #include "tools/sim/decision_log.h"
 #include "tools/sim/html_report.h"
 #include "tools/sim/inputs.h"
@@ -225,10 +226,34 @@ TEST(SimRun, PreemptorIsNominatedThenBoundAfterTheVictimsGracePeriod) {
   EXPECT_EQ(result.use.nodes_used, 3u);
   EXPECT_EQ(result.use.milli_cpu_requested, 2800);
   EXPECT_EQ(result.use.milli_cpu_allocatable, 3000);
-  EXPECT_EQ(format_cluster_use(result.use),
-            "nodes used                   3/3\n"
-            "cpu requested             93.3 %\n"
-            "memory requested           0.0 %\n");
+  // The typical pod is vip (800m, no memory): it fits nowhere, so all free room is fragmented.
+  EXPECT_EQ(result.typical_pod, (PodShape{800, 0}));
+  EXPECT_EQ(use_rows(result), (std::vector<std::pair<std::string, std::string>>{
+                                  {"nodes used", "3/3"},
+                                  {"cpu requested", "93.3 %"},
+                                  {"memory requested", "0.0 %"},
+                                  {"typical pod cpu", "800m"},
+                                  {"typical pod memory", "0"},
+                                  {"cpu fragmented", "100.0 %"},
+                                  {"memory fragmented", "100.0 %"},
+                              }));
+  EXPECT_EQ(format_node_use(result.use),
+            "nodes by requested share    cpu  memory\n"
+            "  [0, 10) %                   0       3\n"
+            "  [10, 20) %                  0       0\n"
+            "  [20, 30) %                  0       0\n"
+            "  [30, 40) %                  0       0\n"
+            "  [40, 50) %                  0       0\n"
+            "  [50, 60) %                  0       0\n"
+            "  [60, 70) %                  0       0\n"
+            "  [70, 80) %                  0       0\n"
+            "  [80, 90) %                  1       0\n"
+            "  [90, 100) %                 0       0\n"
+            "  100 %                       2       0\n"
+            "  node      cpu   memory  pods\n"
+            "  n1    100.0 %    0.0 %  2/110\n"
+            "  n2     80.0 %    0.0 %  1/110\n"
+            "  n3    100.0 %    0.0 %  2/110\n");
 
   // Stopped at 5 s, vip waits for its victims.
   c.max_time_seconds = 5;
@@ -689,10 +714,24 @@ TEST(SimCommand, CompareOutputAndLogs) {
   const std::string p = s.c.compare_file;
   const SimResult a_run = run_sim(s.c, nullptr);
   const SimResult b_run = run_sim(compare_command(s.c), nullptr, "--compare");
-  EXPECT_EQ(text.rfind(sim::format_summary(a_run.summary, "default", &b_run.summary, p) + "\n", 0), 0u)
+  EXPECT_EQ(text.rfind(format_result_summary(a_run, "default", &b_run, p) + "\n", 0), 0u) << text;
+  // That table has the cluster's use and fragmentation in both columns (the 100m pods fit on both
+  // nodes in both runs).
+  const auto a_rows = use_rows(a_run);
+  const auto b_rows = use_rows(b_run);
+  EXPECT_EQ(a_rows[0], (std::pair<std::string, std::string>{"nodes used", "2/2"}));
+  EXPECT_EQ(b_rows[0], (std::pair<std::string, std::string>{"nodes used", "1/2"}));
+  EXPECT_EQ(a_rows[5], (std::pair<std::string, std::string>{"cpu fragmented", "0.0 %"}));
+  EXPECT_EQ(b_rows[6], (std::pair<std::string, std::string>{"memory fragmented", "0.0 %"}));
+  // Each run's nodes under its name: spread uses both, packing fills n1 to 80 %.
+  EXPECT_NE(text.find("default\nnodes by requested share    cpu  memory\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  n1     50.0 %    0.0 %  1/110\n  n2     30.0 %    7.3 %  3/110\n"),
+            std::string::npos)
       << text;
-  EXPECT_NE(text.find("default\nnodes used                   2/2\n"), std::string::npos) << text;
-  EXPECT_NE(text.find(p + "\nnodes used                   1/2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(p + "\nnodes by requested share    cpu  memory\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  n1     80.0 %    7.3 %  4/110\n  n2      0.0 %    0.0 %  0/110\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("placed differently: 3 pods\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  default/web-2  n2       n1\n"), std::string::npos) << text;
   const auto a = parse_lines(read_text(log));

@@ -5,9 +5,11 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "algorithms/pod_requests.h"
 #include "common/read_file.h"
 #include "json/json.h"
 #include "policy/config.h"
+#include "tools/sim/cluster_summary.h"
 #include "tools/sim/decision_log.h"
 #include "tools/sim/inputs.h"
 
@@ -90,6 +92,9 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   // complete after their kRuntimeAnnotation, else --runtime.
   std::vector<std::pair<std::string, PodTraits>> running = std::move(cluster.running);
   std::vector<InputPod> pending = std::move(cluster.pending);
+  std::vector<Resources> requests;  // of the pods to place, for typical_pod
+  for (const auto* pods : {&pending, &workload})
+    for (const InputPod& p : *pods) requests.push_back(compute_pod_requests(p.pod, false));
   sim::Simulator simulator(std::move(cluster.cluster), loaded.profile.engine, options);
   // Events after max_time never happen: times past it are clamped to just after it, so that no
   // input (a deletionTimestamp in year 9999, a long interval times many pods) overflows the clock.
@@ -122,6 +127,7 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   // The last failed cycle's reasons of each pod (erased when it binds).
   std::unordered_map<std::string, std::map<std::string, size_t>> last_failure;
   SimResult result;
+  result.typical_pod = typical_pod(requests);
   result.summary = simulator.run([&](const sim::Decision& d) {
     if (log != nullptr) *log << decision_json(d) << '\n';
     std::string& placed = result.placements[d.pod];
@@ -157,7 +163,8 @@ ClusterUse cluster_use(const sim::SimCluster& cluster) {
     use.memory_requested += n->requested.memory;
     use.memory_allocatable += n->node->allocatable.memory;
     use.per_node.push_back(NodeUse{n->name(), n->requested.milli_cpu, n->node->allocatable.milli_cpu,
-                                   n->requested.memory, n->node->allocatable.memory});
+                                   n->requested.memory, n->node->allocatable.memory,
+                                   static_cast<int64_t>(n->pods.size()), n->node->allocatable.pods});
   }
   return use;
 }
@@ -218,25 +225,6 @@ SimCommand compare_command(const SimCommand& command) {
   c.config_file = command.compare_file;
   c.compare_file.clear();
   return c;
-}
-
-std::string format_cluster_use(const ClusterUse& use) {
-  auto percent = [](int64_t part, int64_t whole) {
-    if (whole <= 0) return std::string("-");
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
-    return std::string(buf);
-  };
-  // The column of format_summary's values: names padded to 24, values right-aligned to 8 (13 for the
-  // times); these line up with its right edge.
-  auto row = [](const std::string& name, const std::string& value) {
-    constexpr size_t kWidth = 32;
-    const size_t pad = name.size() + value.size() < kWidth ? kWidth - name.size() - value.size() : 1;
-    return name + std::string(pad, ' ') + value + "\n";
-  };
-  return row("nodes used", std::to_string(use.nodes_used) + "/" + std::to_string(use.nodes)) +
-         row("cpu requested", percent(use.milli_cpu_requested, use.milli_cpu_allocatable)) +
-         row("memory requested", percent(use.memory_requested, use.memory_allocatable));
 }
 
 std::string format_pending_reasons(const std::map<std::string, size_t>& pending_by_reason) {
