@@ -90,6 +90,9 @@ class Simulator {
   // default grace period unless set_lifecycle says otherwise; pending pods in it are not queued (add
   // them with add_pending).
   Simulator(SimCluster cluster, const Engine& engine, SimulatorOptions options);
+  // Not copyable: the queue holds the clock's address and the move observer this one's.
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
 
   // A pod created at `arrival`; its spec.nodeName must be empty. Throws ClusterError on a bad pod.
   void add_pending(Pod pod, SimTime arrival, Lifecycle lifecycle = {});
