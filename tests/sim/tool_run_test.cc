@@ -597,6 +597,10 @@ TEST(SimCommand, ExitCodesOutputAndLogFile) {
   ASSERT_EQ(run("--cluster " + cluster + " --workload " + workload + " --log " + log + " --seed 3"), 0)
       << read_text(err);
   EXPECT_NE(read_text(out).find("preemptions                    1\n"), std::string::npos) << read_text(out);
+  EXPECT_NE(read_text(out).find("memory fragmented        100.0 %\n"), std::string::npos) << read_text(out);
+  EXPECT_NE(read_text(out).find("nodes by requested share    cpu  memory\n"), std::string::npos)
+      << read_text(out);
+  EXPECT_NE(read_text(out).find("  n2     80.0 %    0.0 %  1/110\n"), std::string::npos) << read_text(out);
   const auto lines = parse_lines(read_text(log));
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_STREQ(lines[0]["outcome"].GetString(), "preempted");
@@ -647,6 +651,8 @@ TEST(SimHtml, ReportOfARun) {
   EXPECT_NE(html.find(R"(<tr><td>preemptions</td><td class="n">1</td></tr>)"), std::string::npos);
   EXPECT_NE(html.find(R"(<tr><td>victims</td><td class="n">2</td></tr>)"), std::string::npos);
   EXPECT_NE(html.find(R"(<tr><td>cpu requested</td><td class="n">93.3 %</td></tr>)"), std::string::npos);
+  EXPECT_NE(html.find(R"(<tr><td>typical pod cpu</td><td class="n">800m</td></tr>)"), std::string::npos);
+  EXPECT_NE(html.find(R"(<tr><td>cpu fragmented</td><td class="n">100.0 %</td></tr>)"), std::string::npos);
   // The vip arrives at 0 s and is pending (nominated) until it binds at 10 s: a step from 1 to 0
   // across the whole width.
   EXPECT_NE(html.find(R"(data-series="0,1 10,0" points="48.0,12.0 548.0,12.0 548.0,190.0")"),
