@@ -65,6 +65,9 @@ struct Decision {
   // available: 3 Insufficient cpu."), as the FailedScheduling event says.
   std::map<std::string, size_t> reasons;
   std::string message;
+  // With SimulatorOptions::record_moves: the pod's queue moves since its previous decision, up to and
+  // including this cycle's own (a failure's return to podBackoffQ or unschedulablePods), in order.
+  std::vector<QueueMove> moves;
 };
 
 // What kube-scheduler carries from one cycle to the next.

@@ -15,6 +15,63 @@ SimDuration backoff_duration(int attempts, const QueueOptions& options) {
   return d;
 }
 
+std::string_view queue_name(QueueName queue) {
+  switch (queue) {
+    case QueueName::kActive:
+      return "activeQ";
+    case QueueName::kBackoff:
+      return "backoffQ";
+    case QueueName::kUnschedulable:
+      return "unschedulablePods";
+    case QueueName::kNone:
+      break;
+  }
+  return "";
+}
+
+std::string_view move_event_name(MoveEvent event) {
+  switch (event) {
+    case MoveEvent::kPodAdd:
+      return "PodAdd";
+    case MoveEvent::kScheduleAttemptFailure:
+      return "ScheduleAttemptFailure";
+    case MoveEvent::kBackoffComplete:
+      return "BackoffComplete";
+    case MoveEvent::kUnschedulableTimeout:
+      return "UnschedulableTimeout";
+    case MoveEvent::kNodeAdd:
+      return "NodeAdd";
+    case MoveEvent::kNodeChange:
+      return "NodeChange";
+    case MoveEvent::kAssignedPodDelete:
+      return "AssignedPodDelete";
+    case MoveEvent::kAssignedPodUpdate:
+      return "AssignedPodUpdate";
+  }
+  return "";
+}
+
+MoveEvent move_event_of(ClusterEvent event) {
+  switch (event) {
+    case ClusterEvent::kPodDeleted:
+      return MoveEvent::kAssignedPodDelete;
+    case ClusterEvent::kNodeAdded:
+      return MoveEvent::kNodeAdd;
+    case ClusterEvent::kNodeChanged:
+      return MoveEvent::kNodeChange;
+    case ClusterEvent::kPodUpdated:
+      return MoveEvent::kAssignedPodUpdate;
+  }
+  return MoveEvent::kUnschedulableTimeout;
+}
+
+void SchedulingQueue::report(const std::string& uid, QueueName from, QueueName to, MoveEvent event) const {
+  QueueMove move{clock_->now(), from, to, event, {}};
+  if (auto it = nominated_pod_to_node_.find(uid); it != nominated_pod_to_node_.end())
+    move.nominated_node = it->second;
+  observer_(uid, move);
+}
+
 bool SchedulingQueue::ActiveLess::operator()(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
   if (a.priority != b.priority) return a.priority > b.priority;
   if (a.timestamp != b.timestamp) return a.timestamp < b.timestamp;
@@ -68,6 +125,7 @@ void SchedulingQueue::add(std::string uid, int32_t priority) {
   info.priority = priority;
   stamp(info);
   info.initial_attempt_timestamp = info.timestamp;
+  moved(info.uid, QueueName::kNone, QueueName::kActive, MoveEvent::kPodAdd);
   active_.push(std::move(info));
 }
 
@@ -92,8 +150,10 @@ void SchedulingQueue::add_unschedulable_if_not_present(QueuedPodInfo info, int64
   }
   stamp(info);
   if (move_request_cycle_ >= pod_scheduling_cycle) {
+    moved(info.uid, QueueName::kNone, QueueName::kBackoff, MoveEvent::kScheduleAttemptFailure);
     backoff_.push(std::move(info));
   } else {
+    moved(info.uid, QueueName::kNone, QueueName::kUnschedulable, MoveEvent::kScheduleAttemptFailure);
     unschedulable_by_time_.emplace(info.timestamp, info.sequence, info.uid);
     std::string key = info.uid;
     unschedulable_.emplace(std::move(key), std::move(info));
@@ -113,11 +173,13 @@ SimTime SchedulingQueue::backoff_expiry(const QueuedPodInfo& info) const {
   return info.timestamp + backoff_duration(info.attempts, options_);
 }
 
-void SchedulingQueue::move_to_active_or_backoff(std::vector<QueuedPodInfo> pods) {
+void SchedulingQueue::move_to_active_or_backoff(std::vector<QueuedPodInfo> pods, MoveEvent event) {
   for (QueuedPodInfo& info : pods) {
     if (is_backing_off(info)) {
+      moved(info.uid, QueueName::kUnschedulable, QueueName::kBackoff, event);
       backoff_.push(std::move(info));
     } else {
+      moved(info.uid, QueueName::kUnschedulable, QueueName::kActive, event);
       active_.push(std::move(info));
     }
   }
@@ -139,7 +201,7 @@ void SchedulingQueue::move_all_to_active_or_backoff(ClusterEvent event) {
     unschedulable_.erase(it);
     it = next;
   }
-  move_to_active_or_backoff(std::move(moving));
+  move_to_active_or_backoff(std::move(moving), move_event_of(event));
 }
 
 bool SchedulingQueue::remove(std::string_view uid) {
@@ -154,6 +216,7 @@ bool SchedulingQueue::remove(std::string_view uid) {
 
 void SchedulingQueue::flush_backoff_completed() {
   while (!backoff_.empty() && !is_backing_off(backoff_.top())) {
+    moved(backoff_.top().uid, QueueName::kBackoff, QueueName::kActive, MoveEvent::kBackoffComplete);
     active_.push(backoff_.pop());
   }
 }
@@ -171,7 +234,7 @@ void SchedulingQueue::flush_unschedulable_leftover() {
     unschedulable_by_time_.erase(unschedulable_by_time_.begin());
   }
   // Only a flush that found pods is a move request (flushUnschedulablePodsLeftover).
-  if (!moving.empty()) move_to_active_or_backoff(std::move(moving));
+  if (!moving.empty()) move_to_active_or_backoff(std::move(moving), MoveEvent::kUnschedulableTimeout);
 }
 
 SimTime SchedulingQueue::tick_at_or_after(SimTime t, SimDuration period) const {

@@ -10,6 +10,7 @@
 // moves no pod has no effect (not even on moveRequestCycle: flushUnschedulablePodsLeftover calls
 // movePodsToActiveOrBackoffQueue only when it has pods to move).
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -61,6 +62,41 @@ struct QueuedPodInfo {
 // Where a pod is in the queue.
 enum class QueueName { kNone, kActive, kBackoff, kUnschedulable };
 
+// "activeQ", "backoffQ", "unschedulablePods" (PriorityQueue's fields); "" for kNone.
+std::string_view queue_name(QueueName queue);
+
+// Why a pod moved into a queue: the event kube-scheduler's queue records with the move
+// (pkg/scheduler/internal/queue/events.go; the `event` label of scheduler_queue_incoming_pods_total).
+enum class MoveEvent : uint8_t {
+  kPodAdd,                  // Add: a new pending pod into activeQ
+  kScheduleAttemptFailure,  // AddUnschedulableIfNotPresent after a failed cycle
+  kBackoffComplete,         // flushBackoffQCompleted: podBackoffQ -> activeQ
+  kUnschedulableTimeout,    // flushUnschedulablePodsLeftover
+  kNodeAdd,                 // ClusterEvent::kNodeAdded
+  // ClusterEvent::kNodeChanged. Go labels a node update by what changed (NodeAllocatableChange,
+  // NodeLabelChange, NodeTaintChange, ...); the simulator does not tell them apart.
+  kNodeChange,
+  kAssignedPodDelete,  // ClusterEvent::kPodDeleted
+  kAssignedPodUpdate,  // ClusterEvent::kPodUpdated
+};
+std::string_view move_event_name(MoveEvent event);
+MoveEvent move_event_of(ClusterEvent event);
+
+// One move of a pod between the queues: arrivals (from kNone), a failed cycle's return (from kNone:
+// the pod was in flight), cluster events, both flushes. Pops are not moves: the cycle is the record
+// of those.
+struct QueueMove {
+  SimTime at{0};
+  QueueName from = QueueName::kNone;
+  QueueName to = QueueName::kNone;
+  MoveEvent event = MoveEvent::kPodAdd;
+  std::string nominated_node;  // the node the pod is nominated to at the move, if any
+  bool operator==(const QueueMove&) const = default;
+};
+
+// Called for every move, with the pod's UID, when set (SchedulingQueue::set_move_observer).
+using MoveObserver = std::function<void(const std::string& uid, const QueueMove& move)>;
+
 struct QueueOptions {
   // DefaultPodInitialBackoffDuration and DefaultPodMaxBackoffDuration (scheduling_queue.go).
   SimDuration initial_backoff = std::chrono::seconds(1);
@@ -98,6 +134,9 @@ class SchedulingQueue {
   // Pop: the head of activeQ, with attempts incremented; increments the scheduling cycle. nullopt
   // (and no new cycle) when activeQ is empty: the simulator then advances the clock rather than block.
   std::optional<QueuedPodInfo> pop();
+
+  // Every later move is reported to `observer` (none: nothing is built, one branch per move).
+  void set_move_observer(MoveObserver observer) { observer_ = std::move(observer); }
 
   // SchedulingCycle: the number of pods popped so far.
   int64_t scheduling_cycle() const { return scheduling_cycle_; }
@@ -182,7 +221,12 @@ class SchedulingQueue {
   void stamp(QueuedPodInfo& info);
   void erase_unschedulable(std::map<std::string, QueuedPodInfo, std::less<>>::iterator it);
   // movePodsToActiveOrBackoffQueue for pods taken out of unschedulablePods.
-  void move_to_active_or_backoff(std::vector<QueuedPodInfo> pods);
+  void move_to_active_or_backoff(std::vector<QueuedPodInfo> pods, MoveEvent event);
+  // Reports a move to the observer, if any.
+  void moved(const std::string& uid, QueueName from, QueueName to, MoveEvent event) const {
+    if (observer_) report(uid, from, to, event);
+  }
+  void report(const std::string& uid, QueueName from, QueueName to, MoveEvent event) const;
   // The first tick of a loop (start + k * period, k >= 0) at or after `t`.
   SimTime tick_at_or_after(SimTime t, SimDuration period) const;
   SimTime next_backoff_flush() const;
@@ -203,6 +247,7 @@ class SchedulingQueue {
   // nominator.nominatedPods and nominatedPodToNode.
   std::map<std::string, std::vector<std::string>, std::less<>> nominated_pods_;
   std::map<std::string, std::string, std::less<>> nominated_pod_to_node_;
+  MoveObserver observer_;
 };
 
 }  // namespace kext::sim

@@ -17,6 +17,10 @@ Simulator::Simulator(SimCluster cluster, const Engine& engine, SimulatorOptions 
   config_.preemption = options_.preemption;
   config_.epoch_unix_seconds = options_.epoch_unix_seconds;
   config_.percentage_of_nodes_to_score = options_.percentage_of_nodes_to_score;
+  if (options_.record_moves) {
+    queue_.set_move_observer(
+        [this](const std::string& uid, const QueueMove& move) { moves_[uid].push_back(move); });
+  }
 }
 
 void Simulator::schedule(SimTime at, EventKind kind, std::string uid) {
@@ -128,6 +132,7 @@ void Simulator::handle(const Event& e, RunSummary& summary) {
       if (pod == nullptr) return;
       if (pod->node_name.empty()) {
         queue_.remove(e.uid);
+        moves_.erase(e.uid);  // no decision will carry them
         cluster_.delete_pod(e.uid);
         arrived_at_.erase(e.uid);
       } else {
@@ -183,6 +188,10 @@ RunSummary Simulator::run(const std::function<void(const Decision&)>& on_decisio
     if (queue_.active_size() > 0) {
       std::optional<Decision> d = run_cycle(queue_, cluster_, config_, state_, clock_.now());
       if (!d.has_value()) continue;  // only skipped pods were popped
+      if (auto m = moves_.find(d->uid); m != moves_.end()) {
+        d->moves = std::move(m->second);
+        moves_.erase(m);
+      }
       ++summary.cycles;
       switch (d->outcome) {
         case Outcome::kScheduled: {
@@ -267,13 +276,20 @@ std::vector<std::pair<std::string, std::string>> summary_rows(const RunSummary& 
 
 std::string format_summary(const RunSummary& summary, const std::string& name, const RunSummary* other,
                            const std::string& other_name) {
-  const auto rows = summary_rows(summary);
-  const auto other_rows = other != nullptr ? summary_rows(*other) : decltype(rows){};
+  if (other == nullptr) return format_table(summary_rows(summary), name);
+  const auto other_rows = summary_rows(*other);
+  return format_table(summary_rows(summary), name, &other_rows, other_name);
+}
+
+std::string format_table(const std::vector<std::pair<std::string, std::string>>& rows,
+                         const std::string& name,
+                         const std::vector<std::pair<std::string, std::string>>* other,
+                         const std::string& other_name) {
   size_t w0 = 0, w1 = name.size(), w2 = other_name.size();
   for (size_t i = 0; i < rows.size(); ++i) {
     w0 = std::max(w0, rows[i].first.size());
     w1 = std::max(w1, rows[i].second.size());
-    if (other != nullptr) w2 = std::max(w2, other_rows[i].second.size());
+    if (other != nullptr && i < other->size()) w2 = std::max(w2, (*other)[i].second.size());
   }
   auto line = [&](const std::string& a, const std::string& b, const std::string& c) {
     std::string out = a + std::string(w0 - a.size(), ' ') + "  " + std::string(w1 - b.size(), ' ') + b;
@@ -282,7 +298,8 @@ std::string format_summary(const RunSummary& summary, const std::string& name, c
   };
   std::string out = line("", name, other_name);
   for (size_t i = 0; i < rows.size(); ++i) {
-    out += line(rows[i].first, rows[i].second, other != nullptr ? other_rows[i].second : "");
+    out += line(rows[i].first, rows[i].second,
+                other != nullptr && i < other->size() ? (*other)[i].second : std::string());
   }
   return out;
 }

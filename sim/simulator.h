@@ -32,6 +32,8 @@ struct SimulatorOptions {
   int64_t epoch_unix_seconds = 0;            // the wall time simulated time 0 stands for
   // The run stops at this simulated time at the latest.
   SimDuration max_time = std::chrono::hours(24);
+  // Collect each pod's queue moves into its next Decision::moves. Off, the queue has no observer.
+  bool record_moves = false;
 };
 
 // How a pod's life goes on once it runs.
@@ -75,12 +77,22 @@ std::vector<std::pair<std::string, std::string>> summary_rows(const RunSummary& 
 std::string format_summary(const RunSummary& summary, const std::string& name,
                            const RunSummary* other = nullptr, const std::string& other_name = "");
 
+// Rows (name, value) as an aligned text table, values right-aligned under `name`; with `other` (the
+// same row names in the same order), a third column under `other_name`. format_summary's layout.
+std::string format_table(const std::vector<std::pair<std::string, std::string>>& rows,
+                         const std::string& name,
+                         const std::vector<std::pair<std::string, std::string>>* other = nullptr,
+                         const std::string& other_name = "");
+
 class Simulator {
  public:
   // `engine` must outlive the simulator. Pods already bound in `cluster` run forever with the
   // default grace period unless set_lifecycle says otherwise; pending pods in it are not queued (add
   // them with add_pending).
   Simulator(SimCluster cluster, const Engine& engine, SimulatorOptions options);
+  // Not copyable: the queue holds the clock's address and the move observer this one's.
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
 
   // A pod created at `arrival`; its spec.nodeName must be empty. Throws ClusterError on a bad pod.
   void add_pending(Pod pod, SimTime arrival, Lifecycle lifecycle = {});
@@ -137,6 +149,8 @@ class Simulator {
   std::unordered_map<std::string, Node> joining_;     // nodes added at their kNodeAdd event
   std::unordered_map<std::string, Node> changes_;     // by the kNodeChange event's key
   std::unordered_map<std::string, int> recreations_;  // per original UID: replacements so far
+  // With record_moves: each pod's moves since its last decision.
+  std::unordered_map<std::string, std::vector<QueueMove>> moves_;
 };
 
 }  // namespace kext::sim

@@ -400,5 +400,72 @@ TEST(Nominator, SurvivesFailedAttempts) {
   EXPECT_EQ(q.nominated_node("p"), "n1");
 }
 
+std::string move_text(const std::string& uid, const QueueMove& m) {
+  std::string out = std::to_string(m.at.count() / 1000) + "ms " + uid + " " +
+                    std::string(m.from == QueueName::kNone ? "-" : queue_name(m.from)) + " -> " +
+                    std::string(queue_name(m.to)) + " " + std::string(move_event_name(m.event));
+  return m.nominated_node.empty() ? out : out + " @" + m.nominated_node;
+}
+
+TEST(QueueMoves, EveryMoveIsReportedWithItsTimeAndEvent) {
+  VirtualClock clock;
+  SchedulingQueue q(clock);
+  std::vector<std::string> moves;
+  q.set_move_observer(
+      [&](const std::string& uid, const QueueMove& m) { moves.push_back(move_text(uid, m)); });
+  q.add("a", 0);
+  q.add("b", 0);
+  // a fails with no move request since its pop: unschedulablePods.
+  fail_head(q, "a", static_cast<EventMask>(ClusterEvent::kNodeAdded));
+  // b is popped; while it is in flight a node joins: a (backing off until 1 s) goes to podBackoffQ,
+  // and b, failing in the cycle the move request came in, goes straight to podBackoffQ too.
+  auto b = q.pop();
+  ASSERT_TRUE(b.has_value());
+  q.move_all_to_active_or_backoff(ClusterEvent::kNodeAdded);
+  b->unschedulable_events = static_cast<EventMask>(ClusterEvent::kPodDeleted);
+  q.add_unschedulable_if_not_present(*b, q.scheduling_cycle());
+  // Both backoffs (1 s: first attempts) end at the 1 s tick, a first (stamped first).
+  EXPECT_EQ(q.next_timer_due(), seconds(1));
+  clock.advance_to(q.next_timer_due());
+  q.run_due_timers();
+  // Second attempts fail with no move request: unschedulablePods; a is nominated to n1 first.
+  q.add_nominated_pod("a", "n1");
+  fail_head(q, "a", static_cast<EventMask>(ClusterEvent::kNodeAdded));
+  fail_head(q, "b", static_cast<EventMask>(ClusterEvent::kPodDeleted));
+  // A pod deleted at 1.5 s helps b only, still backing off (2 s from 1 s): podBackoffQ until 3 s.
+  clock.advance_to(std::chrono::milliseconds(1500));
+  q.move_all_to_active_or_backoff(ClusterEvent::kPodDeleted);
+  EXPECT_EQ(q.next_timer_due(), seconds(3));
+  clock.advance_to(q.next_timer_due());
+  q.run_due_timers();
+  EXPECT_EQ(pop_all(q), (std::vector<std::string>{"b"}));
+  // a, in unschedulablePods since 1 s, leaves at the first 30 s tick more than 60 s later: 90 s.
+  EXPECT_EQ(q.next_timer_due(), seconds(90));
+  clock.advance_to(q.next_timer_due());
+  q.run_due_timers();
+  EXPECT_EQ(moves, (std::vector<std::string>{
+                       "0ms a - -> activeQ PodAdd",
+                       "0ms b - -> activeQ PodAdd",
+                       "0ms a - -> unschedulablePods ScheduleAttemptFailure",
+                       "0ms a unschedulablePods -> backoffQ NodeAdd",
+                       "0ms b - -> backoffQ ScheduleAttemptFailure",
+                       "1000ms a backoffQ -> activeQ BackoffComplete",
+                       "1000ms b backoffQ -> activeQ BackoffComplete",
+                       "1000ms a - -> unschedulablePods ScheduleAttemptFailure @n1",
+                       "1000ms b - -> unschedulablePods ScheduleAttemptFailure",
+                       "1500ms b unschedulablePods -> backoffQ AssignedPodDelete",
+                       "3000ms b backoffQ -> activeQ BackoffComplete",
+                       "90000ms a unschedulablePods -> activeQ UnschedulableTimeout @n1",
+                   }));
+}
+
+TEST(QueueMoves, EventNames) {
+  EXPECT_EQ(move_event_of(ClusterEvent::kPodDeleted), MoveEvent::kAssignedPodDelete);
+  EXPECT_EQ(move_event_of(ClusterEvent::kNodeAdded), MoveEvent::kNodeAdd);
+  EXPECT_EQ(move_event_of(ClusterEvent::kNodeChanged), MoveEvent::kNodeChange);
+  EXPECT_EQ(move_event_of(ClusterEvent::kPodUpdated), MoveEvent::kAssignedPodUpdate);
+  EXPECT_EQ(queue_name(QueueName::kNone), "");
+}
+
 }  // namespace
 }  // namespace kext::sim

@@ -85,6 +85,43 @@ TEST(Simulator, PreemptionThenBindAfterTheGracePeriodThenCompletion) {
   EXPECT_EQ(sim.cluster().node("n2")->requested.milli_cpu, 0);
 }
 
+TEST(Simulator, DecisionsCarryTheirPodsQueueMovesWhenRecorded) {
+  // One 1-CPU node; "first" runs 10 s; "second" fails at 0 and waits in unschedulablePods until
+  // first's completion moves it (its backoff over) to activeQ; "huge" fits no node and no deletion
+  // can help it: it fails once and stays.
+  auto eng = least_requested_engine();
+  for (const bool record : {true, false}) {
+    SCOPED_TRACE(record);
+    SimCluster cluster;
+    cluster.add_node(make_node("n1", 1000, 4 * GiB));
+    SimulatorOptions options;
+    options.record_moves = record;
+    Simulator sim(std::move(cluster), *eng, options);
+    sim.add_pending(sim_pod("first", 800, 0), seconds(0), Lifecycle{seconds(10), kDefaultGracePeriod});
+    sim.add_pending(sim_pod("second", 800, 0), seconds(0));
+    sim.add_pending(sim_pod("huge", 5000, 0), seconds(2));
+    std::vector<std::pair<std::string, std::vector<QueueMove>>> got;
+    sim.run([&](const Decision& d) { got.emplace_back(d.uid, d.moves); });
+    using enum QueueName;
+    using enum MoveEvent;
+    const std::vector<std::pair<std::string, std::vector<QueueMove>>> want = {
+        {"uid-first", {{seconds(0), kNone, kActive, kPodAdd, ""}}},
+        {"uid-second",
+         {{seconds(0), kNone, kActive, kPodAdd, ""},
+          {seconds(0), kNone, kUnschedulable, kScheduleAttemptFailure, ""}}},
+        {"uid-huge",
+         {{seconds(2), kNone, kActive, kPodAdd, ""},
+          {seconds(2), kNone, kUnschedulable, kScheduleAttemptFailure, ""}}},
+        {"uid-second", {{seconds(10), kUnschedulable, kActive, kAssignedPodDelete, ""}}},
+    };
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i].first, want[i].first);
+      EXPECT_EQ(got[i].second, record ? want[i].second : std::vector<QueueMove>{}) << i;
+    }
+  }
+}
+
 TEST(Simulator, CompletionFreesRoomForAWaitingPod) {
   // One node; "first" runs 10 s, "second" (same priority, cannot preempt) waits in unschedulablePods
   // and is moved by first's completion.

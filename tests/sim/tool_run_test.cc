@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "json/json.h"
+#include "tools/sim/cluster_summary.h"
 #include "tools/sim/decision_log.h"
 #include "tools/sim/html_report.h"
 #include "tools/sim/inputs.h"
@@ -63,21 +64,36 @@ TEST(SimDecisionLog, OneObjectPerDecision) {
   failed.victim_names.clear();
   failed.reasons = {{"Insufficient cpu", 1}, {"node(s) had untolerated taint {a: b}", 1}};
   failed.message = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {a: b}.";
+  using sim::MoveEvent;
+  using sim::QueueName;
+  preempted.moves = {
+      {seconds(0), QueueName::kNone, QueueName::kActive, MoveEvent::kPodAdd, ""},
+      {seconds(5), QueueName::kNone, QueueName::kUnschedulable, MoveEvent::kScheduleAttemptFailure, "n1"}};
+  failed.moves = {
+      {seconds(4), QueueName::kUnschedulable, QueueName::kBackoff, MoveEvent::kAssignedPodDelete, ""},
+      {std::chrono::milliseconds(4500), QueueName::kBackoff, QueueName::kActive, MoveEvent::kBackoffComplete,
+       ""},
+      {seconds(5), QueueName::kNone, QueueName::kBackoff, MoveEvent::kScheduleAttemptFailure, ""}};
   const std::vector<Case> cases = {
       {"scheduled by scoring", scheduled,
        R"({"time":2.5,"cycle":3,"namespace":"web","name":"front-0","uid":"u-1","priority":10,"attempts":2,)"
        R"("outcome":"scheduled","node":"n2","victims":[],"victimNames":[],"feasibleNodes":3,"evaluatedNodes":3,"score":8,)"
-       R"("runnerUpScore":6})"},
+       R"("runnerUpScore":6,"moves":[]})"},
       {"preempted", preempted,
        R"({"time":5.0,"cycle":1,"namespace":"default","name":"vip","uid":"u-2","priority":1000,"attempts":1,)"
        R"("outcome":"preempted","node":"n1","victims":["u-a","u-b"],"victimNames":["batch/a","batch/b"],)"
        R"("feasibleNodes":0,"evaluatedNodes":2,)"
-       R"("reasons":{"Insufficient cpu":2},"message":"0/2 nodes are available: 2 Insufficient cpu."})"},
+       R"("reasons":{"Insufficient cpu":2},"message":"0/2 nodes are available: 2 Insufficient cpu.",)"
+       R"("moves":[{"time":0.0,"to":"activeQ","event":"PodAdd"},)"
+       R"({"time":5.0,"to":"unschedulablePods","event":"ScheduleAttemptFailure","nominatedNode":"n1"}]})"},
       {"unschedulable", failed,
        R"({"time":5.0,"cycle":1,"namespace":"default","name":"vip","uid":"u-2","priority":1000,"attempts":1,)"
        R"("outcome":"unschedulable","victims":[],"victimNames":[],"feasibleNodes":0,"evaluatedNodes":2,)"
        R"("reasons":{"Insufficient cpu":1,"node(s) had untolerated taint {a: b}":1},)"
-       R"("message":"0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {a: b}."})"},
+       R"("message":"0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {a: b}.",)"
+       R"("moves":[{"time":4.0,"from":"unschedulablePods","to":"backoffQ","event":"AssignedPodDelete"},)"
+       R"({"time":4.5,"from":"backoffQ","to":"activeQ","event":"BackoffComplete"},)"
+       R"({"time":5.0,"to":"backoffQ","event":"ScheduleAttemptFailure"}]})"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -171,6 +187,18 @@ TEST(SimRun, PreemptorIsNominatedThenBoundAfterTheVictimsGracePeriod) {
   EXPECT_EQ(victims, (std::set<std::string>{"batch/b1", "batch/b2"}));
   EXPECT_EQ(nominated["evaluatedNodes"].GetInt(), 3);
   EXPECT_STREQ(nominated["message"].GetString(), "0/3 nodes are available: 3 Insufficient cpu.");
+  // Its moves: created into activeQ at 0; back from the cycle into unschedulablePods (no move request
+  // since it was popped), nominated to n2.
+  auto moves_of = [](const rapidjson::Document& line) {
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    line["moves"].Accept(w);
+    return std::string(buf.GetString(), buf.GetSize());
+  };
+  EXPECT_EQ(
+      moves_of(nominated),
+      R"([{"time":0.0,"to":"activeQ","event":"PodAdd"},)"
+      R"({"time":0.0,"to":"unschedulablePods","event":"ScheduleAttemptFailure","nominatedNode":"n2"}])");
 
   // The victims' terminationGracePeriodSeconds (10 s) later they are gone and vip binds where it
   // was nominated (the only node it fits: bound without scoring).
@@ -182,6 +210,11 @@ TEST(SimRun, PreemptorIsNominatedThenBoundAfterTheVictimsGracePeriod) {
   EXPECT_EQ(bound["attempts"].GetInt(), 2);
   EXPECT_EQ(bound["victims"].Size(), 0u);
   EXPECT_FALSE(bound.HasMember("score"));
+  // The first victim's deletion at 10 s moves it (its 1 s backoff long over) to activeQ; the second
+  // deletion finds unschedulablePods empty.
+  EXPECT_EQ(moves_of(bound),
+            R"([{"time":10.0,"from":"unschedulablePods","to":"activeQ","event":"AssignedPodDelete",)"
+            R"("nominatedNode":"n2"}])");
 
   EXPECT_EQ(summary.preemptions, 1u);
   EXPECT_EQ(summary.victims, 2u);
@@ -193,10 +226,34 @@ TEST(SimRun, PreemptorIsNominatedThenBoundAfterTheVictimsGracePeriod) {
   EXPECT_EQ(result.use.nodes_used, 3u);
   EXPECT_EQ(result.use.milli_cpu_requested, 2800);
   EXPECT_EQ(result.use.milli_cpu_allocatable, 3000);
-  EXPECT_EQ(format_cluster_use(result.use),
-            "nodes used                   3/3\n"
-            "cpu requested             93.3 %\n"
-            "memory requested           0.0 %\n");
+  // The typical pod is vip (800m, no memory): it fits nowhere, so all free room is fragmented.
+  EXPECT_EQ(result.typical_pod, (PodShape{800, 0}));
+  EXPECT_EQ(use_rows(result), (std::vector<std::pair<std::string, std::string>>{
+                                  {"nodes used", "3/3"},
+                                  {"cpu requested", "93.3 %"},
+                                  {"memory requested", "0.0 %"},
+                                  {"typical pod cpu", "800m"},
+                                  {"typical pod memory", "0"},
+                                  {"cpu fragmented", "100.0 %"},
+                                  {"memory fragmented", "100.0 %"},
+                              }));
+  EXPECT_EQ(format_node_use(result.use),
+            "nodes by requested share    cpu  memory\n"
+            "  [0, 10) %                   0       3\n"
+            "  [10, 20) %                  0       0\n"
+            "  [20, 30) %                  0       0\n"
+            "  [30, 40) %                  0       0\n"
+            "  [40, 50) %                  0       0\n"
+            "  [50, 60) %                  0       0\n"
+            "  [60, 70) %                  0       0\n"
+            "  [70, 80) %                  0       0\n"
+            "  [80, 90) %                  1       0\n"
+            "  [90, 100) %                 0       0\n"
+            "  100 %                       2       0\n"
+            "  node      cpu   memory  pods\n"
+            "  n1    100.0 %    0.0 %  2/110\n"
+            "  n2     80.0 %    0.0 %  1/110\n"
+            "  n3    100.0 %    0.0 %  2/110\n");
 
   // Stopped at 5 s, vip waits for its victims.
   c.max_time_seconds = 5;
@@ -540,6 +597,10 @@ TEST(SimCommand, ExitCodesOutputAndLogFile) {
   ASSERT_EQ(run("--cluster " + cluster + " --workload " + workload + " --log " + log + " --seed 3"), 0)
       << read_text(err);
   EXPECT_NE(read_text(out).find("preemptions                    1\n"), std::string::npos) << read_text(out);
+  EXPECT_NE(read_text(out).find("memory fragmented        100.0 %\n"), std::string::npos) << read_text(out);
+  EXPECT_NE(read_text(out).find("nodes by requested share    cpu  memory\n"), std::string::npos)
+      << read_text(out);
+  EXPECT_NE(read_text(out).find("  n2     80.0 %    0.0 %  1/110\n"), std::string::npos) << read_text(out);
   const auto lines = parse_lines(read_text(log));
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_STREQ(lines[0]["outcome"].GetString(), "preempted");
@@ -590,6 +651,8 @@ TEST(SimHtml, ReportOfARun) {
   EXPECT_NE(html.find(R"(<tr><td>preemptions</td><td class="n">1</td></tr>)"), std::string::npos);
   EXPECT_NE(html.find(R"(<tr><td>victims</td><td class="n">2</td></tr>)"), std::string::npos);
   EXPECT_NE(html.find(R"(<tr><td>cpu requested</td><td class="n">93.3 %</td></tr>)"), std::string::npos);
+  EXPECT_NE(html.find(R"(<tr><td>typical pod cpu</td><td class="n">800m</td></tr>)"), std::string::npos);
+  EXPECT_NE(html.find(R"(<tr><td>cpu fragmented</td><td class="n">100.0 %</td></tr>)"), std::string::npos);
   // The vip arrives at 0 s and is pending (nominated) until it binds at 10 s: a step from 1 to 0
   // across the whole width.
   EXPECT_NE(html.find(R"(data-series="0,1 10,0" points="48.0,12.0 548.0,12.0 548.0,190.0")"),
@@ -657,10 +720,24 @@ TEST(SimCommand, CompareOutputAndLogs) {
   const std::string p = s.c.compare_file;
   const SimResult a_run = run_sim(s.c, nullptr);
   const SimResult b_run = run_sim(compare_command(s.c), nullptr, "--compare");
-  EXPECT_EQ(text.rfind(sim::format_summary(a_run.summary, "default", &b_run.summary, p) + "\n", 0), 0u)
+  EXPECT_EQ(text.rfind(format_result_summary(a_run, "default", &b_run, p) + "\n", 0), 0u) << text;
+  // That table has the cluster's use and fragmentation in both columns (the 100m pods fit on both
+  // nodes in both runs).
+  const auto a_rows = use_rows(a_run);
+  const auto b_rows = use_rows(b_run);
+  EXPECT_EQ(a_rows[0], (std::pair<std::string, std::string>{"nodes used", "2/2"}));
+  EXPECT_EQ(b_rows[0], (std::pair<std::string, std::string>{"nodes used", "1/2"}));
+  EXPECT_EQ(a_rows[5], (std::pair<std::string, std::string>{"cpu fragmented", "0.0 %"}));
+  EXPECT_EQ(b_rows[6], (std::pair<std::string, std::string>{"memory fragmented", "0.0 %"}));
+  // Each run's nodes under its name: spread uses both, packing fills n1 to 80 %.
+  EXPECT_NE(text.find("default\nnodes by requested share    cpu  memory\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  n1     50.0 %    0.0 %  1/110\n  n2     30.0 %    7.3 %  3/110\n"),
+            std::string::npos)
       << text;
-  EXPECT_NE(text.find("default\nnodes used                   2/2\n"), std::string::npos) << text;
-  EXPECT_NE(text.find(p + "\nnodes used                   1/2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(p + "\nnodes by requested share    cpu  memory\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  n1     80.0 %    7.3 %  4/110\n  n2      0.0 %    0.0 %  0/110\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("placed differently: 3 pods\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  default/web-2  n2       n1\n"), std::string::npos) << text;
   const auto a = parse_lines(read_text(log));

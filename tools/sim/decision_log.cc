@@ -55,6 +55,18 @@ std::string decision_json(const sim::Decision& d) {
     w.EndObject();
     json::write_member(w, "message", d.message);
   }
+  w.Key("moves");
+  w.StartArray();
+  for (const sim::QueueMove& m : d.moves) {
+    w.StartObject();
+    json::write_member(w, "time", std::chrono::duration<double>(m.at).count());
+    if (m.from != sim::QueueName::kNone) json::write_member(w, "from", sim::queue_name(m.from));
+    json::write_member(w, "to", sim::queue_name(m.to));
+    json::write_member(w, "event", sim::move_event_name(m.event));
+    if (!m.nominated_node.empty()) json::write_member(w, "nominatedNode", m.nominated_node);
+    w.EndObject();
+  }
+  w.EndArray();
   w.EndObject();
   return {buf.GetString(), buf.GetSize()};
 }

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <functional>
 
+#include "tools/sim/cluster_summary.h"
+
 namespace kext::simtool {
 
 namespace {
@@ -130,10 +132,6 @@ std::string cell(const std::string& value, bool number) {
   return std::string(number ? "<td class=\"n\">" : "<td>") + html_escape(value) + "</td>";
 }
 
-std::string percent_text(int64_t part, int64_t whole) {
-  return whole > 0 ? fixed(100.0 * share(part, whole), 1) + " %" : "-";
-}
-
 }  // namespace
 
 std::string html_escape(std::string_view in) {
@@ -169,17 +167,14 @@ std::string html_report(const std::vector<ReportRun>& runs, const std::vector<Pl
       "<title>extender-sim report</title>\n<style>\n" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
   out += "<h1>extender-sim report</h1>\n";
 
-  // The summary: format_summary's rows and the cluster's use, one column per run.
+  // The summary: format_result_summary's rows, one column per run.
   out += "<table>\n<tr><th></th>";
   for (const ReportRun& r : runs) out += "<th>" + html_escape(r.name) + "</th>";
   out += "</tr>\n";
   std::vector<std::vector<std::pair<std::string, std::string>>> rows;
   for (const ReportRun& r : runs) {
     auto run_rows = sim::summary_rows(r.result->summary);
-    const ClusterUse& u = r.result->use;
-    run_rows.emplace_back("nodes used", std::to_string(u.nodes_used) + "/" + std::to_string(u.nodes));
-    run_rows.emplace_back("cpu requested", percent_text(u.milli_cpu_requested, u.milli_cpu_allocatable));
-    run_rows.emplace_back("memory requested", percent_text(u.memory_requested, u.memory_allocatable));
+    for (auto& row : use_rows(*r.result)) run_rows.push_back(std::move(row));
     rows.push_back(std::move(run_rows));
   }
   for (size_t i = 0; !rows.empty() && i < rows[0].size(); ++i) {

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "sim/simulator.h"
+#include "tools/sim/cluster_summary.h"
 #include "tools/sim/html_report.h"
 #include "tools/sim/run.h"
 #include "tools/sim/sim_options.h"
@@ -51,8 +52,8 @@ int main(int argc, char** argv) {
     if (!compare) {
       if (!cmd.html_file.empty()) html << kext::simtool::html_report({{name, &result}}, {});
       if (!close_out(html, "--html", cmd.html_file)) return 1;
-      std::cout << kext::sim::format_summary(result.summary, name)
-                << kext::simtool::format_cluster_use(result.use)
+      std::cout << kext::simtool::format_result_summary(result, name)
+                << kext::simtool::format_node_use(result.use)
                 << kext::simtool::format_pending_reasons(result.pending_by_reason);
       return 0;
     }
@@ -64,12 +65,12 @@ int main(int argc, char** argv) {
     if (!cmd.html_file.empty())
       html << kext::simtool::html_report({{name, &result}, {other_name, &other}}, diffs);
     if (!close_out(html, "--html", cmd.html_file)) return 1;
-    std::cout << kext::sim::format_summary(result.summary, name, &other.summary, other_name) << "\n"
+    std::cout << kext::simtool::format_result_summary(result, name, &other, other_name) << "\n"
               << name << "\n"
-              << kext::simtool::format_cluster_use(result.use)
+              << kext::simtool::format_node_use(result.use)
               << kext::simtool::format_pending_reasons(result.pending_by_reason) << "\n"
               << other_name << "\n"
-              << kext::simtool::format_cluster_use(other.use)
+              << kext::simtool::format_node_use(other.use)
               << kext::simtool::format_pending_reasons(other.pending_by_reason) << "\n"
               << kext::simtool::format_placement_diff(diffs, name, other_name);
     return 0;

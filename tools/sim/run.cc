@@ -6,9 +6,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "algorithms/pod_requests.h"
 #include "common/read_file.h"
 #include "json/json.h"
 #include "policy/config.h"
+#include "tools/sim/cluster_summary.h"
 #include "tools/sim/decision_log.h"
 #include "tools/sim/inputs.h"
 #include "tools/sim/live_input.h"
@@ -87,6 +89,7 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   options.preemption = loaded.profile.preemption.select;
   options.epoch_unix_seconds = cluster.epoch_unix_seconds;
   options.max_time = seconds_to_sim(command.max_time_seconds);
+  options.record_moves = log != nullptr;  // only the log shows them
   std::optional<sim::SimDuration> runtime;
   if (command.runtime_seconds) runtime = seconds_to_sim(*command.runtime_seconds);
 
@@ -99,6 +102,12 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   std::unordered_set<std::string> cluster_uids;
   for (const auto& [uid, traits] : running) cluster_uids.insert(uid);
   for (const auto& p : pending) cluster_uids.insert(p.pod.uid);
+  std::vector<Resources> requests;  // of the pods to place, for typical_pod
+  for (const auto* pods : {&pending, &workload})
+    for (const InputPod& p : *pods) requests.push_back(compute_pod_requests(p.pod, false));
+  for (const RecordedPod& r : recorded) {
+    if (!cluster_uids.contains(r.pod.pod.uid)) requests.push_back(compute_pod_requests(r.pod.pod, false));
+  }
   sim::Simulator simulator(std::move(cluster.cluster), loaded.profile.engine, options);
   // Events after max_time never happen: times past it are clamped to just after it, so that no
   // input (a deletionTimestamp in year 9999, a long interval times many pods) overflows the clock.
@@ -141,6 +150,7 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   // The last failed cycle's reasons of each pod (erased when it binds).
   std::unordered_map<std::string, std::map<std::string, size_t>> last_failure;
   SimResult result;
+  result.typical_pod = typical_pod(requests);
   result.summary = simulator.run([&](const sim::Decision& d) {
     if (log != nullptr) *log << decision_json(d) << '\n';
     std::string& placed = result.placements[d.pod];
@@ -176,7 +186,8 @@ ClusterUse cluster_use(const sim::SimCluster& cluster) {
     use.memory_requested += n->requested.memory;
     use.memory_allocatable += n->node->allocatable.memory;
     use.per_node.push_back(NodeUse{n->name(), n->requested.milli_cpu, n->node->allocatable.milli_cpu,
-                                   n->requested.memory, n->node->allocatable.memory});
+                                   n->requested.memory, n->node->allocatable.memory,
+                                   static_cast<int64_t>(n->pods.size()), n->node->allocatable.pods});
   }
   return use;
 }
@@ -237,25 +248,6 @@ SimCommand compare_command(const SimCommand& command) {
   c.config_file = command.compare_file;
   c.compare_file.clear();
   return c;
-}
-
-std::string format_cluster_use(const ClusterUse& use) {
-  auto percent = [](int64_t part, int64_t whole) {
-    if (whole <= 0) return std::string("-");
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
-    return std::string(buf);
-  };
-  // The column of format_summary's values: names padded to 24, values right-aligned to 8 (13 for the
-  // times); these line up with its right edge.
-  auto row = [](const std::string& name, const std::string& value) {
-    constexpr size_t kWidth = 32;
-    const size_t pad = name.size() + value.size() < kWidth ? kWidth - name.size() - value.size() : 1;
-    return name + std::string(pad, ' ') + value + "\n";
-  };
-  return row("nodes used", std::to_string(use.nodes_used) + "/" + std::to_string(use.nodes)) +
-         row("cpu requested", percent(use.milli_cpu_requested, use.milli_cpu_allocatable)) +
-         row("memory requested", percent(use.memory_requested, use.memory_allocatable));
 }
 
 std::string format_pending_reasons(const std::map<std::string, size_t>& pending_by_reason) {

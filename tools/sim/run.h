@@ -1,6 +1,7 @@
 #pragma once
 // extender-sim's run: reads the inputs a SimCommand names, runs the simulator, writes the decision log.
 #include <map>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -25,6 +26,8 @@ struct NodeUse {
   int64_t milli_cpu_allocatable = 0;
   int64_t memory_requested = 0;
   int64_t memory_allocatable = 0;
+  int64_t pods = 0;
+  int64_t allowed_pods = 0;  // allocatable pods
 };
 
 // The cluster at the end of a run: how full it is.
@@ -40,8 +43,12 @@ struct ClusterUse {
 
 ClusterUse cluster_use(const sim::SimCluster& cluster);
 
-// "nodes used", "cpu requested", "memory requested" lines aligned as format_summary's rows.
-std::string format_cluster_use(const ClusterUse& use);
+// A pod's CPU and memory requests (cluster_summary.h typical_pod).
+struct PodShape {
+  int64_t milli_cpu = 0;
+  int64_t memory = 0;
+  bool operator==(const PodShape&) const = default;
+};
 
 struct SimResult {
   sim::RunSummary summary;
@@ -53,6 +60,9 @@ struct SimResult {
   // Every pod that had a cycle (namespace/name) -> the node it was bound to last, "" if it never
   // bound (--compare's "placed differently").
   std::map<std::string, std::string> placements;
+  // The median requests of the pods the run was given to place (pending in --cluster, --workload):
+  // what fragmentation asks room for.
+  std::optional<PodShape> typical_pod;
 };
 
 // A pod placed differently by two runs: the node of each, or kNotPlaced.
