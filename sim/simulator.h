@@ -32,6 +32,7 @@ struct SimulatorOptions {
   int64_t epoch_unix_seconds = 0;            // the wall time simulated time 0 stands for
   // The run stops at this simulated time at the latest.
   SimDuration max_time = std::chrono::hours(24);
+  CycleBackend* backend = nullptr;  // CycleConfig's: filter and score elsewhere than the engine
 };
 
 // How a pod's life goes on once it runs.

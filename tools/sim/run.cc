@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
 #include <unordered_map>
 
 #include "common/read_file.h"
@@ -10,6 +11,7 @@
 #include "policy/config.h"
 #include "tools/sim/decision_log.h"
 #include "tools/sim/inputs.h"
+#include "tools/sim/remote_extender.h"
 
 namespace kext::simtool {
 
@@ -89,6 +91,14 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   // complete after their kRuntimeAnnotation, else --runtime.
   std::vector<std::pair<std::string, PodTraits>> running = std::move(cluster.running);
   std::vector<InputPod> pending = std::move(cluster.pending);
+  // --extender: filter and prioritize over HTTP to a kube-extender watching the API served here.
+  std::unique_ptr<ExtenderLink> extender;
+  try {
+    extender = make_extender_link(command, options.epoch_unix_seconds, &std::clog);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
+  if (extender) options.backend = extender->backend.get();
   sim::Simulator simulator(std::move(cluster.cluster), loaded.profile.engine, options);
   // Events after max_time never happen: times past it are clamped to just after it, so that no
   // input (a deletionTimestamp in year 9999, a long interval times many pods) overflows the clock.
