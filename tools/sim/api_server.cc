@@ -41,6 +41,10 @@ SimApiServer::SimApiServer(const std::string& host, int port)
   // Three watches stay open, plus lists, check_api_access and reconnections.
   http_->new_task_queue = [] { return new httplib::ThreadPool(8); };
   http_->set_tcp_nodelay(true);
+  // One request per connection: a worker waiting on an idle keep-alive connection would hold up the
+  // end of the run (stop() waits for it) by the keep-alive timeout; the extender's lists are rare and
+  // each watch is one request anyway.
+  http_->set_keep_alive_max_count(1);
   // SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, with which a second simulation would
   // share a busy port instead of failing to listen.
   http_->set_socket_options([](socket_t sock) {
