@@ -290,6 +290,9 @@ RemoteExtender::RemoteExtender(RemoteExtenderOptions options, SimApiServer& api)
                                   secs(options_.request_timeout).second);
   client_->set_read_timeout(secs(options_.request_timeout).first, secs(options_.request_timeout).second);
   client_->set_keep_alive(true);
+  // Headers and body go out in two writes: with Nagle the body waits for the extender's delayed ACK
+  // (40 ms per request on Linux), which made a 90-cycle run take 8 s instead of 0.5 s.
+  client_->set_tcp_nodelay(true);
 }
 
 RemoteExtender::~RemoteExtender() = default;
@@ -332,9 +335,10 @@ std::vector<int64_t> RemoteExtender::score(const sim::SimCluster& cluster, const
 
 std::vector<preemption::Candidate> RemoteExtender::preempt(const sim::SimCluster& cluster, const Pod& pod,
                                                            std::vector<preemption::Candidate> candidates) {
+  if (options_.preempt_verb.empty()) return candidates;  // SupportsPreemption false
   sync(cluster);
-  const std::string reply =
-      post("preempt", preemption_args_json(pod, candidates, cluster, options_.node_cache_capable));
+  const std::string reply = post(options_.preempt_verb,
+                                 preemption_args_json(pod, candidates, cluster, options_.node_cache_capable));
   try {
     std::vector<preemption::Candidate> kept = decode_preemption_result(reply, cluster);
     // Go ranges over the map in random order, which decides full ties; here the nodes keep the
@@ -469,6 +473,7 @@ std::unique_ptr<ExtenderLink> make_extender_link(const SimCommand& command, int6
   o.node_cache_capable = command.node_cache_capable;
   o.sync_timeout = std::chrono::milliseconds(static_cast<int64_t>(command.extender_timeout_seconds * 1000));
   o.epoch_unix_seconds = epoch_unix_seconds;
+  o.preempt_verb = command.preempt_verb;
   const std::string& listen = command.api_listen;
   const size_t colon = listen.rfind(':');
   const std::string port_text = colon == std::string::npos ? "" : listen.substr(colon + 1);

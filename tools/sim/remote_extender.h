@@ -89,6 +89,8 @@ struct RemoteExtenderOptions {
   std::chrono::milliseconds sync_timeout{60000};
   std::chrono::milliseconds request_timeout{30000};
   int64_t epoch_unix_seconds = 0;  // a terminating pod's deletionTimestamp
+  // preemptVerb: "" leaves the candidates as the dry runs found them (no call).
+  std::string preempt_verb = "preempt";
 };
 
 class RemoteExtender : public sim::CycleBackend {

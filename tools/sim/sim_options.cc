@@ -25,6 +25,10 @@ void define_extender_flags(CLI::App& app, SimCommand& c) {
                                 "watch of nodes, pods, PDBs) here, for kube-extender --api-server "
                                 "http://HOST:PORT (port 0: any, printed on stderr)"))
       ->type_name("HOST:PORT");
+  app.add_option("--preempt-verb", c.preempt_verb,
+                 "with --extender: the scheduler configuration's preemptVerb; \"\" (none) keeps preemption's "
+                 "choice in process, as kube-scheduler does for an extender without one")
+      ->type_name("VERB");
   app.add_option("--extender-timeout", c.extender_timeout_seconds,
                  "with --extender: seconds a cycle waits for the extender to apply the cluster's changes "
                  "(the first: to start and list)")

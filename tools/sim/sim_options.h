@@ -30,6 +30,8 @@ struct SimCommand {
   bool node_cache_capable = false;         // --node-cache-capable: NodeNames instead of full Nodes
   std::string api_listen = "127.0.0.1:0";  // --api-listen HOST:PORT (0: any free port)
   double extender_timeout_seconds = 60;    // --extender-timeout: how long a cycle waits for it
+  // --preempt-verb: kube-scheduler's preemptVerb; "" sends no preempt call (preemption in process).
+  std::string preempt_verb = "preempt";
   bool help = false;
 };
 

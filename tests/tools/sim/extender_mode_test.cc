@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <exception>
@@ -162,6 +163,87 @@ TEST(SimExtenderMode, SameDecisionsAsInProcessInBothNodeModes) {
     EXPECT_NE(run.metrics.find(R"(kube_extender_requests_total{verb="preempt",code="200"})"),
               std::string::npos)
         << run.metrics;
+  }
+}
+
+// Without a preemptVerb the extender is not asked (kube-scheduler skips extenders that do not
+// SupportsPreemption): same log, no preempt request.
+TEST(SimExtenderMode, NoPreemptVerbNoPreemptCall) {
+  Files f("nopreempt");
+  SimCommand c = command(f);
+  std::ostringstream in_process;
+  run_sim(c, &in_process);
+  c.preempt_verb = "";
+  const HttpRun run = run_with_extender(c, true);
+  ASSERT_EQ(run.error, "");
+  EXPECT_EQ(run.log, in_process.str());
+  EXPECT_NE(run.metrics.find(R"(kube_extender_requests_total{verb="filter",code="200"})"), std::string::npos);
+  EXPECT_EQ(run.metrics.find(R"(kube_extender_requests_total{verb="preempt")"), std::string::npos)
+      << run.metrics;
+}
+
+// Twelve 4-CPU nodes in three zones, partly used by running pods of three priorities under a PDB,
+// and 120 pods of six ReplicaSets (three priorities, one with a nodeSelector) arriving 0.2 s apart:
+// hundreds of cycles with score ties, preemptions while other preemptors are nominated, PDB
+// violations, replacements, unschedulable pods. With preemption's choice in process the extender's
+// filter and prioritize give the in-process log line for line in both node modes.
+TEST(SimExtenderMode, ManyCyclesSameLog) {
+  Files f("many");
+  std::string cluster = R"({"kind":"List","items":[)";
+  const int priorities[] = {0, 10, 100};
+  const int cpus[] = {200, 500, 700};
+  for (int i = 0; i < 12; ++i) {
+    const std::string node = "node-" + std::to_string(10 + i);
+    cluster += R"({"kind":"Node","metadata":{"name":")" + node + R"(","labels":{"zone":"z)" +
+               std::to_string(i % 3) +
+               R"("}},"status":{"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"}}},)";
+    for (int j = 0; j < 1 + (i * 7 + 3) % 5; ++j) {
+      const std::string name = "run-" + std::to_string(i) + "-" + std::to_string(j);
+      cluster += R"({"kind":"Pod","metadata":{"name":")" + name + R"(","namespace":"base","uid":"r-)" + name +
+                 R"(","labels":{"app":"base"}},"spec":{"nodeName":")" + node + R"(","priority":)" +
+                 std::to_string(priorities[(i + j) % 3]) +
+                 R"(,"containers":[{"name":"c","resources":{"requests":{"cpu":")" +
+                 std::to_string(cpus[(i * 3 + j) % 3]) +
+                 R"(m","memory":"256Mi"}}}]},"status":{"phase":"Running",)"
+                 R"("startTime":"2026-11-24T10:)" +
+                 std::to_string(10 + (i * 13 + j * 7) % 50) + R"(:00Z"}},)";
+    }
+  }
+  cluster +=
+      R"({"kind":"PodDisruptionBudget","apiVersion":"policy/v1","metadata":{"name":"base","namespace":"base"},)"
+      R"("spec":{"selector":{"matchLabels":{"app":"base"}}},"status":{"disruptionsAllowed":3}}]})";
+  std::string workload = R"([{"kind":"PriorityClass","metadata":{"name":"hi"},"value":1000},)"
+                         R"({"kind":"PriorityClass","metadata":{"name":"mid"},"value":500})";
+  for (int k = 0; k < 6; ++k) {
+    const std::string cls =
+        k < 2 ? "" : (k % 2 ? R"("priorityClassName":"hi",)" : R"("priorityClassName":"mid",)");
+    const std::string selector = k == 3 ? R"("nodeSelector":{"zone":"z0"},)" : "";
+    workload +=
+        R"(,{"kind":"ReplicaSet","metadata":{"name":"rs)" + std::to_string(k) +
+        R"(","namespace":"w"},"spec":{"replicas":20,"template":{"metadata":{"labels":{"app":"rs)" +
+        std::to_string(k) + R"("}},"spec":{)" + cls + selector +
+        R"("terminationGracePeriodSeconds":5,"containers":[{"name":"c","resources":{"requests":{"cpu":")" +
+        std::to_string(400 + 100 * k) + R"(m","memory":"300Mi"}}}]}}}})";
+  }
+  workload += "]";
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", cluster);
+  c.workload_file = f.write("workload.json", workload);
+  c.arrival_interval_seconds = 0.2;
+  c.seed = 9;
+  c.max_time_seconds = 3600;
+  std::ostringstream in_process;
+  run_sim(c, &in_process);
+  const std::string want = in_process.str();
+  EXPECT_GT(std::count(want.begin(), want.end(), '\n'), 200) << want;
+  EXPECT_NE(want.find(R"("outcome":"preempted")"), std::string::npos);
+  EXPECT_NE(want.find(R"("runnerUpScore")"), std::string::npos);
+  c.preempt_verb = "";
+  for (bool names : {false, true}) {
+    SCOPED_TRACE(names ? "NodeNames" : "full Nodes");
+    const HttpRun run = run_with_extender(c, names);
+    ASSERT_EQ(run.error, "");
+    EXPECT_EQ(run.log, want);
   }
 }
 
