@@ -19,8 +19,6 @@
 
 namespace kext::sim {
 
-class SimCluster;
-
 // Where the cycle's filter and score run instead of `CycleConfig::engine` (extender-sim --extender:
 // a running kube-extender over HTTP). The queue, nominations (the "with nominated pods" second filter
 // pass, kube-scheduler's own in-tree filters' job, stays on the engine), selectHost and

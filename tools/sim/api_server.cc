@@ -117,13 +117,6 @@ uint64_t SimApiServer::resource_version() const {
   return rv_;
 }
 
-const std::map<std::string, std::string>& SimApiServer::objects(std::string_view resource) const {
-  static const std::map<std::string, std::string> kNone;
-  std::lock_guard lock(mu_);
-  auto it = given_.find(resource);
-  return it == given_.end() ? kNone : it->second;
-}
-
 void SimApiServer::record(const std::string& resource, const char* type, const std::string& object_json) {
   history_.push_back(
       {resource, std::string("{\"type\":\"") + type + "\",\"object\":" + object_json + "}\n", rv_});

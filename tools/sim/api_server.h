@@ -52,8 +52,6 @@ class SimApiServer {
   bool put(std::string_view resource, const std::string& key, const std::string& object_json);
   // Deletes it (a DELETED event carrying its last state); false if there is no such object.
   bool remove(std::string_view resource, const std::string& key);
-  // The objects' keys -> their JSON as given to put (without the resourceVersion).
-  const std::map<std::string, std::string>& objects(std::string_view resource) const;
   uint64_t resource_version() const;
 
  private:
@@ -76,7 +74,7 @@ class SimApiServer {
   std::condition_variable cv_;
   bool stopping_ = false;
   uint64_t rv_ = 1;
-  // resource -> key -> JSON as given (for objects()) and as served (with resourceVersion).
+  // resource -> key -> JSON as given (to skip unchanged puts) and as served (with resourceVersion).
   std::map<std::string, std::map<std::string, std::string>, std::less<>> given_;
   std::map<std::string, std::map<std::string, std::string>, std::less<>> served_;
   std::vector<Event> history_;
