@@ -47,6 +47,11 @@ class SimCluster {
   std::span<const NodeInfo* const> nodes() const { return node_ptrs_; }
   std::span<const PodDisruptionBudget> pdbs() const { return pdbs_; }
   size_t pod_count() const { return pods_.size(); }
+  // Every pod (bound and pending), in no particular order: what an API server would list.
+  template <typename F>
+  void for_each_pod(F&& f) const {
+    for (const auto& [uid, e] : pods_) f(e.pod);
+  }
 
   // Assume + bind: sets spec.nodeName and status.startTime (now) and adds the pod to its node.
   void bind(std::string_view uid, std::string_view node_name, int64_t now_unix_seconds);

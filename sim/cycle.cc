@@ -91,6 +91,10 @@ Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr
     if (auto i = cluster.node_position(node_name))
       held[*i] = with_nominated_pods(*pod, *nodes[*i], uids, cluster);
   }
+  // The first filter pass: the engine, or the backend (an extender over HTTP) in its place.
+  auto filter = [&](std::span<const NodeInfo* const> some) {
+    return config.backend != nullptr ? config.backend->filter(cluster, *pod, some) : engine.filter(ctx, some);
+  };
   // A node with nominated pods must pass both with them (resources held for the preemptors) and
   // without them (RunFilterPluginsWithNominatedPods); the run without comes first here, and a node
   // failing it keeps that status.
@@ -105,7 +109,7 @@ Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr
   if (!pod->nominated_node_name.empty()) {
     if (auto i = cluster.node_position(pod->nominated_node_name)) {
       const NodeInfo* one[] = {nodes[*i]};
-      if (with_held(*i, std::move(engine.filter(ctx, one)[0])).ok()) feasible.push_back(*i);
+      if (with_held(*i, std::move(filter(one)[0])).ok()) feasible.push_back(*i);
     }
   }
   if (feasible.empty() && !nodes.empty()) {
@@ -121,7 +125,7 @@ Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr
       const size_t len = std::min(want, n - start);
       chunk.clear();
       for (size_t k = 0; k < len; ++k) chunk.push_back(nodes[(state.next_start_node_index + start + k) % n]);
-      std::vector<FilterStatus> chunk_statuses = engine.filter(ctx, chunk);
+      std::vector<FilterStatus> chunk_statuses = filter(chunk);
       for (size_t k = 0; k < len && feasible.size() < want; ++k) {
         const size_t i = (state.next_start_node_index + start + k) % n;
         FilterStatus st = with_held(i, std::move(chunk_statuses[k]));
@@ -147,13 +151,15 @@ Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr
       std::vector<const NodeInfo*> candidates;
       candidates.reserve(feasible.size());
       for (size_t i : feasible) candidates.push_back(nodes[i]);
-      const ScoreMatrix m = engine.score(ctx, candidates);
-      const size_t pick = *select_host(m.combined, state.rng);
+      const std::vector<int64_t> combined = config.backend != nullptr
+                                                ? config.backend->score(cluster, *pod, candidates)
+                                                : engine.score(ctx, candidates).combined;
+      const size_t pick = *select_host(combined, state.rng);
       chosen = feasible[pick];
-      d.score = m.combined[pick];
-      for (size_t k = 0; k < m.combined.size(); ++k) {
-        if (k != pick && (!d.runner_up_score || m.combined[k] > *d.runner_up_score)) {
-          d.runner_up_score = m.combined[k];
+      d.score = combined[pick];
+      for (size_t k = 0; k < combined.size(); ++k) {
+        if (k != pick && (!d.runner_up_score || combined[k] > *d.runner_up_score)) {
+          d.runner_up_score = combined[k];
         }
       }
     }
@@ -189,6 +195,11 @@ Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr
     std::vector<preemption::Candidate> candidates;
     if (!might_help.empty()) {
       candidates = find_candidates(ctx, might_help, cluster, config, now_unix, state.rng);
+    }
+    if (config.backend != nullptr && !candidates.empty()) {
+      // callExtenders, then SelectCandidate over what the extender kept.
+      candidates = config.backend->preempt(cluster, *pod, std::move(candidates));
+      preemption::order_candidates(candidates, now_unix);
     }
     if (candidates.empty()) {
       nominate = std::string();

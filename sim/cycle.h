@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,8 +19,30 @@
 
 namespace kext::sim {
 
+// Where the cycle's filter and score run instead of `CycleConfig::engine` (extender-sim --extender:
+// a running kube-extender over HTTP). The queue, nominations (the "with nominated pods" second filter
+// pass, kube-scheduler's own in-tree filters' job, stays on the engine), selectHost and
+// DefaultPreemption's dry runs stay in the cycle; the backend sees their candidates (as an extender's
+// preemptVerb does) before one is picked. `cluster` is the state the call is made in, for a backend that
+// mirrors it.
+class CycleBackend {
+ public:
+  virtual ~CycleBackend() = default;
+  // One status per node, in input order, as Engine::filter.
+  virtual std::vector<FilterStatus> filter(const SimCluster& cluster, const Pod& pod,
+                                           std::span<const NodeInfo* const> nodes) = 0;
+  // One combined score per node, in input order, as ScoreMatrix::combined.
+  virtual std::vector<int64_t> score(const SimCluster& cluster, const Pod& pod,
+                                     std::span<const NodeInfo* const> nodes) = 0;
+  // DefaultPreemption's candidates (best first) as the backend leaves them (preemption.go
+  // callExtenders: it may drop nodes and change victims); the cycle orders what is left again.
+  virtual std::vector<preemption::Candidate> preempt(const SimCluster& cluster, const Pod& pod,
+                                                     std::vector<preemption::Candidate> candidates) = 0;
+};
+
 struct CycleConfig {
   const Engine* engine = nullptr;
+  CycleBackend* backend = nullptr;  // nullptr: filter and score with `engine`
   preemption::Options preemption;
   // DefaultPreemptionArgs minCandidateNodesPercentage and minCandidateNodesAbsolute: preemption's dry
   // runs start at a random node among those where it might help and stop once they have found

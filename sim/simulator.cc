@@ -14,6 +14,7 @@ Simulator::Simulator(SimCluster cluster, const Engine& engine, SimulatorOptions 
       queue_(clock_, options.queue),
       state_{Rng(options.seed)} {
   config_.engine = engine_;
+  config_.backend = options_.backend;
   config_.preemption = options_.preemption;
   config_.epoch_unix_seconds = options_.epoch_unix_seconds;
   config_.percentage_of_nodes_to_score = options_.percentage_of_nodes_to_score;

@@ -34,6 +34,7 @@ struct SimulatorOptions {
   SimDuration max_time = std::chrono::hours(24);
   // Collect each pod's queue moves into its next Decision::moves. Off, the queue has no observer.
   bool record_moves = false;
+  CycleBackend* backend = nullptr;  // CycleConfig's: filter and score elsewhere than the engine
 };
 
 // How a pod's life goes on once it runs.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -15,6 +16,7 @@
 #include "tools/sim/inputs.h"
 #include "tools/sim/live_input.h"
 #include "tools/sim/record_input.h"
+#include "tools/sim/remote_extender.h"
 
 namespace kext::simtool {
 
@@ -108,6 +110,14 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   for (const RecordedPod& r : recorded) {
     if (!cluster_uids.contains(r.pod.pod.uid)) requests.push_back(compute_pod_requests(r.pod.pod, false));
   }
+  // --extender: filter and prioritize over HTTP to a kube-extender watching the API served here.
+  std::unique_ptr<ExtenderLink> extender;
+  try {
+    extender = make_extender_link(command, options.epoch_unix_seconds, &std::clog);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
+  if (extender) options.backend = extender->backend.get();
   sim::Simulator simulator(std::move(cluster.cluster), loaded.profile.engine, options);
   // Events after max_time never happen: times past it are clamped to just after it, so that no
   // input (a deletionTimestamp in year 9999, a long interval times many pods) overflows the clock.

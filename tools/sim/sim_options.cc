@@ -12,6 +12,31 @@ namespace {
 // Simulated times are microseconds in an int64: a bound far inside it (~31 years).
 constexpr double kMaxSeconds = 1e9;
 
+// --extender and its companions (tools/sim/remote_extender.h).
+void define_extender_flags(CLI::App& app, SimCommand& c) {
+  cli::non_empty(app.add_option("--extender", c.extender_url,
+                                "send filter, prioritize and preempt to a running kube-extender at this URL "
+                                "(kube-scheduler's urlPrefix) instead of running its algorithms in "
+                                "process; it must list and watch the cluster from --api-listen"))
+      ->type_name("URL");
+  app.add_flag("--node-cache-capable", c.node_cache_capable,
+               "with --extender: send NodeNames (nodeCacheCapable: true) instead of full Node objects");
+  cli::non_empty(app.add_option("--api-listen", c.api_listen,
+                                "with --extender: serve the simulated cluster's Kubernetes API (list and "
+                                "watch of nodes, pods, PDBs) here, for kube-extender --api-server "
+                                "http://HOST:PORT (port 0: any, printed on stderr)"))
+      ->type_name("HOST:PORT");
+  app.add_option("--preempt-verb", c.preempt_verb,
+                 "with --extender: the scheduler configuration's preemptVerb; \"\" (none) keeps preemption's "
+                 "choice in process, as kube-scheduler does for an extender without one")
+      ->type_name("VERB");
+  app.add_option("--extender-timeout", c.extender_timeout_seconds,
+                 "with --extender: seconds a cycle waits for the extender to apply the cluster's changes "
+                 "(the first: to start and list)")
+      ->check(CLI::Range(0.001, kMaxSeconds))
+      ->type_name("SECONDS");
+}
+
 // The one definition of extender-sim's flags, bound to `c`.
 void define_flags(CLI::App& app, SimCommand& c) {
   cli::configure(app);
@@ -72,6 +97,7 @@ void define_flags(CLI::App& app, SimCommand& c) {
                  "feasible, at least 100 (0: its adaptive default, 50 % - nodes/125, at least 5 %)")
       ->check(CLI::Range(0, 100))
       ->type_name("PERCENT");
+  define_extender_flags(app, c);
 }
 
 CLI::App make_app() {

@@ -27,6 +27,14 @@ struct SimCommand {
   // KubeSchedulerConfiguration percentageOfNodesToScore (not the extender's configuration); 0:
   // kube-scheduler's adaptive default.
   int32_t percentage_of_nodes_to_score = sim::SimulatorOptions{}.percentage_of_nodes_to_score;
+  // --extender: filter, prioritize and preempt go to a running kube-extender at this URL (kube-scheduler's
+  // urlPrefix), which lists and watches the simulated cluster from --api-listen; "" runs in process.
+  std::string extender_url;
+  bool node_cache_capable = false;         // --node-cache-capable: NodeNames instead of full Nodes
+  std::string api_listen = "127.0.0.1:0";  // --api-listen HOST:PORT (0: any free port)
+  double extender_timeout_seconds = 60;    // --extender-timeout: how long a cycle waits for it
+  // --preempt-verb: kube-scheduler's preemptVerb; "" sends no preempt call (preemption in process).
+  std::string preempt_verb = "preempt";
   bool help = false;
 };
 

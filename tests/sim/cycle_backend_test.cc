@@ -1,0 +1,119 @@
+// run_cycle with a CycleBackend (extender-sim --extender's hook, sim/cycle.h): the first filter pass,
+// the scores and preemption's choice come from the backend; nominations and the dry runs stay on
+// the engine.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/cycle.h"
+#include "tests/sim/sim_fixtures.h"
+#include "tests/support/test_builders.h"
+
+namespace kext::sim {
+namespace {
+
+using kext::sim::testing::kEpoch;
+using kext::sim::testing::least_requested_engine;
+using kext::sim::testing::sim_pod;
+using kext::testing::GiB;
+using kext::testing::make_node;
+
+// Rejects n1 as unresolvable, scores by node name (n3 highest), and keeps only the last candidate
+// it is offered, with its first victim only.
+struct FakeBackend : CycleBackend {
+  const Engine* engine = nullptr;
+  int filters = 0, scores = 0, preempts = 0;
+  std::vector<std::string> offered;  // the candidates' nodes of the last preempt call
+
+  std::vector<FilterStatus> filter(const SimCluster&, const Pod& pod,
+                                   std::span<const NodeInfo* const> nodes) override {
+    ++filters;
+    std::vector<FilterStatus> out = engine->filter(PodContext(pod), nodes);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (nodes[i]->name() == "n1") out[i] = FilterStatus::unresolvable({"rejected by the backend"});
+    }
+    return out;
+  }
+  std::vector<int64_t> score(const SimCluster&, const Pod&, std::span<const NodeInfo* const> nodes) override {
+    ++scores;
+    std::vector<int64_t> out;
+    for (const NodeInfo* n : nodes) out.push_back(n->name().back() - '0');
+    return out;
+  }
+  std::vector<preemption::Candidate> preempt(const SimCluster&, const Pod&,
+                                             std::vector<preemption::Candidate> candidates) override {
+    ++preempts;
+    offered.clear();
+    for (const auto& c : candidates) offered.push_back(c.node_name);
+    preemption::Candidate last = candidates.back();
+    last.victims.resize(1);
+    return {last};
+  }
+};
+
+struct Sim {
+  std::unique_ptr<Engine> engine = least_requested_engine();
+  FakeBackend backend;
+  SimCluster cluster;
+  VirtualClock clock;
+  SchedulingQueue queue{clock};
+  SchedulerState state;
+  CycleConfig config;
+
+  Sim() {
+    backend.engine = engine.get();
+    config.engine = engine.get();
+    config.backend = &backend;
+    config.epoch_unix_seconds = kEpoch;
+    for (const char* n : {"n1", "n2", "n3"}) cluster.add_node(make_node(n, 1000, 4 * GiB));
+  }
+  void pending(Pod p) {
+    const std::string uid = p.uid;
+    const int32_t prio = p.effective_priority();
+    cluster.add_pod(std::move(p));
+    queue.add(uid, prio);
+  }
+  std::optional<Decision> cycle() { return run_cycle(queue, cluster, config, state, clock.now()); }
+};
+
+TEST(CycleBackend, FiltersAndScoresThroughTheBackend) {
+  Sim s;
+  s.cluster.add_pod(sim_pod("busy3", 500, 0, "n3"));
+  s.pending(sim_pod("web", 200, 0));
+  const auto d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->outcome, Outcome::kScheduled);
+  // The engine alone would take n1 or n2 (emptier); the backend drops n1 and scores n3 highest.
+  EXPECT_EQ(d->node, "n3");
+  EXPECT_EQ(d->feasible_nodes, 2u);
+  EXPECT_EQ(d->score, 3);
+  EXPECT_EQ(d->runner_up_score, 2);
+  EXPECT_EQ(s.backend.filters, 1);
+  EXPECT_EQ(s.backend.scores, 1);
+  EXPECT_EQ(s.backend.preempts, 0);
+}
+
+TEST(CycleBackend, PreemptionPicksAmongWhatTheBackendKeeps) {
+  Sim s;
+  for (const char* n : {"n1", "n2", "n3"}) {
+    s.cluster.add_pod(sim_pod(std::string("a-") + n, 500, 0, n));
+    s.cluster.add_pod(sim_pod(std::string("b-") + n, 500, 0, n));
+  }
+  s.pending(sim_pod("vip", 400, 1000));
+  const auto d = s.cycle();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->outcome, Outcome::kPreempted);
+  EXPECT_EQ(s.backend.preempts, 1);
+  // n1 failed unresolvable (the backend's filter): not a candidate. The dry runs offered n2 and n3;
+  // the backend kept the last with one victim, and that is the nomination.
+  ASSERT_EQ(s.backend.offered.size(), 2u);
+  EXPECT_EQ(d->node, s.backend.offered.back());
+  EXPECT_EQ(d->victims.size(), 1u);
+  EXPECT_EQ(d->reasons.at("rejected by the backend"), 1u);
+  EXPECT_EQ(s.cluster.pod("uid-vip")->nominated_node_name, d->node);
+}
+
+}  // namespace
+}  // namespace kext::sim

@@ -1,0 +1,287 @@
+// extender-sim --extender against the real kube-extender (a child process watching the API the
+// simulation serves; filter, prioritize and preempt over HTTP): the decision log is the in-process
+// run's, line for line, in both node modes;
+// and the failures (unreachable extender, an error reply, bad flags) are errors that name it.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "tests/support/extender_process.h"
+#include "tools/sim/remote_extender.h"
+#include "tools/sim/run.h"
+
+namespace kext::simtool {
+namespace {
+
+// A port free now (bound and released), for the two processes that must know each other's port.
+int free_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+struct Files {
+  std::filesystem::path dir;
+  explicit Files(const std::string& name)
+      : dir(std::filesystem::temp_directory_path() /
+            ("extender-sim-http-" + name + "-" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(dir);
+  }
+  ~Files() { std::filesystem::remove_all(dir); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const auto path = (dir / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::string path(const std::string& name) const { return (dir / name).string(); }
+};
+
+std::string node_json(const std::string& name) {
+  return R"({"kind":"Node","metadata":{"name":")" + name +
+         R"("},"status":{"allocatable":{"cpu":"1","memory":"4Gi","pods":"110"}}})";
+}
+
+std::string running_json(const std::string& name, const std::string& node, const std::string& start) {
+  return R"({"kind":"Pod","metadata":{"name":")" + name + R"(","namespace":"batch","uid":"u-)" + name +
+         R"("},"spec":{"nodeName":")" + node +
+         R"(","terminationGracePeriodSeconds":10,"containers":[{"name":"c","resources":{"requests":{"cpu":"500m"}}}]},)"
+         R"("status":{"phase":"Running","startTime":")" +
+         start + R"("}})";
+}
+
+// Three full 1-CPU nodes (tool_run_test's preemption cluster) and two empty ones. Four controlled
+// 300m pods arrive a second apart and spread over n4 and n5 by score (ties drawn by selectHost);
+// then a priority-1000 pod of 800m fits nowhere and preempts two of them (n4 or n5: the youngest
+// victims), binds after their 30 s grace period, and their replacements look for room: one binds,
+// one is unschedulable.
+std::string cluster_json() {
+  return R"({"kind":"List","items":[)" + node_json("n1") + "," + node_json("n2") + "," + node_json("n3") +
+         "," + node_json("n4") + "," + node_json("n5") + "," +
+         running_json("a1", "n1", "2026-11-24T10:00:00Z") + "," +
+         running_json("a2", "n1", "2026-11-24T10:00:00Z") + "," +
+         running_json("b1", "n2", "2026-11-24T10:30:00Z") + "," +
+         running_json("b2", "n2", "2026-11-24T10:30:00Z") + "," +
+         running_json("c1", "n3", "2026-11-24T10:10:00Z") + "," +
+         running_json("c2", "n3", "2026-11-24T10:10:00Z") + "]}";
+}
+
+constexpr const char* kWorkload = R"([{"kind":"PriorityClass","metadata":{"name":"vip"},"value":1000},
+  {"kind":"ReplicaSet","metadata":{"name":"small","namespace":"web"},"spec":{"replicas":4,"template":{
+   "metadata":{"labels":{"app":"small"}},
+   "spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"300m","memory":"100Mi"}}}]}}}},
+  {"kind":"Deployment","metadata":{"name":"vip","namespace":"prod"},"spec":{"replicas":1,"template":{
+   "spec":{"priorityClassName":"vip","containers":[{"name":"c","resources":{"requests":{"cpu":"800m"}}}]}}}}])";
+
+SimCommand command(const Files& f) {
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", cluster_json());
+  c.workload_file = f.write("workload.json", kWorkload);
+  c.arrival_interval_seconds = 1;
+  c.max_time_seconds = 3600;
+  return c;
+}
+
+struct HttpRun {
+  std::string log;
+  std::string error;    // run_sim's exception, "" if none
+  std::string metrics;  // the extender's /metrics after the run
+};
+
+// run_sim with --extender on a thread, the real kube-extender started once the API listens.
+HttpRun run_with_extender(SimCommand c, bool node_cache_capable, const std::string& prefix = "") {
+  const int api_port = free_port();
+  const int ext_port = free_port();
+  c.extender_url = "http://127.0.0.1:" + std::to_string(ext_port) + prefix;
+  c.api_listen = "127.0.0.1:" + std::to_string(api_port);
+  c.node_cache_capable = node_cache_capable;
+  c.extender_timeout_seconds = 60;
+  HttpRun out;
+  std::ostringstream log;
+  std::thread sim([&] {
+    try {
+      run_sim(c, &log);
+    } catch (const std::exception& e) {
+      out.error = e.what();
+    }
+  });
+  httplib::Client api("127.0.0.1", api_port);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!api.Get("/api/v1/nodes") && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kext::testing::ExtenderProcess ext(
+      {"--port", std::to_string(ext_port), "--api-server", "http://127.0.0.1:" + std::to_string(api_port)});
+  sim.join();
+  EXPECT_EQ(ext.port(), ext_port) << ext.log();
+  if (auto m = httplib::Client("127.0.0.1", ext_port).Get("/metrics")) out.metrics = m->body;
+  out.log = log.str();
+  return out;
+}
+
+TEST(SimExtenderMode, SameDecisionsAsInProcessInBothNodeModes) {
+  Files f("same");
+  const SimCommand c = command(f);
+  std::ostringstream in_process;
+  run_sim(c, &in_process);
+  // The scenario exercises scoring with ties, preemption, replacements and a failure.
+  const std::string want = in_process.str();
+  EXPECT_NE(want.find(R"("outcome":"preempted")"), std::string::npos) << want;
+  EXPECT_NE(want.find(R"("score":)"), std::string::npos) << want;
+  EXPECT_NE(want.find(R"("outcome":"unschedulable")"), std::string::npos) << want;
+  EXPECT_NE(want.find("-r1"), std::string::npos) << want;
+
+  for (bool names : {false, true}) {
+    SCOPED_TRACE(names ? "NodeNames" : "full Nodes");
+    const HttpRun run = run_with_extender(c, names);
+    ASSERT_EQ(run.error, "");
+    EXPECT_EQ(run.log, want);
+    // The decisions came from the extender: it answered filter and prioritize.
+    EXPECT_NE(run.metrics.find(R"(kube_extender_requests_total{verb="filter",code="200"})"),
+              std::string::npos)
+        << run.metrics;
+    EXPECT_NE(run.metrics.find(R"(kube_extender_requests_total{verb="prioritize",code="200"})"),
+              std::string::npos)
+        << run.metrics;
+    EXPECT_NE(run.metrics.find(R"(kube_extender_requests_total{verb="preempt",code="200"})"),
+              std::string::npos)
+        << run.metrics;
+  }
+}
+
+// Without a preemptVerb the extender is not asked (kube-scheduler skips extenders that do not
+// SupportsPreemption): same log, no preempt request.
+TEST(SimExtenderMode, NoPreemptVerbNoPreemptCall) {
+  Files f("nopreempt");
+  SimCommand c = command(f);
+  std::ostringstream in_process;
+  run_sim(c, &in_process);
+  c.preempt_verb = "";
+  const HttpRun run = run_with_extender(c, true);
+  ASSERT_EQ(run.error, "");
+  EXPECT_EQ(run.log, in_process.str());
+  EXPECT_NE(run.metrics.find(R"(kube_extender_requests_total{verb="filter",code="200"})"), std::string::npos);
+  EXPECT_EQ(run.metrics.find(R"(kube_extender_requests_total{verb="preempt")"), std::string::npos)
+      << run.metrics;
+}
+
+// Twelve 4-CPU nodes in three zones, partly used by running pods of three priorities under a PDB,
+// and 120 pods of six ReplicaSets (three priorities, one with a nodeSelector) arriving 0.2 s apart:
+// hundreds of cycles with score ties, preemptions while other preemptors are nominated, PDB
+// violations, replacements, unschedulable pods. With preemption's choice in process the extender's
+// filter and prioritize give the in-process log line for line in both node modes.
+TEST(SimExtenderMode, ManyCyclesSameLog) {
+  Files f("many");
+  std::string cluster = R"({"kind":"List","items":[)";
+  const int priorities[] = {0, 10, 100};
+  const int cpus[] = {200, 500, 700};
+  for (int i = 0; i < 12; ++i) {
+    const std::string node = "node-" + std::to_string(10 + i);
+    cluster += R"({"kind":"Node","metadata":{"name":")" + node + R"(","labels":{"zone":"z)" +
+               std::to_string(i % 3) +
+               R"("}},"status":{"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"}}},)";
+    for (int j = 0; j < 1 + (i * 7 + 3) % 5; ++j) {
+      const std::string name = "run-" + std::to_string(i) + "-" + std::to_string(j);
+      cluster += R"({"kind":"Pod","metadata":{"name":")" + name + R"(","namespace":"base","uid":"r-)" + name +
+                 R"(","labels":{"app":"base"}},"spec":{"nodeName":")" + node + R"(","priority":)" +
+                 std::to_string(priorities[(i + j) % 3]) +
+                 R"(,"containers":[{"name":"c","resources":{"requests":{"cpu":")" +
+                 std::to_string(cpus[(i * 3 + j) % 3]) +
+                 R"(m","memory":"256Mi"}}}]},"status":{"phase":"Running",)"
+                 R"("startTime":"2026-11-24T10:)" +
+                 std::to_string(10 + (i * 13 + j * 7) % 50) + R"(:00Z"}},)";
+    }
+  }
+  cluster +=
+      R"({"kind":"PodDisruptionBudget","apiVersion":"policy/v1","metadata":{"name":"base","namespace":"base"},)"
+      R"("spec":{"selector":{"matchLabels":{"app":"base"}}},"status":{"disruptionsAllowed":3}}]})";
+  std::string workload = R"([{"kind":"PriorityClass","metadata":{"name":"hi"},"value":1000},)"
+                         R"({"kind":"PriorityClass","metadata":{"name":"mid"},"value":500})";
+  for (int k = 0; k < 6; ++k) {
+    const std::string cls =
+        k < 2 ? "" : (k % 2 ? R"("priorityClassName":"hi",)" : R"("priorityClassName":"mid",)");
+    const std::string selector = k == 3 ? R"("nodeSelector":{"zone":"z0"},)" : "";
+    workload +=
+        R"(,{"kind":"ReplicaSet","metadata":{"name":"rs)" + std::to_string(k) +
+        R"(","namespace":"w"},"spec":{"replicas":20,"template":{"metadata":{"labels":{"app":"rs)" +
+        std::to_string(k) + R"("}},"spec":{)" + cls + selector +
+        R"("terminationGracePeriodSeconds":5,"containers":[{"name":"c","resources":{"requests":{"cpu":")" +
+        std::to_string(400 + 100 * k) + R"(m","memory":"300Mi"}}}]}}}})";
+  }
+  workload += "]";
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", cluster);
+  c.workload_file = f.write("workload.json", workload);
+  c.arrival_interval_seconds = 0.2;
+  c.seed = 9;
+  c.max_time_seconds = 3600;
+  std::ostringstream in_process;
+  run_sim(c, &in_process);
+  const std::string want = in_process.str();
+  EXPECT_GT(std::count(want.begin(), want.end(), '\n'), 200) << want;
+  EXPECT_NE(want.find(R"("outcome":"preempted")"), std::string::npos);
+  EXPECT_NE(want.find(R"("runnerUpScore")"), std::string::npos);
+  c.preempt_verb = "";
+  for (bool names : {false, true}) {
+    SCOPED_TRACE(names ? "NodeNames" : "full Nodes");
+    const HttpRun run = run_with_extender(c, names);
+    ASSERT_EQ(run.error, "");
+    EXPECT_EQ(run.log, want);
+  }
+}
+
+TEST(SimExtenderMode, AnErrorReplyNamesTheExtender) {
+  Files f("error");
+  // Nothing is served under /nope: the filter call answers 404.
+  const HttpRun run = run_with_extender(command(f), true, "/nope");
+  EXPECT_NE(run.error.find("/nope/filter: HTTP 404"), std::string::npos) << run.error;
+  EXPECT_NE(run.error.find("--extender http://127.0.0.1:"), std::string::npos) << run.error;
+}
+
+// The binary: an extender that never answers is exit 1 naming it; a bad URL or address exit 2.
+TEST(SimExtenderMode, ExitCodes) {
+  Files f("exit");
+  const SimCommand c = command(f);
+  const std::string err = f.path("err.txt");
+  auto run = [&](const std::string& args) {
+    const int status = std::system((std::string(KEXT_SIM_BINARY) + " --cluster " + c.cluster_file +
+                                    " --workload " + c.workload_file + " " + args + " >/dev/null 2>" + err)
+                                       .c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  auto stderr_text = [&] {
+    std::ifstream in(err);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string dead = "http://127.0.0.1:" + std::to_string(free_port());
+  EXPECT_EQ(run("--extender " + dead + " --extender-timeout 0.3"), 1);
+  EXPECT_NE(stderr_text().find("--extender " + dead + ": not in step"), std::string::npos) << stderr_text();
+  EXPECT_NE(stderr_text().find("cannot connect"), std::string::npos) << stderr_text();
+  EXPECT_EQ(run("--extender ftp://x"), 2);
+  EXPECT_NE(stderr_text().find("--extender ftp://x: scheme must be http or https"), std::string::npos);
+  EXPECT_EQ(run("--extender " + dead + " --api-listen nowhere"), 2);
+  EXPECT_NE(stderr_text().find("--api-listen nowhere"), std::string::npos) << stderr_text();
+  EXPECT_EQ(run("--extender " + dead + " --compare " + c.cluster_file), 2);
+  EXPECT_NE(stderr_text().find("--compare cannot be used with --extender"), std::string::npos)
+      << stderr_text();
+}
+
+}  // namespace
+}  // namespace kext::simtool

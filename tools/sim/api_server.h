@@ -1,0 +1,87 @@
+#pragma once
+// --extender's Kubernetes API: the simulated cluster served to a running kube-extender
+// (`kube-extender --api-server http://127.0.0.1:PORT`), which lists and watches it as it would a real
+// cluster. Plain HTTP on a loopback address (the extender's ApiClient speaks http:// as well as
+// https://, extender/kube/api_client.cc), no authentication.
+//
+// Only what the extender's reflectors (extender/kube/reflector.cc) and check_api_access ask for:
+// GET /api/v1/nodes, /api/v1/pods and /apis/policy/v1/poddisruptionbudgets as a list (every item in
+// one page: `limit` is ignored and no `continue` is returned, which a client must accept from any API
+// server) or, with watch=1, as a watch from `resourceVersion`: one JSON event per line
+// ({"type":"ADDED|MODIFIED|DELETED","object":...}), the stream ending at `timeoutSeconds`. Every
+// change has the next resourceVersion (one counter for all kinds, as etcd's revision) and the whole
+// history is kept, so a watch from any version the server gave out resumes exactly (no 410 Gone).
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace httplib {
+class Server;
+class DataSink;
+}  // namespace httplib
+
+namespace kext::simtool {
+
+class SimApiServer {
+ public:
+  // The three resources, as their paths name them.
+  static constexpr std::string_view kNodes = "nodes";
+  static constexpr std::string_view kPods = "pods";
+  static constexpr std::string_view kPdbs = "poddisruptionbudgets";
+
+  // Listens on host:port (0: any free port). Throws std::runtime_error naming the address when it
+  // cannot bind.
+  SimApiServer(const std::string& host, int port);
+  ~SimApiServer();
+  SimApiServer(const SimApiServer&) = delete;
+  SimApiServer& operator=(const SimApiServer&) = delete;
+
+  int port() const { return port_; }
+  std::string url() const;  // http://host:port
+
+  // Creates or replaces (ADDED / MODIFIED) the object `key` ("namespace/name" or "name") of
+  // `resource`; `object_json` has a "metadata" object, where the server sets resourceVersion. An
+  // unchanged object makes no event. Returns whether it changed.
+  bool put(std::string_view resource, const std::string& key, const std::string& object_json);
+  // Deletes it (a DELETED event carrying its last state); false if there is no such object.
+  bool remove(std::string_view resource, const std::string& key);
+  uint64_t resource_version() const;
+
+ private:
+  struct Event {
+    std::string resource;
+    std::string line;  // the event's JSON and "\n"
+    uint64_t rv;
+  };
+  std::string list_body(const std::string& resource);
+  bool pump(const std::string& resource, uint64_t& cursor, std::chrono::steady_clock::time_point deadline,
+            httplib::DataSink& sink);
+  void record(const std::string& resource, const char* type, const std::string& object_json);
+
+  std::unique_ptr<httplib::Server> http_;
+  std::thread thread_;
+  std::string host_;
+  int port_ = 0;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  uint64_t rv_ = 1;
+  // resource -> key -> JSON as given (to skip unchanged puts) and as served (with resourceVersion).
+  std::map<std::string, std::map<std::string, std::string>, std::less<>> given_;
+  std::map<std::string, std::map<std::string, std::string>, std::less<>> served_;
+  std::vector<Event> history_;
+};
+
+// `object_json` with "resourceVersion":"<rv>" as the first member of its metadata object (which must
+// be present: std::invalid_argument otherwise).
+std::string with_resource_version(const std::string& object_json, uint64_t rv);
+
+}  // namespace kext::simtool

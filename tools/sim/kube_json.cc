@@ -1,0 +1,262 @@
+#include "tools/sim/kube_json.h"
+
+#include <ctime>
+
+namespace kext::simtool {
+namespace {
+
+using json::write_member;
+using json::write_string;
+
+// A ResourceList: cpu in millicores ("250m"), every other resource as its integer value, which
+// resource.Quantity parses back exactly (k8s_decode.cc decode_resource_list).
+void write_resources(JsonWriter& w, const Resources& r, bool has_cpu = true, bool has_memory = true) {
+  w.StartObject();
+  if (has_cpu) write_member(w, "cpu", std::to_string(r.milli_cpu) + "m");
+  if (r.ephemeral_storage != 0) write_member(w, "ephemeral-storage", std::to_string(r.ephemeral_storage));
+  if (has_memory) write_member(w, "memory", std::to_string(r.memory));
+  if (r.pods != 0) write_member(w, "pods", std::to_string(r.pods));
+  for (const auto& s : r.scalars) {
+    w.Key(s.name.c_str(), static_cast<rapidjson::SizeType>(s.name.size()));
+    write_string(w, std::to_string(s.value));
+  }
+  w.EndObject();
+}
+
+void write_string_map(JsonWriter& w, const char* key, const Labels& m) {
+  if (m.empty()) return;
+  w.Key(key);
+  w.StartObject();
+  for (const auto& [k, v] : m) {
+    w.Key(k.c_str(), static_cast<rapidjson::SizeType>(k.size()));
+    write_string(w, v);
+  }
+  w.EndObject();
+}
+
+void write_requirements(JsonWriter& w, const char* key, const std::vector<SelectorRequirement>& reqs) {
+  if (reqs.empty()) return;
+  w.Key(key);
+  w.StartArray();
+  for (const auto& r : reqs) {
+    w.StartObject();
+    write_member(w, "key", r.key);
+    write_member(w, "operator", r.op);
+    if (!r.values.empty()) {
+      w.Key("values");
+      w.StartArray();
+      for (const auto& v : r.values) write_string(w, v);
+      w.EndArray();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void write_term(JsonWriter& w, const NodeSelectorTerm& t) {
+  w.StartObject();
+  write_requirements(w, "matchExpressions", t.match_expressions);
+  write_requirements(w, "matchFields", t.match_fields);
+  w.EndObject();
+}
+
+void write_container(JsonWriter& w, const Container& c, bool init) {
+  w.StartObject();
+  write_member(w, "name", c.name);
+  if (!c.image.empty()) write_member(w, "image", c.image);
+  w.Key("resources");
+  w.StartObject();
+  if (c.has_cpu_request || c.has_memory_request || !c.requests.requests_nothing()) {
+    w.Key("requests");
+    write_resources(w, c.requests, c.has_cpu_request, c.has_memory_request);
+  }
+  w.EndObject();
+  if (init && c.restartable) write_member(w, "restartPolicy", "Always");
+  w.EndObject();
+}
+
+}  // namespace
+
+std::string rfc3339(int64_t unix_seconds) {
+  const auto t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_unix_seconds) {
+  w.StartObject();
+  write_member(w, "kind", "Pod");
+  write_member(w, "apiVersion", "v1");
+  w.Key("metadata");
+  w.StartObject();
+  write_member(w, "name", pod.name);
+  write_member(w, "namespace", pod.namespace_);
+  write_member(w, "uid", pod.uid);
+  write_string_map(w, "labels", pod.labels.get());
+  if (pod.terminating) write_member(w, "deletionTimestamp", rfc3339(deletion_unix_seconds.value_or(0)));
+  w.EndObject();
+  w.Key("spec");
+  w.StartObject();
+  if (!pod.node_name.empty()) write_member(w, "nodeName", pod.node_name);
+  if (pod.priority) write_member(w, "priority", static_cast<int64_t>(*pod.priority));
+  if (!pod.preemption_policy.empty()) write_member(w, "preemptionPolicy", pod.preemption_policy);
+  w.Key("containers");
+  w.StartArray();
+  for (const auto& c : pod.containers) write_container(w, c, false);
+  w.EndArray();
+  if (!pod.init_containers.empty()) {
+    w.Key("initContainers");
+    w.StartArray();
+    for (const auto& c : pod.init_containers) write_container(w, c, true);
+    w.EndArray();
+  }
+  if (!pod.overhead.requests_nothing()) {
+    w.Key("overhead");
+    write_resources(w, pod.overhead);
+  }
+  write_string_map(w, "nodeSelector", pod.node_selector);
+  if (pod.node_affinity) {
+    const NodeAffinity& na = *pod.node_affinity;
+    w.Key("affinity");
+    w.StartObject();
+    w.Key("nodeAffinity");
+    w.StartObject();
+    if (na.required) {
+      w.Key("requiredDuringSchedulingIgnoredDuringExecution");
+      w.StartObject();
+      w.Key("nodeSelectorTerms");
+      w.StartArray();
+      for (const auto& t : *na.required) write_term(w, t);
+      w.EndArray();
+      w.EndObject();
+    }
+    if (!na.preferred.empty()) {
+      w.Key("preferredDuringSchedulingIgnoredDuringExecution");
+      w.StartArray();
+      for (const auto& p : na.preferred) {
+        w.StartObject();
+        write_member(w, "weight", static_cast<int64_t>(p.weight));
+        w.Key("preference");
+        write_term(w, p.preference);
+        w.EndObject();
+      }
+      w.EndArray();
+    }
+    w.EndObject();
+    w.EndObject();
+  }
+  if (!pod.tolerations.empty()) {
+    w.Key("tolerations");
+    w.StartArray();
+    for (const auto& t : pod.tolerations) {
+      w.StartObject();
+      if (!t.key.empty()) write_member(w, "key", t.key);
+      if (!t.op.empty()) write_member(w, "operator", t.op);
+      if (!t.value.empty()) write_member(w, "value", t.value);
+      if (!t.effect.empty()) write_member(w, "effect", t.effect);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+  w.Key("status");
+  w.StartObject();
+  if (!pod.phase.empty()) write_member(w, "phase", pod.phase);
+  if (!pod.nominated_node_name.empty()) write_member(w, "nominatedNodeName", pod.nominated_node_name);
+  if (pod.start_time) write_member(w, "startTime", rfc3339(*pod.start_time));
+  w.EndObject();
+  w.EndObject();
+}
+
+void write_node(JsonWriter& w, const Node& node) {
+  w.StartObject();
+  write_member(w, "kind", "Node");
+  write_member(w, "apiVersion", "v1");
+  w.Key("metadata");
+  w.StartObject();
+  write_member(w, "name", node.name);
+  write_string_map(w, "labels", node.labels);
+  w.EndObject();
+  w.Key("spec");
+  w.StartObject();
+  if (node.unschedulable) write_member(w, "unschedulable", true);
+  if (!node.taints.empty()) {
+    w.Key("taints");
+    w.StartArray();
+    for (const auto& t : node.taints) {
+      w.StartObject();
+      write_member(w, "key", t.key);
+      if (!t.value.empty()) write_member(w, "value", t.value);
+      write_member(w, "effect", t.effect);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+  w.Key("status");
+  w.StartObject();
+  w.Key("allocatable");
+  write_resources(w, node.allocatable);
+  w.EndObject();
+  w.EndObject();
+}
+
+void write_pdb(JsonWriter& w, const PodDisruptionBudget& pdb) {
+  w.StartObject();
+  write_member(w, "kind", "PodDisruptionBudget");
+  write_member(w, "apiVersion", "policy/v1");
+  w.Key("metadata");
+  w.StartObject();
+  write_member(w, "name", pdb.name);
+  write_member(w, "namespace", pdb.namespace_);
+  w.EndObject();
+  w.Key("spec");
+  w.StartObject();
+  if (pdb.selector) {
+    w.Key("selector");
+    w.StartObject();
+    write_string_map(w, "matchLabels", pdb.selector->match_labels);
+    write_requirements(w, "matchExpressions", pdb.selector->match_expressions);
+    w.EndObject();
+  }
+  w.EndObject();
+  w.Key("status");
+  w.StartObject();
+  write_member(w, "disruptionsAllowed", static_cast<int64_t>(pdb.disruptions_allowed));
+  if (!pdb.disrupted_pods.empty()) {
+    w.Key("disruptedPods");
+    w.StartObject();
+    for (const auto& p : pdb.disrupted_pods) {
+      w.Key(p.c_str(), static_cast<rapidjson::SizeType>(p.size()));
+      write_string(w, "1970-01-01T00:00:00Z");
+    }
+    w.EndObject();
+  }
+  w.EndObject();
+  w.EndObject();
+}
+
+namespace {
+template <typename F>
+std::string to_text(F&& f) {
+  rapidjson::StringBuffer sb;
+  JsonWriter w(sb);
+  f(w);
+  return {sb.GetString(), sb.GetSize()};
+}
+}  // namespace
+
+std::string pod_json(const Pod& pod, std::optional<int64_t> deletion_unix_seconds) {
+  return to_text([&](JsonWriter& w) { write_pod(w, pod, deletion_unix_seconds); });
+}
+std::string node_json(const Node& node) {
+  return to_text([&](JsonWriter& w) { write_node(w, node); });
+}
+std::string pdb_json(const PodDisruptionBudget& pdb) {
+  return to_text([&](JsonWriter& w) { write_pdb(w, pdb); });
+}
+
+}  // namespace kext::simtool

@@ -1,0 +1,29 @@
+#pragma once
+// The simulated cluster's objects as the Kubernetes API serves them (core/v1 Node and Pod, policy/v1
+// PodDisruptionBudget), for --extender: the sim's API server streams them to a running kube-extender
+// and the filter / prioritize envelopes carry them. Written from the model (algorithms/model.h) with
+// every field extender/codec's decoders read, so decode(encode(x)) is x, except node images: the model
+// keeps only hashed image names (NodeImage), so nodes are written without status.images.
+#include <optional>
+#include <string>
+
+#include "algorithms/model.h"
+#include "json/json.h"
+
+namespace kext::simtool {
+
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+// RFC 3339 in UTC, as metav1.Time marshals ("2026-01-02T03:04:05Z").
+std::string rfc3339(int64_t unix_seconds);
+
+// `deletion_unix_seconds`: metadata.deletionTimestamp for a pod being deleted (Pod::terminating).
+void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_unix_seconds = std::nullopt);
+void write_node(JsonWriter& w, const Node& node);
+void write_pdb(JsonWriter& w, const PodDisruptionBudget& pdb);
+
+std::string pod_json(const Pod& pod, std::optional<int64_t> deletion_unix_seconds = std::nullopt);
+std::string node_json(const Node& node);
+std::string pdb_json(const PodDisruptionBudget& pdb);
+
+}  // namespace kext::simtool

@@ -1,0 +1,500 @@
+#include "tools/sim/remote_extender.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <iostream>
+#include <thread>
+#include <unordered_set>
+
+#include "extender/codec/k8s_decode.h"
+#include "extender/state/state_cache.h"
+#include "extender/state/state_dump.h"
+#include "json/json.h"
+#include "tools/sim/kube_json.h"
+
+namespace kext::simtool {
+namespace {
+
+// A member matched as kube-scheduler's decoder (encoding/json) matches it: exact name first, then
+// case-insensitively; null counts as absent.
+const json::Value* member(const json::Value& obj, std::string_view key) {
+  const json::Value* exact = nullptr;
+  const json::Value* folded = nullptr;
+  for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
+    const std::string_view name = json::view(it->name);
+    if (name == key)
+      exact = &it->value;
+    else if (folded == nullptr && json::iequals(name, key))
+      folded = &it->value;
+  }
+  const json::Value* v = exact != nullptr ? exact : folded;
+  return v == nullptr || v->IsNull() ? nullptr : v;
+}
+
+void parse_reply(std::string_view body, rapidjson::Document& doc, const char* what) {
+  doc.Parse(body.data(), body.size());
+  if (doc.HasParseError()) throw ExtenderError(std::string(what) + " reply is not JSON");
+}
+
+std::vector<std::string> split_reasons(std::string_view text) {
+  std::vector<std::string> out;
+  for (;;) {
+    const size_t at = text.find(", ");
+    out.emplace_back(text.substr(0, at));
+    if (at == std::string_view::npos) return out;
+    text.remove_prefix(at + 2);
+  }
+}
+
+std::string pod_key(const PodMeta& p) { return p.namespace_ + "/" + p.name; }
+
+}  // namespace
+
+ExtenderUrl parse_extender_url(const std::string& url) {
+  auto bad = [&](const std::string& why) {
+    return std::invalid_argument("--extender " + url + ": " + why + " (expected http://HOST:PORT[/PREFIX])");
+  };
+  const size_t scheme_end = url.find("://");
+  if (scheme_end == std::string::npos) throw bad("no scheme");
+  const std::string scheme = url.substr(0, scheme_end);
+  if (scheme != "http" && scheme != "https") throw bad("scheme must be http or https");
+  const size_t host_begin = scheme_end + 3;
+  const size_t path_begin = url.find('/', host_begin);
+  const std::string host_port =
+      url.substr(host_begin, path_begin == std::string::npos ? std::string::npos : path_begin - host_begin);
+  if (host_port.empty() || host_port.front() == ':') throw bad("no host");
+  if (url.find_first_of("?#") != std::string::npos)
+    throw bad("a query or fragment would end up before the verb");
+  if (const size_t colon = host_port.rfind(':'); colon != std::string::npos && host_port.back() != ']') {
+    const std::string port = host_port.substr(colon + 1);
+    if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoi(port) == 0 || std::stoi(port) > 65535) {
+      throw bad("bad port \"" + port + "\"");
+    }
+  }
+  ExtenderUrl out;
+  out.origin = scheme + "://" + host_port;
+  if (path_begin != std::string::npos) out.prefix = url.substr(path_begin);
+  while (!out.prefix.empty() && out.prefix.back() == '/') out.prefix.pop_back();
+  return out;
+}
+
+std::string extender_args_json(const Pod& pod, std::span<const NodeInfo* const> nodes,
+                               bool node_cache_capable) {
+  rapidjson::StringBuffer sb;
+  JsonWriter w(sb);
+  w.StartObject();
+  w.Key("Pod");
+  write_pod(w, pod);
+  w.Key("Nodes");
+  if (node_cache_capable) {
+    w.Null();
+  } else {
+    w.StartObject();
+    w.Key("metadata");
+    w.StartObject();
+    w.EndObject();
+    w.Key("items");
+    w.StartArray();
+    for (const NodeInfo* n : nodes) write_node(w, *n->node);
+    w.EndArray();
+    w.EndObject();
+  }
+  w.Key("NodeNames");
+  if (node_cache_capable) {
+    w.StartArray();
+    for (const NodeInfo* n : nodes) json::write_string(w, n->name());
+    w.EndArray();
+  } else {
+    w.Null();
+  }
+  w.EndObject();
+  return {sb.GetString(), sb.GetSize()};
+}
+
+std::vector<FilterStatus> decode_filter_result(std::string_view body, std::span<const NodeInfo* const> nodes,
+                                               bool node_cache_capable) {
+  rapidjson::Document doc;
+  parse_reply(body, doc, "filter");
+  if (!doc.IsObject()) throw ExtenderError("filter reply is not an ExtenderFilterResult object");
+  if (const json::Value* err = member(doc, "Error");
+      err != nullptr && err->IsString() && err->GetStringLength() > 0) {
+    throw ExtenderError("filter replied Error: " + std::string(json::view(*err)));
+  }
+  std::unordered_map<std::string_view, size_t> index;
+  for (size_t i = 0; i < nodes.size(); ++i) index.emplace(nodes[i]->name(), i);
+  // A node the reply does not mention is filtered out (findNodesThatPassExtenders keeps only the
+  // names it returns), with no reason to show.
+  std::vector<FilterStatus> out(nodes.size(), FilterStatus::unschedulable({}));
+  auto at = [&](std::string_view name) -> size_t {
+    auto it = index.find(name);
+    if (it == index.end()) {
+      throw ExtenderError("filter reply names node \"" + std::string(name) +
+                          "\", which the request did not have");
+    }
+    return it->second;
+  };
+  auto passed = [&](std::string_view name) { out[at(name)] = FilterStatus::success(); };
+  if (node_cache_capable) {
+    if (const json::Value* names = member(doc, "NodeNames")) {
+      if (!names->IsArray()) throw ExtenderError("filter reply: NodeNames is not an array");
+      for (const auto& n : names->GetArray()) {
+        if (!n.IsString()) throw ExtenderError("filter reply: NodeNames has a non-string");
+        passed(json::view(n));
+      }
+    }
+  } else if (const json::Value* list = member(doc, "Nodes")) {
+    const json::Value* items = list->IsObject() ? member(*list, "items") : nullptr;
+    if (items != nullptr && !items->IsArray())
+      throw ExtenderError("filter reply: Nodes.items is not an array");
+    if (items != nullptr) {
+      for (const auto& n : items->GetArray()) {
+        const json::Value* md = n.IsObject() ? member(n, "metadata") : nullptr;
+        const json::Value* name = md != nullptr && md->IsObject() ? member(*md, "name") : nullptr;
+        if (name == nullptr || !name->IsString())
+          throw ExtenderError("filter reply: a node without metadata.name");
+        passed(json::view(*name));
+      }
+    }
+  }
+  auto failed = [&](const char* key, FilterCode code) {
+    const json::Value* m = member(doc, key);
+    if (m == nullptr) return;
+    if (!m->IsObject()) throw ExtenderError(std::string("filter reply: ") + key + " is not an object");
+    for (auto it = m->MemberBegin(); it != m->MemberEnd(); ++it) {
+      if (!it->value.IsString())
+        throw ExtenderError(std::string("filter reply: ") + key + " has a non-string");
+      out[at(json::view(it->name))] = FilterStatus{code, split_reasons(json::view(it->value))};
+    }
+  };
+  failed("FailedNodes", FilterCode::kUnschedulable);
+  failed("FailedAndUnresolvableNodes", FilterCode::kUnresolvable);  // after: it wins
+  return out;
+}
+
+std::vector<int64_t> decode_host_priorities(std::string_view body, std::span<const NodeInfo* const> nodes) {
+  rapidjson::Document doc;
+  parse_reply(body, doc, "prioritize");
+  std::vector<int64_t> out(nodes.size(), 0);
+  if (doc.IsNull()) return out;
+  if (!doc.IsArray()) throw ExtenderError("prioritize reply is not a HostPriorityList array");
+  std::unordered_map<std::string_view, size_t> index;
+  for (size_t i = 0; i < nodes.size(); ++i) index.emplace(nodes[i]->name(), i);
+  for (const auto& hp : doc.GetArray()) {
+    const json::Value* host = hp.IsObject() ? member(hp, "Host") : nullptr;
+    const json::Value* score = hp.IsObject() ? member(hp, "Score") : nullptr;
+    if (host == nullptr || !host->IsString() || (score != nullptr && !score->IsInt64())) {
+      throw ExtenderError("prioritize reply: an entry without a string Host and an integer Score");
+    }
+    auto it = index.find(json::view(*host));
+    if (it != index.end()) out[it->second] += score != nullptr ? score->GetInt64() : 0;
+  }
+  return out;
+}
+
+std::string preemption_args_json(const Pod& pod, const std::vector<preemption::Candidate>& candidates,
+                                 const sim::SimCluster& cluster, bool node_cache_capable) {
+  rapidjson::StringBuffer sb;
+  JsonWriter w(sb);
+  w.StartObject();
+  w.Key("Pod");
+  write_pod(w, pod);
+  auto victims = [&](bool meta) {
+    w.StartObject();
+    for (const auto& c : candidates) {
+      w.Key(c.node_name.c_str(), static_cast<rapidjson::SizeType>(c.node_name.size()));
+      w.StartObject();
+      w.Key("Pods");
+      w.StartArray();
+      for (const auto& v : c.victims) {
+        if (meta) {
+          w.StartObject();
+          json::write_member(w, "UID", v->pod->uid);
+          w.EndObject();
+        } else if (auto p = cluster.pod(v->pod->uid)) {
+          write_pod(w, *p);
+        }
+      }
+      w.EndArray();
+      json::write_member(w, "NumPDBViolations", c.num_pdb_violations);
+      w.EndObject();
+    }
+    w.EndObject();
+  };
+  w.Key("NodeNameToVictims");
+  if (node_cache_capable)
+    w.Null();
+  else
+    victims(false);
+  w.Key("NodeNameToMetaVictims");
+  if (node_cache_capable)
+    victims(true);
+  else
+    w.Null();
+  w.EndObject();
+  return {sb.GetString(), sb.GetSize()};
+}
+
+std::vector<preemption::Candidate> decode_preemption_result(std::string_view body,
+                                                            const sim::SimCluster& cluster) {
+  rapidjson::Document doc;
+  parse_reply(body, doc, "preempt");
+  if (!doc.IsObject()) throw ExtenderError("preempt reply is not an ExtenderPreemptionResult object");
+  std::vector<preemption::Candidate> out;
+  const json::Value* map = member(doc, "NodeNameToMetaVictims");
+  if (map == nullptr) return out;
+  if (!map->IsObject()) throw ExtenderError("preempt reply: NodeNameToMetaVictims is not an object");
+  for (auto it = map->MemberBegin(); it != map->MemberEnd(); ++it) {
+    const std::string node(json::view(it->name));
+    if (cluster.node(node) == nullptr)
+      throw ExtenderError("preempt reply names node \"" + node + "\", which the cluster does not have");
+    preemption::Candidate c;
+    c.node_name = node;
+    const json::Value* pods = it->value.IsObject() ? member(it->value, "Pods") : nullptr;
+    if (pods != nullptr && !pods->IsArray())
+      throw ExtenderError("preempt reply: " + node + ": Pods is not an array");
+    if (pods != nullptr) {
+      for (const auto& v : pods->GetArray()) {
+        const json::Value* uid = v.IsObject() ? member(v, "UID") : nullptr;
+        if (uid == nullptr || !uid->IsString())
+          throw ExtenderError("preempt reply: " + node + ": a victim without a UID");
+        auto info = cluster.pod_info(json::view(*uid));
+        if (info == nullptr || info->pod->node_name != node) {
+          throw ExtenderError("preempt reply claims to preempt pod (UID: " + std::string(json::view(*uid)) +
+                              ") on node " + node + ", but the pod is not found on that node");
+        }
+        c.victims.push_back(std::move(info));
+      }
+    }
+    if (c.victims.empty())
+      throw ExtenderError("preempt reply: expected at least one victim pod on node \"" + node + "\"");
+    if (const json::Value* n = it->value.IsObject() ? member(it->value, "NumPDBViolations") : nullptr) {
+      if (!n->IsInt64())
+        throw ExtenderError("preempt reply: " + node + ": NumPDBViolations is not an integer");
+      c.num_pdb_violations = n->GetInt64();
+    }
+    out.push_back(std::move(c));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.node_name < b.node_name; });
+  return out;
+}
+
+RemoteExtender::RemoteExtender(RemoteExtenderOptions options, SimApiServer& api)
+    : options_(std::move(options)), url_(parse_extender_url(options_.url)), api_(api) {
+  client_ = std::make_unique<httplib::Client>(url_.origin);
+  const auto secs = [](std::chrono::milliseconds d) {
+    return std::pair<time_t, time_t>(d.count() / 1000, (d.count() % 1000) * 1000);
+  };
+  client_->set_connection_timeout(secs(options_.request_timeout).first,
+                                  secs(options_.request_timeout).second);
+  client_->set_read_timeout(secs(options_.request_timeout).first, secs(options_.request_timeout).second);
+  client_->set_keep_alive(true);
+  // Headers and body go out in two writes: with Nagle the body waits for the extender's delayed ACK
+  // (40 ms per request on Linux), which made a 90-cycle run take 8 s instead of 0.5 s.
+  client_->set_tcp_nodelay(true);
+}
+
+RemoteExtender::~RemoteExtender() = default;
+
+std::string RemoteExtender::post(const std::string& verb, const std::string& body) {
+  const std::string path = url_.prefix + "/" + verb;
+  auto r = client_->Post(path, body, "application/json");
+  if (!r) {
+    throw ExtenderError("--extender " + options_.url + ": POST " + path + ": no reply (" +
+                        httplib::to_string(r.error()) + ")");
+  }
+  if (r->status != 200) {
+    throw ExtenderError("--extender " + options_.url + ": POST " + path + ": HTTP " +
+                        std::to_string(r->status) + (r->body.empty() ? "" : ": " + r->body.substr(0, 500)));
+  }
+  return std::move(r->body);
+}
+
+std::vector<FilterStatus> RemoteExtender::filter(const sim::SimCluster& cluster, const Pod& pod,
+                                                 std::span<const NodeInfo* const> nodes) {
+  sync(cluster);
+  const std::string reply = post("filter", extender_args_json(pod, nodes, options_.node_cache_capable));
+  try {
+    return decode_filter_result(reply, nodes, options_.node_cache_capable);
+  } catch (const ExtenderError& e) {
+    throw ExtenderError("--extender " + options_.url + ": " + e.what());
+  }
+}
+
+std::vector<int64_t> RemoteExtender::score(const sim::SimCluster& cluster, const Pod& pod,
+                                           std::span<const NodeInfo* const> nodes) {
+  sync(cluster);
+  const std::string reply = post("prioritize", extender_args_json(pod, nodes, options_.node_cache_capable));
+  try {
+    return decode_host_priorities(reply, nodes);
+  } catch (const ExtenderError& e) {
+    throw ExtenderError("--extender " + options_.url + ": " + e.what());
+  }
+}
+
+std::vector<preemption::Candidate> RemoteExtender::preempt(const sim::SimCluster& cluster, const Pod& pod,
+                                                           std::vector<preemption::Candidate> candidates) {
+  if (options_.preempt_verb.empty()) return candidates;  // SupportsPreemption false
+  sync(cluster);
+  const std::string reply = post(options_.preempt_verb,
+                                 preemption_args_json(pod, candidates, cluster, options_.node_cache_capable));
+  try {
+    std::vector<preemption::Candidate> kept = decode_preemption_result(reply, cluster);
+    // Go ranges over the map in random order, which decides full ties; here the nodes keep the
+    // request's order (the dry runs'), as the in-process run has them, so both runs pick alike.
+    std::unordered_map<std::string, size_t> sent;
+    for (size_t i = 0; i < candidates.size(); ++i) sent.emplace(candidates[i].node_name, i);
+    std::stable_sort(kept.begin(), kept.end(), [&](const auto& a, const auto& b) {
+      auto ia = sent.find(a.node_name), ib = sent.find(b.node_name);
+      const size_t ka = ia == sent.end() ? sent.size() : ia->second,
+                   kb = ib == sent.end() ? sent.size() : ib->second;
+      return ka < kb;
+    });
+    return kept;
+  } catch (const ExtenderError& e) {
+    throw ExtenderError("--extender " + options_.url + ": " + e.what());
+  }
+}
+
+void RemoteExtender::sync(const sim::SimCluster& cluster) {
+  bool changed = false;
+  auto decode = [](const std::string& text, auto&& fn) {
+    rapidjson::Document d;
+    d.Parse(text.data(), text.size());
+    return fn(d, "");
+  };
+  // Nodes first, as a pod bound to a node must find it.
+  std::unordered_set<std::string> seen;
+  for (const NodeInfo* n : cluster.nodes()) {
+    seen.insert(n->name());
+    auto& last = served_nodes_[n->name()];
+    if (last == n->node) continue;
+    last = n->node;
+    const std::string text = node_json(*n->node);
+    if (api_.put(SimApiServer::kNodes, n->name(), text)) {
+      nodes_[n->name()] =
+          decode(text, [](const json::Value& v, std::string_view p) { return decode_node(v, p); });
+      changed = true;
+    }
+  }
+  for (auto it = served_nodes_.begin(); it != served_nodes_.end();) {
+    if (seen.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    api_.remove(SimApiServer::kNodes, it->first);
+    nodes_.erase(it->first);
+    it = served_nodes_.erase(it);
+    changed = true;
+  }
+  seen.clear();
+  cluster.for_each_pod([&](const std::shared_ptr<const Pod>& p) {
+    const std::string key = pod_key(*p);
+    seen.insert(key);
+    auto& last = served_pods_[key];
+    if (last == p) return;
+    last = p;
+    const std::string text = pod_json(*p, options_.epoch_unix_seconds);
+    if (api_.put(SimApiServer::kPods, key, text)) {
+      pods_[key] =
+          decode(text, [](const json::Value& v, std::string_view path) { return decode_pod(v, path); });
+      changed = true;
+    }
+  });
+  for (auto it = served_pods_.begin(); it != served_pods_.end();) {
+    if (seen.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    api_.remove(SimApiServer::kPods, it->first);
+    pods_.erase(it->first);
+    it = served_pods_.erase(it);
+    changed = true;
+  }
+  for (const PodDisruptionBudget& pdb : cluster.pdbs()) {
+    const std::string key = pdb.namespace_ + "/" + pdb.name;
+    const std::string text = pdb_json(pdb);
+    if (api_.put(SimApiServer::kPdbs, key, text)) {
+      pdbs_[key] = decode(text, [](const json::Value& v, std::string_view p) { return decode_pdb(v, p); });
+      changed = true;
+    }
+  }
+  if (changed || first_) wait_for_state();
+  first_ = false;
+}
+
+std::string RemoteExtender::expected_state() const {
+  ClusterStateBuilder b;
+  for (const auto& [_, n] : nodes_) b.add_node(n);
+  for (const auto& [_, p] : pods_) b.add_pod(p);
+  for (const auto& [_, p] : pdbs_) b.add_pdb(p);
+  return dump_state(*std::move(b).build());
+}
+
+void RemoteExtender::wait_for_state() {
+  ++syncs_;
+  const std::string want = expected_state();
+  const auto deadline = std::chrono::steady_clock::now() + options_.sync_timeout;
+  std::string last_error;
+  auto pause = std::chrono::milliseconds(1);
+  for (;;) {
+    auto r = client_->Get("/debug/state");
+    if (!r) {
+      last_error = "cannot connect (" + httplib::to_string(r.error()) + ")";
+    } else if (r->status != 200) {
+      last_error = "GET /debug/state: HTTP " + std::to_string(r->status);
+    } else if (r->body == want) {
+      return;
+    } else {
+      last_error = "its state (GET /debug/state) differs from the simulated API's";
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      throw ExtenderError(
+          "--extender " + options_.url + ": not in step with the simulated API " + api_.url() + " after " +
+          std::to_string(options_.sync_timeout.count() / 1000.0).substr(0, 5) + " s: " + last_error +
+          " (start kube-extender with --api-server " + api_.url() + ")");
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  }
+}
+
+std::unique_ptr<ExtenderLink> make_extender_link(const SimCommand& command, int64_t epoch_unix_seconds,
+                                                 std::ostream* note) {
+  if (command.extender_url.empty()) return nullptr;
+  if (!command.compare_file.empty()) {
+    throw std::invalid_argument(
+        "--compare cannot be used with --extender: the running extender has one configuration");
+  }
+  RemoteExtenderOptions o;
+  o.url = command.extender_url;
+  parse_extender_url(o.url);  // a bad URL fails before anything listens
+  o.node_cache_capable = command.node_cache_capable;
+  o.sync_timeout = std::chrono::milliseconds(static_cast<int64_t>(command.extender_timeout_seconds * 1000));
+  o.epoch_unix_seconds = epoch_unix_seconds;
+  o.preempt_verb = command.preempt_verb;
+  const std::string& listen = command.api_listen;
+  const size_t colon = listen.rfind(':');
+  const std::string port_text = colon == std::string::npos ? "" : listen.substr(colon + 1);
+  if (colon == std::string::npos || colon == 0 || port_text.empty() || port_text.size() > 5 ||
+      port_text.find_first_not_of("0123456789") != std::string::npos || std::stoi(port_text) > 65535) {
+    throw std::invalid_argument("--api-listen " + listen + ": expected HOST:PORT (PORT 0: any free port)");
+  }
+  auto link = std::make_unique<ExtenderLink>();
+  try {
+    link->api = std::make_unique<SimApiServer>(listen.substr(0, colon), std::stoi(port_text));
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument("--api-listen " + listen + ": " + e.what());
+  }
+  link->backend = std::make_unique<RemoteExtender>(o, *link->api);
+  if (note != nullptr) {
+    *note << "extender-sim: serving the simulated cluster's API at " << link->api->url()
+          << " (start kube-extender with --api-server " << link->api->url() << "); extender " << o.url
+          << (o.node_cache_capable ? " (NodeNames)" : " (full Nodes)") << "\n"
+          << std::flush;
+  }
+  return link;
+}
+
+}  // namespace kext::simtool

@@ -1,0 +1,148 @@
+#pragma once
+// extender-sim --extender URL: the cycle's filter, prioritize and preempt sent to a running kube-extender as
+// kube-scheduler sends them (pkg/scheduler/extender.go HTTPExtender: POST <urlPrefix>/<verb>, the
+// ExtenderArgs envelope with NodeNames or full Nodes as nodeCacheCapable says), while the simulated
+// cluster is served to that extender as its Kubernetes API (SimApiServer).
+//
+// Determinism: before a filter call the cluster is mirrored into the API (every pod, node and PDB
+// whose object changed since the last call becomes one watch event), and when anything changed the
+// call waits until the extender has applied all of it. The signal is GET /debug/state: the extender's
+// cache as dump_state text, which by design equals dump_state of a from-scratch build of the same
+// objects (extender/state/state_dump.h); the sim builds that from the objects it served (decoded with
+// the extender's own decoders) and polls until the texts are equal. It needs no change to the
+// extender and it checks the whole state, not a count (kube_extender_cache_objects does not change
+// when a pod binds) nor a resourceVersion (the reflector publishes it only when a watch ends). It
+// costs O(cluster) per cycle that follows a change, on both sides.
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "algorithms/model.h"
+#include "sim/cluster.h"
+#include "sim/cycle.h"
+#include "tools/sim/api_server.h"
+#include "tools/sim/sim_options.h"
+
+namespace httplib {
+class Client;
+}
+
+namespace kext::simtool {
+
+// The extender failed a call (unreachable, an HTTP error, an Error reply, a reply that does not
+// decode, its state never matching): the message names the URL. extender-sim exits 1 on it.
+struct ExtenderError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// --extender's URL split as kube-scheduler's urlPrefix is used: "http://host:port/prefix" ->
+// origin "http://host:port", prefix "/prefix" (the verbs go to prefix + "/filter"). Throws
+// std::invalid_argument naming --extender for anything but http(s)://host[:port][/path].
+struct ExtenderUrl {
+  std::string origin;
+  std::string prefix;
+};
+ExtenderUrl parse_extender_url(const std::string& url);
+
+// ExtenderArgs as kube-scheduler marshals it: {"Pod":…,"Nodes":{"items":[…]},"NodeNames":null}
+// with node_cache_capable false, {"Pod":…,"Nodes":null,"NodeNames":[…]} with it true.
+std::string extender_args_json(const Pod& pod, std::span<const NodeInfo* const> nodes,
+                               bool node_cache_capable);
+
+// ExtenderFilterResult -> one status per requested node, in request order: a node in
+// FailedAndUnresolvableNodes is unresolvable (it wins over FailedNodes, as kube-scheduler since 1.21),
+// in FailedNodes unschedulable, its message split at ", " back into the reasons the extender joined
+// (extender/verbs/filter.cc); a node passes when NodeNames (names mode) or Nodes.items (full mode)
+// lists it; any other node failed without a reason given. Throws ExtenderError on a non-empty Error,
+// a malformed reply or a node the request did not have.
+std::vector<FilterStatus> decode_filter_result(std::string_view body, std::span<const NodeInfo* const> nodes,
+                                               bool node_cache_capable);
+// HostPriorityList -> one score per node, in request order (0 for a node it does not list, as
+// kube-scheduler adds nothing for it). Throws ExtenderError on a malformed reply.
+std::vector<int64_t> decode_host_priorities(std::string_view body, std::span<const NodeInfo* const> nodes);
+
+// ExtenderPreemptionArgs as kube-scheduler marshals it (preemption.go callExtenders, extender.go
+// ProcessPreemption): the candidates' victims as full pods under NodeNameToVictims, or as
+// {"UID":…} under NodeNameToMetaVictims with node_cache_capable, the other null. The victims' pod
+// objects come from `cluster`.
+std::string preemption_args_json(const Pod& pod, const std::vector<preemption::Candidate>& candidates,
+                                 const sim::SimCluster& cluster, bool node_cache_capable);
+// ExtenderPreemptionResult (NodeNameToMetaVictims in both modes) -> candidates, as convertToVictims
+// maps it back: each node must be in `cluster` and each UID a pod bound to that node, a node without
+// victims is an error (a non-ignorable extender's "expected at least one victim pod"); null or {}
+// means no candidate. In node-name order; the cycle orders them. Throws ExtenderError.
+std::vector<preemption::Candidate> decode_preemption_result(std::string_view body,
+                                                            const sim::SimCluster& cluster);
+
+struct RemoteExtenderOptions {
+  std::string url;                 // --extender
+  bool node_cache_capable = true;  // --node-cache-capable
+  // How long a cycle waits for the extender to apply the streamed changes (the first one: for it to
+  // start and list).
+  std::chrono::milliseconds sync_timeout{60000};
+  std::chrono::milliseconds request_timeout{30000};
+  int64_t epoch_unix_seconds = 0;  // a terminating pod's deletionTimestamp
+  // preemptVerb: "" leaves the candidates as the dry runs found them (no call).
+  std::string preempt_verb = "preempt";
+};
+
+class RemoteExtender : public sim::CycleBackend {
+ public:
+  // `api` must outlive this. Throws std::invalid_argument for a bad URL.
+  RemoteExtender(RemoteExtenderOptions options, SimApiServer& api);
+  ~RemoteExtender() override;
+
+  std::vector<FilterStatus> filter(const sim::SimCluster& cluster, const Pod& pod,
+                                   std::span<const NodeInfo* const> nodes) override;
+  std::vector<int64_t> score(const sim::SimCluster& cluster, const Pod& pod,
+                             std::span<const NodeInfo* const> nodes) override;
+  std::vector<preemption::Candidate> preempt(const sim::SimCluster& cluster, const Pod& pod,
+                                             std::vector<preemption::Candidate> candidates) override;
+
+  // Mirrors `cluster` into the API; when anything changed, waits until the extender's state is it.
+  void sync(const sim::SimCluster& cluster);
+  // What the extender's GET /debug/state must read once it has applied everything served.
+  std::string expected_state() const;
+  size_t syncs() const { return syncs_; }  // waits done
+
+ private:
+  std::string post(const std::string& verb, const std::string& body);
+  void wait_for_state();
+
+  RemoteExtenderOptions options_;
+  ExtenderUrl url_;
+  SimApiServer& api_;
+  std::unique_ptr<httplib::Client> client_;
+  bool first_ = true;
+  size_t syncs_ = 0;
+  // What was served last, by object identity (the cluster's objects are copy-on-write: a changed
+  // pod is a new object), so that only changed objects are encoded again.
+  std::unordered_map<std::string, std::shared_ptr<const Pod>> served_pods_;    // by namespace/name
+  std::unordered_map<std::string, std::shared_ptr<const Node>> served_nodes_;  // by name
+  // The served objects as the extender decodes them, for expected_state().
+  std::map<std::string, Pod> pods_;
+  std::map<std::string, Node> nodes_;
+  std::map<std::string, PodDisruptionBudget> pdbs_;
+};
+
+// What --extender adds to a run: the API the extender watches and the backend the cycle calls.
+struct ExtenderLink {
+  std::unique_ptr<SimApiServer> api;
+  std::unique_ptr<RemoteExtender> backend;
+};
+
+// nullptr without --extender. Otherwise listens on --api-listen and says where on `note` (the
+// operator starts kube-extender with --api-server at that URL). Throws std::invalid_argument naming
+// the flag: a bad --extender URL or --api-listen address, --compare with --extender (the running
+// extender has one configuration), an address it cannot listen on.
+std::unique_ptr<ExtenderLink> make_extender_link(const SimCommand& command, int64_t epoch_unix_seconds,
+                                                 std::ostream* note);
+
+}  // namespace kext::simtool
