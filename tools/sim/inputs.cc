@@ -1,5 +1,8 @@
 #include "tools/sim/inputs.h"
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include <algorithm>
 #include <charconv>
 #include <functional>
@@ -179,16 +182,27 @@ int64_t replicas(const Value& item, const std::string& path, std::string_view fi
 
 }  // namespace
 
-ClusterInput decode_cluster(std::string_view text) {
+ClusterInput decode_cluster(std::string_view text, bool keep_node_images) {
   rapidjson::Document doc;
   parse(text, doc);
   std::vector<Node> nodes;
   std::vector<std::pair<InputPod, bool>> pods;  // bound?
   std::vector<PodDisruptionBudget> pdbs;
   std::vector<PriorityClass> priority_classes;
+  std::unordered_map<std::string, std::string> node_images;
   for_each_object(doc, "", [&](std::string_view kind, const Value& item, const std::string& path) {
     if (kind == "Node") {
       nodes.push_back(decode_node(item, path));
+      if (keep_node_images) {
+        const Value* status = json::find(item, "status");
+        const Value* images = status ? json::find(*status, "images") : nullptr;
+        if (images && images->IsArray()) {
+          rapidjson::StringBuffer text;
+          rapidjson::Writer<rapidjson::StringBuffer> w(text);
+          images->Accept(w);
+          node_images[nodes.back().name].assign(text.GetString(), text.GetSize());
+        }
+      }
     } else if (kind == "Pod") {
       InputPod p{decode_pod(item, path), traits_of(item, path, controlled_by_owner(item, path))};
       complete_identity(p.pod, path);
@@ -202,6 +216,7 @@ ClusterInput decode_cluster(std::string_view text) {
   });
   ClusterInput in;
   in.priority_classes = std::move(priority_classes);
+  in.node_images = std::move(node_images);
   for (auto& n : nodes) in.cluster.add_node(std::move(n));
   for (auto& pdb : pdbs) in.cluster.add_pdb(std::move(pdb));
   for (auto& [p, bound] : pods) {

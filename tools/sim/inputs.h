@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -61,6 +62,10 @@ struct ClusterInput {
   // youngest first).
   int64_t epoch_unix_seconds = 0;
   std::vector<PriorityClass> priority_classes;  // the file's, if it lists any
+  // Node name -> its status.images array as JSON text, when decode_cluster was asked to keep them:
+  // the model keeps only hashes of image names (algorithms/image_names.h), and a running extender
+  // served these nodes must score ImageLocality on the same images.
+  std::unordered_map<std::string, std::string> node_images;
 };
 
 // A List (kubectl's output, Lists nested in it too), a JSON array of objects, or one object. Kinds
@@ -68,7 +73,9 @@ struct ClusterInput {
 // the order of the items. A pod without metadata.uid gets "<namespace>/<name>"; an empty namespace is
 // "default". Throws DecodeError naming the item and field, or sim::ClusterError (a duplicate node or
 // UID, a pod bound to a node the file does not have) naming the pod.
-ClusterInput decode_cluster(std::string_view text);
+// With keep_node_images, ClusterInput::node_images holds each node's status.images as written (for
+// --extender, which serves the nodes to a running extender).
+ClusterInput decode_cluster(std::string_view text, bool keep_node_images = false);
 
 struct WorkloadInput {
   std::vector<InputPod> pods;

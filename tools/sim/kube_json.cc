@@ -171,7 +171,7 @@ void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_un
   w.EndObject();
 }
 
-void write_node(JsonWriter& w, const Node& node) {
+void write_node(JsonWriter& w, const Node& node, std::string_view images_json) {
   w.StartObject();
   write_member(w, "kind", "Node");
   write_member(w, "apiVersion", "v1");
@@ -200,6 +200,10 @@ void write_node(JsonWriter& w, const Node& node) {
   w.StartObject();
   w.Key("allocatable");
   write_resources(w, node.allocatable);
+  if (!images_json.empty()) {
+    w.Key("images");
+    w.RawValue(images_json.data(), images_json.size(), rapidjson::kArrayType);
+  }
   w.EndObject();
   w.EndObject();
 }
@@ -252,8 +256,8 @@ std::string to_text(F&& f) {
 std::string pod_json(const Pod& pod, std::optional<int64_t> deletion_unix_seconds) {
   return to_text([&](JsonWriter& w) { write_pod(w, pod, deletion_unix_seconds); });
 }
-std::string node_json(const Node& node) {
-  return to_text([&](JsonWriter& w) { write_node(w, node); });
+std::string node_json(const Node& node, std::string_view images_json) {
+  return to_text([&](JsonWriter& w) { write_node(w, node, images_json); });
 }
 std::string pdb_json(const PodDisruptionBudget& pdb) {
   return to_text([&](JsonWriter& w) { write_pdb(w, pdb); });

@@ -19,11 +19,13 @@ std::string rfc3339(int64_t unix_seconds);
 
 // `deletion_unix_seconds`: metadata.deletionTimestamp for a pod being deleted (Pod::terminating).
 void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_unix_seconds = std::nullopt);
-void write_node(JsonWriter& w, const Node& node);
+// `images_json`: status.images as the input wrote it ("" for none): the model keeps only hashes of
+// image names, so the text is carried beside it (ClusterInput::node_images).
+void write_node(JsonWriter& w, const Node& node, std::string_view images_json = {});
 void write_pdb(JsonWriter& w, const PodDisruptionBudget& pdb);
 
 std::string pod_json(const Pod& pod, std::optional<int64_t> deletion_unix_seconds = std::nullopt);
-std::string node_json(const Node& node);
+std::string node_json(const Node& node, std::string_view images_json = {});
 std::string pdb_json(const PodDisruptionBudget& pdb);
 
 }  // namespace kext::simtool

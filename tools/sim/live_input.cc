@@ -70,7 +70,7 @@ ClusterInput read_cluster(const SimCommand& command, size_t page_size) {
     text = list_live_cluster(command.kubeconfig, command.kube_context, page_size);
   }
   try {
-    return decode_cluster(text);
+    return decode_cluster(text, !command.extender_url.empty());
   } catch (const DecodeError& e) {
     throw InputError(cluster_source(command) + ": " + e.what());
   } catch (const sim::ClusterError& e) {

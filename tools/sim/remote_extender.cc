@@ -80,8 +80,16 @@ ExtenderUrl parse_extender_url(const std::string& url) {
   return out;
 }
 
+namespace {
+std::string_view images_of(const NodeImagesJson* node_images, const std::string& node) {
+  if (!node_images) return {};
+  const auto it = node_images->find(node);
+  return it == node_images->end() ? std::string_view{} : std::string_view(it->second);
+}
+}  // namespace
+
 std::string extender_args_json(const Pod& pod, std::span<const NodeInfo* const> nodes,
-                               bool node_cache_capable) {
+                               bool node_cache_capable, const NodeImagesJson* node_images) {
   rapidjson::StringBuffer sb;
   JsonWriter w(sb);
   w.StartObject();
@@ -97,7 +105,7 @@ std::string extender_args_json(const Pod& pod, std::span<const NodeInfo* const> 
     w.EndObject();
     w.Key("items");
     w.StartArray();
-    for (const NodeInfo* n : nodes) write_node(w, *n->node);
+    for (const NodeInfo* n : nodes) write_node(w, *n->node, images_of(node_images, n->name()));
     w.EndArray();
     w.EndObject();
   }
@@ -314,7 +322,8 @@ std::string RemoteExtender::post(const std::string& verb, const std::string& bod
 std::vector<FilterStatus> RemoteExtender::filter(const sim::SimCluster& cluster, const Pod& pod,
                                                  std::span<const NodeInfo* const> nodes) {
   sync(cluster);
-  const std::string reply = post("filter", extender_args_json(pod, nodes, options_.node_cache_capable));
+  const std::string reply =
+      post("filter", extender_args_json(pod, nodes, options_.node_cache_capable, &options_.node_images));
   try {
     return decode_filter_result(reply, nodes, options_.node_cache_capable);
   } catch (const ExtenderError& e) {
@@ -325,7 +334,8 @@ std::vector<FilterStatus> RemoteExtender::filter(const sim::SimCluster& cluster,
 std::vector<int64_t> RemoteExtender::score(const sim::SimCluster& cluster, const Pod& pod,
                                            std::span<const NodeInfo* const> nodes) {
   sync(cluster);
-  const std::string reply = post("prioritize", extender_args_json(pod, nodes, options_.node_cache_capable));
+  const std::string reply =
+      post("prioritize", extender_args_json(pod, nodes, options_.node_cache_capable, &options_.node_images));
   try {
     return decode_host_priorities(reply, nodes);
   } catch (const ExtenderError& e) {
@@ -371,7 +381,7 @@ void RemoteExtender::sync(const sim::SimCluster& cluster) {
     auto& last = served_nodes_[n->name()];
     if (last == n->node) continue;
     last = n->node;
-    const std::string text = node_json(*n->node);
+    const std::string text = node_json(*n->node, images_of(&options_.node_images, n->name()));
     if (api_.put(SimApiServer::kNodes, n->name(), text)) {
       nodes_[n->name()] =
           decode(text, [](const json::Value& v, std::string_view p) { return decode_node(v, p); });
@@ -461,7 +471,7 @@ void RemoteExtender::wait_for_state() {
 }
 
 std::unique_ptr<ExtenderLink> make_extender_link(const SimCommand& command, int64_t epoch_unix_seconds,
-                                                 std::ostream* note) {
+                                                 std::ostream* note, NodeImagesJson node_images) {
   if (command.extender_url.empty()) return nullptr;
   if (!command.compare_file.empty()) {
     throw std::invalid_argument(
@@ -474,6 +484,7 @@ std::unique_ptr<ExtenderLink> make_extender_link(const SimCommand& command, int6
   o.sync_timeout = std::chrono::milliseconds(static_cast<int64_t>(command.extender_timeout_seconds * 1000));
   o.epoch_unix_seconds = epoch_unix_seconds;
   o.preempt_verb = command.preempt_verb;
+  o.node_images = std::move(node_images);
   const std::string& listen = command.api_listen;
   const size_t colon = listen.rfind(':');
   const std::string port_text = colon == std::string::npos ? "" : listen.substr(colon + 1);

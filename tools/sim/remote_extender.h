@@ -45,6 +45,9 @@ struct ExtenderError : std::runtime_error {
 // --extender's URL split as kube-scheduler's urlPrefix is used: "http://host:port/prefix" ->
 // origin "http://host:port", prefix "/prefix" (the verbs go to prefix + "/filter"). Throws
 // std::invalid_argument naming --extender for anything but http(s)://host[:port][/path].
+// Node name -> its status.images as JSON text (ClusterInput::node_images).
+using NodeImagesJson = std::unordered_map<std::string, std::string>;
+
 struct ExtenderUrl {
   std::string origin;
   std::string prefix;
@@ -53,8 +56,9 @@ ExtenderUrl parse_extender_url(const std::string& url);
 
 // ExtenderArgs as kube-scheduler marshals it: {"Pod":…,"Nodes":{"items":[…]},"NodeNames":null}
 // with node_cache_capable false, {"Pod":…,"Nodes":null,"NodeNames":[…]} with it true.
+// `node_images`: node name -> status.images text (ClusterInput::node_images), written into full Nodes.
 std::string extender_args_json(const Pod& pod, std::span<const NodeInfo* const> nodes,
-                               bool node_cache_capable);
+                               bool node_cache_capable, const NodeImagesJson* node_images = nullptr);
 
 // ExtenderFilterResult -> one status per requested node, in request order: a node in
 // FailedAndUnresolvableNodes is unresolvable (it wins over FailedNodes, as kube-scheduler since 1.21),
@@ -91,6 +95,9 @@ struct RemoteExtenderOptions {
   int64_t epoch_unix_seconds = 0;  // a terminating pod's deletionTimestamp
   // preemptVerb: "" leaves the candidates as the dry runs found them (no call).
   std::string preempt_verb = "preempt";
+  // The nodes' images as the input had them: served in the API and sent in full Nodes, so that the
+  // extender's ImageLocality sees what the in-process run sees.
+  NodeImagesJson node_images;
 };
 
 class RemoteExtender : public sim::CycleBackend {
@@ -143,6 +150,6 @@ struct ExtenderLink {
 // the flag: a bad --extender URL or --api-listen address, --compare with --extender (the running
 // extender has one configuration), an address it cannot listen on.
 std::unique_ptr<ExtenderLink> make_extender_link(const SimCommand& command, int64_t epoch_unix_seconds,
-                                                 std::ostream* note);
+                                                 std::ostream* note, NodeImagesJson node_images = {});
 
 }  // namespace kext::simtool

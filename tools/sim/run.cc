@@ -113,7 +113,8 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   // --extender: filter and prioritize over HTTP to a kube-extender watching the API served here.
   std::unique_ptr<ExtenderLink> extender;
   try {
-    extender = make_extender_link(command, options.epoch_unix_seconds, &std::clog);
+    extender =
+        make_extender_link(command, options.epoch_unix_seconds, &std::clog, std::move(cluster.node_images));
   } catch (const std::invalid_argument& e) {
     throw InputError(e.what());
   }

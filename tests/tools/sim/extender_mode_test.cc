@@ -166,6 +166,34 @@ TEST(SimExtenderMode, SameDecisionsAsInProcessInBothNodeModes) {
   }
 }
 
+// The model keeps only hashes of image names; the nodes' status.images go to the extender as the
+// input had them (in the API and in full Nodes), so its ImageLocality scores what the in-process run
+// scores: the pod goes to the one node holding its 2 GB image, with the same scores in the log.
+TEST(SimExtenderMode, NodeImagesReachTheExtender) {
+  Files f("images");
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "," +
+                                               R"({"kind":"Node","metadata":{"name":"n2"},"status":{)"
+                                               R"("allocatable":{"cpu":"1","memory":"4Gi","pods":"110"},)"
+                                               R"("images":[{"names":["registry.example/big:1"],)"
+                                               R"("sizeBytes":2000000000}]}},)" +
+                                               node_json("n3") + "]}");
+  c.workload_file = f.write("workload.json", R"([{"kind":"Pod","metadata":{"name":"p","namespace":"ml"},
+      "spec":{"containers":[{"name":"c","image":"registry.example/big:1",
+      "resources":{"requests":{"cpu":"100m"}}}]}}])");
+  std::ostringstream in_process;
+  run_sim(c, &in_process);
+  const std::string want = in_process.str();
+  EXPECT_NE(want.find(R"("node":"n2")"), std::string::npos) << want;
+  EXPECT_NE(want.find(R"("score":6,"runnerUpScore":5)"), std::string::npos) << want;
+  for (bool names : {false, true}) {
+    SCOPED_TRACE(names ? "NodeNames" : "full Nodes");
+    const HttpRun run = run_with_extender(c, names);
+    ASSERT_EQ(run.error, "");
+    EXPECT_EQ(run.log, want);
+  }
+}
+
 // Without a preemptVerb the extender is not asked (kube-scheduler skips extenders that do not
 // SupportsPreemption): same log, no preempt request.
 TEST(SimExtenderMode, NoPreemptVerbNoPreemptCall) {
