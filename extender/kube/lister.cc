@@ -4,8 +4,6 @@
 
 namespace kext::kube {
 
-namespace {
-
 std::string string_at(const json::Value& v, const char* a, const char* b) {
   if (!v.IsObject()) return {};
   auto ia = v.FindMember(a);
@@ -14,8 +12,6 @@ std::string string_at(const json::Value& v, const char* a, const char* b) {
   if (ib == ia->value.MemberEnd() || !ib->value.IsString()) return {};
   return std::string(ib->value.GetString(), ib->value.GetStringLength());
 }
-
-}  // namespace
 
 std::string url_escape(const std::string& s) {
   static const char* hex = "0123456789ABCDEF";

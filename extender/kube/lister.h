@@ -13,6 +13,10 @@
 
 namespace kext::kube {
 
+// obj[a][b] when both are there and it is a string (metadata.resourceVersion, metadata.continue); ""
+// otherwise.
+std::string string_at(const json::Value& v, const char* a, const char* b);
+
 struct ListRequest {
   std::string path;  // "/api/v1/pods"
   size_t page_size = 500;

@@ -6,19 +6,6 @@
 
 namespace kext::kube {
 
-namespace {
-
-std::string string_at(const json::Value& v, const char* a, const char* b) {
-  if (!v.IsObject()) return {};
-  auto ia = v.FindMember(a);
-  if (ia == v.MemberEnd() || !ia->value.IsObject()) return {};
-  auto ib = ia->value.FindMember(b);
-  if (ib == ia->value.MemberEnd() || !ib->value.IsString()) return {};
-  return std::string(ib->value.GetString(), ib->value.GetStringLength());
-}
-
-}  // namespace
-
 Reflector::Reflector(ApiClient& api, ReflectorOptions opts, ResourceSink& sink)
     : api_(api), opts_(std::move(opts)), sink_(sink), rng_(std::random_device{}()),
       next_backoff_(opts_.backoff_initial) {}

@@ -53,29 +53,12 @@ struct FakeBackend : CycleBackend {
   }
 };
 
-struct Sim {
-  std::unique_ptr<Engine> engine = least_requested_engine();
+struct Sim : kext::sim::testing::CycleSim {
   FakeBackend backend;
-  SimCluster cluster;
-  VirtualClock clock;
-  SchedulingQueue queue{clock};
-  SchedulerState state;
-  CycleConfig config;
-
   Sim() {
     backend.engine = engine.get();
-    config.engine = engine.get();
     config.backend = &backend;
-    config.epoch_unix_seconds = kEpoch;
-    for (const char* n : {"n1", "n2", "n3"}) cluster.add_node(make_node(n, 1000, 4 * GiB));
   }
-  void pending(Pod p) {
-    const std::string uid = p.uid;
-    const int32_t prio = p.effective_priority();
-    cluster.add_pod(std::move(p));
-    queue.add(uid, prio);
-  }
-  std::optional<Decision> cycle() { return run_cycle(queue, cluster, config, state, clock.now()); }
 };
 
 TEST(CycleBackend, FiltersAndScoresThroughTheBackend) {

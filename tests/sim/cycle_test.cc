@@ -22,28 +22,7 @@ using kext::testing::make_node;
 using kext::testing::make_pod;
 using std::chrono::seconds;
 
-// Three 1-CPU nodes and the queue, clock and generator a simulation would hold.
-struct Sim {
-  std::unique_ptr<Engine> engine = least_requested_engine();
-  SimCluster cluster;
-  VirtualClock clock;
-  SchedulingQueue queue{clock};
-  SchedulerState state;
-  CycleConfig config;
-
-  Sim() {
-    config.engine = engine.get();
-    config.epoch_unix_seconds = kEpoch;
-    for (const char* n : {"n1", "n2", "n3"}) cluster.add_node(make_node(n, 1000, 4 * GiB));
-  }
-  void pending(Pod p) {
-    const std::string uid = p.uid;
-    const int32_t prio = p.effective_priority();
-    cluster.add_pod(std::move(p));
-    queue.add(uid, prio);
-  }
-  std::optional<Decision> cycle() { return run_cycle(queue, cluster, config, state, clock.now()); }
-};
+using Sim = kext::sim::testing::CycleSim;
 
 TEST(Cycle, SchedulesToTheBestScoredNodeAndBinds) {
   Sim s;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "json/json.h"
+#include "tests/sim/sim_fixtures.h"
 #include "tools/sim/cluster_summary.h"
 #include "tools/sim/decision_log.h"
 #include "tools/sim/html_report.h"
@@ -21,6 +22,10 @@
 
 namespace kext::simtool {
 namespace {
+
+using kext::sim::testing::running_pod_json;
+using kext::sim::testing::SimFiles;
+using kext::sim::testing::small_node_json;
 
 using std::chrono::seconds;
 
@@ -101,46 +106,16 @@ TEST(SimDecisionLog, OneObjectPerDecision) {
   }
 }
 
-// A scratch directory for one test's files.
-struct Files {
-  std::filesystem::path dir;
-  explicit Files(const std::string& name)
-      : dir(std::filesystem::temp_directory_path() /
-            ("extender-sim-test-" + name + "-" + std::to_string(::getpid()))) {
-    std::filesystem::create_directories(dir);
-  }
-  ~Files() { std::filesystem::remove_all(dir); }
-  std::string write(const std::string& name, const std::string& text) const {
-    const auto path = (dir / name).string();
-    std::ofstream(path) << text;
-    return path;
-  }
-};
-
-std::string node_json(const std::string& name) {
-  return R"({"kind":"Node","metadata":{"name":")" + name +
-         R"("},"status":{"allocatable":{"cpu":"1","memory":"4Gi","pods":"110"}}})";
-}
-
-// A running priority-0 pod of 500m with a 10 s grace period, started `start` (RFC 3339).
-std::string running_json(const std::string& name, const std::string& node, const std::string& start) {
-  return R"({"kind":"Pod","metadata":{"name":")" + name + R"(","namespace":"batch","uid":"u-)" + name +
-         R"("},"spec":{"nodeName":")" + node +
-         R"(","terminationGracePeriodSeconds":10,"containers":[{"name":"c","resources":{"requests":{"cpu":"500m"}}}]},)"
-         R"("status":{"phase":"Running","startTime":")" +
-         start + R"("}})";
-}
-
 // Three 1-CPU nodes full of priority-0 pods (two of 500m each); n2's are the youngest, so preemption
 // picks n2 (latest start time among equally good candidates).
 std::string full_cluster() {
-  return R"({"kind":"List","items":[)" + node_json("n1") + "," + node_json("n2") + "," + node_json("n3") +
-         "," + running_json("a1", "n1", "2026-11-24T10:00:00Z") + "," +
-         running_json("a2", "n1", "2026-11-24T10:00:00Z") + "," +
-         running_json("b1", "n2", "2026-11-24T10:30:00Z") + "," +
-         running_json("b2", "n2", "2026-11-24T10:30:00Z") + "," +
-         running_json("c1", "n3", "2026-11-24T10:10:00Z") + "," +
-         running_json("c2", "n3", "2026-11-24T10:10:00Z") + "]}";
+  return R"({"kind":"List","items":[)" + small_node_json("n1") + "," + small_node_json("n2") + "," +
+         small_node_json("n3") + "," + running_pod_json("a1", "n1", "2026-11-24T10:00:00Z") + "," +
+         running_pod_json("a2", "n1", "2026-11-24T10:00:00Z") + "," +
+         running_pod_json("b1", "n2", "2026-11-24T10:30:00Z") + "," +
+         running_pod_json("b2", "n2", "2026-11-24T10:30:00Z") + "," +
+         running_pod_json("c1", "n3", "2026-11-24T10:10:00Z") + "," +
+         running_pod_json("c2", "n3", "2026-11-24T10:10:00Z") + "]}";
 }
 
 // One high-priority pod of 800m (its PriorityClass's 1000): it needs both pods of a node gone.
@@ -161,7 +136,7 @@ std::vector<rapidjson::Document> parse_lines(const std::string& log) {
 }
 
 TEST(SimRun, PreemptorIsNominatedThenBoundAfterTheVictimsGracePeriod) {
-  Files f("preempt");
+  SimFiles f("preempt");
   SimCommand c;
   c.cluster_file = f.write("cluster.json", full_cluster());
   c.workload_file = f.write("workload.json", kVipWorkload);
@@ -264,10 +239,10 @@ TEST(SimRun, PreemptorIsNominatedThenBoundAfterTheVictimsGracePeriod) {
 
 TEST(SimRun, SameSeedSameLog) {
   // Twelve 100m pods over three empty nodes: ties in every score, broken by the seeded draws.
-  Files f("seed");
+  SimFiles f("seed");
   SimCommand c;
-  c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "," +
-                                               node_json("n2") + "," + node_json("n3") + "]}");
+  c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + small_node_json("n1") + "," +
+                                               small_node_json("n2") + "," + small_node_json("n3") + "]}");
   c.workload_file =
       f.write("workload.json", R"([{"kind":"ReplicaSet","metadata":{"name":"w"},"spec":{"replicas":12,
       "template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"100m"}}}]}}}}])");
@@ -304,7 +279,7 @@ TEST(SimRun, ControlledVictimsAreReplacedAndDefaultGracePeriod) {
             R"(","ownerReferences":[{"kind":"ReplicaSet","name":"b","uid":"rs","controller":true}]},)"
             R"("spec":{"nodeName":"n2",)");
   }
-  Files f("recreate");
+  SimFiles f("recreate");
   SimCommand c;
   c.cluster_file = f.write("cluster.json", cluster);
   c.workload_file = f.write("workload.json", kVipWorkload);
@@ -342,9 +317,9 @@ TEST(SimRun, PercentageOfNodesToScore) {
   // 150 empty nodes: the adaptive default (50 % - 150/125 = 49 %: 73, at least 100) stops the filter
   // at 100 feasible nodes; 100 % filters all of them.
   std::string cluster = R"({"kind":"List","items":[)";
-  for (int i = 0; i < 150; ++i) cluster += (i == 0 ? "" : ",") + node_json("n" + std::to_string(i));
+  for (int i = 0; i < 150; ++i) cluster += (i == 0 ? "" : ",") + small_node_json("n" + std::to_string(i));
   cluster += "]}";
-  Files f("percentage");
+  SimFiles f("percentage");
   SimCommand c;
   c.cluster_file = f.write("cluster.json", cluster);
   c.workload_file = f.write("workload.json", R"([{"kind":"Pod","metadata":{"name":"p"}}])");
@@ -364,10 +339,10 @@ TEST(SimRun, TerminatingPodsHoldTheirNodeUntilTheirDeletionTimestamp) {
   // epoch), when the pending pod binds there. Its first cycle preempts that pod (SelectVictimsOnNode
   // does not skip terminating pods), which changes nothing: the deletion comes before the 30 s grace
   // period would.
-  Files f("terminating");
+  SimFiles f("terminating");
   SimCommand c;
   c.cluster_file =
-      f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "," +
+      f.write("cluster.json", R"({"kind":"List","items":[)" + small_node_json("n1") + "," +
                                   R"({"kind":"Pod","metadata":{"name":"old","uid":"u-old",)"
                                   R"("deletionTimestamp":"2026-11-24T10:00:20Z"},"spec":{"nodeName":"n1",)"
                                   R"("containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]},)"
@@ -386,9 +361,9 @@ TEST(SimRun, TerminatingPodsHoldTheirNodeUntilTheirDeletionTimestamp) {
 
 TEST(SimRun, ArrivalsPastMaxTimeDoNotOverflowTheClock) {
   // 10,000 pods 10^9 s apart: the last would arrive at 10^13 s, 10^19 microseconds, past int64.
-  Files f("overflow");
+  SimFiles f("overflow");
   SimCommand c;
-  c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "]}");
+  c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + small_node_json("n1") + "]}");
   c.workload_file =
       f.write("workload.json", R"([{"kind":"ReplicaSet","metadata":{"name":"w"},"spec":{"replicas":10000,
       "template":{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"10m"}}}]}}}}])");
@@ -406,7 +381,7 @@ TEST(SimRun, ArrivalsPastMaxTimeDoNotOverflowTheClock) {
 }
 
 TEST(SimRun, RuntimeCompletesBoundPods) {
-  Files f("runtime");
+  SimFiles f("runtime");
   SimCommand c;
   c.cluster_file = f.write("cluster.json", full_cluster());
   c.workload_file = f.write("workload.json", kVipWorkload);
@@ -417,9 +392,9 @@ TEST(SimRun, RuntimeCompletesBoundPods) {
 }
 
 TEST(SimRun, AWorkloadsRuntimeAnnotationOverridesTheFlag) {
-  Files f("runtime-annotation");
+  SimFiles f("runtime-annotation");
   SimCommand c;
-  c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "]}");
+  c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + small_node_json("n1") + "]}");
   c.workload_file = f.write("workload.json", R"([{"kind":"Pod","metadata":{"name":"short","annotations":{")" +
                                                  std::string(kRuntimeAnnotation) + R"(":"30"}}},
       {"kind":"Pod","metadata":{"name":"long"}}])");
@@ -436,11 +411,11 @@ TEST(SimRun, AWorkloadsRuntimeAnnotationOverridesTheFlag) {
 TEST(SimRun, TheConfigurationDecides) {
   // n1 half full, n2 empty: the default configuration spreads (LeastRequested), a legacy Policy with
   // MostRequestedPriority packs.
-  Files f("config");
+  SimFiles f("config");
   SimCommand c;
-  c.cluster_file =
-      f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "," + node_json("n2") + "," +
-                                  running_json("half", "n1", "2026-11-24T10:00:00Z") + "]}");
+  c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + small_node_json("n1") + "," +
+                                               small_node_json("n2") + "," +
+                                               running_pod_json("half", "n1", "2026-11-24T10:00:00Z") + "]}");
   c.workload_file = f.write("workload.json", R"([{"kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[
       {"name":"c","resources":{"requests":{"cpu":"100m","memory":"100Mi"}}}]}}])");
   auto node_of = [&]() {
@@ -461,12 +436,12 @@ constexpr const char* kPackingPolicy = R"({"kind":"Policy","apiVersion":"v1",
 
 // n1 half full, n2 empty, and three small pods.
 struct SpreadOrPack {
-  Files f{"compare"};
+  SimFiles f{"compare"};
   SimCommand c;
   SpreadOrPack() {
-    c.cluster_file =
-        f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "," + node_json("n2") +
-                                    "," + running_json("half", "n1", "2026-11-24T10:00:00Z") + "]}");
+    c.cluster_file = f.write(
+        "cluster.json", R"({"kind":"List","items":[)" + small_node_json("n1") + "," + small_node_json("n2") +
+                            "," + running_pod_json("half", "n1", "2026-11-24T10:00:00Z") + "]}");
     c.workload_file = f.write("workload.json", R"([{"kind":"Deployment","metadata":{"name":"web"},"spec":{
         "replicas":3,"template":{"spec":{"containers":[
         {"name":"c","resources":{"requests":{"cpu":"100m","memory":"100Mi"}}}]}}}}])");
@@ -530,7 +505,7 @@ TEST(SimCompare, CompareLogFileName) {
 }
 
 TEST(SimRun, BadInputNamesTheFlagAndTheFile) {
-  Files f("bad");
+  SimFiles f("bad");
   const std::string cluster = f.write("cluster.json", full_cluster());
   struct Case {
     std::string name;
@@ -580,7 +555,7 @@ std::string read_text(const std::string& path) {
 
 // The command itself: exit codes, the summary on stdout, the log file, errors on stderr.
 TEST(SimCommand, ExitCodesOutputAndLogFile) {
-  Files f("binary");
+  SimFiles f("binary");
   const std::string cluster = f.write("cluster.json", full_cluster());
   const std::string workload = f.write("workload.json", kVipWorkload);
   const std::string bad =
@@ -639,7 +614,7 @@ void expect_self_contained_and_balanced(const std::string& html) {
 }
 
 TEST(SimHtml, ReportOfARun) {
-  Files f("html");
+  SimFiles f("html");
   SimCommand c;
   c.cluster_file = f.write("cluster.json", full_cluster());
   c.workload_file = f.write("workload.json", kVipWorkload);

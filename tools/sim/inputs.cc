@@ -1,8 +1,4 @@
 #include "tools/sim/inputs.h"
-
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include <algorithm>
 #include <charconv>
 #include <functional>

@@ -18,12 +18,17 @@
 #include <string>
 #include <thread>
 
+#include "tests/sim/sim_fixtures.h"
 #include "tests/support/extender_process.h"
 #include "tools/sim/remote_extender.h"
 #include "tools/sim/run.h"
 
 namespace kext::simtool {
 namespace {
+
+using kext::sim::testing::running_pod_json;
+using kext::sim::testing::SimFiles;
+using kext::sim::testing::small_node_json;
 
 // A port free now (bound and released), for the two processes that must know each other's port.
 int free_port() {
@@ -38,49 +43,20 @@ int free_port() {
   return ntohs(a.sin_port);
 }
 
-struct Files {
-  std::filesystem::path dir;
-  explicit Files(const std::string& name)
-      : dir(std::filesystem::temp_directory_path() /
-            ("extender-sim-http-" + name + "-" + std::to_string(::getpid()))) {
-    std::filesystem::create_directories(dir);
-  }
-  ~Files() { std::filesystem::remove_all(dir); }
-  std::string write(const std::string& name, const std::string& text) const {
-    const auto path = (dir / name).string();
-    std::ofstream(path) << text;
-    return path;
-  }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
-};
-
-std::string node_json(const std::string& name) {
-  return R"({"kind":"Node","metadata":{"name":")" + name +
-         R"("},"status":{"allocatable":{"cpu":"1","memory":"4Gi","pods":"110"}}})";
-}
-
-std::string running_json(const std::string& name, const std::string& node, const std::string& start) {
-  return R"({"kind":"Pod","metadata":{"name":")" + name + R"(","namespace":"batch","uid":"u-)" + name +
-         R"("},"spec":{"nodeName":")" + node +
-         R"(","terminationGracePeriodSeconds":10,"containers":[{"name":"c","resources":{"requests":{"cpu":"500m"}}}]},)"
-         R"("status":{"phase":"Running","startTime":")" +
-         start + R"("}})";
-}
-
 // Three full 1-CPU nodes (tool_run_test's preemption cluster) and two empty ones. Four controlled
 // 300m pods arrive a second apart and spread over n4 and n5 by score (ties drawn by selectHost);
 // then a priority-1000 pod of 800m fits nowhere and preempts two of them (n4 or n5: the youngest
 // victims), binds after their 30 s grace period, and their replacements look for room: one binds,
 // one is unschedulable.
 std::string cluster_json() {
-  return R"({"kind":"List","items":[)" + node_json("n1") + "," + node_json("n2") + "," + node_json("n3") +
-         "," + node_json("n4") + "," + node_json("n5") + "," +
-         running_json("a1", "n1", "2026-11-24T10:00:00Z") + "," +
-         running_json("a2", "n1", "2026-11-24T10:00:00Z") + "," +
-         running_json("b1", "n2", "2026-11-24T10:30:00Z") + "," +
-         running_json("b2", "n2", "2026-11-24T10:30:00Z") + "," +
-         running_json("c1", "n3", "2026-11-24T10:10:00Z") + "," +
-         running_json("c2", "n3", "2026-11-24T10:10:00Z") + "]}";
+  return R"({"kind":"List","items":[)" + small_node_json("n1") + "," + small_node_json("n2") + "," +
+         small_node_json("n3") + "," + small_node_json("n4") + "," + small_node_json("n5") + "," +
+         running_pod_json("a1", "n1", "2026-11-24T10:00:00Z") + "," +
+         running_pod_json("a2", "n1", "2026-11-24T10:00:00Z") + "," +
+         running_pod_json("b1", "n2", "2026-11-24T10:30:00Z") + "," +
+         running_pod_json("b2", "n2", "2026-11-24T10:30:00Z") + "," +
+         running_pod_json("c1", "n3", "2026-11-24T10:10:00Z") + "," +
+         running_pod_json("c2", "n3", "2026-11-24T10:10:00Z") + "]}";
 }
 
 constexpr const char* kWorkload = R"([{"kind":"PriorityClass","metadata":{"name":"vip"},"value":1000},
@@ -90,7 +66,7 @@ constexpr const char* kWorkload = R"([{"kind":"PriorityClass","metadata":{"name"
   {"kind":"Deployment","metadata":{"name":"vip","namespace":"prod"},"spec":{"replicas":1,"template":{
    "spec":{"priorityClassName":"vip","containers":[{"name":"c","resources":{"requests":{"cpu":"800m"}}}]}}}}])";
 
-SimCommand command(const Files& f) {
+SimCommand command(const SimFiles& f) {
   SimCommand c;
   c.cluster_file = f.write("cluster.json", cluster_json());
   c.workload_file = f.write("workload.json", kWorkload);
@@ -137,7 +113,7 @@ HttpRun run_with_extender(SimCommand c, bool node_cache_capable, const std::stri
 }
 
 TEST(SimExtenderMode, SameDecisionsAsInProcessInBothNodeModes) {
-  Files f("same");
+  SimFiles f("same");
   const SimCommand c = command(f);
   std::ostringstream in_process;
   run_sim(c, &in_process);
@@ -170,14 +146,14 @@ TEST(SimExtenderMode, SameDecisionsAsInProcessInBothNodeModes) {
 // input had them (in the API and in full Nodes), so its ImageLocality scores what the in-process run
 // scores: the pod goes to the one node holding its 2 GB image, with the same scores in the log.
 TEST(SimExtenderMode, NodeImagesReachTheExtender) {
-  Files f("images");
+  SimFiles f("images");
   SimCommand c;
-  c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + node_json("n1") + "," +
+  c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + small_node_json("n1") + "," +
                                                R"({"kind":"Node","metadata":{"name":"n2"},"status":{)"
                                                R"("allocatable":{"cpu":"1","memory":"4Gi","pods":"110"},)"
                                                R"("images":[{"names":["registry.example/big:1"],)"
                                                R"("sizeBytes":2000000000}]}},)" +
-                                               node_json("n3") + "]}");
+                                               small_node_json("n3") + "]}");
   c.workload_file = f.write("workload.json", R"([{"kind":"Pod","metadata":{"name":"p","namespace":"ml"},
       "spec":{"containers":[{"name":"c","image":"registry.example/big:1",
       "resources":{"requests":{"cpu":"100m"}}}]}}])");
@@ -197,7 +173,7 @@ TEST(SimExtenderMode, NodeImagesReachTheExtender) {
 // Without a preemptVerb the extender is not asked (kube-scheduler skips extenders that do not
 // SupportsPreemption): same log, no preempt request.
 TEST(SimExtenderMode, NoPreemptVerbNoPreemptCall) {
-  Files f("nopreempt");
+  SimFiles f("nopreempt");
   SimCommand c = command(f);
   std::ostringstream in_process;
   run_sim(c, &in_process);
@@ -216,7 +192,7 @@ TEST(SimExtenderMode, NoPreemptVerbNoPreemptCall) {
 // violations, replacements, unschedulable pods. With preemption's choice in process the extender's
 // filter and prioritize give the in-process log line for line in both node modes.
 TEST(SimExtenderMode, ManyCyclesSameLog) {
-  Files f("many");
+  SimFiles f("many");
   std::string cluster = R"({"kind":"List","items":[)";
   const int priorities[] = {0, 10, 100};
   const int cpus[] = {200, 500, 700};
@@ -276,7 +252,7 @@ TEST(SimExtenderMode, ManyCyclesSameLog) {
 }
 
 TEST(SimExtenderMode, AnErrorReplyNamesTheExtender) {
-  Files f("error");
+  SimFiles f("error");
   // Nothing is served under /nope: the filter call answers 404.
   const HttpRun run = run_with_extender(command(f), true, "/nope");
   EXPECT_NE(run.error.find("/nope/filter: HTTP 404"), std::string::npos) << run.error;
@@ -285,7 +261,7 @@ TEST(SimExtenderMode, AnErrorReplyNamesTheExtender) {
 
 // The binary: an extender that never answers is exit 1 naming it; a bad URL or address exit 2.
 TEST(SimExtenderMode, ExitCodes) {
-  Files f("exit");
+  SimFiles f("exit");
   const SimCommand c = command(f);
   const std::string err = f.path("err.txt");
   auto run = [&](const std::string& args) {
