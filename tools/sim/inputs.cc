@@ -1,4 +1,5 @@
 #include "tools/sim/inputs.h"
+
 #include <algorithm>
 #include <charconv>
 #include <functional>
