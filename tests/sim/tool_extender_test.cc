@@ -324,7 +324,7 @@ TEST(SimExtenderUrl, SplitsAndRejects) {
   EXPECT_EQ(u.prefix, "/scheduler");
   EXPECT_EQ(parse_extender_url("https://ext").prefix, "");
   for (const char* bad : {"127.0.0.1:8888", "ftp://x", "http://", "http://:80", "http://h:99999",
-                          "http://h:x", "http://h/p?q=1"}) {
+                          "http://h:-1", "http://h:+1", "http://h:x", "http://h/p?q=1"}) {
     try {
       parse_extender_url(bad);
       ADD_FAILURE() << bad;

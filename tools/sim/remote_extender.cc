@@ -3,7 +3,9 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <charconv>
 #include <iostream>
+#include <optional>
 #include <thread>
 #include <unordered_set>
 
@@ -15,22 +17,6 @@
 
 namespace kext::simtool {
 namespace {
-
-// A member matched as kube-scheduler's decoder (encoding/json) matches it: exact name first, then
-// case-insensitively; null counts as absent.
-const json::Value* member(const json::Value& obj, std::string_view key) {
-  const json::Value* exact = nullptr;
-  const json::Value* folded = nullptr;
-  for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
-    const std::string_view name = json::view(it->name);
-    if (name == key)
-      exact = &it->value;
-    else if (folded == nullptr && json::iequals(name, key))
-      folded = &it->value;
-  }
-  const json::Value* v = exact != nullptr ? exact : folded;
-  return v == nullptr || v->IsNull() ? nullptr : v;
-}
 
 void parse_reply(std::string_view body, rapidjson::Document& doc, const char* what) {
   doc.Parse(body.data(), body.size());
@@ -48,6 +34,34 @@ std::vector<std::string> split_reasons(std::string_view text) {
 }
 
 std::string pod_key(const PodMeta& p) { return p.namespace_ + "/" + p.name; }
+
+// A TCP port written in decimal digits only (0..65535); nullopt otherwise.
+std::optional<int> port_number(std::string_view text) {
+  if (text.empty() || text.size() > 5 || text.find_first_not_of("0123456789") != std::string_view::npos) {
+    return std::nullopt;
+  }
+  int v = 0;
+  std::from_chars(text.data(), text.data() + text.size(), v);  // five digits at most: no overflow
+  return v <= 65535 ? std::optional<int>(v) : std::nullopt;
+}
+
+// Drops from the API, and from the decoded objects, each served object `seen` no longer has.
+template <typename Served, typename Decoded>
+bool drop_unseen(SimApiServer& api, std::string_view kind, Served& served, Decoded& decoded,
+                 const std::unordered_set<std::string>& seen) {
+  bool dropped = false;
+  for (auto it = served.begin(); it != served.end();) {
+    if (seen.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    api.remove(kind, it->first);
+    decoded.erase(it->first);
+    it = served.erase(it);
+    dropped = true;
+  }
+  return dropped;
+}
 
 }  // namespace
 
@@ -68,10 +82,7 @@ ExtenderUrl parse_extender_url(const std::string& url) {
     throw bad("a query or fragment would end up before the verb");
   if (const size_t colon = host_port.rfind(':'); colon != std::string::npos && host_port.back() != ']') {
     const std::string port = host_port.substr(colon + 1);
-    if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
-        std::stoi(port) == 0 || std::stoi(port) > 65535) {
-      throw bad("bad port \"" + port + "\"");
-    }
+    if (const std::optional<int> v = port_number(port); !v || *v == 0) throw bad("bad port \"" + port + "\"");
   }
   ExtenderUrl out;
   out.origin = scheme + "://" + host_port;
@@ -126,7 +137,7 @@ std::vector<FilterStatus> decode_filter_result(std::string_view body, std::span<
   rapidjson::Document doc;
   parse_reply(body, doc, "filter");
   if (!doc.IsObject()) throw ExtenderError("filter reply is not an ExtenderFilterResult object");
-  if (const json::Value* err = member(doc, "Error");
+  if (const json::Value* err = json::find_non_null(doc, "Error");
       err != nullptr && err->IsString() && err->GetStringLength() > 0) {
     throw ExtenderError("filter replied Error: " + std::string(json::view(*err)));
   }
@@ -145,21 +156,22 @@ std::vector<FilterStatus> decode_filter_result(std::string_view body, std::span<
   };
   auto passed = [&](std::string_view name) { out[at(name)] = FilterStatus::success(); };
   if (node_cache_capable) {
-    if (const json::Value* names = member(doc, "NodeNames")) {
+    if (const json::Value* names = json::find_non_null(doc, "NodeNames")) {
       if (!names->IsArray()) throw ExtenderError("filter reply: NodeNames is not an array");
       for (const auto& n : names->GetArray()) {
         if (!n.IsString()) throw ExtenderError("filter reply: NodeNames has a non-string");
         passed(json::view(n));
       }
     }
-  } else if (const json::Value* list = member(doc, "Nodes")) {
-    const json::Value* items = list->IsObject() ? member(*list, "items") : nullptr;
+  } else if (const json::Value* list = json::find_non_null(doc, "Nodes")) {
+    const json::Value* items = list->IsObject() ? json::find_non_null(*list, "items") : nullptr;
     if (items != nullptr && !items->IsArray())
       throw ExtenderError("filter reply: Nodes.items is not an array");
     if (items != nullptr) {
       for (const auto& n : items->GetArray()) {
-        const json::Value* md = n.IsObject() ? member(n, "metadata") : nullptr;
-        const json::Value* name = md != nullptr && md->IsObject() ? member(*md, "name") : nullptr;
+        const json::Value* md = n.IsObject() ? json::find_non_null(n, "metadata") : nullptr;
+        const json::Value* name =
+            md != nullptr && md->IsObject() ? json::find_non_null(*md, "name") : nullptr;
         if (name == nullptr || !name->IsString())
           throw ExtenderError("filter reply: a node without metadata.name");
         passed(json::view(*name));
@@ -167,7 +179,7 @@ std::vector<FilterStatus> decode_filter_result(std::string_view body, std::span<
     }
   }
   auto failed = [&](const char* key, FilterCode code) {
-    const json::Value* m = member(doc, key);
+    const json::Value* m = json::find_non_null(doc, key);
     if (m == nullptr) return;
     if (!m->IsObject()) throw ExtenderError(std::string("filter reply: ") + key + " is not an object");
     for (auto it = m->MemberBegin(); it != m->MemberEnd(); ++it) {
@@ -190,8 +202,8 @@ std::vector<int64_t> decode_host_priorities(std::string_view body, std::span<con
   std::unordered_map<std::string_view, size_t> index;
   for (size_t i = 0; i < nodes.size(); ++i) index.emplace(nodes[i]->name(), i);
   for (const auto& hp : doc.GetArray()) {
-    const json::Value* host = hp.IsObject() ? member(hp, "Host") : nullptr;
-    const json::Value* score = hp.IsObject() ? member(hp, "Score") : nullptr;
+    const json::Value* host = hp.IsObject() ? json::find_non_null(hp, "Host") : nullptr;
+    const json::Value* score = hp.IsObject() ? json::find_non_null(hp, "Score") : nullptr;
     if (host == nullptr || !host->IsString() || (score != nullptr && !score->IsInt64())) {
       throw ExtenderError("prioritize reply: an entry without a string Host and an integer Score");
     }
@@ -250,7 +262,7 @@ std::vector<preemption::Candidate> decode_preemption_result(std::string_view bod
   parse_reply(body, doc, "preempt");
   if (!doc.IsObject()) throw ExtenderError("preempt reply is not an ExtenderPreemptionResult object");
   std::vector<preemption::Candidate> out;
-  const json::Value* map = member(doc, "NodeNameToMetaVictims");
+  const json::Value* map = json::find_non_null(doc, "NodeNameToMetaVictims");
   if (map == nullptr) return out;
   if (!map->IsObject()) throw ExtenderError("preempt reply: NodeNameToMetaVictims is not an object");
   for (auto it = map->MemberBegin(); it != map->MemberEnd(); ++it) {
@@ -259,12 +271,12 @@ std::vector<preemption::Candidate> decode_preemption_result(std::string_view bod
       throw ExtenderError("preempt reply names node \"" + node + "\", which the cluster does not have");
     preemption::Candidate c;
     c.node_name = node;
-    const json::Value* pods = it->value.IsObject() ? member(it->value, "Pods") : nullptr;
+    const json::Value* pods = it->value.IsObject() ? json::find_non_null(it->value, "Pods") : nullptr;
     if (pods != nullptr && !pods->IsArray())
       throw ExtenderError("preempt reply: " + node + ": Pods is not an array");
     if (pods != nullptr) {
       for (const auto& v : pods->GetArray()) {
-        const json::Value* uid = v.IsObject() ? member(v, "UID") : nullptr;
+        const json::Value* uid = v.IsObject() ? json::find_non_null(v, "UID") : nullptr;
         if (uid == nullptr || !uid->IsString())
           throw ExtenderError("preempt reply: " + node + ": a victim without a UID");
         auto info = cluster.pod_info(json::view(*uid));
@@ -277,7 +289,8 @@ std::vector<preemption::Candidate> decode_preemption_result(std::string_view bod
     }
     if (c.victims.empty())
       throw ExtenderError("preempt reply: expected at least one victim pod on node \"" + node + "\"");
-    if (const json::Value* n = it->value.IsObject() ? member(it->value, "NumPDBViolations") : nullptr) {
+    if (const json::Value* n =
+            it->value.IsObject() ? json::find_non_null(it->value, "NumPDBViolations") : nullptr) {
       if (!n->IsInt64())
         throw ExtenderError("preempt reply: " + node + ": NumPDBViolations is not an integer");
       c.num_pdb_violations = n->GetInt64();
@@ -388,16 +401,7 @@ void RemoteExtender::sync(const sim::SimCluster& cluster) {
       changed = true;
     }
   }
-  for (auto it = served_nodes_.begin(); it != served_nodes_.end();) {
-    if (seen.contains(it->first)) {
-      ++it;
-      continue;
-    }
-    api_.remove(SimApiServer::kNodes, it->first);
-    nodes_.erase(it->first);
-    it = served_nodes_.erase(it);
-    changed = true;
-  }
+  changed |= drop_unseen(api_, SimApiServer::kNodes, served_nodes_, nodes_, seen);
   seen.clear();
   cluster.for_each_pod([&](const std::shared_ptr<const Pod>& p) {
     const std::string key = pod_key(*p);
@@ -412,16 +416,7 @@ void RemoteExtender::sync(const sim::SimCluster& cluster) {
       changed = true;
     }
   });
-  for (auto it = served_pods_.begin(); it != served_pods_.end();) {
-    if (seen.contains(it->first)) {
-      ++it;
-      continue;
-    }
-    api_.remove(SimApiServer::kPods, it->first);
-    pods_.erase(it->first);
-    it = served_pods_.erase(it);
-    changed = true;
-  }
+  changed |= drop_unseen(api_, SimApiServer::kPods, served_pods_, pods_, seen);
   for (const PodDisruptionBudget& pdb : cluster.pdbs()) {
     const std::string key = pdb.namespace_ + "/" + pdb.name;
     const std::string text = pdb_json(pdb);
@@ -487,14 +482,14 @@ std::unique_ptr<ExtenderLink> make_extender_link(const SimCommand& command, int6
   o.node_images = std::move(node_images);
   const std::string& listen = command.api_listen;
   const size_t colon = listen.rfind(':');
-  const std::string port_text = colon == std::string::npos ? "" : listen.substr(colon + 1);
-  if (colon == std::string::npos || colon == 0 || port_text.empty() || port_text.size() > 5 ||
-      port_text.find_first_not_of("0123456789") != std::string::npos || std::stoi(port_text) > 65535) {
+  const std::optional<int> port =
+      colon == std::string::npos || colon == 0 ? std::nullopt : port_number(listen.substr(colon + 1));
+  if (!port) {
     throw std::invalid_argument("--api-listen " + listen + ": expected HOST:PORT (PORT 0: any free port)");
   }
   auto link = std::make_unique<ExtenderLink>();
   try {
-    link->api = std::make_unique<SimApiServer>(listen.substr(0, colon), std::stoi(port_text));
+    link->api = std::make_unique<SimApiServer>(listen.substr(0, colon), *port);
   } catch (const std::runtime_error& e) {
     throw std::invalid_argument("--api-listen " + listen + ": " + e.what());
   }
