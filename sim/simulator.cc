@@ -237,16 +237,6 @@ RunSummary Simulator::run(const std::function<void(const Decision&)>& on_decisio
   return summary;
 }
 
-SimDuration quantile(std::vector<SimDuration> values, double q) {
-  if (values.empty()) return SimDuration::zero();
-  q = std::clamp(q, 0.0, 1.0);
-  std::sort(values.begin(), values.end());
-  // Nearest rank: ceil(q * n), at least 1.
-  const auto rank =
-      std::max<size_t>(1, static_cast<size_t>(std::ceil(q * static_cast<double>(values.size()))));
-  return values[std::min(rank, values.size()) - 1];
-}
-
 namespace {
 
 std::string seconds_text(SimDuration d) {

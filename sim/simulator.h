@@ -2,6 +2,8 @@
 // The event loop: pods arrive, the queue's timers fire, cycles run, victims go after their grace
 // period, pods complete after their runtime, all on one virtual clock. A run is a pure function of
 // the cluster, the pods, the engine and the seed.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -68,7 +70,17 @@ struct RunSummary {
 
 // The q-quantile (0 <= q <= 1) of `values` by the nearest-rank method (the smallest value with at
 // least q of all values at or below it); zero for none.
-SimDuration quantile(std::vector<SimDuration> values, double q);
+// (T defaults to SimDuration, what the summary's latencies are.)
+template <typename T = SimDuration>
+T quantile(std::vector<T> values, double q) {
+  if (values.empty()) return T{};
+  q = std::clamp(q, 0.0, 1.0);
+  std::sort(values.begin(), values.end());
+  // Nearest rank: ceil(q * n), at least 1.
+  const auto rank =
+      std::max<size_t>(1, static_cast<size_t>(std::ceil(q * static_cast<double>(values.size()))));
+  return values[std::min(rank, values.size()) - 1];
+}
 
 // The summary's rows (name, value), as format_summary prints them.
 std::vector<std::pair<std::string, std::string>> summary_rows(const RunSummary& summary);

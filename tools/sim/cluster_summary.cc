@@ -9,13 +9,6 @@ namespace kext::simtool {
 
 namespace {
 
-// The nearest-rank median (sim::quantile's rule for q = 0.5).
-int64_t median(std::vector<int64_t> values) {
-  std::sort(values.begin(), values.end());
-  const size_t rank = std::max<size_t>(1, (values.size() + 1) / 2);
-  return values[rank - 1];
-}
-
 int64_t free_of(int64_t allocatable, int64_t requested) {
   return std::max<int64_t>(0, allocatable - requested);
 }
@@ -60,7 +53,7 @@ std::optional<PodShape> typical_pod(std::span<const Resources> requests) {
     cpu.push_back(r.milli_cpu);
     memory.push_back(r.memory);
   }
-  return PodShape{median(std::move(cpu)), median(std::move(memory))};
+  return PodShape{sim::quantile(std::move(cpu), 0.5), sim::quantile(std::move(memory), 0.5)};
 }
 
 Fragmentation fragmentation(const ClusterUse& use, const std::optional<PodShape>& pod) {
