@@ -1,6 +1,7 @@
 #include "algorithms/image_names.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace kext {
 
@@ -81,6 +82,33 @@ std::vector<NodeImage> index_images(std::span<const ContainerImage> images) {
 }
 
 void sort_by_key(std::vector<NodeImage>& images) { std::ranges::stable_sort(images, {}, &NodeImage::key); }
+
+namespace {
+
+// The two filter bits of a key: the top 18 bits of a Fibonacci-hashed key (FNV-1a's low bits mix the
+// name's bytes weakly), 9 bits each.
+std::array<uint32_t, 2> filter_bits(uint64_t key) {
+  const uint64_t m = key * 0x9E3779B97F4A7C15ULL;
+  return {static_cast<uint32_t>(m >> 55), static_cast<uint32_t>((m >> 46) & 511)};
+}
+
+}  // namespace
+
+NodeImages::NodeImages(std::vector<NodeImage> images) : images_(std::move(images)) {
+  sort_by_key(images_);
+  for (const NodeImage& im : images_) {
+    for (uint32_t bit : filter_bits(im.key)) filter_[bit / 64] |= uint64_t{1} << (bit % 64);
+  }
+}
+
+bool NodeImages::may_have(uint64_t key) const {
+  for (uint32_t bit : filter_bits(key)) {
+    if (!(filter_[bit / 64] >> (bit % 64) & 1)) return false;
+  }
+  return true;
+}
+
+int64_t NodeImages::size_of(uint64_t key) const { return may_have(key) ? image_size(images_, key) : -1; }
 
 int64_t image_size(std::span<const NodeImage> sorted, uint64_t key) {
   auto it = std::ranges::lower_bound(sorted, key, {}, &NodeImage::key);

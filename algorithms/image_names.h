@@ -1,6 +1,7 @@
 #pragma once
 // Container image names as the scheduler compares them, and the compact key nodes keep instead of
 // the names themselves.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -34,6 +35,36 @@ struct ContainerImage {
 struct NodeImage {
   uint64_t key = 0;
   int64_t size_bytes = 0;
+};
+
+// A node's images: one NodeImage per name sorted by key (sort_by_key), behind a 512-bit Bloom filter
+// of the keys. A pod's image is absent from most nodes (extender-gen's: 50 images of a pool of 400 on
+// each), and the filter, one cache line, answers most of those without the binary search, which at 500
+// names of 5000 nodes missed the cache on ~5 of the ~100 keys' 13 lines per lookup (image_size was
+// 13.8 % of prioritize's CPU). Two bits per key: ~10 % of absent keys still search at 100 keys.
+class NodeImages {
+ public:
+  NodeImages() = default;
+  // Sorts and fills the filter; the only way to set the images, so the two cannot disagree.
+  NodeImages(std::vector<NodeImage> images);  // NOLINT: implicit, as the vector it replaces
+
+  // The size of the image with this key, or -1 if the node lacks it.
+  int64_t size_of(uint64_t key) const;
+  // False: the node surely lacks the key. True: it may have it (the sorted keys decide).
+  bool may_have(uint64_t key) const;
+
+  std::span<const NodeImage> sorted() const { return images_; }
+  size_t size() const { return images_.size(); }
+  bool empty() const { return images_.empty(); }
+  const NodeImage& operator[](size_t i) const { return images_[i]; }
+  auto begin() const { return images_.begin(); }
+  auto end() const { return images_.end(); }
+
+ private:
+  static constexpr size_t kFilterWords = 8;  // 512 bits: one cache line
+
+  std::array<uint64_t, kFilterWords> filter_{};
+  std::vector<NodeImage> images_;
 };
 
 // One NodeImage per name, sorted by key (sort_by_key).

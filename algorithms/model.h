@@ -126,7 +126,7 @@ struct Node {
   Resources allocatable;
   std::vector<Taint> taints;
   bool unschedulable = false;
-  std::vector<NodeImage> images;  // status.images, one entry per name, sorted by key (image_names.h)
+  NodeImages images;  // status.images, one entry per name (image_names.h)
 };
 
 // A pod with its requests computed once (they never change for a given pod object).

@@ -25,7 +25,7 @@ struct ImagePrepared final : ScorePrepared {
 };
 
 // The node's reported size of the image, or -1 if the node does not have it.
-int64_t size_on_node(const PodImage& image, const Node& node) { return image_size(node.images, image.key); }
+int64_t size_on_node(const PodImage& image, const Node& node) { return node.images.size_of(image.key); }
 
 class ImageLocality final : public ScorePlugin {
  public:

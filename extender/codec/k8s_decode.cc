@@ -297,15 +297,16 @@ Node decode_node(const Value& v, std::string_view path) {
     if (const Value* alloc = find_non_null(status, "allocatable")) {
       node.allocatable = decode_resource_list(*alloc, join_path(stp, "allocatable"));
     }
+    std::vector<NodeImage> images;
     for_each_element(status, "images", stp, [&](const Value& e, const std::string& p) {
       expect_object(e, p);
       const int64_t size = json::get_int(e, "sizeBytes", p).value_or(0);
       // Keys straight from the JSON strings: nodes list dozens of images, and only keys are kept.
       for_each_element(e, "names", p, [&](const Value& name, const std::string& np) {
-        node.images.push_back(NodeImage{image_key(json::expect_string(name, np)), size});
+        images.push_back(NodeImage{image_key(json::expect_string(name, np)), size});
       });
     });
-    sort_by_key(node.images);
+    node.images = NodeImages(std::move(images));
   });
   return node;
 }

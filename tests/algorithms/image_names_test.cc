@@ -73,5 +73,37 @@ TEST(ImageSize, FirstEntryOfAKeyWinsAfterSorting) {
   EXPECT_EQ(image_size({}, image_key("nginx")), -1);
 }
 
+// NodeImages answers exactly as the binary search over its sorted keys, present or absent; its filter
+// keeps most absent keys away from that search (extender-gen's nodes: 50 images under two names each).
+TEST(NodeImages, AnswersAsTheSortedSearchAndFiltersMostAbsentKeys) {
+  struct Case {
+    int images;
+    double max_false_positive_share;
+  };
+  for (const Case& c : {Case{0, 0.0}, Case{1, 0.02}, Case{10, 0.02}, Case{50, 0.15}}) {
+    std::vector<ContainerImage> images;
+    for (int i = 0; i < c.images; ++i) {
+      images.push_back({{"repo/app" + std::to_string(i) + ":v1",
+                         "repo/app" + std::to_string(i) + "@sha256:" + std::to_string(i * 7919)},
+                        1000 + i});
+    }
+    const std::vector<NodeImage> sorted = index_images(images);
+    const NodeImages node(sorted);
+    ASSERT_EQ(node.size(), sorted.size());
+    for (const NodeImage& im : sorted) {
+      EXPECT_TRUE(node.may_have(im.key));
+      EXPECT_EQ(node.size_of(im.key), image_size(sorted, im.key));
+    }
+    int passed = 0;
+    constexpr int kAbsent = 20000;
+    for (int i = 0; i < kAbsent; ++i) {
+      const uint64_t key = image_key("elsewhere/img" + std::to_string(i) + ":v2");
+      EXPECT_EQ(node.size_of(key), -1);
+      passed += node.may_have(key);
+    }
+    EXPECT_LE(passed, c.max_false_positive_share * kAbsent) << c.images << " images";
+  }
+}
+
 }  // namespace
 }  // namespace kext
