@@ -32,7 +32,7 @@ std::string read_file(const std::string& path, const char* flag) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Before any thread allocates (extender/malloc_arenas.h says why two arenas).
+  // Before any thread allocates (extender/malloc_arenas.h says why one arena).
   kext::limit_malloc_arenas(std::getenv("MALLOC_ARENA_MAX"));
   // Before any thread exists, so that every thread inherits the blocked SIGTERM/SIGINT.
   kext::ShutdownSignals signals;

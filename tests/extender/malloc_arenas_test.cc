@@ -53,7 +53,7 @@ class MallocArenas : public ::testing::Test {
   }
 };
 
-TEST_F(MallocArenas, TheCapHoldsWhateverTheThreads) {
+TEST_F(MallocArenas, OneArenaForEveryThread) {
   EXPECT_EXIT(
       {
         if (limit_malloc_arenas(nullptr) != kMallocArenas) std::exit(100);
@@ -62,7 +62,7 @@ TEST_F(MallocArenas, TheCapHoldsWhateverTheThreads) {
       ::testing::ExitedWithCode(kMallocArenas), "");
 }
 
-// What the cap prevents: without it each allocating thread gets an arena of its own (4 threads: 5).
+// What the cap prevents: without it each allocating thread gets an arena of its own.
 TEST_F(MallocArenas, WithoutTheCapThreadsGetArenasOfTheirOwn) {
   EXPECT_EXIT(
       exit_with_arenas_after_threads(),
