@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <thread>
 
@@ -12,7 +11,6 @@
 #include "common/read_file.h"
 #include "extender/kube/leader_election.h"
 #include "extender/kube/live_state.h"
-#include "extender/malloc_arenas.h"
 #include "extender/options.h"
 #include "extender/server/server.h"
 #include "extender/shutdown_signals.h"
@@ -32,8 +30,6 @@ std::string read_file(const std::string& path, const char* flag) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Before any thread allocates (extender/malloc_arenas.h says why one arena).
-  kext::limit_malloc_arenas(std::getenv("MALLOC_ARENA_MAX"));
   // Before any thread exists, so that every thread inherits the blocked SIGTERM/SIGINT.
   kext::ShutdownSignals signals;
   kext::Options opts;
