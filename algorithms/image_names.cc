@@ -7,6 +7,13 @@ namespace kext {
 
 namespace {
 
+// The two filter bits of a key: the top 18 bits of a Fibonacci-hashed key (FNV-1a's low bits mix the
+// name's bytes weakly), 9 bits each.
+std::array<uint32_t, 2> filter_bits(uint64_t key) {
+  const uint64_t m = key * 0x9E3779B97F4A7C15ULL;
+  return {static_cast<uint32_t>(m >> 55), static_cast<uint32_t>((m >> 46) & 511)};
+}
+
 constexpr std::string_view kDockerHub = "docker.io";
 constexpr std::string_view kLatest = ":latest";
 
@@ -82,17 +89,6 @@ std::vector<NodeImage> index_images(std::span<const ContainerImage> images) {
 }
 
 void sort_by_key(std::vector<NodeImage>& images) { std::ranges::stable_sort(images, {}, &NodeImage::key); }
-
-namespace {
-
-// The two filter bits of a key: the top 18 bits of a Fibonacci-hashed key (FNV-1a's low bits mix the
-// name's bytes weakly), 9 bits each.
-std::array<uint32_t, 2> filter_bits(uint64_t key) {
-  const uint64_t m = key * 0x9E3779B97F4A7C15ULL;
-  return {static_cast<uint32_t>(m >> 55), static_cast<uint32_t>((m >> 46) & 511)};
-}
-
-}  // namespace
 
 NodeImages::NodeImages(std::vector<NodeImage> images) : images_(std::move(images)) {
   sort_by_key(images_);

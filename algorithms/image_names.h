@@ -54,7 +54,6 @@ class NodeImages {
   // False: the node surely lacks the key. True: it may have it (the sorted keys decide).
   bool may_have(uint64_t key) const;
 
-  std::span<const NodeImage> sorted() const { return images_; }
   size_t size() const { return images_.size(); }
   bool empty() const { return images_.empty(); }
   const NodeImage& operator[](size_t i) const { return images_[i]; }
