@@ -10,33 +10,17 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <utility>
+
+#include "extender/state/flat_shard.h"
 
 namespace kext {
 
-// A key whose hash is already known: ShardedMap hashes a key once, takes the shard from the high bits
-// and hands the same hash to the shard's bucket lookup, instead of hashing the name twice (once in
-// shard_of, once in unordered_map::find). Resolving 230 node names per filter request hashed each
-// twice; hashing once is what this saves.
-struct HashedKey {
-  std::string_view key;
-  size_t hash;
-};
-
-// Transparent, so find/erase take a HashedKey (C++20 heterogeneous lookup) without building a
-// std::string. Deliberately not noexcept: libstdc++ then stores each key's hash in its node
-// (__cache_default), so a lookup compares stored hashes before strings and never rehashes a stored key.
+// Hashes a name once per lookup: ShardedMap takes the shard from the high bits of the hash and hands
+// the same hash to the shard (FlatShard), whose slot comes from the low bits. Resolving 230 node names
+// per filter request hashed each twice before (once for the shard, once in unordered_map::find).
 struct StringHash {
-  using is_transparent = void;
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  size_t operator()(const HashedKey& k) const { return k.hash; }
-};
-
-struct StringKeyEqual {
-  using is_transparent = void;
-  bool operator()(std::string_view a, std::string_view b) const { return a == b; }
-  bool operator()(const HashedKey& a, std::string_view b) const { return a.key == b; }
-  bool operator()(std::string_view a, const HashedKey& b) const { return a == b.key; }
 };
 
 template <class V, size_t N, class Hash = StringHash>
@@ -46,7 +30,7 @@ class ShardedMapWriter;
 template <class V, size_t N, class Hash = StringHash>
 class ShardedMap {
  public:
-  using Shard = std::unordered_map<std::string, V, Hash, StringKeyEqual>;
+  using Shard = FlatShard<V>;
 
   ShardedMap() {
     auto empty = std::make_shared<const Shard>();
@@ -55,18 +39,15 @@ class ShardedMap {
 
   const V* find(std::string_view key) const {
     const HashedKey k = hashed(key);
-    const Shard& s = *shards_[shard_of(k)];
-    auto it = s.find(k);
-    return it == s.end() ? nullptr : &it->second;
+    return shards_[shard_of(k)]->find(k);
   }
   size_t size() const { return size_; }
   template <class F>
   void for_each(F&& f) const {
-    for (const auto& s : shards_)
-      for (const auto& [k, v] : *s) f(k, v);
+    for (const auto& s : shards_) s->for_each(f);
   }
 
-  // The high bits choose the shard: the low ones choose the bucket inside it.
+  // The high bits choose the shard: the low ones choose the slot inside it.
   static HashedKey hashed(std::string_view key) { return {key, Hash{}(key)}; }
   static size_t shard_of(const HashedKey& k) { return (k.hash >> 20) % N; }
   static size_t shard_of(std::string_view key) { return shard_of(hashed(key)); }
@@ -91,36 +72,25 @@ class ShardedMapWriter {
 
   const V* find(std::string_view key) const {
     const HashedKey k = Map::hashed(key);
-    const Shard& s = *shards_[Map::shard_of(k)];
-    auto it = s.find(k);
-    return it == s.end() ? nullptr : &it->second;
+    return std::as_const(*shards_[Map::shard_of(k)]).find(k);
   }
-  // An update finds its node with the one hash; only an insert hashes again (try_emplace has no
-  // heterogeneous form before C++26), and inserts are rare next to updates.
-  void put(const std::string& key, V value) {
+  // One hash per write, insert or update.
+  void put(std::string_view key, V value) {
     const HashedKey k = Map::hashed(key);
-    Shard& s = own(Map::shard_of(k));
-    if (auto it = s.find(k); it != s.end()) {
-      it->second = std::move(value);
-      return;
-    }
-    s.emplace(key, std::move(value));
-    ++size_;
+    if (own(Map::shard_of(k)).put(k, std::move(value))) ++size_;
   }
   bool erase(std::string_view key) {
     const HashedKey k = Map::hashed(key);
     const size_t i = Map::shard_of(k);
-    if (shards_[i]->find(k) == shards_[i]->end()) return false;
-    Shard& s = own(i);
-    s.erase(s.find(k));
+    if (!std::as_const(*shards_[i]).find(k)) return false;  // no copy of a published shard for nothing
+    own(i).erase(k);
     --size_;
     return true;
   }
   size_t size() const { return size_; }
   template <class F>
   void for_each(F&& f) const {
-    for (const auto& s : shards_)
-      for (const auto& [k, v] : *s) f(k, v);
+    for (const auto& s : shards_) s->for_each(f);
   }
 
   Map publish() {

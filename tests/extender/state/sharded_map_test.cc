@@ -1,5 +1,5 @@
 // ShardedMap: lookups through the published view and the writer, keys that share a shard, and the
-// one hash per lookup that the shard choice and the bucket lookup share.
+// one hash per lookup that the shard choice and the slot lookup share.
 #include "extender/state/sharded_map.h"
 
 #include <gtest/gtest.h>
@@ -19,7 +19,6 @@ struct CountingHash : StringHash {
     ++calls;
     return StringHash::operator()(s);
   }
-  size_t operator()(const HashedKey& k) const { return k.hash; }
 };
 
 constexpr size_t kShards = 4;
@@ -94,7 +93,7 @@ TEST(ShardedMap, LookupsAfterWriterUpdates) {
   EXPECT_EQ(seen, (std::map<std::string, int>{{keys[0], 10}, {keys[2], 3}}));
 }
 
-// The shard choice and the bucket lookup share one hash of the key: a name resolved per request is
+// The shard choice and the slot lookup share one hash of the key: a name resolved per request is
 // hashed once, not twice.
 TEST(ShardedMap, EachLookupHashesTheKeyOnce) {
   ShardedMapWriter<int, kShards, CountingHash> w;
@@ -111,6 +110,7 @@ TEST(ShardedMap, EachLookupHashesTheKeyOnce) {
       {"view find, absent", [&] { EXPECT_EQ(view.find("node-x"), nullptr); }, 1},
       {"writer find", [&] { EXPECT_NE(w.find("node-8"), nullptr); }, 1},
       {"writer update", [&] { w.put("node-9", 90); }, 1},
+      {"writer insert", [&] { w.put("node-50", 50); }, 1},
       {"writer erase", [&] { EXPECT_TRUE(w.erase("node-10")); }, 1},
       {"writer erase, absent", [&] { EXPECT_FALSE(w.erase("node-x")); }, 1},
   };
@@ -121,6 +121,7 @@ TEST(ShardedMap, EachLookupHashesTheKeyOnce) {
   }
   EXPECT_EQ(*w.find("node-9"), 90);
   EXPECT_EQ(w.find("node-10"), nullptr);
+  EXPECT_EQ(*w.find("node-50"), 50);
 }
 
 }  // namespace
