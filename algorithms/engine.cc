@@ -102,7 +102,7 @@ ScoreMatrix Engine::score(const PodContext& pod, std::span<const NodeInfo* const
     for (size_t a = 0; a < m.algorithms; ++a) {
       total += static_cast<__int128>(scores_[a].weight) * m.reduced[a * m.nodes + n];
     }
-    m.combined[n] = saturate(total / weight_sum);
+    m.combined[n] = saturate(div128(total, weight_sum));
   }
   return m;
 }

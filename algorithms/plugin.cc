@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "algorithms/pod_requests.h"
+#include "algorithms/saturating.h"
 
 namespace kext {
 
@@ -21,7 +22,8 @@ void default_normalize_score(int64_t max_priority, bool reverse, std::span<int64
     return;
   }
   for (auto& s : scores) {
-    s = static_cast<int64_t>(static_cast<__int128>(max_priority) * std::max<int64_t>(s, 0) / max_count);
+    s = static_cast<int64_t>(
+        div128(static_cast<__int128>(max_priority) * std::max<int64_t>(s, 0), max_count));
     if (reverse) s = max_priority - s;
   }
 }

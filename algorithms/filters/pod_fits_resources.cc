@@ -14,8 +14,9 @@ namespace {
 class PodFitsResources final : public FilterPlugin {
  public:
   explicit PodFitsResources(FitFilterArgs args = {}) : args_(std::move(args)) {}
-  // bench/engine_bench.cc BM_FilterPluginCost: 29 ns per node.
-  uint64_t cost_per_node_ns() const override { return 29; }
+  // bench/engine_bench.cc BM_FilterPluginCost: 9 ns per node (29 while each check built its reason string,
+  // "Insufficient cpu" and the rest past the 15-byte small-string buffer: three malloc/free per node).
+  uint64_t cost_per_node_ns() const override { return 9; }
   std::string_view name() const override { return kPodFitsResourcesPredicate; }
 
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
@@ -31,9 +32,9 @@ class PodFitsResources final : public FilterPlugin {
     if (req.requests_nothing()) return finish(std::move(reasons), false);
 
     // The > 0 guard keeps a pod that does not ask for cpu schedulable on an over-committed node.
-    auto check = [&](int64_t want, int64_t allocatable, int64_t requested, std::string reason) {
+    auto check = [&](int64_t want, int64_t allocatable, int64_t requested, std::string_view reason) {
       if (want > 0 && want > sat_sub(allocatable, requested)) {
-        reasons.push_back(std::move(reason));
+        reasons.emplace_back(reason);
         if (want > allocatable) unresolvable = true;
       }
     };

@@ -118,8 +118,9 @@ class ImageLocality final : public ScorePlugin {
                 : kImageLocalityMaxThreshold;
     if (max_threshold <= kImageLocalityMinThreshold) return 0;
     sum = std::clamp(sum, kImageLocalityMinThreshold, max_threshold);
-    return saturate(static_cast<__int128>(modern_ ? kMaxNodeScore : kMaxScore) *
-                    (sum - kImageLocalityMinThreshold) / (max_threshold - kImageLocalityMinThreshold));
+    return saturate(div128(
+        static_cast<__int128>(modern_ ? kMaxNodeScore : kMaxScore) * (sum - kImageLocalityMinThreshold),
+        max_threshold - kImageLocalityMinThreshold));
   }
 
  private:

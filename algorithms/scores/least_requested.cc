@@ -1,5 +1,6 @@
 #include "algorithms/scores/least_requested.h"
 
+#include "algorithms/saturating.h"
 #include "algorithms/scores/cpu_memory_mean.h"
 
 namespace kext {
@@ -7,7 +8,7 @@ namespace kext {
 // int128 keeps (c - r) * max exact for any allocatable a node can report.
 int64_t least_requested_score(int64_t requested, int64_t capacity, int64_t max_score) {
   if (capacity == 0 || requested > capacity) return 0;
-  return saturate((static_cast<__int128>(capacity) - requested) * max_score / capacity);
+  return saturate(div128((static_cast<__int128>(capacity) - requested) * max_score, capacity));
 }
 
 namespace {

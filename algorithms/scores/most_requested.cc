@@ -1,5 +1,6 @@
 #include "algorithms/scores/most_requested.h"
 
+#include "algorithms/saturating.h"
 #include "algorithms/scores/cpu_memory_mean.h"
 
 namespace kext {
@@ -11,7 +12,7 @@ int64_t most_requested_score(int64_t requested, int64_t capacity, int64_t max_sc
     if (!clamp_over_capacity) return 0;
     requested = capacity;
   }
-  return saturate(static_cast<__int128>(requested) * max_score / capacity);
+  return saturate(div128(static_cast<__int128>(requested) * max_score, capacity));
 }
 
 namespace {

@@ -37,7 +37,7 @@ class AllocatedScore final : public ScorePlugin {
       weight_sum += res.weight;
     }
     if (weight_sum <= 0) return 0;
-    return saturate(node_score / weight_sum);
+    return saturate(div128(node_score, weight_sum));
   }
 
  private:

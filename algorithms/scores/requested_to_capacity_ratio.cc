@@ -25,7 +25,7 @@ int64_t broken_linear(std::span<const UtilizationShapePoint> shape, int64_t util
     const __int128 rise = static_cast<__int128>(hi.score) - lo.score;
     const __int128 run = static_cast<__int128>(hi.utilization) - lo.utilization;
     return static_cast<int64_t>(lo.score +
-                                rise * (static_cast<__int128>(utilization) - lo.utilization) / run);
+                                div128(rise * (static_cast<__int128>(utilization) - lo.utilization), run));
   }
   return shape.back().score;
 }
@@ -77,7 +77,7 @@ class RequestedToCapacityRatio final : public ScorePlugin {
     if (requested > capacity) return broken_linear(args_.shape, kMaxUtilization);
     // 128-bit so a huge byte count times 100 cannot overflow (master's scaledUtilization does too);
     // saturated for the negative amounts only a caller bypassing the decoder can produce.
-    const int64_t util = saturate(static_cast<__int128>(requested) * kMaxUtilization / capacity);
+    const int64_t util = saturate(div128(static_cast<__int128>(requested) * kMaxUtilization, capacity));
     return broken_linear(args_.shape, util);
   }
 

@@ -45,6 +45,33 @@ TEST(Saturating, AddSubMul) {
   }
 }
 
+// The 64-bit shortcut must answer exactly as 128-bit division, on both sides of the int64 range and at
+// the one quotient (INT64_MIN / -1) that overflows 64 bits.
+TEST(Saturating, Div128AgreesWithTheWideDivision) {
+  const __int128 wide = static_cast<__int128>(kMax) * 1000;
+  struct Case {
+    std::string name;
+    __int128 n, d;
+  };
+  const std::vector<Case> cases = {
+      {"small", 7, 2},
+      {"negative toward zero", -7, 2},
+      {"negative divisor", 7, -2},
+      {"min over -1", kMin, -1},
+      {"min over 1", kMin, 1},
+      {"max over -1", kMax, -1},
+      {"numerator past int64", wide, 3},
+      {"negative numerator past int64", -wide, 7},
+      {"divisor past int64", wide, wide / 2 + 1},
+      {"8Ei times 100 over 8Ei", static_cast<__int128>(k8Ei) * 100, k8Ei},
+      {"memory score", (static_cast<__int128>(64) * GiB - 3 * GiB) * 100, 64 * GiB},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_TRUE(div128(c.n, c.d) == c.n / c.d);
+  }
+}
+
 TEST(Saturating, Narrowing) {
   EXPECT_EQ(saturate(static_cast<__int128>(kMax) + 1), kMax);
   EXPECT_EQ(saturate(static_cast<__int128>(kMin) - 1), kMin);
