@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "json/word.h"
+
 namespace kext::json {
 
 // Appends s as a JSON string, the same bytes rapidjson::Writer::String writes with its default flags
@@ -23,14 +25,19 @@ inline void append_string(std::string& out, std::string_view s) {
     return c >= 0x20 && c != '"' && c != '\\';
   };
   size_t first = 0;  // the first byte that needs an escape
+  // Eight bytes per step: a 40-byte cloud node name was checked byte by byte, 10 % of filter's CPU at
+  // 500 such names (perf; the reply lists each passing name).
+  while (first + 8 <= s.size()) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + first, 8);
+    if (may_need_escape(w)) break;
+    first += 8;
+  }
   while (first < s.size() && plain_byte(s[first])) ++first;
   if (first == s.size()) {  // the usual name: quotes and one copy, no per-byte push_back calls
-    const size_t at = out.size();
-    out.resize(at + s.size() + 2);
-    char* p = out.data() + at;
-    p[0] = '"';
-    if (!s.empty()) std::memcpy(p + 1, s.data(), s.size());
-    p[s.size() + 1] = '"';
+    out.push_back('"');
+    out.append(s);
+    out.push_back('"');
     return;
   }
   out.push_back('"');

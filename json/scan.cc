@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "json/word.h"
+
 namespace kext::json_scan {
 
 namespace {
@@ -69,15 +71,6 @@ size_t skip_ws(std::string_view s, size_t pos) {
   return pos;
 }
 
-// True if any of the 8 bytes may be '"', '\\' or a control character. Borrows can flag bytes after a
-// real match, never miss one, so a false answer lets the caller skip all 8.
-static bool may_need_attention(uint64_t w) {
-  constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
-  auto has_zero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
-  const uint64_t below_space = (w - 0x20 * kOnes) & ~w & kHigh;
-  return (has_zero(w ^ (0x22 * kOnes)) | has_zero(w ^ (0x5C * kOnes)) | below_space) != 0;
-}
-
 size_t skip_string(std::string_view s, size_t pos) {
   // s[pos] == '"'
   ++pos;
@@ -86,7 +79,7 @@ size_t skip_string(std::string_view s, size_t pos) {
     while (pos + 8 <= s.size()) {
       uint64_t w;
       std::memcpy(&w, s.data() + pos, 8);
-      if (may_need_attention(w)) break;
+      if (json::may_need_escape(w)) break;
       pos += 8;
     }
     if (pos >= s.size()) break;

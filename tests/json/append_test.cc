@@ -38,6 +38,20 @@ TEST(JsonAppend, EveryByteIsWrittenAsTheWriterWritesIt) {
   }
 }
 
+// The plain bytes are passed eight at a time: a byte to escape at any offset of a word, or in the bytes
+// after the last whole word, must still be found.
+TEST(JsonAppend, EscapesAtEveryOffsetOfALongName) {
+  for (const char special : {'"', '\\', '\n', '\x01', '\x1f'}) {
+    for (size_t at = 0; at < 41; ++at) {
+      std::string s = "ip-10-0-12-34.us-west-2.compute.internal";  // 40 bytes: five words
+      s.insert(at, 1, special);
+      EXPECT_EQ(appended(s), writer_string(s)) << "byte " << int(special) << " at " << at;
+    }
+  }
+  EXPECT_EQ(appended("ip-10-0-12-34.us-west-2.compute.internal"),
+            R"("ip-10-0-12-34.us-west-2.compute.internal")");
+}
+
 TEST(JsonAppend, StringsAsTheWriterWritesThem) {
   struct Case {
     std::string in, want;
