@@ -35,9 +35,12 @@ inline void append_string(std::string& out, std::string_view s) {
   }
   while (first < s.size() && plain_byte(s[first])) ++first;
   if (first == s.size()) {  // the usual name: quotes and one copy, no per-byte push_back calls
-    out.push_back('"');
-    out.append(s);
-    out.push_back('"');
+    const size_t at = out.size();
+    out.resize(at + s.size() + 2);
+    char* p = out.data() + at;
+    p[0] = '"';
+    if (!s.empty()) std::memcpy(p + 1, s.data(), s.size());
+    p[s.size() + 1] = '"';
     return;
   }
   out.push_back('"');
