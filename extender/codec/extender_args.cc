@@ -134,15 +134,17 @@ void decode_extender_args(std::string_view body, ExtenderArgs& out, NodeDecodeCa
     // body of commas cannot reserve more than a large cluster's names).
     const std::string_view list = names.value();
     constexpr size_t kMaxReserve = 1 << 16;
-    out.node_names.reserve(std::min<size_t>(std::count(list.begin(), list.end(), ',') + 1, kMaxReserve));
+    // The list's own bytes bound its names' bytes.
+    out.node_names.reserve(std::min<size_t>(std::count(list.begin(), list.end(), ',') + 1, kMaxReserve),
+                           list.size());
     size_t i = 0;
     bool is_array = json_scan::for_each_element(body, offset(names.value()), &spans, [&](std::string_view e) {
       if (e.front() == '"' && e.find('\\') == std::string_view::npos) {
-        out.node_names.emplace_back(e.substr(1, e.size() - 2));
+        out.node_names.push_back(e.substr(1, e.size() - 2));
       } else {
         rapidjson::Document doc;
         parse_slice(e, doc);
-        out.node_names.emplace_back(json::expect_string(doc, "NodeNames[" + std::to_string(i) + "]"));
+        out.node_names.push_back(json::expect_string(doc, "NodeNames[" + std::to_string(i) + "]"));
       }
       ++i;
     });
@@ -221,7 +223,7 @@ std::string encode_filter_reply(const ExtenderArgs& args, const FilterReply& rep
   return out;
 }
 
-std::string encode_prioritize_reply(const std::vector<std::string>& hosts, const std::vector<int64_t>& scores) {
+std::string encode_prioritize_reply(const NameList& hosts, const std::vector<int64_t>& scores) {
   constexpr std::string_view kHost = R"({"Host":)";
   constexpr std::string_view kScore = R"(,"Score":)";
   size_t size = 2;

@@ -10,6 +10,7 @@
 
 #include "algorithms/model.h"
 #include "algorithms/plugin.h"
+#include "extender/codec/name_list.h"
 #include "extender/codec/node_decode_cache.h"
 #include "json/json.h"
 
@@ -21,7 +22,7 @@ struct ExtenderArgs {
   bool full_nodes = false;                          // Nodes was sent (nodeCacheCapable: false)
   std::vector<std::shared_ptr<const Node>> nodes;   // full mode
   std::vector<std::string_view> node_raw;           // full mode: each object's bytes in the body, for the echo
-  std::vector<std::string> node_names;              // names mode; in full mode the names of `nodes`
+  NameList node_names;                              // names mode; in full mode the names of `nodes`
 };
 
 // Throws DecodeError naming the problem (missing Pod, wrong types, bad quantities, …). node_raw
@@ -49,6 +50,6 @@ struct FilterReply {
 };
 
 std::string encode_filter_reply(const ExtenderArgs& args, const FilterReply& reply);
-std::string encode_prioritize_reply(const std::vector<std::string>& hosts, const std::vector<int64_t>& scores);
+std::string encode_prioritize_reply(const NameList& hosts, const std::vector<int64_t>& scores);
 
 }  // namespace kext

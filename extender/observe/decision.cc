@@ -131,8 +131,7 @@ void write_decision(Writer& w, const Decision& d) {
 size_t approximate_bytes(const Decision& d) {
   auto str = [](const std::string& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; };
   size_t b = sizeof(Decision) + str(d.pod) + str(d.pod_uid) + str(d.error_body);
-  b += d.nodes.capacity() * sizeof(std::string);
-  for (const auto& n : d.nodes) b += str(n);
+  b += d.nodes.capacity_bytes();
   b += d.filter.passed.capacity() * sizeof(size_t);
   for (const auto* rejected : {&d.filter.failed, &d.filter.unresolvable}) {
     b += rejected->capacity() * sizeof(RejectedNode);

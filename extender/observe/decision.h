@@ -45,7 +45,7 @@ struct Decision {
   double seconds = 0;
   std::string error_body;  // the reply's {"Error":…} when status != 200
 
-  std::vector<std::string> nodes;  // filter/prioritize: the request's nodes, in order
+  NameList nodes;  // filter/prioritize: the request's nodes, in order
 
   FilterReply filter;  // filter: indices into nodes
 

@@ -24,11 +24,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const json::Value& e = doc[i];
     const json::Value* host = json::find(e, "Host");
     const json::Value* score = json::find(e, "Score");
-    fuzz::check(
-        host && host->IsString() && json::view(*host) == args.node_names[i],
-        "prioritize: entry " + std::to_string(i) + " is not the request's node " + args.node_names[i]);
+    fuzz::check(host && host->IsString() && json::view(*host) == args.node_names[i],
+                "prioritize: entry " + std::to_string(i) + " is not the request's node " +
+                    std::string(args.node_names[i]));
     fuzz::check(score && score->IsInt64() && score->GetInt64() >= 0 && score->GetInt64() <= 10,
-                "prioritize: score of " + args.node_names[i] + " outside 0..10");
+                "prioritize: score of " + std::string(args.node_names[i]) + " outside 0..10");
   }
   return 0;
 }

@@ -189,12 +189,12 @@ TEST(SimExtenderArgs, BothNodeModes) {
   ExtenderArgs args;
   decode_extender_args(full_text, args);
   EXPECT_TRUE(args.full_nodes);
-  EXPECT_EQ(args.node_names, (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_EQ(args.node_names, (NameList{"n1", "n2"}));
   const std::string names_text = extender_args_json(p, np, true);
   ExtenderArgs args2;
   decode_extender_args(names_text, args2);
   EXPECT_FALSE(args2.full_nodes);
-  EXPECT_EQ(args2.node_names, (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_EQ(args2.node_names, (NameList{"n1", "n2"}));
 }
 
 TEST(SimExtenderReply, FilterResult) {

@@ -45,7 +45,7 @@ TEST(NodeDecodeCache, RepeatedBytesAreDecodedOnce) {
   EXPECT_NE(first.nodes[0].get(), second.nodes[1].get());  // n1 changed: decoded again
   EXPECT_EQ(second.nodes[1]->allocatable.milli_cpu, 3000);
   EXPECT_EQ(second.node_raw[0], node("n2", "2"));
-  EXPECT_EQ(second.node_names, (std::vector<std::string>{"n2", "n1"}));
+  EXPECT_EQ(second.node_names, (NameList{"n2", "n1"}));
 }
 
 TEST(NodeDecodeCache, DisabledCacheStillDecodes) {
@@ -88,7 +88,7 @@ TEST(NodeDecodeCache, EscapedEnvelopeKeysStillMatch) {
   ExtenderArgs args;
   decode_extender_args(R"({"\u0050od":{"metadata":{"name":"p"}},"NodeNames":["a"]})", args);
   EXPECT_EQ(args.pod.name, "p");
-  EXPECT_EQ(args.node_names, std::vector<std::string>{"a"});
+  EXPECT_EQ(args.node_names, NameList{"a"});
 }
 
 }  // namespace

@@ -100,7 +100,7 @@ const std::vector<std::string> kRaw = [] {
 ExtenderArgs args_for(bool full_nodes) {
   ExtenderArgs args;
   args.full_nodes = full_nodes;
-  args.node_names = kNames;
+  for (const auto& n : kNames) args.node_names.push_back(n);
   if (full_nodes) args.node_raw.assign(kRaw.begin(), kRaw.end());
   return args;
 }
@@ -172,7 +172,9 @@ TEST(ReplyEncoding, PrioritizeReplyIsByteIdenticalToTheWriters) {
   for (size_t n = 0; n <= kNames.size(); ++n) {
     const std::vector<std::string> hosts(kNames.begin(), kNames.begin() + static_cast<std::ptrdiff_t>(n));
     const std::vector<int64_t> s(scores.begin(), scores.begin() + static_cast<std::ptrdiff_t>(n));
-    EXPECT_EQ(encode_prioritize_reply(hosts, s), oracle_prioritize_reply(hosts, s)) << n << " hosts";
+    NameList list;
+    for (const auto& h : hosts) list.push_back(h);
+    EXPECT_EQ(encode_prioritize_reply(list, s), oracle_prioritize_reply(hosts, s)) << n << " hosts";
   }
   EXPECT_EQ(encode_prioritize_reply({}, {}), "[]");
   EXPECT_EQ(encode_prioritize_reply({"a\"", "b"}, {-5, 9223372036854775807}),
