@@ -150,9 +150,14 @@ TEST_F(Watch, GoneAsErrorEventRelistsAndReplaces) {
 // every kind relists and replaces what it held.
 TEST_F(Watch, GoneOnEveryOpenStreamRelistsEveryKind) {
   seed();
-  start();
+  // The 410 reaches only the streams open at the compaction. With the fast 600 ms idle timeout, a silent
+  // stream (nothing happens to PDBs here) could be abandoned just before it and reopen from a
+  // resourceVersion the compaction keeps: no 410 for that kind (seen once under TSan).
+  auto opts = fast_live_options();
+  opts.reflector.idle_timeout = kPatience;
+  start(opts);
   ASSERT_TRUE(converges());
-  watching();
+  ASSERT_TRUE(watching());
   const int lists = api_.lists_served();
   api_.compact();
   api_.expire_streams();
