@@ -26,12 +26,8 @@ template <class V>
 class FlatShard {
  public:
   const V* find(const HashedKey& k) const {
-    if (slots_.empty()) return nullptr;
-    for (size_t i = k.hash & mask();; i = (i + 1) & mask()) {
-      const Slot& s = slots_[i];
-      if (!s.used) return nullptr;
-      if (s.hash == k.hash && s.key == k.key) return &s.value;
-    }
+    const size_t i = index_of(k);
+    return i == kAbsent ? nullptr : &slots_[i].value;
   }
   V* find(const HashedKey& k) { return const_cast<V*>(std::as_const(*this).find(k)); }
 
@@ -53,13 +49,8 @@ class FlatShard {
   // its home is not cyclically inside (hole, slot], so every key stays reachable from its home without
   // crossing an empty slot, and lookups never slow down with churn.
   bool erase(const HashedKey& k) {
-    if (slots_.empty()) return false;
-    size_t hole = k.hash & mask();
-    for (;; hole = (hole + 1) & mask()) {
-      const Slot& s = slots_[hole];
-      if (!s.used) return false;
-      if (s.hash == k.hash && s.key == k.key) break;
-    }
+    size_t hole = index_of(k);
+    if (hole == kAbsent) return false;
     for (size_t j = (hole + 1) & mask(); slots_[j].used; j = (j + 1) & mask()) {
       const size_t home = slots_[j].hash & mask();
       // Distances from the hole, cyclically: the slot may move back only if its home is not after the hole.
@@ -88,7 +79,19 @@ class FlatShard {
     V value{};
   };
 
+  static constexpr size_t kAbsent = static_cast<size_t>(-1);
+
   size_t mask() const { return slots_.size() - 1; }
+
+  // The key's slot, or kAbsent: its run from its home ends at the first empty slot.
+  size_t index_of(const HashedKey& k) const {
+    if (slots_.empty()) return kAbsent;
+    for (size_t i = k.hash & mask();; i = (i + 1) & mask()) {
+      const Slot& s = slots_[i];
+      if (!s.used) return kAbsent;
+      if (s.hash == k.hash && s.key == k.key) return i;
+    }
+  }
 
   // Power-of-two capacity; the stored hashes re-place every key without hashing a string again.
   void grow() {
