@@ -39,11 +39,21 @@ std::vector<Image> make_images(Prng& rng) {
   return images;
 }
 
-NodeSpec make_node(size_t i, const std::vector<Image>& images, Prng& rng) {
+NodeSpec make_node(size_t i, bool cloud_name, const std::vector<Image>& images, Prng& rng) {
   NodeSpec n;
-  char name[32];
-  std::snprintf(name, sizeof name, "node-%05zu", i);
-  n.name = name;
+  const std::string ip = "10." + std::to_string(i / 65536 % 256) + "." + std::to_string(i / 256 % 256) + "." +
+                         std::to_string(i % 256);
+  // The DNS name EC2 gives the node's primary address, which is the node's name on EKS.
+  std::string dashed = ip;
+  std::replace(dashed.begin(), dashed.end(), '.', '-');
+  const std::string host = "ip-" + dashed + ".eu-west-1.compute.internal";
+  if (cloud_name) {
+    n.name = host;
+  } else {
+    char name[32];
+    std::snprintf(name, sizeof name, "node-%05zu", i);
+    n.name = name;
+  }
   const InstanceType& it = kInstanceTypes[rng.below(std::size(kInstanceTypes))];
   const std::string zone = std::string("eu-west-1") + static_cast<char>('a' + i % 3);
   const int64_t created = kEpoch + static_cast<int64_t>(rng.below(86400 * 20));
@@ -52,8 +62,6 @@ NodeSpec make_node(size_t i, const std::vector<Image>& images, Prng& rng) {
   const bool prefer_no_schedule = rng.chance(5);
   n.cpu_milli = it.cpu * 1000 - 90;
   n.memory_ki = it.memory_gi * 1024 * 1024 - 1536 * 1024;
-  const std::string ip = "10." + std::to_string(i / 65536 % 256) + "." + std::to_string(i / 256 % 256) + "." +
-                         std::to_string(i % 256);
   const std::string pool = n.dedicated ? "batch" : (i % 4 == 0 ? "general-b" : "general-a");
 
   kubeobjects::Node& o = n.object;
@@ -108,7 +116,6 @@ NodeSpec make_node(size_t i, const std::vector<Image>& images, Prng& rng) {
       {"PIDPressure", "False", heartbeat, created, "KubeletHasSufficientPID",
        "kubelet has sufficient PID available"},
       {"Ready", "True", heartbeat, created + 40, "KubeletReady", "kubelet is posting ready status"}};
-  const std::string host = "ip-" + ip + ".eu-west-1.compute.internal";
   o.addresses = {{"InternalIP", ip}, {"Hostname", host}, {"InternalDNS", host}};
   o.kubelet_port = 10250;
   kubeobjects::NodeSystemInfo& info = o.node_info.emplace();
@@ -197,7 +204,7 @@ Cluster make_cluster(const GenOptions& o) {
   Cluster c;
   c.images = make_images(rng);
   c.nodes.reserve(o.nodes);
-  for (size_t i = 0; i < o.nodes; ++i) c.nodes.push_back(make_node(i, c.images, rng));
+  for (size_t i = 0; i < o.nodes; ++i) c.nodes.push_back(make_node(i, o.cloud_names, c.images, rng));
 
   std::vector<std::string> app_hash, app_owner;
   for (size_t a = 0; a < kApps; ++a) {

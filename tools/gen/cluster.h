@@ -21,6 +21,9 @@ struct GenOptions {
   bool bind = false;              // a bind of each cycle's pod to the first node sent, after prioritize
   bool names = true;              // write DIR/names/ (NodeNames requests)
   bool full = true;               // write DIR/full/ (full Nodes requests)
+  // node-00042 (10 bytes), or the cloud's ip-10-0-0-42.eu-west-1.compute.internal (38-43 bytes, past
+  // std::string's 15-byte small buffer, as EKS and GKE names are).
+  bool cloud_names = false;
 };
 
 struct Cluster {

@@ -48,6 +48,16 @@ void define_flags(CLI::App& app, GenCommand& c) {
       },
       "both", "which recordings to write: names, full or both")
       ->type_name("M");
+  cli::add_parsed(
+      app, "--node-names",
+      [&g](const std::string& m) {
+        if (m != "short" && m != "cloud") {
+          throw std::invalid_argument("expected short or cloud, got \"" + m + "\"");
+        }
+        g.cloud_names = m == "cloud";
+      },
+      "short", "node-00042, or cloud: ip-10-0-0-42.eu-west-1.compute.internal")
+      ->type_name("S");
 }
 
 CLI::App make_app() {

@@ -24,7 +24,8 @@ std::string error_of(std::vector<std::string> args) {
 
 TEST(GenOptions, ValuesAndDefaults) {
   GenCommand c = parse({"--out", "d", "--nodes=7", "--pods-per-node", "3", "--seed", "9", "--cycles=4",
-                        "--preempt-every", "0", "--nodes-per-request", "5", "--bind", "--mode=names"});
+                        "--preempt-every", "0", "--nodes-per-request", "5", "--bind", "--mode=names",
+                        "--node-names", "cloud"});
   EXPECT_EQ(c.out_dir, "d");
   EXPECT_EQ(c.gen.nodes, 7u);
   EXPECT_EQ(c.gen.pods_per_node, 3u);
@@ -35,10 +36,12 @@ TEST(GenOptions, ValuesAndDefaults) {
   EXPECT_TRUE(c.gen.bind);
   EXPECT_TRUE(c.gen.names);
   EXPECT_FALSE(c.gen.full);
+  EXPECT_TRUE(c.gen.cloud_names);
   const GenOptions d;
   GenCommand plain = parse({"--out", "d"});
   EXPECT_EQ(plain.gen.nodes, d.nodes);
   EXPECT_TRUE(plain.gen.names && plain.gen.full);
+  EXPECT_FALSE(plain.gen.cloud_names);
   EXPECT_FALSE(parse({"--out", "d", "--bind=false"}).gen.bind);
   EXPECT_FALSE(parse({"--out", "d", "--mode", "full"}).gen.names);
   EXPECT_TRUE(parse({"--help"}).help);  // --out is not required then
@@ -53,6 +56,7 @@ TEST(GenOptions, ErrorsNameTheFlag) {
       {{"--out", "d", "--pods-per-node", "111"}, "--pods-per-node"},
       {{"--out", "d", "--mode", "some"}, "--mode: expected names, full or both, got \"some\""},
       {{"--out", "d", "--bind=perhaps"}, "--bind"},
+      {{"--out", "d", "--node-names", "long"}, "--node-names: expected short or cloud, got \"long\""},
       {{"--out", "d", "--bogus"}, "unknown flag \"--bogus\""},
   };
   for (const auto& [args, want] : cases) {
@@ -63,7 +67,7 @@ TEST(GenOptions, ErrorsNameTheFlag) {
 TEST(GenOptions, HelpAndTheReadmeListEveryFlag) {
   EXPECT_NE(gen_usage().find("--mode M"), std::string::npos) << gen_usage();
   const std::vector<std::string> names = gen_flag_names();
-  EXPECT_EQ(names.size(), 9u);
+  EXPECT_EQ(names.size(), 10u);
   testing::expect_readme_documents_exactly(names, "**`extender-gen`**",
                                            "Each cycle starts where the previous one stopped");
 }

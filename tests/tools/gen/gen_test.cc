@@ -63,9 +63,10 @@ TEST(Gen, RequestSizesFollowKubeScheduler) {
   EXPECT_EQ(gen::preemption_candidates(15000), 1500u);
 }
 
-TEST(Gen, TheExtenderAcceptsTheClusterAndEveryRequest) {
+// Everything the workload of `o` writes replays against the extender without an error.
+void expect_the_extender_accepts(const gen::GenOptions& o) {
   TempDir dir("gen-accept");
-  gen::write_workload(small(3), dir.str());
+  gen::write_workload(o, dir.str());
   auto state = load_snapshot_files({(dir.path() / "cluster.json").string()});
   EXPECT_EQ(state->node_object_count(), 40u);
   EXPECT_EQ(state->pods_by_uid.size(), 160u);
@@ -74,10 +75,10 @@ TEST(Gen, TheExtenderAcceptsTheClusterAndEveryRequest) {
     SCOPED_TRACE(mode);
     auto exchanges = load::read_exchanges((dir.path() / mode).string());
     ASSERT_EQ(exchanges.size(), 14u);
-    load::ReplayOptions o;
-    o.target.host = "127.0.0.1";
-    o.target.port = server.port();
-    auto r = load::replay(exchanges, o);
+    load::ReplayOptions ro;
+    ro.target.host = "127.0.0.1";
+    ro.target.port = server.port();
+    auto r = load::replay(exchanges, ro);
     EXPECT_EQ(r.requests, 14u);
     EXPECT_EQ(r.verbs["filter"].requests, 6u);
     EXPECT_EQ(r.verbs["prioritize"].requests, 6u);
@@ -92,6 +93,25 @@ TEST(Gen, TheExtenderAcceptsTheClusterAndEveryRequest) {
   auto reply = parse(res->body);
   ASSERT_TRUE(reply["NodeNames"].IsArray());
   EXPECT_GT(reply["NodeNames"].Size(), 0u);
+}
+
+TEST(Gen, TheExtenderAcceptsTheClusterAndEveryRequest) { expect_the_extender_accepts(small(3)); }
+
+// --node-names cloud: every node is named as EC2 names its address, the pods are bound to those names,
+// and the extender resolves them.
+TEST(Gen, CloudNodeNames) {
+  auto o = small(3);
+  o.cloud_names = true;
+  const gen::Cluster c = gen::make_cluster(o);
+  ASSERT_EQ(c.nodes.size(), 40u);
+  EXPECT_EQ(c.nodes[0].name, "ip-10-0-0-0.eu-west-1.compute.internal");
+  EXPECT_EQ(c.nodes[39].name, "ip-10-0-0-39.eu-west-1.compute.internal");
+  EXPECT_EQ(c.nodes[39].object.metadata.labels.at("kubernetes.io/hostname"), c.nodes[39].name);
+  for (size_t i = 0; i < c.nodes.size(); ++i) {
+    for (size_t p : c.pods_on[i]) EXPECT_EQ(c.pods[p].node, c.nodes[i].name);
+  }
+  EXPECT_EQ(gen::make_cluster(small(3)).nodes[39].name, "node-00039");
+  expect_the_extender_accepts(o);
 }
 
 // --bind: after each cycle's prioritize, a bind of that cycle's pod (name and UID as in its filter) to the
