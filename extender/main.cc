@@ -11,6 +11,7 @@
 #include "common/read_file.h"
 #include "extender/kube/leader_election.h"
 #include "extender/kube/live_state.h"
+#include "extender/malloc_arenas.h"
 #include "extender/options.h"
 #include "extender/server/server.h"
 #include "extender/shutdown_signals.h"
@@ -30,6 +31,8 @@ std::string read_file(const std::string& path, const char* flag) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any thread allocates: a thread keeps the arena of its first malloc.
+  kext::limit_malloc_arenas();
   // Before any thread exists, so that every thread inherits the blocked SIGTERM/SIGINT.
   kext::ShutdownSignals signals;
   kext::Options opts;
