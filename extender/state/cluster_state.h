@@ -4,7 +4,9 @@
 // sees half an event and never blocks the writer.
 #include <atomic>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "algorithms/model.h"
@@ -25,6 +27,9 @@ struct ClusterState {
   size_t node_objects = 0;
 
   const NodeInfo* find_node(std::string_view name) const;
+  // out[i] = find_node(names[i]), with each found node's record (its NodeInfo up to the exact totals,
+  // and its Node) requested into the cache on the way: the verbs read them next, for every name.
+  void find_nodes(std::span<const std::string_view> names, std::span<const NodeInfo*> out) const;
   const PodInfo* find_pod(std::string_view uid) const;
   size_t node_object_count() const { return node_objects; }
 };

@@ -8,9 +8,11 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "extender/state/flat_shard.h"
 
@@ -40,6 +42,22 @@ class ShardedMap {
   const V* find(std::string_view key) const {
     const HashedKey k = hashed(key);
     return shards_[shard_of(k)]->find(k);
+  }
+  // out[i] = find(keys[i]) for every key, in stages: every key's home slot is requested before any is
+  // read, then every matching key's bytes, then the finds run on lines already in cache. One find after
+  // another waits on each miss in turn (the slot, then a long name's bytes), and a request's ~500
+  // names of 5000 nodes miss on nearly every one.
+  void find_many(std::span<const std::string_view> keys, std::span<const V*> out) const {
+    std::vector<std::pair<HashedKey, const Shard*>> at;
+    at.reserve(keys.size());
+    for (std::string_view key : keys) {
+      const HashedKey k = hashed(key);
+      const Shard* s = shards_[shard_of(k)].get();
+      s->prefetch_home(k);
+      at.emplace_back(k, s);
+    }
+    for (const auto& [k, s] : at) s->prefetch_key(k);
+    for (size_t i = 0; i < at.size(); ++i) out[i] = at[i].second->find(at[i].first);
   }
   size_t size() const { return size_; }
   template <class F>

@@ -17,9 +17,10 @@ ResolvedNodes resolve_nodes(const ExtenderArgs& args, const ClusterState& state)
       r.infos[i] = &info;
     }
   } else {
-    for (size_t i = 0; i < args.node_names.size(); ++i) {
-      const NodeInfo* known = state.find_node(args.node_names[i]);
-      if (known && known->node) r.infos[i] = known;
+    const std::vector<std::string_view> names(args.node_names.begin(), args.node_names.end());
+    state.find_nodes(names, r.infos);
+    for (const NodeInfo*& info : r.infos) {
+      if (info && !info->node) info = nullptr;  // only pods name it: nothing to evaluate
     }
   }
   // Sized once: almost every node of a request is known, and growing two vectors of 230 one push at a

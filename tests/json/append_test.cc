@@ -52,6 +52,30 @@ TEST(JsonAppend, EscapesAtEveryOffsetOfALongName) {
             R"("ip-10-0-12-34.us-west-2.compute.internal")");
 }
 
+// skip_plain_words stops exactly at the first byte to escape when a whole word holds it (a false flag
+// from a borrow only ever follows a true one), and at the start of the last partial word otherwise.
+TEST(JsonWord, SkipPlainWordsStopsAtTheFirstByteToEscape) {
+  const std::string name = "ip-10-0-12-34.us-west-2.compute.internal";  // 40 bytes: five words
+  EXPECT_EQ(skip_plain_words(name, 0), 40u);
+  EXPECT_EQ(skip_plain_words(name, 3), 35u);  // 35 + 8 > 40: the last 5 bytes are left to the caller
+  // Bytes that need no escape, next to those that do: space, DEL, '!' and ']' (one above '"' and '\\').
+  const std::string plain = std::string(" \x7f\x80\xff!]#") + std::string(33, ' ');
+  EXPECT_EQ(skip_plain_words(plain, 0), 40u);
+  for (const char special : {'"', '\\', '\0', '\n', '\x1f'}) {
+    for (size_t at = 0; at <= name.size(); ++at) {
+      for (const char after : {'a', '"', '!', '\x01', ']'}) {
+        std::string s = name;
+        s.insert(at, 1, special);
+        if (at + 1 < s.size()) s[at + 1] = after;
+        const size_t word = at - at % 8;
+        const size_t want = word + 8 <= s.size() ? at : word;
+        EXPECT_EQ(skip_plain_words(s, 0), want)
+            << "byte " << int(special) << " at " << at << " then " << after;
+      }
+    }
+  }
+}
+
 TEST(JsonAppend, StringsAsTheWriterWritesThem) {
   struct Case {
     std::string in, want;

@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -93,6 +95,53 @@ TEST(ShardedMap, LookupsAfterWriterUpdates) {
   EXPECT_EQ(seen, (std::map<std::string, int>{{keys[0], 10}, {keys[2], 3}}));
 }
 
+// Every key hashes alike: one shard, one run, and the first key of the run with the key's hash is
+// rarely the key (find_many's prefetch_key picks that one; find must still compare the strings).
+struct SameHash {
+  size_t operator()(std::string_view) const { return 0x5eed; }
+};
+
+// find_many answers what one find per key answers, in the keys' order, for present and absent keys,
+// short and heap-allocated ones, an empty map and an empty request.
+template <class Hash>
+void expect_find_many_matches_find() {
+  ShardedMapWriter<int, kShards, Hash> w;
+  std::vector<std::string> stored;
+  for (int i = 0; i < 40; ++i) {
+    stored.push_back("node-" + std::to_string(i));
+    stored.push_back("ip-10-0-0-" + std::to_string(i) + ".eu-west-1.compute.internal");
+  }
+  const ShardedMap<int, kShards, Hash> empty = w.publish();
+  for (size_t i = 0; i < stored.size(); ++i) w.put(stored[i], static_cast<int>(i));
+  const ShardedMap<int, kShards, Hash> view = w.publish();
+
+  std::vector<std::string> asked;
+  for (size_t i = stored.size(); i-- > 0;) {
+    asked.push_back(stored[i]);
+    if (i % 3 == 0)
+      asked.push_back("absent-" + std::string(i % 2 ? "ip-10-0-0-1.eu-west-1.compute.internal" : "x"));
+  }
+  asked.push_back("");
+  asked.push_back(stored[5]);  // twice
+  const std::vector<std::string_view> keys(asked.begin(), asked.end());
+  std::vector<const int*> got(keys.size(), nullptr);
+  view.find_many(keys, got);
+  for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(got[i], view.find(keys[i])) << keys[i];
+  EXPECT_EQ(std::count(got.begin(), got.end(), nullptr), std::count_if(keys.begin(), keys.end(), [](auto k) {
+              return k.empty() || k.starts_with("absent-");
+            }));
+
+  std::vector<const int*> none(keys.size(), got[0]);
+  empty.find_many(keys, none);
+  EXPECT_EQ(std::count(none.begin(), none.end(), nullptr), static_cast<std::ptrdiff_t>(keys.size()));
+  view.find_many({}, std::span<const int*>());
+}
+
+TEST(ShardedMap, FindManyMatchesFind) {
+  expect_find_many_matches_find<StringHash>();
+  expect_find_many_matches_find<SameHash>();
+}
+
 // The shard choice and the slot lookup share one hash of the key: a name resolved per request is
 // hashed once, not twice.
 TEST(ShardedMap, EachLookupHashesTheKeyOnce) {
@@ -113,6 +162,14 @@ TEST(ShardedMap, EachLookupHashesTheKeyOnce) {
       {"writer insert", [&] { w.put("node-50", 50); }, 1},
       {"writer erase", [&] { EXPECT_TRUE(w.erase("node-10")); }, 1},
       {"writer erase, absent", [&] { EXPECT_FALSE(w.erase("node-x")); }, 1},
+      {"view find_many of three",
+       [&] {
+         const std::string_view keys[] = {"node-1", "node-x", "node-2"};
+         const int* out[3];
+         view.find_many(keys, out);
+         EXPECT_EQ(*out[2], 2);
+       },
+       3},
   };
   for (const auto& c : cases) {
     CountingHash::calls = 0;
