@@ -58,21 +58,28 @@ inline size_t skip_known(std::string_view s, size_t pos, const Spans* spans) {
 
 // Walks the items of the container that starts at s[pos] with `open` and ends with `close`, items
 // separated by commas: item(pos) reads the item at pos and returns the position after it, or kInvalid.
+// Returns the end of the container (one past `close`), or kInvalid.
 template <typename Item>
-bool for_each_item(std::string_view s, size_t pos, char open, char close, Item&& item) {
+size_t walk_items(std::string_view s, size_t pos, char open, char close, Item&& item) {
   pos = skip_ws(s, pos);
-  if (pos >= s.size() || s[pos] != open) return false;
+  if (pos >= s.size() || s[pos] != open) return kInvalid;
   pos = skip_ws(s, pos + 1);
-  if (pos < s.size() && s[pos] == close) return true;
+  if (pos < s.size() && s[pos] == close) return pos + 1;
   while (true) {
+    if (pos >= s.size()) return kInvalid;
     pos = item(pos);
-    if (pos == kInvalid) return false;
+    if (pos == kInvalid) return kInvalid;
     pos = skip_ws(s, pos);
-    if (pos >= s.size()) return false;
-    if (s[pos] == close) return true;
-    if (s[pos] != ',') return false;
+    if (pos >= s.size()) return kInvalid;
+    if (s[pos] == close) return pos + 1;
+    if (s[pos] != ',') return kInvalid;
     pos = skip_ws(s, pos + 1);
   }
+}
+
+template <typename Item>
+bool for_each_item(std::string_view s, size_t pos, char open, char close, Item&& item) {
+  return walk_items(s, pos, open, close, std::forward<Item>(item)) != kInvalid;
 }
 
 template <typename Fn>
