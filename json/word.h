@@ -38,4 +38,18 @@ inline size_t skip_plain_words(std::string_view s, size_t pos) {
   return pos;
 }
 
+// True for a byte a JSON string holds as it is: not '"', not '\\', not a control character.
+constexpr bool plain_byte(char ch) {
+  const auto c = static_cast<unsigned char>(ch);
+  return c >= 0x20 && c != '"' && c != '\\';
+}
+
+// The first position at or after pos whose byte is not plain_byte, or s.size(): skip_plain_words, then
+// the last few bytes one at a time.
+inline size_t skip_plain(std::string_view s, size_t pos) {
+  pos = skip_plain_words(s, pos);
+  while (pos < s.size() && plain_byte(s[pos])) ++pos;
+  return pos;
+}
+
 }  // namespace kext::json

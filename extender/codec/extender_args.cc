@@ -5,6 +5,7 @@
 #include "extender/codec/k8s_decode.h"
 #include "json/append.h"
 #include "json/scan.h"
+#include "json/word.h"
 
 namespace kext {
 
@@ -87,11 +88,6 @@ struct NamesCandidate {
   size_t bad_index = 0;
 };
 
-bool plain_byte(char ch) {
-  const auto c = static_cast<unsigned char>(ch);
-  return c >= 0x20 && c != '"' && c != '\\';
-}
-
 // Validates the array at s[pos] and decodes its strings into c: a name without escapes straight from
 // the text, any other element through RapidJSON. Returns the end of the array, or kInvalid.
 size_t decode_names(std::string_view s, size_t pos, NamesCandidate& c) {
@@ -105,8 +101,7 @@ size_t decode_names(std::string_view s, size_t pos, NamesCandidate& c) {
   return json_scan::walk_items(s, pos, '[', ']', [&](size_t at) {
     ++i;
     if (s[at] == '"') {
-      size_t q = json::skip_plain_words(s, at + 1);
-      while (q < s.size() && plain_byte(s[q])) ++q;
+      const size_t q = json::skip_plain(s, at + 1);
       if (q < s.size() && s[q] == '"') {
         c.names.push_back(s.substr(at + 1, q - at - 1));
         return q + 1;

@@ -53,10 +53,13 @@ TEST(JsonAppend, EscapesAtEveryOffsetOfALongName) {
 }
 
 // skip_plain_words stops exactly at the first byte to escape when a whole word holds it (a false flag
-// from a borrow only ever follows a true one), and at the start of the last partial word otherwise.
+// from a borrow only ever follows a true one), and at the start of the last partial word otherwise;
+// skip_plain then finds it in that partial word too.
 TEST(JsonWord, SkipPlainWordsStopsAtTheFirstByteToEscape) {
   const std::string name = "ip-10-0-12-34.us-west-2.compute.internal";  // 40 bytes: five words
   EXPECT_EQ(skip_plain_words(name, 0), 40u);
+  EXPECT_EQ(skip_plain(name, 0), 40u);
+  EXPECT_EQ(skip_plain(name, 3), 40u);
   EXPECT_EQ(skip_plain_words(name, 3), 35u);  // 35 + 8 > 40: the last 5 bytes are left to the caller
   // Bytes that need no escape, next to those that do: space, DEL, '!' and ']' (one above '"' and '\\').
   const std::string plain = std::string(" \x7f\x80\xff!]#") + std::string(33, ' ');
@@ -71,6 +74,7 @@ TEST(JsonWord, SkipPlainWordsStopsAtTheFirstByteToEscape) {
         const size_t want = word + 8 <= s.size() ? at : word;
         EXPECT_EQ(skip_plain_words(s, 0), want)
             << "byte " << int(special) << " at " << at << " then " << after;
+        EXPECT_EQ(skip_plain(s, 0), at) << "byte " << int(special) << " at " << at;  // the tail too
       }
     }
   }
