@@ -106,9 +106,23 @@ bool NodeImages::may_have(uint64_t key) const {
 
 int64_t NodeImages::size_of(uint64_t key) const { return may_have(key) ? image_size(images_, key) : -1; }
 
+// The keys are 64-bit hashes, spread evenly over their range, so a key's share of 2^64 places it within
+// a few entries of its rank: the search starts there and steps to the first entry not below the key
+// (lower_bound's answer, so of equal keys the first). A binary search read ~5 of the ~25 cache lines
+// that ~100 entries fill, each a miss on a node not touched since; this reads one or two (prioritize at
+// 500 cloud names of 5000 nodes: 351 -> 310 us of CPU per request, lower in 11 of 12 pairs). Keys
+// chosen to crowd together only lengthen the steps, never past the node's image count.
 int64_t image_size(std::span<const NodeImage> sorted, uint64_t key) {
-  auto it = std::ranges::lower_bound(sorted, key, {}, &NodeImage::key);
-  return it != sorted.end() && it->key == key ? it->size_bytes : -1;
+  const size_t n = sorted.size();
+  if (n == 0) return -1;
+  size_t i = static_cast<size_t>((static_cast<unsigned __int128>(key) * n) >> 64);
+  if (sorted[i].key < key) {
+    while (++i < n && sorted[i].key < key) {
+    }
+  } else {
+    while (i > 0 && sorted[i - 1].key >= key) --i;
+  }
+  return i < n && sorted[i].key == key ? sorted[i].size_bytes : -1;
 }
 
 }  // namespace kext

@@ -39,7 +39,7 @@ struct NodeImage {
 
 // A node's images: one NodeImage per name sorted by key (sort_by_key), behind a 512-bit Bloom filter
 // of the keys. A pod's image is absent from most nodes (extender-gen's: 50 images of a pool of 400 on
-// each), and the filter, one cache line, answers most of those without the binary search, which at 500
+// each), and the filter, one cache line, answers most of those without a search, where a binary one at 500
 // names of 5000 nodes missed the cache on ~5 of the 25 lines that ~100 keys of 16 bytes fill, per
 // lookup (image_size was 13.8 % of prioritize's CPU). Two bits per key: ~10 % of absent keys still
 // search at 100 keys.
@@ -76,7 +76,8 @@ std::vector<NodeImage> index_images(std::span<const ContainerImage> images);
 // 111 -> 35 ns per node).
 void sort_by_key(std::vector<NodeImage>& images);
 
-// The size of the image with this key among images sorted by key, or -1 if none has it.
+// The size of the image with this key among images sorted by key (the first entry's, of equal keys),
+// or -1 if none has it.
 int64_t image_size(std::span<const NodeImage> sorted, uint64_t key);
 
 }  // namespace kext

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 
 namespace kext {
 namespace {
@@ -71,6 +72,37 @@ TEST(ImageSize, FirstEntryOfAKeyWinsAfterSorting) {
   for (int i = 0; i < 40; ++i)
     EXPECT_EQ(image_size(idx, image_key("img" + std::to_string(i) + ":v1")), 100 + i);
   EXPECT_EQ(image_size({}, image_key("nginx")), -1);
+}
+
+// image_size starts where the key's share of 2^64 points and steps from there: it must answer as
+// lower_bound does whatever the keys' spread. Hashed keys; keys crowded at either end of the range or in
+// one spot (the estimate lands far from them); runs of equal keys (the first one's size); one entry.
+TEST(ImageSize, AnswersAsLowerBoundForAnySpreadOfKeys) {
+  uint64_t seed = 42;
+  auto next = [&] {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return seed ^ (seed >> 31);
+  };
+  const std::vector<std::function<uint64_t(size_t)>> spreads = {
+      [&](size_t) { return next(); }, [&](size_t i) { return uint64_t{i} * 3; },
+      [&](size_t i) { return ~uint64_t{0} - uint64_t{i} * 3; },
+      [&](size_t i) { return (uint64_t{1} << 62) + uint64_t{i} / 4 * 2; },  // runs of 4 equal keys
+  };
+  for (size_t spread = 0; spread < spreads.size(); ++spread) {
+    for (size_t n : {1, 2, 7, 100, 400}) {
+      std::vector<NodeImage> sorted;
+      for (size_t i = 0; i < n; ++i) sorted.push_back({spreads[spread](i), static_cast<int64_t>(i)});
+      std::ranges::stable_sort(sorted, {}, &NodeImage::key);
+      std::vector<uint64_t> asked;
+      for (const NodeImage& im : sorted) asked.insert(asked.end(), {im.key, im.key - 1, im.key + 1});
+      asked.insert(asked.end(), {0, 1, ~uint64_t{0}, uint64_t{1} << 63, next()});
+      for (uint64_t key : asked) {
+        auto it = std::ranges::lower_bound(sorted, key, {}, &NodeImage::key);
+        const int64_t want = it != sorted.end() && it->key == key ? it->size_bytes : -1;
+        EXPECT_EQ(image_size(sorted, key), want) << "spread " << spread << ", " << n << " keys, key " << key;
+      }
+    }
+  }
 }
 
 // NodeImages answers exactly as the binary search over its sorted keys, present or absent; its filter
