@@ -36,7 +36,7 @@ struct KeySlice {
   }
 };
 
-// A raw key with escapes ("\u0050od") is decoded before matching; plain keys are used as they are.
+// A raw key's text with its escapes decoded (the raw text if it does not parse as a string).
 std::string unescape_key(std::string_view raw) {
   rapidjson::Document d;
   std::string quoted = "\"" + std::string(raw) + "\"";
@@ -71,13 +71,12 @@ std::shared_ptr<const Node> decode_node_slice(std::string_view slice, size_t i, 
   return node;
 }
 
-// A key with escapes ("\\u0050od") is decoded before matching; plain keys are used as they are.
-void offer_key(KeySlice& target, std::string_view key, std::string_view value) {
-  if (key.find('\\') == std::string_view::npos) {
-    target.offer(key, value);
-  } else {
-    target.offer(unescape_key(key), value);
-  }
+// A key with escapes ("\\u0050od") is decoded (into storage) before matching; plain keys are used as
+// they are.
+std::string_view decoded_key(std::string_view raw, std::string& storage) {
+  if (raw.find('\\') == std::string_view::npos) return raw;
+  storage = unescape_key(raw);
+  return storage;
 }
 
 // A NodeNames array decoded in the pass that validates it.
@@ -89,14 +88,18 @@ struct NamesCandidate {
 };
 
 // Validates the array at s[pos] and decodes its strings into c: a name without escapes straight from
-// the text, any other element through RapidJSON. Returns the end of the array, or kInvalid.
-size_t decode_names(std::string_view s, size_t pos, NamesCandidate& c) {
-  // Sized once from the commas (those after the array, or inside names, only over-reserve; capped so
-  // that a hostile body of commas cannot reserve more than a large cluster's names); the rest of the
-  // body bounds the names' bytes.
-  constexpr size_t kMaxReserve = 1 << 16;
-  const std::string_view rest = s.substr(pos);
-  c.names.reserve(std::min<size_t>(std::count(rest.begin(), rest.end(), ',') + 1, kMaxReserve), rest.size());
+// the text, any other element through RapidJSON. Returns the end of the array, or kInvalid. With
+// `reserve`, sizes the list once from the commas (those after the array, or inside names, only
+// over-reserve; capped so that a hostile body of commas cannot reserve more than a large cluster's
+// names), the rest of the body bounding the names' bytes. Only the body's first NodeNames list does:
+// a body of a thousand such keys would otherwise count and reserve the rest of itself a thousand times.
+size_t decode_names(std::string_view s, size_t pos, NamesCandidate& c, bool reserve) {
+  if (reserve) {
+    constexpr size_t kMaxReserve = 1 << 16;
+    const std::string_view rest = s.substr(pos);
+    c.names.reserve(std::min<size_t>(std::count(rest.begin(), rest.end(), ',') + 1, kMaxReserve),
+                    rest.size());
+  }
   size_t i = 0;
   return json_scan::walk_items(s, pos, '[', ']', [&](size_t at) {
     ++i;
@@ -142,11 +145,8 @@ void decode_extender_args(std::string_view body, ExtenderArgs& out, NodeDecodeCa
     if (body[at] != '"') return json_scan::kInvalid;
     const size_t key_end = json_scan::skip_string(body, at);
     if (key_end == json_scan::kInvalid) return key_end;
-    // A key with escapes ("\\u0050od") is decoded before matching; plain keys are used as they are.
-    const std::string_view raw_key = body.substr(at + 1, key_end - at - 2);
     std::string unescaped;
-    if (raw_key.find('\\') != std::string_view::npos) unescaped = unescape_key(raw_key);
-    const std::string_view key = unescaped.empty() ? raw_key : unescaped;
+    const std::string_view key = decoded_key(body.substr(at + 1, key_end - at - 2), unescaped);
     const size_t colon = json_scan::skip_ws(body, key_end);
     if (colon >= body.size() || body[colon] != ':') return json_scan::kInvalid;
     const size_t begin = json_scan::skip_ws(body, colon + 1);
@@ -154,7 +154,7 @@ void decode_extender_args(std::string_view body, ExtenderArgs& out, NodeDecodeCa
     if (begin < body.size() && body[begin] == '[' && json::iequals(key, names.key)) {
       NamesCandidate& c = name_lists.emplace_back();
       c.begin = body.data() + begin;
-      end = decode_names(body, begin, c);
+      end = decode_names(body, begin, c, name_lists.size() == 1);
     } else {
       end = json_scan::skip_value(body, begin, &spans, 3);
     }
@@ -177,7 +177,8 @@ void decode_extender_args(std::string_view body, ExtenderArgs& out, NodeDecodeCa
     KeySlice items{"items", {}, {}};
     if (!json_scan::for_each_member(body, offset(nodes.value()), &spans,
                                     [&](std::string_view key, std::string_view value) {
-                                      offer_key(items, key, value);
+                                      std::string unescaped;
+                                      items.offer(decoded_key(key, unescaped), value);
                                       return true;
                                     })) {
       rapidjson::Document doc;
