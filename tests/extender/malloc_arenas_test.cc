@@ -17,14 +17,6 @@
 namespace kext::testing {
 namespace {
 
-long rss_kib(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  }
-  return -1;
-}
-
 TEST(MallocArenas, TheEnvironmentWins) {
   ASSERT_EQ(setenv("MALLOC_ARENA_MAX", "3", 1), 0);
   EXPECT_EQ(limit_malloc_arenas(), 3);
@@ -74,9 +66,9 @@ TEST(MallocArenas, DecisionLogTurnoverOnFreshConnectionsKeepsRssBounded) {
     }
   };
   for (int r = 0; r < 2; ++r) round();  // the log full, each arena in use warmed
-  const long before = rss_kib(extender.pid());
+  const long before = rss_and_threads(extender.pid()).first;
   for (int r = 0; r < 14; ++r) round();
-  const long after = rss_kib(extender.pid());
+  const long after = rss_and_threads(extender.pid()).first;
   EXPECT_LT(after - before, 3 * kLogBytes / 1024) << "RSS KiB " << before << " -> " << after;
   std::cerr << "[ info ] 14 log turnovers on fresh connections: RSS " << before << " -> " << after
             << " KiB\n";

@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace kext::testing {
@@ -127,5 +129,17 @@ class ExtenderProcess {
   int exit_ = -1;
   std::string log_;
 };
+
+// VmRSS (KiB) and Threads from /proc/<pid>/status (-1 each if absent): what the memory and thread
+// bounds of the tests that run the real binary compare.
+inline std::pair<long, long> rss_and_threads(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  long rss = -1, threads = -1;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("VmRSS:", 0) == 0) rss = std::stol(line.substr(6));
+    if (line.rfind("Threads:", 0) == 0) threads = std::stol(line.substr(8));
+  }
+  return {rss, threads};
+}
 
 }  // namespace kext::testing

@@ -7,7 +7,6 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <fstream>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -38,17 +37,6 @@ void raise_descriptor_limit() {
     lim.rlim_cur = lim.rlim_max;
     setrlimit(RLIMIT_NOFILE, &lim);
   }
-}
-
-// VmRSS (KiB) and Threads from /proc/<pid>/status.
-std::pair<long, long> rss_and_threads(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  long rss = -1, threads = -1;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("VmRSS:", 0) == 0) rss = std::stol(line.substr(6));
-    if (line.rfind("Threads:", 0) == 0) threads = std::stol(line.substr(8));
-  }
-  return {rss, threads};
 }
 
 // One filter on its own fresh connection: status and seconds taken.
