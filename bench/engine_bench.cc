@@ -214,7 +214,7 @@ void BM_ResolveThenRun(benchmark::State& st) {
   std::vector<std::string> all;
   f.state->nodes.for_each([&](const std::string& name, const auto&) { all.push_back(name); });
   std::vector<char> other_work(64 << 20, 1);
-  uint64_t seed = 7;
+  kext::gen::Prng rng(7);
   std::vector<std::string_view> names(500);
   std::vector<const kext::NodeInfo*> infos(names.size());
   for (auto _ : st) {
@@ -222,10 +222,7 @@ void BM_ResolveThenRun(benchmark::State& st) {
     if (cold) {
       for (size_t i = 0; i < other_work.size(); i += 64) ++other_work[i];
     }
-    for (auto& n : names) {
-      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;  // Knuth's MMIX LCG
-      n = all[(seed >> 33) % all.size()];
-    }
+    for (auto& n : names) n = all[rng.below(all.size())];
     st.ResumeTiming();
     if (batched) {
       f.state->find_nodes(names, infos);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <random>
 
 namespace kext {
 namespace {
@@ -78,13 +79,9 @@ TEST(ImageSize, FirstEntryOfAKeyWinsAfterSorting) {
 // lower_bound does whatever the keys' spread. Hashed keys; keys crowded at either end of the range or in
 // one spot (the estimate lands far from them); runs of equal keys (the first one's size); one entry.
 TEST(ImageSize, AnswersAsLowerBoundForAnySpreadOfKeys) {
-  uint64_t seed = 42;
-  auto next = [&] {
-    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-    return seed ^ (seed >> 31);
-  };
+  std::mt19937_64 rng(42);  // fixed: a failure must reproduce
   const std::vector<std::function<uint64_t(size_t)>> spreads = {
-      [&](size_t) { return next(); }, [&](size_t i) { return uint64_t{i} * 3; },
+      [&](size_t) { return rng(); }, [&](size_t i) { return uint64_t{i} * 3; },
       [&](size_t i) { return ~uint64_t{0} - uint64_t{i} * 3; },
       [&](size_t i) { return (uint64_t{1} << 62) + uint64_t{i} / 4 * 2; },  // runs of 4 equal keys
   };
@@ -95,7 +92,7 @@ TEST(ImageSize, AnswersAsLowerBoundForAnySpreadOfKeys) {
       std::ranges::stable_sort(sorted, {}, &NodeImage::key);
       std::vector<uint64_t> asked;
       for (const NodeImage& im : sorted) asked.insert(asked.end(), {im.key, im.key - 1, im.key + 1});
-      asked.insert(asked.end(), {0, 1, ~uint64_t{0}, uint64_t{1} << 63, next()});
+      asked.insert(asked.end(), {0, 1, ~uint64_t{0}, uint64_t{1} << 63, rng()});
       for (uint64_t key : asked) {
         auto it = std::ranges::lower_bound(sorted, key, {}, &NodeImage::key);
         const int64_t want = it != sorted.end() && it->key == key ? it->size_bytes : -1;
