@@ -212,7 +212,7 @@ void BM_ResolveThenRun(benchmark::State& st) {
   p.parallel_threshold = INT64_MAX;
   auto engine = kext::build_engine(p);
   std::vector<std::string> all;
-  f.state->nodes.for_each([&](const std::string& name, const auto&) { all.push_back(name); });
+  f.state->nodes.for_each([&](std::string_view name, const auto&) { all.emplace_back(name); });
   std::vector<char> other_work(64 << 20, 1);
   kext::gen::Prng rng(7);
   std::vector<std::string_view> names(500);

@@ -17,10 +17,18 @@ namespace kext {
 inline constexpr size_t kNodeShards = 256;
 inline constexpr size_t kPodShards = 1024;
 
+// A node name keeps its bytes in the name table's slot up to 104 bytes (FlatShard::kInlineKey): two
+// cache lines a slot, 1 MiB for 5000 nodes. Pods' keys (UIDs, 36 bytes) fit the default 64-byte slot.
+inline constexpr size_t kNodeSlotBytes = 128;
+template <class V>
+using NodeMap = ShardedMap<V, kNodeShards, StringHash, kNodeSlotBytes>;
+template <class V>
+using NodeMapWriter = ShardedMapWriter<V, kNodeShards, StringHash, kNodeSlotBytes>;
+
 struct ClusterState {
   // Every node name that has a node object or a bound pod. NodeInfo::node is null when only pods
   // reference the name (a full-Nodes request can still supply the object).
-  ShardedMap<std::shared_ptr<const NodeInfo>, kNodeShards> nodes;
+  NodeMap<std::shared_ptr<const NodeInfo>> nodes;
   // Non-terminal pods, bound or not, by UID ("namespace/name" for a pod without one).
   ShardedMap<std::shared_ptr<const PodInfo>, kPodShards> pods_by_uid;
   std::shared_ptr<const std::vector<PodDisruptionBudget>> pdbs = std::make_shared<std::vector<PodDisruptionBudget>>();

@@ -25,38 +25,40 @@ struct StringHash {
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
-template <class V, size_t N, class Hash = StringHash>
+template <class V, size_t N, class Hash = StringHash, size_t SlotBytes = 64>
 class ShardedMapWriter;
 
-// Hash is a parameter only so that the tests can count its calls.
-template <class V, size_t N, class Hash = StringHash>
+// Hash is a parameter only so that the tests can count its calls. SlotBytes is FlatShard's: how long a
+// key its slots keep inline.
+template <class V, size_t N, class Hash = StringHash, size_t SlotBytes = 64>
 class ShardedMap {
  public:
-  using Shard = FlatShard<V>;
+  using Shard = FlatShard<V, SlotBytes>;
 
   ShardedMap() {
     auto empty = std::make_shared<const Shard>();
     shards_.fill(empty);
+    views_.fill(empty->view());
   }
 
   const V* find(std::string_view key) const {
     const HashedKey k = hashed(key);
-    return shards_[shard_of(k)]->find(k);
+    return views_[shard_of(k)].find(k);
   }
   // out[i] = find(keys[i]) for every key, in stages: every key's home slot is requested before any is
   // read, then every matching key's bytes, then the finds run on lines already in cache. One find after
   // another waits on each miss in turn (the slot, then a long name's bytes), and a request's ~500
   // names of 5000 nodes miss on nearly every one.
   void find_many(std::span<const std::string_view> keys, std::span<const V*> out) const {
-    std::vector<std::pair<HashedKey, const Shard*>> at;
+    std::vector<std::pair<HashedKey, const typename Shard::View*>> at;
     at.reserve(keys.size());
     for (std::string_view key : keys) {
       const HashedKey k = hashed(key);
-      const Shard* s = shards_[shard_of(k)].get();
-      s->prefetch_home(k);
-      at.emplace_back(k, s);
+      const auto* v = &views_[shard_of(k)];
+      v->prefetch_home(k);
+      at.emplace_back(k, v);
     }
-    for (const auto& [k, s] : at) s->prefetch_key(k);
+    for (const auto& [k, v] : at) v->prefetch_key(k);
     for (size_t i = 0; i < at.size(); ++i) out[i] = at[i].second->find(at[i].first);
   }
   size_t size() const { return size_; }
@@ -71,16 +73,17 @@ class ShardedMap {
   static size_t shard_of(std::string_view key) { return shard_of(hashed(key)); }
 
  private:
-  friend class ShardedMapWriter<V, N, Hash>;
+  friend class ShardedMapWriter<V, N, Hash, SlotBytes>;
   std::array<std::shared_ptr<const Shard>, N> shards_;
+  std::array<typename Shard::View, N> views_;  // views_[i] reads shards_[i], which is never written again
   size_t size_ = 0;
 };
 
 // The single writer's side: mutates shards it owns, copies a shard on its first write after a publish.
-template <class V, size_t N, class Hash>
+template <class V, size_t N, class Hash, size_t SlotBytes>
 class ShardedMapWriter {
  public:
-  using Map = ShardedMap<V, N, Hash>;
+  using Map = ShardedMap<V, N, Hash, SlotBytes>;
   using Shard = typename Map::Shard;
 
   ShardedMapWriter() {
@@ -113,7 +116,10 @@ class ShardedMapWriter {
 
   Map publish() {
     Map view;
-    for (size_t i = 0; i < N; ++i) view.shards_[i] = shards_[i];
+    for (size_t i = 0; i < N; ++i) {
+      view.shards_[i] = shards_[i];
+      view.views_[i] = shards_[i]->view();
+    }
     view.size_ = size_;
     owned_.reset();
     return view;

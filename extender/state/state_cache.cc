@@ -62,8 +62,8 @@ void StateCache::Batch::replace_nodes(std::vector<Node> nodes) {
   std::unordered_set<std::string> listed;
   for (const auto& n : nodes) listed.insert(n.name);
   std::vector<std::string> gone;
-  c_.nodes_.for_each([&](const std::string& name, const std::shared_ptr<const NodeInfo>& info) {
-    if (info->node && !listed.contains(name)) gone.push_back(name);
+  c_.nodes_.for_each([&](std::string_view name, const std::shared_ptr<const NodeInfo>& info) {
+    if (info->node && !listed.contains(std::string(name))) gone.emplace_back(name);
   });
   for (const auto& name : gone) c_.delete_node_locked(name);
   for (auto& n : nodes) c_.upsert_node_locked(std::move(n));
@@ -73,8 +73,8 @@ void StateCache::Batch::replace_pods(std::vector<Pod> pods) {
   std::unordered_set<std::string> listed;
   for (const auto& p : pods) listed.insert(pod_key(p));
   std::vector<std::string> gone;
-  c_.pods_.for_each([&](const std::string& key, const auto&) {
-    if (!listed.contains(key)) gone.push_back(key);
+  c_.pods_.for_each([&](std::string_view key, const auto&) {
+    if (!listed.contains(std::string(key))) gone.emplace_back(key);
   });
   for (const auto& key : gone) c_.delete_pod_locked(key);
   for (auto& p : pods) c_.upsert_pod_locked(std::move(p));

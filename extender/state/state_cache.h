@@ -80,7 +80,7 @@ class StateCache {
 
   std::mutex mu_;
   StateStore* store_;
-  ShardedMapWriter<std::shared_ptr<const NodeInfo>, kNodeShards> nodes_;
+  NodeMapWriter<std::shared_ptr<const NodeInfo>> nodes_;
   ShardedMapWriter<std::shared_ptr<const PodInfo>, kPodShards> pods_;
   size_t node_objects_ = 0;
   std::map<std::string, PodDisruptionBudget> pdbs_;  // by namespace/name

@@ -22,8 +22,8 @@ void labels(std::string& out, const Labels& l) {
   }
 }
 
-std::string node_line(const std::string& name, const NodeInfo& n) {
-  std::string line = "node " + name;
+std::string node_line(std::string_view name, const NodeInfo& n) {
+  std::string line = "node " + std::string(name);
   if (n.node) {
     const Node& o = *n.node;
     line += " allocatable=";
@@ -54,9 +54,9 @@ std::string node_line(const std::string& name, const NodeInfo& n) {
   return line;
 }
 
-std::string pod_line(const std::string& key, const PodInfo& info) {
+std::string pod_line(std::string_view key, const PodInfo& info) {
   const PodMeta& p = *info.pod;
-  std::string line = "pod " + key + " " + p.namespace_ + "/" + p.name + " node=" + p.node_name +
+  std::string line = "pod " + std::string(key) + " " + p.namespace_ + "/" + p.name + " node=" + p.node_name +
                      " phase=" + p.phase + " priority=" + (p.priority ? std::to_string(*p.priority) : "-") +
                      " start=" + (p.start_time ? std::to_string(*p.start_time) : "-") +
                      " terminating=" + (p.terminating ? "1" : "0") + " labels=";
@@ -93,10 +93,10 @@ std::string pdb_line(const PodDisruptionBudget& b) {
 std::string dump_state(const ClusterState& state) {
   std::vector<std::string> lines;
   lines.reserve(state.nodes.size() + state.pods_by_uid.size() + state.pdbs->size());
-  state.nodes.for_each([&](const std::string& name, const std::shared_ptr<const NodeInfo>& n) {
+  state.nodes.for_each([&](std::string_view name, const std::shared_ptr<const NodeInfo>& n) {
     lines.push_back(node_line(name, *n));
   });
-  state.pods_by_uid.for_each([&](const std::string& key, const std::shared_ptr<const PodInfo>& p) {
+  state.pods_by_uid.for_each([&](std::string_view key, const std::shared_ptr<const PodInfo>& p) {
     lines.push_back(pod_line(key, *p));
   });
   for (const auto& b : *state.pdbs) lines.push_back(pdb_line(b));

@@ -109,7 +109,8 @@ inline void check_decision(const VerbTrace& trace, std::string_view verb) {
 // requested sums are its pods' requests; node_object_count counts node objects; no terminal pods.
 inline void check_state(const ClusterState& s) {
   size_t node_objects = 0;
-  s.nodes.for_each([&](const std::string& name, const std::shared_ptr<const NodeInfo>& info) {
+  s.nodes.for_each([&](std::string_view name_view, const std::shared_ptr<const NodeInfo>& info) {
+    const std::string name(name_view);
     check(info != nullptr, "state: null NodeInfo for " + name);
     if (info->node) {
       ++node_objects;
@@ -155,7 +156,8 @@ inline void check_state(const ClusterState& s) {
   check(node_objects == s.node_object_count(), "state: node_object_count " +
                                                    std::to_string(s.node_object_count()) + " but " +
                                                    std::to_string(node_objects) + " node objects");
-  s.pods_by_uid.for_each([&](const std::string& key, const std::shared_ptr<const PodInfo>& p) {
+  s.pods_by_uid.for_each([&](std::string_view key_view, const std::shared_ptr<const PodInfo>& p) {
+    const std::string key(key_view);
     check(p && p->pod, "state: null pod under " + key);
     check(!p->pod->is_terminal(), "state: terminal pod " + key + " kept");
     if (p->pod->node_name.empty()) return;

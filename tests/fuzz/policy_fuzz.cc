@@ -26,10 +26,9 @@ const Scene& scene() {
     rapidjson::Document doc;
     doc.Parse(body.data(), body.size());
     sc->pod = decode_pod(doc["Pod"], "Pod");
-    fuzz::fixture_state()->nodes.for_each(
-        [&](const std::string&, const std::shared_ptr<const NodeInfo>& info) {
-          if (info->node) sc->nodes.push_back(info.get());
-        });
+    fuzz::fixture_state()->nodes.for_each([&](std::string_view, const std::shared_ptr<const NodeInfo>& info) {
+      if (info->node) sc->nodes.push_back(info.get());
+    });
     return sc;
   }();
   return *s;

@@ -27,13 +27,19 @@ const std::vector<Family> kFamilies = {
     {"distinct", [](int k) -> size_t { return std::hash<int>{}(k)*0x9E3779B97F4A7C15ull; }},
 };
 
-TEST(FlatShard, AgreesWithAMapUnderRandomOperationsAndCollidingHashes) {
+// Keys of every length around the slot's inline room (FlatShard<int>: 48 bytes), so that keys kept in
+// the slot and keys kept on the heap are moved past each other by the shifts.
+template <class Shard>
+void agrees_with_a_map() {
   for (const auto& family : kFamilies) {
     std::mt19937 rng(7);
-    FlatShard<int> shard;
+    Shard shard;
     std::map<std::string, int> model;
     std::vector<std::string> names;
-    for (int k = 0; k < 64; ++k) names.push_back("node-" + std::to_string(k));
+    for (int k = 0; k < 64; ++k) {
+      const std::string name = "node-" + std::to_string(k);
+      names.push_back(name + std::string(static_cast<size_t>(k) * 2, 'x'));
+    }
     const auto key = [&](int k) { return HashedKey{names[static_cast<size_t>(k)], family.hash_of(k)}; };
     for (int step = 0; step < 20000; ++step) {
       const int k = static_cast<int>(rng() % names.size());
@@ -61,9 +67,52 @@ TEST(FlatShard, AgreesWithAMapUnderRandomOperationsAndCollidingHashes) {
       }
     }
     std::map<std::string, int> seen;
-    shard.for_each([&](const std::string& k, int v) { seen[k] = v; });
+    shard.for_each([&](std::string_view k, int v) { seen[std::string(k)] = v; });
     EXPECT_EQ(seen, model) << family.what;
   }
+}
+
+TEST(FlatShard, AgreesWithAMapUnderRandomOperationsAndCollidingHashes) {
+  agrees_with_a_map<FlatShard<int>>();
+  agrees_with_a_map<FlatShard<int, 128>>();
+}
+
+TEST(FlatShard, KeepsShortKeysInTheSlotAndLongOnesOnTheHeap) {
+  EXPECT_EQ(FlatShard<int>::kInlineKey, 48u);
+  EXPECT_EQ((FlatShard<std::shared_ptr<int>, 64>::kInlineKey), 40u);  // a pod UID (36 bytes) fits
+  EXPECT_EQ((FlatShard<std::shared_ptr<int>, 128>::kInlineKey), 104u);
+  const std::string at_limit(FlatShard<int>::kInlineKey, 'a'), past(FlatShard<int>::kInlineKey + 1, 'a');
+  FlatShard<int> shard;
+  shard.put({at_limit, 5}, 1);
+  shard.put({past, 5}, 2);  // same hash, one byte longer: a different key
+  EXPECT_EQ(*shard.find({at_limit, 5}), 1);
+  EXPECT_EQ(*shard.find({past, 5}), 2);
+  std::string last_byte_differs = past;
+  last_byte_differs.back() = 'b';  // compared past the slot's room, on the heap
+  EXPECT_EQ(shard.find({last_byte_differs, 5}), nullptr);
+  last_byte_differs = at_limit;
+  last_byte_differs.back() = 'b';  // the slot's last inline byte
+  EXPECT_EQ(shard.find({last_byte_differs, 5}), nullptr);
+}
+
+// ShardedMapWriter copies a published shard before its first write: the copy must own its own long
+// keys (a shared pointer would be freed twice, or read after the original's erase freed it).
+TEST(FlatShard, ACopyOwnsItsKeys) {
+  const std::string long_a(100, 'a'), long_b(100, 'b');
+  auto original = std::make_unique<FlatShard<int>>();
+  original->put({long_a, 1}, 1);
+  original->put({long_b, 1}, 2);
+  original->put({"short", 2}, 3);
+  FlatShard<int> copy = *original;
+  original->erase({long_a, 1});
+  original.reset();
+  ASSERT_NE(copy.find({long_a, 1}), nullptr);
+  EXPECT_EQ(*copy.find({long_a, 1}), 1);
+  EXPECT_EQ(*copy.find({long_b, 1}), 2);
+  EXPECT_EQ(*copy.find({"short", 2}), 3);
+  std::map<std::string, int> seen;
+  copy.for_each([&](std::string_view k, int v) { seen[std::string(k)] = v; });
+  EXPECT_EQ(seen, (std::map<std::string, int>{{long_a, 1}, {long_b, 2}, {"short", 3}}));
 }
 
 TEST(FlatShard, SameHashDifferentKeysAreDifferentEntries) {

@@ -91,7 +91,7 @@ TEST(ShardedMap, LookupsAfterWriterUpdates) {
   EXPECT_EQ(w.find(keys[1]), nullptr);
 
   std::map<std::string, int> seen;
-  after.for_each([&](const std::string& k, int v) { seen[k] = v; });
+  after.for_each([&](std::string_view k, int v) { seen[std::string(k)] = v; });
   EXPECT_EQ(seen, (std::map<std::string, int>{{keys[0], 10}, {keys[2], 3}}));
 }
 
