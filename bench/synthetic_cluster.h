@@ -23,9 +23,11 @@ struct Workload {
 
 // The pod: one of the cluster's apps, pending, requesting 500m and 512Mi at priority 1000 whatever the
 // seed, so that results compare across node counts.
-inline Workload make_workload(size_t nodes, size_t pods_per_node, uint64_t seed = gen::GenOptions{}.seed) {
+inline Workload make_workload(size_t nodes, size_t pods_per_node, uint64_t seed = gen::GenOptions{}.seed,
+                              bool cloud_names = false) {
   gen::GenOptions o;
   o.nodes = nodes;
+  o.cloud_names = cloud_names;
   o.pods_per_node = pods_per_node;
   o.seed = seed;
   const gen::Cluster c = gen::make_cluster(o);

@@ -97,8 +97,7 @@ size_t decode_names(std::string_view s, size_t pos, NamesCandidate& c, bool rese
   if (reserve) {
     constexpr size_t kMaxReserve = 1 << 16;
     const std::string_view rest = s.substr(pos);
-    c.names.reserve(std::min<size_t>(std::count(rest.begin(), rest.end(), ',') + 1, kMaxReserve),
-                    rest.size());
+    c.names.reserve(std::min<size_t>(json::count_byte(rest, ',') + 1, kMaxReserve), rest.size());
   }
   size_t i = 0;
   return json_scan::walk_items(s, pos, '[', ']', [&](size_t at) {

@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <string>
 
 #include "json/json.h"
@@ -78,6 +80,23 @@ TEST(JsonWord, SkipPlainWordsStopsAtTheFirstByteToEscape) {
       }
     }
   }
+}
+
+// count_byte sums its 16 byte-wide counters every 255 steps of 16 bytes: lengths around 4080 bytes and
+// strings made only of the byte check that no counter wraps and none is lost at a flush or in the tail.
+TEST(JsonWord, CountByteAgreesWithStdCount) {
+  std::mt19937_64 rng(11);
+  for (const size_t size : {0u, 1u, 15u, 16u, 17u, 255u, 4079u, 4080u, 4081u, 4096u, 9000u}) {
+    for (const int density : {0, 1, 50, 100}) {
+      std::string s(size, 'a');
+      for (char& c : s) {
+        if (static_cast<int>(rng() % 100) < density) c = ',';
+      }
+      EXPECT_EQ(count_byte(s, ','), static_cast<size_t>(std::count(s.begin(), s.end(), ',')))
+          << size << " bytes, " << density << " % commas";
+    }
+  }
+  EXPECT_EQ(count_byte("\xff\xff,\xff", '\xff'), 3u);  // a byte above 0x7f, compared as it is
 }
 
 TEST(JsonAppend, StringsAsTheWriterWritesThem) {
