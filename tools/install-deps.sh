@@ -4,7 +4,8 @@ set -euo pipefail
 pkgs=(g++ cmake make pkg-config libcpp-httplib-dev rapidjson-dev libtbb-dev libgtest-dev libbenchmark-dev libssl-dev
   libyaml-cpp-dev  # yaml/: configuration files and kubeconfigs
   libcli11-dev  # command lines: CLI11, header-only
-  clang libclang-rt-14-dev llvm)  # tests/fuzz: clang++ with libFuzzer, ASan, UBSan; llvm-symbolizer
+  clang libclang-rt-14-dev llvm  # tests/fuzz: clang++ with libFuzzer, ASan, UBSan; llvm-symbolizer
+  curl)  # bench/run: the GET /healthz floor rows
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
