@@ -99,19 +99,36 @@ size_t decode_names(std::string_view s, size_t pos, NamesCandidate& c, bool rese
     const std::string_view rest = s.substr(pos);
     c.names.reserve(std::min<size_t>(json::count_byte(rest, ',') + 1, kMaxReserve), rest.size());
   }
+  // While the array is written as NameList keeps it (strings without escapes, bare commas, as
+  // kube-scheduler's encoding/json writes it), only each name's end is recorded and the text is copied
+  // once; from the first element that is not, the text so far is copied and the rest goes name by name.
+  bool verbatim = true;
+  size_t base = 0, last_end = 0;  // the first name's quote; one past the last verbatim name's quote
+  const auto stop_verbatim = [&] {
+    if (!verbatim) return;
+    verbatim = false;
+    if (!c.names.empty()) c.names.assign_json(s.substr(base, last_end - base));
+  };
   size_t i = 0;
-  return json_scan::walk_items(s, pos, '[', ']', [&](size_t at) {
-    ++i;
+  const size_t end = json_scan::walk_items(s, pos, '[', ']', [&](size_t at) {
+    if (i++ == 0) base = at;
     if (s[at] == '"') {
       const size_t q = json::skip_plain(s, at + 1);
       if (q < s.size() && s[q] == '"') {
-        c.names.push_back(s.substr(at + 1, q - at - 1));
+        if (verbatim && at != (i == 1 ? base : last_end + 1)) stop_verbatim();
+        if (verbatim) {
+          last_end = q + 1;
+          c.names.push_end(last_end - base);
+        } else {
+          c.names.push_back_plain(s.substr(at + 1, q - at - 1));
+        }
         return q + 1;
       }
     }
-    const size_t end = json_scan::skip_value(s, at);
-    if (end == json_scan::kInvalid) return end;
-    const std::string_view e = s.substr(at, end - at);
+    stop_verbatim();
+    const size_t value_end = json_scan::skip_value(s, at);
+    if (value_end == json_scan::kInvalid) return value_end;
+    const std::string_view e = s.substr(at, value_end - at);
     if (e.front() == '"') {
       rapidjson::Document doc;
       parse_slice(e, doc);
@@ -120,8 +137,10 @@ size_t decode_names(std::string_view s, size_t pos, NamesCandidate& c, bool rese
       c.bad = e;
       c.bad_index = i - 1;
     }
-    return end;
+    return value_end;
   });
+  stop_verbatim();
+  return end;
 }
 
 }  // namespace
@@ -213,17 +232,15 @@ void decode_extender_args(std::string_view body, ExtenderArgs& out, NodeDecodeCa
   }
 }
 
-// The replies are appended to one string reserved to their size, names copied whole (json::append_string
-// writes what rapidjson::Writer wrote, byte for byte; tests/extender/codec/reply_encoding_test.cc
-// compares the two). The Writer copied every name byte by byte through its escape check.
+// The replies are appended to one string reserved to their size, names copied whole from the NameList's
+// JSON (json::append_string's bytes, which are what rapidjson::Writer wrote, byte for byte;
+// tests/extender/codec/reply_encoding_test.cc compares the two). The Writer copied every name byte by
+// byte through its escape check.
 namespace {
-
-// Bytes of a string once quoted, before any escape.
-size_t quoted_size(std::string_view s) { return s.size() + 2; }
 
 size_t failed_map_size(const ExtenderArgs& args, const std::vector<RejectedNode>& rejected) {
   size_t size = 2;
-  for (const auto& r : rejected) size += quoted_size(args.node_names[r.index]) + quoted_size(r.reason) + 2;
+  for (const auto& r : rejected) size += args.node_names.json(r.index).size() + r.reason.size() + 2 + 2;
   return size;
 }
 
@@ -233,7 +250,7 @@ void append_failed_map(std::string& out, std::string_view key, const ExtenderArg
   out.push_back('{');
   for (size_t k = 0; k < rejected.size(); ++k) {
     if (k) out.push_back(',');
-    json::append_string(out, args.node_names[rejected[k].index]);
+    out.append(args.node_names.json(rejected[k].index));
     out.push_back(':');
     json::append_string(out, rejected[k].reason);
   }
@@ -258,18 +275,23 @@ std::string encode_filter_reply(const ExtenderArgs& args, const FilterReply& rep
                 kFailed.size() + failed_map_size(args, reply.failed) + kUnresolvable.size() +
                 failed_map_size(args, reply.unresolvable) + kEnd.size();
   for (size_t i : reply.passed) {
-    size += (args.full_nodes ? args.node_raw[i].size() : quoted_size(args.node_names[i])) + 1;
+    size += (args.full_nodes ? args.node_raw[i].size() : args.node_names.json(i).size()) + 1;
   }
   std::string out;
   out.reserve(size);
   out.append(args.full_nodes ? kNodesHead : kNamesHead);
-  for (size_t k = 0; k < reply.passed.size(); ++k) {
+  const auto& passed = reply.passed;
+  for (size_t k = 0; k < passed.size();) {
     if (k) out.push_back(',');
     if (args.full_nodes) {
-      out.append(args.node_raw[reply.passed[k]]);
-    } else {
-      json::append_string(out, args.node_names[reply.passed[k]]);
+      out.append(args.node_raw[passed[k++]]);
+      continue;
     }
+    // A run of passing names in the request's order is one copy of the names' JSON.
+    size_t last = k + 1;
+    while (last < passed.size() && passed[last] == passed[last - 1] + 1) ++last;
+    out.append(args.node_names.json_run(passed[k], passed[last - 1] + 1));
+    k = last;
   }
   out.append(args.full_nodes ? kNodesTail : kNamesTail);
   append_failed_map(out, kFailed, args, reply.failed);
@@ -282,14 +304,15 @@ std::string encode_prioritize_reply(const NameList& hosts, const std::vector<int
   constexpr std::string_view kHost = R"({"Host":)";
   constexpr std::string_view kScore = R"(,"Score":)";
   size_t size = 2;
-  for (const auto& h : hosts) size += kHost.size() + quoted_size(h) + kScore.size() + 20 + 2;
+  for (size_t i = 0; i < hosts.size(); ++i)
+    size += kHost.size() + hosts.json(i).size() + kScore.size() + 20 + 2;
   std::string out;
   out.reserve(size);
   out.push_back('[');
   for (size_t i = 0; i < hosts.size(); ++i) {
     if (i) out.push_back(',');
     out.append(kHost);
-    json::append_string(out, hosts[i]);
+    out.append(hosts.json(i));
     out.append(kScore);
     json::append_int(out, scores[i]);
     out.push_back('}');

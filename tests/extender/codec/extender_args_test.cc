@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "json/append.h"
 #include "json/json.h"
 
 namespace kext {
@@ -39,8 +40,17 @@ std::string decoded(const std::string& body) {
   try {
     ExtenderArgs args;
     decode_extender_args(body, args);
-    std::string out;
-    for (std::string_view n : args.node_names) out += "[" + std::string(n) + "]";
+    std::string out, json;
+    for (std::string_view n : args.node_names) {
+      out += "[" + std::string(n) + "]";
+      if (!json.empty()) json.push_back(',');
+      json::append_string(json, n);
+    }
+    // The list's JSON (copied from the body while the body is written as the list keeps it) is what
+    // append_string writes for the names.
+    if (!args.node_names.empty() && args.node_names.json_run(0, args.node_names.size()) != json) {
+      return "JSON differs: " + std::string(args.node_names.json_run(0, args.node_names.size()));
+    }
     return out;
   } catch (const DecodeError& e) {
     const std::string what = e.what();
@@ -56,6 +66,14 @@ TEST(ExtenderArgs, NodeNamesDecodeAsTheDomReadsThem) {
       "{" + pod + R"(,"NodeNames":[""," ","a"]})",
       "{" + pod + R"(,"NodeNames":["a"]})",  // the name in the last, partial word
       "{" + pod + R"(,"NodeNames" : [ "a" , "b" ] })",
+      // Copied whole until the text stops being "a","b": a space, an escape, a non-string, then names
+      // one by one.
+      "{" + pod + R"(,"NodeNames":["a","b", "c","d"]})",
+      "{" + pod + R"(,"NodeNames":["a","b" ,"c"]})",
+      "{" + pod + R"(,"NodeNames":[ "a","b"]})",
+      "{" + pod + R"(,"NodeNames":["a","b\u0041","c","d"]})",
+      "{" + pod + R"(,"NodeNames":["a","b",1,"c"]})",
+      "{" + pod + R"(,"NodeNames":["a\"b","c"]})",
       "{" + pod + R"(,"NodeNames":["n\u0041me","tab\there","q\"uote","back\\slash","\u00e9t\u00e9"]})",
       "{" + pod + R"(,"NodeNames":["nœud-1","ノード"]})",
       R"({"NodeNames":["x","y"],)" + pod + "}",  // names before the pod

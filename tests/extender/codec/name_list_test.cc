@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "json/append.h"
+
 namespace kext {
 namespace {
 
@@ -32,7 +34,7 @@ TEST(NameList, HandsBackEveryNameInOrder) {
   }
 }
 
-TEST(NameList, KeepsTheNamesSideBySide) {
+TEST(NameList, KeepsTheNamesSideBySideAsJson) {
   NameList list;
   list.reserve(3, 120);
   for (std::string_view n :
@@ -40,9 +42,43 @@ TEST(NameList, KeepsTheNamesSideBySide) {
         "ip-10-0-12-36.us-west-2.compute.internal"}) {
     list.push_back(n);
   }
-  EXPECT_EQ(list[1].data(), list[0].data() + list[0].size());
-  EXPECT_EQ(list[2].data(), list[1].data() + list[1].size());
+  EXPECT_EQ(list[1].data(), list[0].data() + list[0].size() + 3);  // "," between
+  EXPECT_EQ(list.json_run(0, 3),
+            R"("ip-10-0-12-34.us-west-2.compute.internal","ip-10-0-12-35.us-west-2.compute.internal",)"
+            R"("ip-10-0-12-36.us-west-2.compute.internal")");
   EXPECT_GE(list.capacity_bytes(), 120u);
+}
+
+// json(i) and json_run are what append_string writes for the names, and operator[] still hands back
+// each name itself, for names that need escapes too: a control byte, a quote, a backslash, a NUL.
+TEST(NameList, JsonIsWhatAppendStringWrites) {
+  const std::vector<std::string> names = {
+      "a",         "",     "say \"hi\"", "back\\slash",         std::string("nul\0x", 5),
+      "tab\there", "\x01", "ok",         "r\xc3\xa9sum\xc3\xa9"};
+  NameList list;
+  for (const auto& n : names) list.push_back(n);
+  for (size_t first = 0; first < names.size(); ++first) {
+    EXPECT_EQ(list[first], names[first]) << first;
+    for (size_t last = first + 1; last <= names.size(); ++last) {
+      std::string want;
+      for (size_t i = first; i < last; ++i) {
+        if (i > first) want.push_back(',');
+        json::append_string(want, names[i]);
+      }
+      EXPECT_EQ(list.json_run(first, last), want) << first << ".." << last;
+    }
+  }
+  EXPECT_EQ(list.json(2), R"("say \"hi\"")");
+}
+
+// push_back_plain is push_back for a name without a byte to escape, minus the look for one.
+TEST(NameList, PlainNamesAreKeptAsPushBackKeepsThem) {
+  NameList plain, checked;
+  for (std::string_view n : {"ip-10-0-12-34.us-west-2.compute.internal", "", "\x7f\xff/ok"}) {
+    plain.push_back_plain(n);
+    checked.push_back(n);
+  }
+  EXPECT_EQ(plain, checked);
 }
 
 TEST(NameList, EqualWhenTheSameNamesInTheSameOrder) {

@@ -117,6 +117,8 @@ std::vector<FilterCase> filter_cases() {
       {"nothing", {}},
       {"all pass", {all, {}, {}}},
       {"one passes", {{0}, {}, {}}},
+      // Runs of consecutive passing names are copied whole: runs cut by failures, and single names.
+      {"runs with gaps", {{0, 1, 2, 4, 6, 7, 9}, {{3, "Insufficient cpu"}, {5, "x"}, {8, "y"}}, {}}},
       {"all fail",
        {{},
         {{0, "Insufficient cpu"},
