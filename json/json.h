@@ -127,11 +127,13 @@ inline std::string_view expect_string(const Value& v, std::string_view path) {
   return view(v);
 }
 
-// Optional string member: "" when absent or null.
+// Optional string member: "" when absent or null. The path is joined only for the error: a pod's
+// decode joined ~30 paths that no message used (json::join_path was 1.6 % of filter's user time).
 inline std::string get_string(const Value& obj, std::string_view key, std::string_view path) {
   const Value* v = find_non_null(obj, key);
   if (!v) return {};
-  return std::string(expect_string(*v, join_path(path, key)));
+  if (!v->IsString()) fail_type(join_path(path, key), "string", *v);
+  return std::string(view(*v));
 }
 
 inline bool get_bool(const Value& obj, std::string_view key, std::string_view path) {

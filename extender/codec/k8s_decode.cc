@@ -28,7 +28,8 @@ Labels decode_string_map(const Value& obj, std::string_view key, std::string_vie
   for (auto it = v->MemberBegin(); it != v->MemberEnd(); ++it) {
     std::string_view k = json::view(it->name);
     if (it->value.IsNull()) continue;
-    out.insert_or_assign(std::string(k), std::string(json::expect_string(it->value, join_path(p, k))));
+    if (!it->value.IsString()) json::fail_type(join_path(p, k), "string", it->value);
+    out.insert_or_assign(std::string(k), std::string(json::view(it->value)));
   }
   return out;
 }
@@ -205,7 +206,7 @@ Resources decode_resource_list(const Value& v, std::string_view path) {
     std::string_view name = json::view(it->name);
     const Value& q = it->value;
     if (q.IsNull()) continue;
-    std::string p = join_path(path, name);
+    const auto p = [&] { return join_path(path, name); };  // for an error only
     std::optional<Quantity> quantity;
     std::string error;
     if (q.IsString()) {
@@ -221,14 +222,14 @@ Resources decode_resource_list(const Value& v, std::string_view path) {
       q.Accept(w);
       quantity = parse_quantity(std::string_view(buf.GetString(), buf.GetSize()), &error);
     } else {
-      json::fail_type(p, "quantity string", q);
+      json::fail_type(p(), "quantity string", q);
     }
-    if (!quantity) throw DecodeError(p + ": invalid quantity: " + error);
+    if (!quantity) throw DecodeError(p() + ": invalid quantity: " + error);
     // The API server refuses negative requests, overhead and allocatable
     // (pkg/apis/core/validation/validation.go: ValidateResourceQuantityValue). Refusing them here too
     // keeps every amount the algorithms add up non-negative, where a saturating sum is the true sum
     // clamped to int64 whatever the order (8Ei + 8Ei - 8Ei would otherwise come out as 0).
-    if (quantity->nanos < 0) throw DecodeError(p + ": must not be negative");
+    if (quantity->nanos < 0) throw DecodeError(p() + ": must not be negative");
     set_named_resource(r, name, name == "cpu" ? quantity->milli_value() : quantity->value());
   }
   return r;
