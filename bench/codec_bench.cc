@@ -67,10 +67,29 @@ void BM_DecodeNames(benchmark::State& st) {
   st.SetBytesProcessed(st.iterations() * static_cast<int64_t>(body.size()));
 }
 
+// The prioritize reply for every name of the request (args: names, cloud names or short).
+void BM_EncodePrioritize(benchmark::State& st) {
+  const auto& w = workload(static_cast<size_t>(st.range(0)), st.range(1) != 0);
+  kext::NameList hosts;
+  std::vector<int64_t> scores;
+  for (size_t i = 0; i < w.node_names.size(); ++i) {
+    hosts.push_back(w.node_names[i]);
+    scores.push_back(static_cast<int64_t>(i % 11));
+  }
+  size_t bytes = 0;
+  for (auto _ : st) {
+    const std::string reply = kext::encode_prioritize_reply(hosts, scores);
+    bytes = reply.size();
+    benchmark::DoNotOptimize(reply.data());
+  }
+  st.SetBytesProcessed(st.iterations() * static_cast<int64_t>(bytes));
+}
+
 BENCHMARK(BM_BareParseFull)->Arg(500)->Arg(5000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DecodeFull)->Arg(500)->Arg(5000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DecodeFullWarmCache)->Arg(500)->Arg(5000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DecodeNames)->ArgsProduct({{500, 5000}, {0, 1}})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_EncodePrioritize)->ArgsProduct({{500, 5000}, {0, 1}})->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 #include "extender/codec/extender_args.h"
 
 #include <algorithm>
+#include <charconv>
 
 #include "extender/codec/k8s_decode.h"
 #include "json/append.h"
@@ -303,21 +304,24 @@ std::string encode_filter_reply(const ExtenderArgs& args, const FilterReply& rep
 std::string encode_prioritize_reply(const NameList& hosts, const std::vector<int64_t>& scores) {
   constexpr std::string_view kHost = R"({"Host":)";
   constexpr std::string_view kScore = R"(,"Score":)";
-  size_t size = 2;
-  for (size_t i = 0; i < hosts.size(); ++i)
-    size += kHost.size() + hosts.json(i).size() + kScore.size() + 20 + 2;
-  std::string out;
-  out.reserve(size);
-  out.push_back('[');
+  constexpr size_t kMaxInt = 20;  // -9223372036854775808
+  const size_t names = hosts.empty() ? 0 : hosts.json_run(0, hosts.size()).size();
+  // Written through a pointer into a buffer sized for the longest reply, then cut: six std::string
+  // appends per host, each checking the capacity, were 5 % of prioritize's user time at 500 names.
+  std::string out(2 + names + hosts.size() * (kHost.size() + kScore.size() + kMaxInt + 2), '\0');
+  char* p = out.data();
+  const auto put = [&p](std::string_view s) { p = std::copy(s.begin(), s.end(), p); };
+  *p++ = '[';
   for (size_t i = 0; i < hosts.size(); ++i) {
-    if (i) out.push_back(',');
-    out.append(kHost);
-    out.append(hosts.json(i));
-    out.append(kScore);
-    json::append_int(out, scores[i]);
-    out.push_back('}');
+    if (i) *p++ = ',';
+    put(kHost);
+    put(hosts.json(i));
+    put(kScore);
+    p = std::to_chars(p, p + kMaxInt, scores[i]).ptr;
+    *p++ = '}';
   }
-  out.push_back(']');
+  *p++ = ']';
+  out.resize(static_cast<size_t>(p - out.data()));
   return out;
 }
 
