@@ -78,12 +78,22 @@ ScoreMatrix Engine::score(const PodContext& pod, std::span<const NodeInfo* const
   std::vector<std::unique_ptr<ScorePrepared>> prepared(m.algorithms);
   for (size_t a = 0; a < m.algorithms; ++a) prepared[a] = scores_[a].plugin->prepare(pod, nodes);
 
-  // Map: the cell [a][n] is written only by the task that owns node n.
-  for_each_index(m.nodes, scores_in_parallel(m.nodes), [&](size_t n) {
+  // Map: the cell [a][n] is written only by the task that owns node n. Serially, one algorithm's row
+  // at a time: the same plugin's call over and over, and each row written in order.
+  if (scores_in_parallel(m.nodes)) {
+    parallel_for_index(m.nodes, [&](size_t n) {
+      for (size_t a = 0; a < m.algorithms; ++a) {
+        m.raw[a * m.nodes + n] = scores_[a].plugin->score_at(pod, prepared[a].get(), nodes, n);
+      }
+    });
+  } else {
     for (size_t a = 0; a < m.algorithms; ++a) {
-      m.raw[a * m.nodes + n] = scores_[a].plugin->score_at(pod, prepared[a].get(), nodes, n);
+      const ScorePlugin& plugin = *scores_[a].plugin;
+      const ScorePrepared* p = prepared[a].get();
+      int64_t* row = m.raw.data() + a * m.nodes;
+      for (size_t n = 0; n < m.nodes; ++n) row[n] = plugin.score_at(pod, p, nodes, n);
     }
-  });
+  }
 
   // Reduce: each algorithm rewrites only its own row, so rows can run in parallel; they rarely carry
   // enough work to (5000 nodes x 3 normalisations is ~45 µs).
