@@ -53,6 +53,28 @@ void parse_slice(std::string_view slice, rapidjson::Document& doc) {
   if (doc.HasParseError()) throw DecodeError("malformed JSON");
 }
 
+// The DOM of an object the decoders read whole (the pod, a node), on the stack: a 16 KB pool for its
+// values, strings parsed in place in a copy of its bytes. A default Document allocated a 64 KB pool
+// chunk and copied every string into it: BM_DecodeNames 17.9 -> 15.5 us at 500 cloud names, of which
+// the pod is ~8 us now.
+class SliceDom {
+ public:
+  explicit SliceDom(std::string_view slice)
+      : text_(slice), allocator_(pool_, sizeof pool_), doc_(&allocator_) {
+    doc_.ParseInsitu<json::kParseFlags>(text_.data());
+    if (doc_.HasParseError()) throw DecodeError("malformed JSON");
+  }
+  SliceDom(const SliceDom&) = delete;
+  SliceDom& operator=(const SliceDom&) = delete;
+  const rapidjson::Value& value() const { return doc_; }
+
+ private:
+  std::string text_;
+  alignas(8) char pool_[16 << 10];
+  rapidjson::MemoryPoolAllocator<> allocator_;
+  rapidjson::Document doc_;
+};
+
 // The body did not scan as a JSON object: parse_body names the problem exactly.
 [[noreturn]] void report_bad_body(std::string_view body) {
   rapidjson::Document doc;
@@ -65,9 +87,9 @@ std::shared_ptr<const Node> decode_node_slice(std::string_view slice, size_t i, 
   if (cache) {
     if (auto hit = cache->find(slice, hash)) return hit;
   }
-  rapidjson::Document doc;
-  parse_slice(slice, doc);
-  auto node = std::make_shared<const Node>(decode_node(doc, "Nodes.items[" + std::to_string(i) + "]"));
+  const SliceDom dom(slice);
+  auto node =
+      std::make_shared<const Node>(decode_node(dom.value(), "Nodes.items[" + std::to_string(i) + "]"));
   if (cache) cache->insert(slice, hash, node);
   return node;
 }
@@ -185,11 +207,7 @@ void decode_extender_args(std::string_view body, ExtenderArgs& out, NodeDecodeCa
   if (!valid) report_bad_body(body);
 
   if (absent(pod.value())) throw DecodeError("Pod: missing (the pod to schedule is required)");
-  {
-    rapidjson::Document doc;
-    parse_slice(pod.value(), doc);
-    out.pod = decode_pod(doc, "Pod");
-  }
+  out.pod = decode_pod(SliceDom(pod.value()).value(), "Pod");
 
   if (!absent(nodes.value())) {
     out.full_nodes = true;
