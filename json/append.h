@@ -70,10 +70,11 @@ inline void append_string(std::string& out, std::string_view s) {
   out.push_back('"');
 }
 
-// Appends an integer as rapidjson::Writer::Int64 writes it: plain decimal, '-' for negatives.
-inline void append_int(std::string& out, int64_t v) {
-  char buf[24];
-  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);  // 20 digits and a sign always fit
-}
+// The longest integer write_int writes: -9223372036854775808.
+inline constexpr size_t kMaxIntBytes = 20;
+
+// Writes an integer at p as rapidjson::Writer::Int64 writes it (plain decimal, '-' for negatives) and
+// returns its end; p must have kMaxIntBytes of room.
+inline char* write_int(char* p, int64_t v) { return std::to_chars(p, p + kMaxIntBytes, v).ptr; }
 
 }  // namespace kext::json

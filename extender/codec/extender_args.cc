@@ -1,7 +1,6 @@
 #include "extender/codec/extender_args.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include "extender/codec/k8s_decode.h"
 #include "json/append.h"
@@ -322,11 +321,10 @@ std::string encode_filter_reply(const ExtenderArgs& args, const FilterReply& rep
 std::string encode_prioritize_reply(const NameList& hosts, const std::vector<int64_t>& scores) {
   constexpr std::string_view kHost = R"({"Host":)";
   constexpr std::string_view kScore = R"(,"Score":)";
-  constexpr size_t kMaxInt = 20;  // -9223372036854775808
   const size_t names = hosts.empty() ? 0 : hosts.json_run(0, hosts.size()).size();
   // Written through a pointer into a buffer sized for the longest reply, then cut: six std::string
   // appends per host, each checking the capacity, were 5 % of prioritize's user time at 500 names.
-  std::string out(2 + names + hosts.size() * (kHost.size() + kScore.size() + kMaxInt + 2), '\0');
+  std::string out(2 + names + hosts.size() * (kHost.size() + kScore.size() + json::kMaxIntBytes + 2), '\0');
   char* p = out.data();
   const auto put = [&p](std::string_view s) { p = std::copy(s.begin(), s.end(), p); };
   *p++ = '[';
@@ -335,7 +333,7 @@ std::string encode_prioritize_reply(const NameList& hosts, const std::vector<int
     put(kHost);
     put(hosts.json(i));
     put(kScore);
-    p = std::to_chars(p, p + kMaxInt, scores[i]).ptr;
+    p = json::write_int(p, scores[i]);
     *p++ = '}';
   }
   *p++ = ']';

@@ -1,4 +1,4 @@
-// json::append_string and append_int write the bytes rapidjson::Writer writes for the same value, so
+// json::append_string and write_int write the bytes rapidjson::Writer writes for the same value, so
 // a reply written by appending is byte-identical to one written through a Writer.
 #include "json/append.h"
 
@@ -128,8 +128,8 @@ TEST(JsonAppend, IntegersAsTheWriterWritesThem) {
     rapidjson::StringBuffer buf;
     rapidjson::Writer<rapidjson::StringBuffer> w(buf);
     w.Int64(v);
-    std::string out;
-    append_int(out, v);
+    char bytes[kMaxIntBytes];
+    const std::string out(bytes, write_int(bytes, v));
     EXPECT_EQ(out, std::string(buf.GetString(), buf.GetSize())) << v;
     EXPECT_EQ(out, std::to_string(v));
   }
