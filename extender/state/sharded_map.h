@@ -21,7 +21,9 @@ namespace kext {
 // Hashes a name once per lookup: ShardedMap takes the shard from the high bits of the hash and hands
 // the same hash to the shard (FlatShard), whose slot comes from the low bits. Resolving 230 node names
 // per filter request hashed each twice before (once for the shard, once in unordered_map::find).
+// Transparent, so that a set of std::string keys can be asked about a string_view (StateCache's relists).
 struct StringHash {
+  using is_transparent = void;
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 

@@ -59,22 +59,22 @@ void StateCache::Batch::delete_pdb(const std::string& namespace_, const std::str
 }
 
 void StateCache::Batch::replace_nodes(std::vector<Node> nodes) {
-  std::unordered_set<std::string> listed;
+  std::unordered_set<std::string, StringHash, std::equal_to<>> listed;
   for (const auto& n : nodes) listed.insert(n.name);
   std::vector<std::string> gone;
   c_.nodes_.for_each([&](std::string_view name, const std::shared_ptr<const NodeInfo>& info) {
-    if (info->node && !listed.contains(std::string(name))) gone.emplace_back(name);
+    if (info->node && !listed.contains(name)) gone.emplace_back(name);
   });
   for (const auto& name : gone) c_.delete_node_locked(name);
   for (auto& n : nodes) c_.upsert_node_locked(std::move(n));
 }
 
 void StateCache::Batch::replace_pods(std::vector<Pod> pods) {
-  std::unordered_set<std::string> listed;
+  std::unordered_set<std::string, StringHash, std::equal_to<>> listed;
   for (const auto& p : pods) listed.insert(pod_key(p));
   std::vector<std::string> gone;
   c_.pods_.for_each([&](std::string_view key, const auto&) {
-    if (!listed.contains(std::string(key))) gone.emplace_back(key);
+    if (!listed.contains(key)) gone.emplace_back(key);
   });
   for (const auto& key : gone) c_.delete_pod_locked(key);
   for (auto& p : pods) c_.upsert_pod_locked(std::move(p));
