@@ -795,7 +795,11 @@ void Transport::run_request(Connection& c) {
   }
   try {
     ConnectionStream stream(c, end, buffered_);
-    listeners_[c.listener].router->process_request(stream, closing, client_closes, nullptr);
+    Router& router = *listeners_[c.listener].router;
+    if (c.framer.chunked() ||
+        !router.serve_direct(std::string_view(c.in).substr(0, end), c.framer.body_start(), closing, stream)) {
+      router.process_request(stream, closing, client_closes, nullptr);
+    }
     stream.flush();
   } catch (...) {
     c.broken = true;  // cpp-httplib handles the handlers' exceptions; this is out of memory or worse

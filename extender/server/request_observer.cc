@@ -33,7 +33,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 RequestObserver::RequestObserver(std::string path_prefix, ServerObservers observers, int verbosity)
     : prefix_(std::move(path_prefix)), observers_(observers), verbosity_(verbosity) {}
 
-void RequestObserver::attach(httplib::Server& http) {
+void RequestObserver::attach(Router& http) {
   http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response&) {
     on_start(req.path);
     return httplib::Server::HandlerResponse::Unhandled;
@@ -43,6 +43,10 @@ void RequestObserver::attach(httplib::Server& http) {
     const std::optional<std::string_view> in_place = received_body();
     on_end(req.path, res.status, in_place ? in_place->size() : req.body.size());
   });
+  http.set_direct_observer([this](std::string_view path) { on_start(path); },
+                           [this](std::string_view path, int status, size_t request_bytes) {
+                             on_end(path, status, request_bytes);
+                           });
 }
 
 Route RequestObserver::route_of(std::string_view path) const {

@@ -11,11 +11,9 @@
 #include "extender/observe/verb_trace.h"
 #include "extender/verbs/verbs.h"
 
-namespace httplib {
-class Server;
-}
-
 namespace kext {
+
+class Router;
 
 // Owned by whoever owns the Server; each may be null (not collected).
 struct ServerObservers {
@@ -27,8 +25,9 @@ class RequestObserver {
  public:
   RequestObserver(std::string path_prefix, ServerObservers observers, int verbosity);
 
-  // Installs cpp-httplib's pre-routing handler and logger (which runs after the reply is written).
-  void attach(httplib::Server& http);
+  // Installs cpp-httplib's pre-routing handler and logger (which runs after the reply is written), and
+  // the same two for the routes the router serves directly.
+  void attach(Router& http);
 
   // Requests between their headers arriving and their reply written.
   size_t in_flight() const { return in_flight_.load(std::memory_order_acquire); }

@@ -24,14 +24,24 @@ void send(httplib::Response& res, Reply&& reply) {
   res.set_header("Content-Type", kJsonType);
 }
 
-bool content_type_ok(const httplib::Request& req) {
-  if (!req.has_header("Content-Type")) return true;  // curl -d without -H still gets served
-  std::string ct = req.get_header_value("Content-Type");
-  auto semi = ct.find(';');
-  std::string base = ct.substr(0, semi);
+bool content_type_ok(std::optional<std::string_view> content_type) {
+  if (!content_type) return true;  // curl -d without -H still gets served
+  std::string base(content_type->substr(0, content_type->find(';')));
   while (!base.empty() && base.back() == ' ') base.pop_back();
   for (auto& c : base) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return base == "application/json" || base.ends_with("+json");
+}
+
+// An exception out of a handler: a 500 with a JSON error, never a crash.
+Reply internal_error(std::exception_ptr ep) {
+  std::string what = "internal error";
+  try {
+    std::rethrow_exception(ep);
+  } catch (const std::exception& e) {
+    what = std::string("internal error: ") + e.what();
+  } catch (...) {
+  }
+  return bad_request(what, 500);
 }
 
 std::string normalized_prefix(std::string p) {
@@ -43,9 +53,8 @@ std::string normalized_prefix(std::string p) {
 // cpp-httplib's own defaults would close keep-alive connections after 5 requests; the transport owns
 // connections, so these only shape the reply's Connection/Keep-Alive headers and the body bound.
 void configure_router(Router& router, const ServerConfig& config) {
-  router.set_keep_alive_max_count(SIZE_MAX);
-  router.set_keep_alive_timeout(
-      std::chrono::duration_cast<std::chrono::seconds>(config.limits.idle_timeout).count());
+  router.set_keep_alive(SIZE_MAX,
+                        std::chrono::duration_cast<std::chrono::seconds>(config.limits.idle_timeout).count());
   router.set_payload_max_length(config.limits.max_body_bytes);
 }
 
@@ -96,14 +105,7 @@ void install_error_handlers(Router& router) {
   });
   // Last line of defence: an unexpected exception becomes a 500 with a JSON error, never a crash.
   router.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "internal error";
-    try {
-      std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = std::string("internal error: ") + e.what();
-    } catch (...) {
-    }
-    send(res, bad_request(what, 500));
+    send(res, internal_error(ep));
   });
 }
 
@@ -151,23 +153,26 @@ void Server::install_routes() {
   // bare 404.
   for (const VerbRoute& v : kVerbRoutes) {
     const std::string path = prefix + "/" + std::string(v.name);
-    router_->Post(path, [this, v](const httplib::Request& req, httplib::Response& res,
-                                  const httplib::ContentReader& reader) {
+    router_->post_direct(path, kJsonType, [this, v](const DirectRequest& req) -> DirectReply {
       const Route route = observer_.route_of(req.path);
       VerbTrace trace;
       trace.want_decision = observer_.want_decision();
-      std::string owned;
-      const std::string_view body = request_body(reader, owned);
-      Reply reply = content_type_ok(req) ? (verbs_.*v.run)(body, &trace)
-                                         : bad_request("Content-Type must be application/json, got \"" +
-                                                           req.get_header_value("Content-Type") + "\"",
-                                                       415);
+      Reply reply;
+      try {
+        reply = content_type_ok(req.content_type)
+                    ? (verbs_.*v.run)(req.body, &trace)
+                    : bad_request("Content-Type must be application/json, got \"" +
+                                      std::string(req.content_type.value_or("")) + "\"",
+                                  415);
+      } catch (...) {
+        reply = internal_error(std::current_exception());
+      }
       observer_.on_verb(route, trace, reply);
       if (recorder_) {
-        recorder_->record(v.name, req.get_header_value("Content-Type"),
-                          req.get_header_value("Content-Length"), body, reply.status, reply.body);
+        recorder_->record(v.name, req.content_type.value_or(""), req.content_length, req.body, reply.status,
+                          reply.body);
       }
-      send(res, std::move(reply));
+      return DirectReply{reply.status, std::move(reply.body)};
     });
     auto not_allowed = [](const httplib::Request& req, httplib::Response& res) {
       res.set_header("Allow", "POST");

@@ -31,6 +31,7 @@ class ServedTransport {
     thread_.join();
   }
   int port() const { return transport_.port(0); }
+  const Router& router() const { return router_; }
 
  private:
   Router router_;
