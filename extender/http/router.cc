@@ -1,5 +1,6 @@
 #include "extender/http/router.h"
 
+#include <algorithm>
 #include <charconv>
 #include <exception>
 #include <utility>
@@ -113,11 +114,9 @@ bool Router::serve_direct(std::string_view request, size_t body_start, bool clos
   const std::string_view line = request.substr(0, line_end);
   if (!line.ends_with(kVersion) || line.size() < kMethod.size() + kVersion.size()) return false;
   const std::string_view path = line.substr(kMethod.size(), line.size() - kMethod.size() - kVersion.size());
-  const DirectRoute* route = nullptr;
-  for (const DirectRoute& r : direct_) {
-    if (r.path == path) route = &r;
-  }
-  if (!route) return false;
+  const auto route =
+      std::find_if(direct_.begin(), direct_.end(), [&](const DirectRoute& r) { return r.path == path; });
+  if (route == direct_.end()) return false;
 
   // Header lines, as cpp-httplib's detail::parse_header reads them: the name up to the first colon, the
   // value without surrounding spaces and tabs. What it would treat specially (Connection, Range, a

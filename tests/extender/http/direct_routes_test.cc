@@ -1,17 +1,16 @@
 // Router::serve_direct answers a plain POST to a direct route with the bytes cpp-httplib would have
 // written, and passes everything it is not sure of to cpp-httplib. Each request below goes to two
 // routers with the same routes, one serving directly and one not, and the replies must be identical.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <charconv>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "extender/http/router.h"
 #include "extender/http/transport.h"
+#include "tests/support/raw_client.h"
 #include "tests/support/served_transport.h"
 
 namespace kext {
@@ -36,32 +35,11 @@ void echo_routes(Router& router, bool direct) {
              [](const httplib::Request&, httplib::Response& res) { res.set_content("got", "text/plain"); });
 }
 
-// Sends `raw` on a new connection and reads the reply: its head and Content-Length bytes, or up to the
-// close.
+// Sends `raw` on a new connection and reads one whole reply.
 std::string exchange(int port, const std::string& raw) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  EXPECT_EQ(::send(fd, raw.data(), raw.size(), 0), static_cast<ssize_t>(raw.size()));
-  std::string got;
-  size_t want = std::string::npos;
-  char buf[65536];
-  while (want == std::string::npos || got.size() < want) {
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    got.append(buf, static_cast<size_t>(n));
-    const size_t head_end = got.find("\r\n\r\n");
-    if (want == std::string::npos && head_end != std::string::npos) {
-      const size_t cl = got.find("Content-Length: ");
-      const size_t body = cl == std::string::npos || cl > head_end ? 0 : std::stoul(got.substr(cl + 16));
-      want = head_end + 4 + body;
-    }
-  }
-  ::close(fd);
-  return got;
+  testing::RawConnection c(port);
+  EXPECT_TRUE(c.ok() && c.send(raw));
+  return c.read_response();
 }
 
 std::string post(const std::string& target, const std::string& headers, const std::string& body,
