@@ -72,7 +72,7 @@ constexpr std::array kV1_16FilterOrder{&kNodeUnschedulable, &kNodeName,         
 const std::vector<std::string_view>& filter_table() {
   static const std::vector<std::string_view> names = [] {
     std::vector<std::string_view> out;
-    for (auto make : kFilters) out.push_back(make()->name());
+    for (auto make : kFilters) out.push_back(make({})->name());
     return out;
   }();
   return names;
@@ -117,26 +117,11 @@ constexpr std::array<ScoreMapping, 5> kScoreMappings{{
     {"ImageLocality", "ImageLocalityPriority", 1},
 }};
 
-// A legacy filter under its framework name (the check is the same, only what logs call it differs).
-class NamedFilter final : public FilterPlugin {
- public:
-  NamedFilter(std::unique_ptr<FilterPlugin> inner, std::string_view name)
-      : inner_(std::move(inner)), name_(name) {}
-  std::string_view name() const override { return name_; }
-  FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
-    return inner_->filter(pod, node);
-  }
-  uint64_t cost_per_node_ns() const override { return inner_->cost_per_node_ns(); }
-
- private:
-  std::unique_ptr<FilterPlugin> inner_;
-  std::string_view name_;
-};
-
-std::unique_ptr<FilterPlugin> make_legacy_filter(std::string_view name) {
+// The legacy predicate `name`'s filter, shown as `shown_as` (empty: as itself).
+std::unique_ptr<FilterPlugin> make_legacy_filter(std::string_view name, std::string_view shown_as = {}) {
   const auto& names = filter_table();
   for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == name) return kFilters[i]();
+    if (names[i] == name) return kFilters[i](shown_as);
   }
   return nullptr;
 }
@@ -158,9 +143,9 @@ std::unique_ptr<FilterPlugin> make_filter(std::string_view name, const FitFilter
   if (legacy.empty()) return nullptr;
   for (const auto& m : kFilterMappings) {
     if (m.plugin != name) continue;
-    std::unique_ptr<FilterPlugin> inner =
-        m.legacy == "PodFitsResources" ? make_node_resources_fit_filter(args) : make_legacy_filter(m.legacy);
-    return std::make_unique<NamedFilter>(std::move(inner), m.plugin);
+    // The legacy check under the framework name (the check is the same, only what logs call it differs).
+    return m.legacy == kPodFitsResourcesPredicate ? make_node_resources_fit_filter(args, m.plugin)
+                                                  : make_legacy_filter(m.legacy, m.plugin);
   }
   return nullptr;
 }

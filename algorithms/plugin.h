@@ -56,6 +56,21 @@ class FilterPlugin {
   virtual uint64_t cost_per_node_ns() const { return kUnmeasuredCostNs; }
 };
 
+// A filter shown under the name the configuration gave it: the framework plugins (NodeUnschedulable, ...)
+// run the legacy predicates' checks under their own names. The name is kept here, not by a wrapper,
+// which put a second virtual call into every plugin's call on every node: callgrind, bench/engine_bench.cc
+// BM_Choice/500 serial filter with the default configuration, 285 -> 253 thousand instructions per request.
+class AliasedFilter : public FilterPlugin {
+ public:
+  // shown_as empty: the plugin's own name.
+  AliasedFilter(std::string_view own_name, std::string_view shown_as)
+      : name_(shown_as.empty() ? own_name : shown_as) {}
+  std::string_view name() const final { return name_; }
+
+ private:
+  std::string_view name_;  // a literal
+};
+
 // Opaque per-request data a score plugin computes once before its map (e.g. image spread).
 struct ScorePrepared {
   virtual ~ScorePrepared() = default;

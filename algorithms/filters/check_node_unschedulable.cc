@@ -7,11 +7,12 @@
 namespace kext {
 namespace {
 
-class CheckNodeUnschedulable final : public FilterPlugin {
+class CheckNodeUnschedulable final : public AliasedFilter {
  public:
+  explicit CheckNodeUnschedulable(std::string_view shown_as)
+      : AliasedFilter(kCheckNodeUnschedulablePredicate, shown_as) {}
   // bench/engine_bench.cc BM_FilterPluginCost: 3 ns per node.
   uint64_t cost_per_node_ns() const override { return 3; }
-  std::string_view name() const override { return kCheckNodeUnschedulablePredicate; }
 
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
     if (!node.node->unschedulable) return FilterStatus::success();
@@ -24,8 +25,8 @@ class CheckNodeUnschedulable final : public FilterPlugin {
 
 }  // namespace
 
-std::unique_ptr<FilterPlugin> make_check_node_unschedulable_filter() {
-  return std::make_unique<CheckNodeUnschedulable>();
+std::unique_ptr<FilterPlugin> make_check_node_unschedulable_filter(std::string_view shown_as) {
+  return std::make_unique<CheckNodeUnschedulable>(shown_as);
 }
 
 }  // namespace kext

@@ -14,6 +14,7 @@ inline constexpr std::string_view kCheckNodeUnschedulablePredicate = "CheckNodeU
 // "CheckNodeUnschedulable": a cordoned node (spec.unschedulable) fails unless the pod tolerates
 // node.kubernetes.io/unschedulable:NoSchedule. Unresolvable, with "node(s) were unschedulable"
 // (nodeunschedulable/node_unschedulable.go Filter: UnschedulableAndUnresolvable).
-std::unique_ptr<FilterPlugin> make_check_node_unschedulable_filter();
+// shown_as: the name it is shown under (AliasedFilter); empty = its predicate's.
+std::unique_ptr<FilterPlugin> make_check_node_unschedulable_filter(std::string_view shown_as = {});
 
 }  // namespace kext

@@ -5,11 +5,12 @@
 namespace kext {
 namespace {
 
-class MatchNodeSelector final : public FilterPlugin {
+class MatchNodeSelector final : public AliasedFilter {
  public:
+  explicit MatchNodeSelector(std::string_view shown_as)
+      : AliasedFilter(kMatchNodeSelectorPredicate, shown_as) {}
   // bench/engine_bench.cc BM_FilterPluginCost: 4 ns per node.
   uint64_t cost_per_node_ns() const override { return 4; }
-  std::string_view name() const override { return kMatchNodeSelectorPredicate; }
 
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
     if (match_required_affinity(pod.pod, *node.node)) return FilterStatus::success();
@@ -19,8 +20,8 @@ class MatchNodeSelector final : public FilterPlugin {
 
 }  // namespace
 
-std::unique_ptr<FilterPlugin> make_match_node_selector_filter() {
-  return std::make_unique<MatchNodeSelector>();
+std::unique_ptr<FilterPlugin> make_match_node_selector_filter(std::string_view shown_as) {
+  return std::make_unique<MatchNodeSelector>(shown_as);
 }
 
 }  // namespace kext

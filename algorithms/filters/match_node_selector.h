@@ -14,6 +14,7 @@ inline constexpr std::string_view kMatchNodeSelectorPredicate = "MatchNodeSelect
 // "MatchNodeSelector": spec.nodeSelector AND required node affinity (see match_required_affinity).
 // Unresolvable, with "node(s) didn't match Pod's node affinity/selector" (nodeaffinity/node_affinity.go
 // Filter: UnschedulableAndUnresolvable).
-std::unique_ptr<FilterPlugin> make_match_node_selector_filter();
+// shown_as: the name it is shown under (AliasedFilter); empty = its predicate's.
+std::unique_ptr<FilterPlugin> make_match_node_selector_filter(std::string_view shown_as = {});
 
 }  // namespace kext

@@ -14,6 +14,7 @@ inline constexpr std::string_view kPodFitsHostPredicate = "PodFitsHost";
 // "PodFitsHost": a pod bound to a node by spec.nodeName fits only that node. Unresolvable, with
 // "node(s) didn't match the requested node name" (nodename/node_name.go Filter:
 // UnschedulableAndUnresolvable).
-std::unique_ptr<FilterPlugin> make_pod_fits_host_filter();
+// shown_as: the name it is shown under (AliasedFilter); empty = its predicate's.
+std::unique_ptr<FilterPlugin> make_pod_fits_host_filter(std::string_view shown_as = {});
 
 }  // namespace kext

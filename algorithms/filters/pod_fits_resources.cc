@@ -11,13 +11,13 @@ namespace kext {
 
 namespace {
 
-class PodFitsResources final : public FilterPlugin {
+class PodFitsResources final : public AliasedFilter {
  public:
-  explicit PodFitsResources(FitFilterArgs args = {}) : args_(std::move(args)) {}
+  PodFitsResources(FitFilterArgs args, std::string_view shown_as)
+      : AliasedFilter(kPodFitsResourcesPredicate, shown_as), args_(std::move(args)) {}
   // bench/engine_bench.cc BM_FilterPluginCost: 9 ns per node (29 while each check built its reason string,
   // "Insufficient cpu" and the rest past the 15-byte small-string buffer: three malloc/free per node).
   uint64_t cost_per_node_ns() const override { return 9; }
-  std::string_view name() const override { return kPodFitsResourcesPredicate; }
 
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
     const Resources& req = pod.requests;
@@ -77,12 +77,12 @@ class PodFitsResources final : public FilterPlugin {
 
 }  // namespace
 
-std::unique_ptr<FilterPlugin> make_pod_fits_resources_filter() {
-  return std::make_unique<PodFitsResources>();
+std::unique_ptr<FilterPlugin> make_pod_fits_resources_filter(std::string_view shown_as) {
+  return std::make_unique<PodFitsResources>(FitFilterArgs{}, shown_as);
 }
 
-std::unique_ptr<FilterPlugin> make_node_resources_fit_filter(FitFilterArgs args) {
-  return std::make_unique<PodFitsResources>(std::move(args));
+std::unique_ptr<FilterPlugin> make_node_resources_fit_filter(FitFilterArgs args, std::string_view shown_as) {
+  return std::make_unique<PodFitsResources>(std::move(args), shown_as);
 }
 
 // pkg/apis/core/v1/helper/helpers.go IsExtendedResourceName and IsNativeResource: a name without a

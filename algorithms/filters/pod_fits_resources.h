@@ -16,11 +16,14 @@ inline constexpr std::string_view kPodFitsResourcesPredicate = "PodFitsResources
 // allocatable minus the node's actual requests. Every failing resource is reported; unschedulable
 // (preemption may help), unresolvable when a request exceeds the node's whole allocatable
 // (noderesources/fit.go Filter: InsufficientResource.Unresolvable).
-std::unique_ptr<FilterPlugin> make_pod_fits_resources_filter();
+// shown_as: the name it is shown under (AliasedFilter); empty = its predicate's.
+std::unique_ptr<FilterPlugin> make_pod_fits_resources_filter(std::string_view shown_as = {});
 // The same with NodeResourcesFitArgs: an extended resource (is_extended_resource_name) named in
 // ignored_resources, or whose domain is in ignored_resource_groups, is not checked (fit.go
-// fitsRequest). The plugin is still named "PodFitsResources"; the catalogue names it for the caller.
-std::unique_ptr<FilterPlugin> make_node_resources_fit_filter(FitFilterArgs args);
+// fitsRequest). Named "PodFitsResources" unless shown_as says otherwise (the catalogue passes the
+// framework name).
+std::unique_ptr<FilterPlugin> make_node_resources_fit_filter(FitFilterArgs args,
+                                                             std::string_view shown_as = {});
 
 // v1helper.IsExtendedResourceName without the qualified-name validation (the API server did it): a
 // domain-prefixed name outside *kubernetes.io/ and not "requests."-prefixed.

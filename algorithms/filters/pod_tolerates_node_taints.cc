@@ -7,11 +7,12 @@
 namespace kext {
 namespace {
 
-class PodToleratesNodeTaints final : public FilterPlugin {
+class PodToleratesNodeTaints final : public AliasedFilter {
  public:
+  explicit PodToleratesNodeTaints(std::string_view shown_as)
+      : AliasedFilter(kPodToleratesNodeTaintsPredicate, shown_as) {}
   // bench/engine_bench.cc BM_FilterPluginCost: 11 ns per node.
   uint64_t cost_per_node_ns() const override { return 11; }
-  std::string_view name() const override { return kPodToleratesNodeTaintsPredicate; }
 
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
     const Taint* taint = first_untolerated_scheduling_taint(node.node->taints, pod.pod.tolerations);
@@ -24,8 +25,8 @@ class PodToleratesNodeTaints final : public FilterPlugin {
 
 }  // namespace
 
-std::unique_ptr<FilterPlugin> make_pod_tolerates_node_taints_filter() {
-  return std::make_unique<PodToleratesNodeTaints>();
+std::unique_ptr<FilterPlugin> make_pod_tolerates_node_taints_filter(std::string_view shown_as) {
+  return std::make_unique<PodToleratesNodeTaints>(shown_as);
 }
 
 }  // namespace kext

@@ -14,6 +14,7 @@ inline constexpr std::string_view kPodToleratesNodeTaintsPredicate = "PodTolerat
 // "PodToleratesNodeTaints": the first NoSchedule/NoExecute taint the pod does not tolerate fails the
 // node, unresolvable, with "node(s) had untolerated taint {<key>: <value>}"
 // (tainttoleration/taint_toleration.go Filter: UnschedulableAndUnresolvable).
-std::unique_ptr<FilterPlugin> make_pod_tolerates_node_taints_filter();
+// shown_as: the name it is shown under (AliasedFilter); empty = its predicate's.
+std::unique_ptr<FilterPlugin> make_pod_tolerates_node_taints_filter(std::string_view shown_as = {});
 
 }  // namespace kext
