@@ -6,6 +6,8 @@
 #include <array>
 #include <bitset>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <span>
@@ -22,9 +24,46 @@ namespace kext {
 // the same hash to the shard (FlatShard), whose slot comes from the low bits. Resolving 230 node names
 // per filter request hashed each twice before (once for the shard, once in unordered_map::find).
 // Transparent, so that a set of std::string keys can be asked about a string_view (StateCache's relists).
+//
+// Eight bytes per step (multiply, xor-shift), the last word read overlapping the one before it, then
+// MurmurHash3's 64-bit finaliser so that every input bit reaches the low bits (the slot) and the high
+// bits (the shard). libstdc++'s std::hash (MurmurHash64A) took 96 instructions per 40-byte cloud node
+// name, 7 % of a 500-name filter's instructions; with this, find_nodes and its hashing take 169
+// instructions per name instead of 210 (callgrind, 500 cloud names of 5000 nodes). Node names and pod
+// UIDs come from the API server, so no defence against chosen collisions is needed.
 struct StringHash {
   using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  size_t operator()(std::string_view s) const {
+    constexpr uint64_t kMul = 0x9E3779B97F4A7C15ULL;  // 2^64 / the golden ratio
+    const char* p = s.data();
+    size_t n = s.size();
+    uint64_t h = n * kMul;
+    if (n >= 8) {
+      for (; n > 8; p += 8, n -= 8) {
+        h = (h ^ load(p, 8)) * kMul;
+        h ^= h >> 29;
+      }
+      h = (h ^ load(p + n - 8, 8)) * kMul;  // the last 8 bytes (overlapping the step before when n < 8)
+    } else if (n >= 4) {
+      h = (h ^ (load(p, 4) << 32 | load(p + n - 4, 4))) * kMul;
+    } else if (n > 0) {
+      const auto byte = [](char c) { return uint64_t{static_cast<unsigned char>(c)}; };
+      h = (h ^ (byte(p[0]) << 16 | byte(p[n / 2]) << 8 | byte(p[n - 1]))) * kMul;
+    }
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ULL;
+    h ^= h >> 33;
+    return static_cast<size_t>(h);
+  }
+
+ private:
+  static uint64_t load(const char* p, size_t bytes) {
+    uint64_t w = 0;
+    std::memcpy(&w, p, bytes);
+    return w;
+  }
 };
 
 template <class V, size_t N, class Hash = StringHash, size_t SlotBytes = 64>

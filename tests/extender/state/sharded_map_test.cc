@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <span>
@@ -40,7 +41,7 @@ std::vector<std::string> same_shard_keys(size_t count) {
 
 TEST(ShardedMap, ShardIsChosenByTheHashHighBits) {
   for (std::string_view k : {"", "a", "node-1", "node-with-a-long-name-0000000000000000000000000000"}) {
-    EXPECT_EQ(Map::shard_of(k), (std::hash<std::string_view>{}(k) >> 20) % kShards) << k;
+    EXPECT_EQ(Map::shard_of(k), (StringHash{}(k) >> 20) % kShards) << k;
     EXPECT_EQ(Map::shard_of(Map::hashed(k)), Map::shard_of(k)) << k;
   }
 }
@@ -179,6 +180,57 @@ TEST(ShardedMap, EachLookupHashesTheKeyOnce) {
   EXPECT_EQ(*w.find("node-9"), 90);
   EXPECT_EQ(w.find("node-10"), nullptr);
   EXPECT_EQ(*w.find("node-50"), 50);
+}
+
+}  // namespace
+}  // namespace kext
+
+namespace kext {
+namespace {
+
+// StringHash reads every byte: a key that differs from another in one byte, at any position of any
+// length up to 64 (each path through the word loop, the overlapping last word, the 4-7 and 1-3 byte
+// cases), hashes differently.
+TEST(StringHash, EveryByteOfEveryLengthCounts) {
+  for (size_t len = 0; len <= 64; ++len) {
+    const std::string base(len, 'a');
+    const size_t h = StringHash{}(base);
+    EXPECT_NE(h, StringHash{}(base + "a")) << "length " << len;
+    for (size_t i = 0; i < len; ++i) {
+      std::string changed = base;
+      changed[i] = 'b';
+      EXPECT_NE(StringHash{}(changed), h) << "length " << len << ", byte " << i;
+    }
+  }
+  EXPECT_EQ(StringHash{}(std::string_view("ip-10-0-0-1.eu-west-1.compute.internal")),
+            StringHash{}(std::string("ip-10-0-0-1.eu-west-1.compute.internal")));
+}
+
+// 20,000 cloud and short node names and pod UIDs: no two share a hash, and both the shard (high bits)
+// and a 32,768-slot table's home slot (low bits) spread them about evenly.
+TEST(StringHash, SpreadsNamesOverShardsAndSlots) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 5000; ++i) {
+    keys.push_back("ip-10-0-" + std::to_string(i / 250) + "-" + std::to_string(i % 250) +
+                   ".eu-west-1.compute.internal");
+    keys.push_back("node-" + std::to_string(i));
+    char uid[40];
+    std::snprintf(uid, sizeof uid, "%08x-20f7-ba7a-1e75-%012x", i * 2654435761u, i);
+    keys.push_back(uid);
+    keys.push_back("gke-pool-" + std::to_string(i % 7) + "-" + std::to_string(i * 31));
+  }
+  std::map<size_t, int> seen;
+  std::vector<int> shards(16, 0), slots(size_t{1} << 15, 0);
+  for (const std::string& k : keys) {
+    const size_t h = StringHash{}(k);
+    EXPECT_EQ(seen[h]++, 0) << k;
+    ++shards[(h >> 20) % shards.size()];
+    ++slots[h & (slots.size() - 1)];
+  }
+  const double per_shard = static_cast<double>(keys.size()) / static_cast<double>(shards.size());
+  for (int n : shards) EXPECT_NEAR(n, per_shard, per_shard * 0.1);
+  // Binomial with mean 0.61: a slot with 8 or more keys has probability ~1e-7 per slot.
+  EXPECT_LE(*std::max_element(slots.begin(), slots.end()), 7);
 }
 
 }  // namespace
