@@ -135,16 +135,25 @@ size_t decode_names(std::string_view s, size_t pos, NamesCandidate& c, bool rese
   const size_t end = json_scan::walk_items(s, pos, '[', ']', [&](size_t at) {
     if (i++ == 0) base = at;
     if (s[at] == '"') {
-      const size_t q = json::skip_plain(s, at + 1);
+      size_t q = json::skip_plain(s, at + 1);
       if (q < s.size() && s[q] == '"') {
         if (verbatim && at != (i == 1 ? base : last_end + 1)) stop_verbatim();
-        if (verbatim) {
+        if (!verbatim) {
+          c.names.push_back_plain(s.substr(at + 1, q - at - 1));
+          return q + 1;
+        }
+        // This name and, while the array goes on as `","` before a plain name, the names after it, in
+        // one loop rather than one walk_items step each (callgrind, bench/codec_bench.cc BM_DecodeNames at
+        // 500 cloud names: 145 -> 97 instructions per name). Anything else is left to the next step.
+        while (true) {
           last_end = q + 1;
           c.names.push_end(last_end - base);
-        } else {
-          c.names.push_back_plain(s.substr(at + 1, q - at - 1));
+          if (q + 2 >= s.size() || s[q + 1] != ',' || s[q + 2] != '"') return q + 1;
+          const size_t next = json::skip_plain(s, q + 3);
+          if (next >= s.size() || s[next] != '"') return q + 1;
+          ++i;
+          q = next;
         }
-        return q + 1;
       }
     }
     stop_verbatim();

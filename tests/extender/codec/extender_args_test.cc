@@ -95,6 +95,16 @@ TEST(ExtenderArgs, NodeNamesDecodeAsTheDomReadsThem) {
       "{" + pod + ",\"NodeNames\":[\"raw\x01control\"]}",
       "{" + pod + R"(,"NodeNames":["unterminated)",
       "{" + pod + R"(,"NodeNames":[)",
+      // decode_names takes a run of "a","b" in one loop: each way the run can end.
+      "{" + pod + R"(,"NodeNames":["a","b","c"]})",
+      "{" + pod + R"(,"NodeNames":["a","b","c",]})",
+      "{" + pod + R"(,"NodeNames":["a","b","c")",
+      "{" + pod + R"(,"NodeNames":["a","b","c)",
+      "{" + pod + R"(,"NodeNames":["a","b","c
+"]})",
+      "{" + pod + R"(,"NodeNames":["a","b","c",{"d":1}]})",
+      "{" + pod + R"(,"NodeNames":["a","b","c""d"]})",
+      "{" + pod + R"(,"NodeNames":["a","b","c"],"NodeNames":["e"]})",
   };
   for (const std::string& body : bodies) {
     const std::string want = reference(body);
