@@ -12,12 +12,6 @@ namespace {
 constexpr std::string_view kCrlf = "\r\n";
 constexpr size_t kMaxChunkLine = 1024;  // hex size plus extensions; Go writes 4–8 bytes
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 bool is_token_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
          std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
@@ -36,6 +30,12 @@ bool valid_request_line(std::string_view line) {
 }
 
 }  // namespace
+
+std::string_view trim_ows(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
 
 RequestFramer::Status RequestFramer::reject(int status, std::string reason) {
   stage_ = Stage::kRejected;
@@ -98,7 +98,7 @@ RequestFramer::Status RequestFramer::parse_headers(std::string_view head) {
       return reject(400, "malformed HTTP header line");
     }
     const std::string_view name = line.substr(0, colon);
-    const std::string_view value = trim(line.substr(colon + 1));
+    const std::string_view value = trim_ows(line.substr(colon + 1));
     if (json::iequals(name, "Content-Length")) {
       size_t n = 0;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
@@ -162,7 +162,7 @@ RequestFramer::Status RequestFramer::scan_chunks(std::string_view received) {
       continue;
     }
     // kChunkSize: hex digits, then optional ";extension".
-    const std::string_view hex = trim(line.substr(0, line.find(';')));
+    const std::string_view hex = trim_ows(line.substr(0, line.find(';')));
     size_t size = 0;
     auto [p, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), size, 16);
     if (hex.empty() || p != hex.data() + hex.size() || ec == std::errc::invalid_argument) {

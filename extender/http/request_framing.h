@@ -23,6 +23,9 @@ struct FrameLimits {
   size_t max_body_bytes = kDefaultMaxBodyBytes;
 };
 
+// A header value without the optional whitespace (spaces and tabs) around it (RFC 9110 §5.6.3).
+std::string_view trim_ows(std::string_view s);
+
 class RequestFramer {
  public:
   enum class Status { kNeedMore, kComplete, kRejected };

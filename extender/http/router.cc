@@ -1,9 +1,11 @@
 #include "extender/http/router.h"
 
 #include <algorithm>
-#include <charconv>
-#include <exception>
 #include <utility>
+
+#include "extender/http/request_framing.h"
+#include "json/append.h"
+#include "json/json.h"
 
 namespace kext {
 
@@ -36,17 +38,6 @@ std::string_view reason_phrase(int status) {
       return "Internal Server Error";
   }
 }
-
-bool iequals(std::string_view a, std::string_view lower) {
-  if (a.size() != lower.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    const char c = a[i];
-    if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c) != lower[i]) return false;
-  }
-  return true;
-}
-
-bool space_or_tab(char c) { return c == ' ' || c == '\t'; }
 
 std::string keep_alive_header(size_t max_count, time_t timeout_sec) {
   return "Keep-Alive: timeout=" + std::to_string(timeout_sec) + ", max=" + std::to_string(max_count) + "\r\n";
@@ -132,17 +123,16 @@ bool Router::serve_direct(std::string_view request, size_t body_start, bool clos
     const size_t colon = h.find(':');
     if (colon == std::string_view::npos || colon == 0) return false;
     const std::string_view name = h.substr(0, colon);
-    std::string_view value = h.substr(colon + 1);
-    while (!value.empty() && space_or_tab(value.front())) value.remove_prefix(1);
-    while (!value.empty() && space_or_tab(value.back())) value.remove_suffix(1);
+    const std::string_view value = trim_ows(h.substr(colon + 1));
     if (value.empty() || value.find('%') != std::string_view::npos) return false;
-    if (iequals(name, "content-type")) {
+    if (json::iequals(name, "Content-Type")) {
       if (req.content_type) return false;
       req.content_type = value;
-    } else if (iequals(name, "content-length")) {
+    } else if (json::iequals(name, "Content-Length")) {
       if (std::exchange(have_length, true)) return false;
       req.content_length = value;
-    } else if (iequals(name, "connection") || iequals(name, "range") || iequals(name, "transfer-encoding")) {
+    } else if (json::iequals(name, "Connection") || json::iequals(name, "Range") ||
+               json::iequals(name, "Transfer-Encoding")) {
       return false;
     }
   }
@@ -155,13 +145,13 @@ bool Router::serve_direct(std::string_view request, size_t body_start, bool clos
   const std::string& keep_alive = keep_alive_header_;
   std::string head;
   head.reserve(96 + reason.size() + route->content_type.size() + keep_alive.size());
-  char number[24];
+  char number[json::kMaxIntBytes];
   head += "HTTP/1.1 ";
-  head.append(number, std::to_chars(number, number + sizeof number, reply.status).ptr);
+  head.append(number, json::write_int(number, reply.status));
   head += ' ';
   head += reason;
   head += "\r\nContent-Length: ";
-  head.append(number, std::to_chars(number, number + sizeof number, reply.body.size()).ptr);
+  head.append(number, json::write_int(number, static_cast<int64_t>(reply.body.size())));
   head += "\r\nContent-Type: ";
   head += route->content_type;
   head += "\r\n";
@@ -170,7 +160,6 @@ bool Router::serve_direct(std::string_view request, size_t body_start, bool clos
   if (out.write(head.data(), head.size()) >= 0 && !reply.body.empty()) {
     out.write(reply.body.data(), reply.body.size());
   }
-  served_direct_.fetch_add(1, std::memory_order_relaxed);
   if (on_end_) on_end_(path, reply.status, req.body.size());
   return true;
 }

@@ -12,8 +12,6 @@
 // serve_direct is not sure of goes to cpp-httplib instead, which registers the same handler.
 #include <httplib.h>
 
-#include <atomic>
-#include <cstdint>
 #include <ctime>
 #include <functional>
 #include <optional>
@@ -64,8 +62,6 @@ class Router : public httplib::Server {
 
   // Off: every request goes through cpp-httplib (tests compare the two).
   void set_direct_enabled(bool on) { direct_enabled_ = on; }
-  // Requests served_direct answered.
-  uint64_t served_direct() const { return served_direct_.load(std::memory_order_relaxed); }
 
  private:
   struct DirectRoute {
@@ -79,7 +75,6 @@ class Router : public httplib::Server {
   std::function<void(std::string_view)> on_start_;
   std::function<void(std::string_view, int, size_t)> on_end_;
   bool direct_enabled_ = true;
-  std::atomic<uint64_t> served_direct_{0};
 };
 
 // The body of the request this worker thread is running, in place in the transport's buffer, for a

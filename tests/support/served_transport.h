@@ -31,7 +31,6 @@ class ServedTransport {
     thread_.join();
   }
   int port() const { return transport_.port(0); }
-  const Router& router() const { return router_; }
 
  private:
   Router router_;
