@@ -42,28 +42,36 @@ bool Engine::scores_in_parallel(size_t nodes) const {
 // runAllFilters while the Policy API lived and folded with PluginToStatus.Merge
 // (pkg/scheduler/framework/interface.go): every plugin's reasons, UnschedulableAndUnresolvable if any
 // plugin's status was. Merge walks a Go map, so its reasons come in random order; here, in run order.
-FilterStatus Engine::filter_one(const PodContext& pod, const NodeInfo& node) const {
-  FilterStatus result;
-  for (const auto& f : filters_) {
-    FilterStatus s = f->filter(pod, node);
-    if (s.ok()) continue;
-    if (!options_.always_check_all_predicates) return s;
-    if (s.code == FilterCode::kUnresolvable || result.code == FilterCode::kSuccess) result.code = s.code;
-    for (auto& r : s.reasons) result.reasons.push_back(std::move(r));
+void Engine::filter_one(std::span<const FilterPlugin* const> filters, const PodContext& pod,
+                        const NodeInfo& node, FilterStatus& out) const {
+  for (const FilterPlugin* f : filters) {
+    const FilterCode code = f->check(pod, node, out.reasons);
+    if (code == FilterCode::kSuccess) continue;
+    if (!options_.always_check_all_predicates) {
+      out.code = code;
+      return;
+    }
+    if (code == FilterCode::kUnresolvable || out.code == FilterCode::kSuccess) out.code = code;
   }
-  return result;
 }
 
 std::vector<FilterStatus> Engine::filter(const PodContext& pod, std::span<const NodeInfo* const> nodes) const {
+  // The filters that can fail this pod, chosen once per request rather than asked on every node.
+  std::vector<const FilterPlugin*> active;
+  active.reserve(filters_.size());
+  for (const auto& f : filters_) {
+    if (f->can_fail(pod)) active.push_back(f.get());
+  }
   std::vector<FilterStatus> out(nodes.size());
   for_each_index(nodes.size(), filters_in_parallel(nodes.size()),
-                 [&](size_t i) { out[i] = filter_one(pod, *nodes[i]); });
+                 [&](size_t i) { filter_one(active, pod, *nodes[i], out[i]); });
   return out;
 }
 
 bool Engine::fits(const PodContext& pod, const NodeInfo& node) const {
+  std::vector<std::string> reasons;  // not read; allocated only if a filter fails
   for (const auto& f : filters_) {
-    if (!f->filter(pod, node).ok()) return false;
+    if (f->check(pod, node, reasons) != FilterCode::kSuccess) return false;
   }
   return true;
 }

@@ -75,7 +75,9 @@ class Engine {
   uint64_t filter_cost_per_node_ns() const { return filter_cost_ns_; }
 
  private:
-  FilterStatus filter_one(const PodContext& pod, const NodeInfo& node) const;
+  // One node through the request's filters (those whose can_fail), into out: code and reasons.
+  void filter_one(std::span<const FilterPlugin* const> filters, const PodContext& pod, const NodeInfo& node,
+                  FilterStatus& out) const;
 
   std::vector<std::unique_ptr<FilterPlugin>> filters_;
   std::vector<WeightedScore> scores_;

@@ -14,12 +14,14 @@ class CheckNodeUnschedulable final : public AliasedFilter {
   // bench/engine_bench.cc BM_FilterPluginCost: 3 ns per node.
   uint64_t cost_per_node_ns() const override { return 3; }
 
-  FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
-    if (!node.node->unschedulable) return FilterStatus::success();
+  FilterCode check(const PodContext& pod, const NodeInfo& node,
+                   std::vector<std::string>& reasons) const override {
+    if (!node.node->unschedulable) return FilterCode::kSuccess;
     // Cordoning is modelled as this implicit taint so DaemonSet-style tolerations let pods through.
     const Taint unschedulable{std::string(kTaintNodeUnschedulable), "", std::string(kTaintEffectNoSchedule)};
-    if (tolerations_tolerate_taint(pod.pod.tolerations, unschedulable)) return FilterStatus::success();
-    return FilterStatus::unresolvable({"node(s) were unschedulable"});
+    if (tolerations_tolerate_taint(pod.pod.tolerations, unschedulable)) return FilterCode::kSuccess;
+    reasons.emplace_back("node(s) were unschedulable");
+    return FilterCode::kUnresolvable;
   }
 };
 

@@ -12,9 +12,16 @@ class MatchNodeSelector final : public AliasedFilter {
   // bench/engine_bench.cc BM_FilterPluginCost: 4 ns per node.
   uint64_t cost_per_node_ns() const override { return 4; }
 
-  FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
-    if (match_required_affinity(pod.pod, *node.node)) return FilterStatus::success();
-    return FilterStatus::unresolvable({"node(s) didn't match Pod's node affinity/selector"});
+  // Neither a nodeSelector nor a required node affinity: every node matches (NodeAffinity's PreFilter
+  // returns Skip then, nodeaffinity/node_affinity.go PreFilter).
+  bool can_fail(const PodContext& pod) const override {
+    return !pod.pod.node_selector.empty() || (pod.pod.node_affinity && pod.pod.node_affinity->required);
+  }
+  FilterCode check(const PodContext& pod, const NodeInfo& node,
+                   std::vector<std::string>& reasons) const override {
+    if (match_required_affinity(pod.pod, *node.node)) return FilterCode::kSuccess;
+    reasons.emplace_back("node(s) didn't match Pod's node affinity/selector");
+    return FilterCode::kUnresolvable;
   }
 };
 

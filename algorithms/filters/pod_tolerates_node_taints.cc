@@ -11,15 +11,18 @@ class PodToleratesNodeTaints final : public AliasedFilter {
  public:
   explicit PodToleratesNodeTaints(std::string_view shown_as)
       : AliasedFilter(kPodToleratesNodeTaintsPredicate, shown_as) {}
-  // bench/engine_bench.cc BM_FilterPluginCost: 11 ns per node.
-  uint64_t cost_per_node_ns() const override { return 11; }
+  // bench/engine_bench.cc BM_FilterPluginCost: 7 ns per node (11 returning a FilterStatus and searching
+  // the tolerations for a node without taints).
+  uint64_t cost_per_node_ns() const override { return 7; }
 
-  FilterStatus filter(const PodContext& pod, const NodeInfo& node) const override {
+  FilterCode check(const PodContext& pod, const NodeInfo& node,
+                   std::vector<std::string>& reasons) const override {
+    if (node.node->taints.empty()) return FilterCode::kSuccess;
     const Taint* taint = first_untolerated_scheduling_taint(node.node->taints, pod.pod.tolerations);
-    if (taint == nullptr) return FilterStatus::success();
+    if (taint == nullptr) return FilterCode::kSuccess;
     // Same words as the modern TaintToleration plugin, so an empty value reads "{key: }" there too.
-    return FilterStatus::unresolvable(
-        {"node(s) had untolerated taint {" + taint->key + ": " + taint->value + "}"});
+    reasons.push_back("node(s) had untolerated taint {" + taint->key + ": " + taint->value + "}");
+    return FilterCode::kUnresolvable;
   }
 };
 

@@ -17,7 +17,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
+#include "extender/http/receive_buffer.h"
 #include "extender/http/request_framing.h"
 #include "extender/http/router.h"
 #include "json/json.h"
@@ -185,7 +187,7 @@ struct Transport::Connection {
   size_t listener = 0;
   size_t index = 0;  // in connections_
   Phase phase = Phase::kReading;
-  std::string in;  // received, not yet consumed; starts at the current request
+  ReceiveBuffer in;  // received, not yet consumed; starts at the current request
   RequestFramer framer;
   std::string out;  // to send before anything else (refusals, 100 Continue, a reply's rest)
   size_t out_sent = 0;
@@ -644,9 +646,8 @@ Transport::Read Transport::read_some(Connection& c, size_t* n, size_t* chunk) {
       c.in.reserve(declared);
     }
     *chunk = std::min(c.in.capacity() - old, kMaxRead);
-    c.in.resize(old + *chunk);
-    io = io_read(c.fd, c.ssl, c.in.data() + old, *chunk, n);
-    c.in.resize(old + (io == Io::kDone ? *n : 0));
+    io = io_read(c.fd, c.ssl, c.in.spare(), *chunk, n);
+    if (io == Io::kDone) c.in.commit(*n);
   } else {
     // Length not known yet and no room: read into the thread's scratch and keep only what came, so
     // an idle or stalled connection holds its bytes, not a read buffer (750 hostile connections:
@@ -805,12 +806,12 @@ void Transport::run_request(Connection& c) {
     c.broken = true;  // cpp-httplib handles the handlers' exceptions; this is out of memory or worse
   }
   t_received_body.reset();
-  c.in.erase(0, end);
+  c.in.consume(end);
   if (c.in.empty() && c.in.capacity() > kKeptCapacity &&
       buffered_.load(std::memory_order_relaxed) > limits_.max_buffered_bytes / 2) {
     // Kept-alive connections keep their buffer for the next request of the same size, until
     // memory runs short.
-    std::string().swap(c.in);
+    c.in.release();
   }
   sync_accounting(c, buffered_);
   c.framer.reset();
@@ -846,9 +847,30 @@ bool Transport::await_next(Connection& c) {
     }
   }
   const auto until = Clock::now() + limits_.keep_window;
+  // False when the window ends, the server stops or drains, or a request waits for this worker.
+  const auto wait_readable = [&] {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now());
+    if (left.count() <= 0 || stop_.load(std::memory_order_acquire) ||
+        draining_.load(std::memory_order_acquire))
+      return false;
+    pollfd p[3] = {{c.fd, POLLIN, 0}, {nudge_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+    if (::poll(p, 3, static_cast<int>(left.count())) <= 0) return false;
+    if (p[1].revents & POLLIN) {
+      uint64_t v;
+      [[maybe_unused]] ssize_t rd = ::read(nudge_fd_, &v, sizeof v);
+      return false;
+    }
+    return p[2].revents == 0;
+  };
+  // Plain TCP waits before its first read: just after a reply the client has not answered yet, and the
+  // read that found nothing (EAGAIN) was a second system call on every kept request (strace: recvfrom
+  // twice per request, once failing). TLS reads first: OpenSSL may hold the next record already, which
+  // poll(2) on the socket cannot see.
+  bool wait_first = c.ssl == nullptr;
   size_t got = 0;
   bool whole = false;
   while (got < kReadPerEvent) {
+    if (std::exchange(wait_first, false) && !wait_readable()) break;
     size_t chunk = 0, n = 0;
     const Read r = read_some(c, &n, &chunk);
     if (r == Read::kDone) {
@@ -878,19 +900,7 @@ bool Transport::await_next(Connection& c) {
       c.over_budget = true;  // returned() refuses it: the reactor owns refusals
       break;
     }
-    if (r != Read::kWouldBlockRead) break;
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now());
-    if (left.count() <= 0 || stop_.load(std::memory_order_acquire) ||
-        draining_.load(std::memory_order_acquire))
-      break;
-    pollfd p[3] = {{c.fd, POLLIN, 0}, {nudge_fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
-    if (::poll(p, 3, static_cast<int>(left.count())) <= 0) break;
-    if (p[1].revents & POLLIN) {
-      uint64_t v;
-      [[maybe_unused]] ssize_t rd = ::read(nudge_fd_, &v, sizeof v);
-      break;
-    }
-    if (p[2].revents) break;
+    if (r != Read::kWouldBlockRead || !wait_readable()) break;
   }
   keeping_.fetch_sub(1, std::memory_order_acq_rel);
   return whole;
@@ -950,7 +960,7 @@ void Transport::refuse(Connection& c, int status, std::string_view reason, Refus
 
 void Transport::answer_and_close(Connection& c, int status, std::string_view reason, bool retry_after) {
   set_started(c, false);
-  std::string().swap(c.in);
+  c.in.release();
   c.out.append(error_reply(status, reason, retry_after));
   sync_accounting(c, buffered_);
   c.close_after_write = true;

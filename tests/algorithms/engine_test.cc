@@ -134,9 +134,9 @@ class NotingFilter final : public FilterPlugin, public ThreadNoting {
  public:
   explicit NotingFilter(uint64_t cost) : cost_(cost) {}
   std::string_view name() const override { return "Noting"; }
-  FilterStatus filter(const PodContext&, const NodeInfo&) const override {
+  FilterCode check(const PodContext&, const NodeInfo&, std::vector<std::string>&) const override {
     note();
-    return FilterStatus::success();
+    return FilterCode::kSuccess;
   }
   uint64_t cost_per_node_ns() const override { return cost_; }
 
@@ -271,6 +271,49 @@ TEST(Engine, AlwaysCheckAllPredicatesCollectsEveryReason) {
   ASSERT_EQ(st.size(), 1u);
   EXPECT_EQ(st[0].code, FilterCode::kUnresolvable);
   EXPECT_EQ(st[0].reasons.size(), 2u);
+}
+
+// A filter that fails every node; can_fail says whether it admits it for the pod at hand.
+class RefusingFilter final : public FilterPlugin {
+ public:
+  explicit RefusingFilter(bool can_fail) : can_fail_(can_fail) {}
+  std::string_view name() const override { return "Refusing"; }
+  bool can_fail(const PodContext&) const override { return can_fail_; }
+  FilterCode check(const PodContext&, const NodeInfo&, std::vector<std::string>& reasons) const override {
+    ++checks_;
+    reasons.emplace_back("refused");
+    return FilterCode::kUnschedulable;
+  }
+  size_t checks() const { return checks_; }
+
+ private:
+  bool can_fail_;
+  mutable size_t checks_ = 0;  // serial: 3 nodes stay under the parallel threshold
+};
+
+// The engine asks can_fail once per request and leaves the filter out of the node loop when it says no;
+// fits() (preemption's dry runs, one node at a time) still runs every filter.
+TEST(Engine, LeavesOutFiltersThatCannotFailThePod) {
+  auto nodes = random_nodes(3, 5);
+  std::vector<const NodeInfo*> ptrs;
+  for (const auto& n : nodes) ptrs.push_back(&n);
+  Pod pod;
+  const PodContext ctx(pod);
+  for (const bool can_fail : {false, true}) {
+    SCOPED_TRACE(can_fail ? "can fail" : "cannot fail");
+    std::vector<std::unique_ptr<FilterPlugin>> filters;
+    filters.push_back(std::make_unique<RefusingFilter>(can_fail));
+    const Engine e(std::move(filters), {});
+    const auto& refusing = dynamic_cast<const RefusingFilter&>(*e.filters()[0]);
+    const auto st = e.filter(ctx, ptrs);
+    ASSERT_EQ(st.size(), 3u);
+    for (const auto& s : st) {
+      EXPECT_EQ(s.code, can_fail ? FilterCode::kUnschedulable : FilterCode::kSuccess);
+      EXPECT_EQ(s.reasons, can_fail ? std::vector<std::string>{"refused"} : std::vector<std::string>{});
+    }
+    EXPECT_EQ(refusing.checks(), can_fail ? 3u : 0u);
+    EXPECT_FALSE(e.fits(ctx, nodes[0]));
+  }
 }
 
 TEST(DefaultNormalizeScore, StaysInRangeForExtremeRawScores) {

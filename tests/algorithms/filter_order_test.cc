@@ -169,7 +169,9 @@ class Named final : public FilterPlugin {
  public:
   explicit Named(std::string name) : name_(std::move(name)) {}
   std::string_view name() const override { return name_; }
-  FilterStatus filter(const PodContext&, const NodeInfo&) const override { return FilterStatus::success(); }
+  FilterCode check(const PodContext&, const NodeInfo&, std::vector<std::string>&) const override {
+    return FilterCode::kSuccess;
+  }
 
  private:
   std::string name_;

@@ -86,5 +86,38 @@ TEST(MatchNodeSelector, MatchFieldsPinsANode) {
   EXPECT_TRUE(f->filter(ctx, labelled_node("n2", {})).ok());
 }
 
+// can_fail is false only for a pod that every node matches (NodeAffinity's PreFilter Skip): then the
+// check must pass every node, whatever its labels and name.
+TEST(MatchNodeSelector, CanFailOnlyWithASelectorOrRequiredTerms) {
+  auto f = make_match_node_selector_filter();
+  NodeSelectorTerm in_a;
+  in_a.match_expressions = {{"zone", "In", {"a"}}};
+  struct Case {
+    std::string name;
+    Labels selector;
+    std::optional<NodeAffinity> affinity;
+    bool can_fail;
+  };
+  const std::vector<Case> cases = {
+      {"nothing", {}, std::nullopt, false},
+      {"preferred terms only", {}, NodeAffinity{std::nullopt, {{10, in_a}}}, false},
+      {"node selector", {{"zone", "a"}}, std::nullopt, true},
+      {"required terms", {}, NodeAffinity{std::vector<NodeSelectorTerm>{in_a}, {}}, true},
+      {"empty required terms (match nothing)", {}, NodeAffinity{std::vector<NodeSelectorTerm>{}, {}}, true},
+  };
+  const std::vector<NodeInfo> nodes = {labelled_node("n1", {}), labelled_node("n2", {{"zone", "a"}}),
+                                       labelled_node("n3", {{"zone", "b"}, {"disk", "ssd"}})};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Pod p = make_pod("p", 100, 0);
+    p.node_selector = c.selector;
+    p.node_affinity = c.affinity;
+    const PodContext ctx(p);
+    EXPECT_EQ(f->can_fail(ctx), c.can_fail);
+    if (c.can_fail) continue;
+    for (const NodeInfo& n : nodes) EXPECT_TRUE(f->filter(ctx, n).ok()) << n.name();
+  }
+}
+
 }  // namespace
 }  // namespace kext

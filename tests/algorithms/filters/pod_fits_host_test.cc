@@ -32,5 +32,14 @@ TEST(PodFitsHost, BoundPodFitsOnlyItsNode) {
   EXPECT_FALSE(f->filter(ctx, node_info(make_node("N1", 1000, 0))).ok());
 }
 
+// Only a pod with spec.nodeName can fail a node, so the engine leaves the filter out for the others.
+TEST(PodFitsHost, CanFailOnlyABoundPod) {
+  auto f = make_pod_fits_host_filter();
+  Pod p = make_pod("p", 100, 0);
+  EXPECT_FALSE(f->can_fail(PodContext(p)));
+  p.node_name = "n1";
+  EXPECT_TRUE(f->can_fail(PodContext(p)));
+}
+
 }  // namespace
 }  // namespace kext

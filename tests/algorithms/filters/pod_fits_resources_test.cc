@@ -199,6 +199,21 @@ TEST(PodFitsResources, Table) {
   }
 }
 
+// With alwaysCheckAllPredicates the engine hands each filter the reasons of the filters before it: the
+// check adds its own after them and decides pass or fail by what it added, not by what it was given.
+TEST(PodFitsResources, AddsToTheReasonsItIsGiven) {
+  auto filter = make_pod_fits_resources_filter();
+  for (const auto& c : cases()) {
+    SCOPED_TRACE(c.name);
+    PodContext ctx(c.pod);
+    std::vector<std::string> reasons = {"an earlier filter's reason"};
+    EXPECT_EQ(filter->check(ctx, c.node, reasons), c.code);
+    std::vector<std::string> want = {"an earlier filter's reason"};
+    want.insert(want.end(), c.reasons.begin(), c.reasons.end());
+    EXPECT_EQ(reasons, want);
+  }
+}
+
 // Filters use actual requests: pods without requests on the node do not take the 100m / 200Mi
 // defaults away from the incoming pod.
 TEST(PodFitsResources, UsesActualNotNonZeroRequests) {
