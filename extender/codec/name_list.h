@@ -71,6 +71,18 @@ class NameList {
     const std::string_view quoted = json(i);
     return quoted.substr(1, quoted.size() - 2);
   }
+  // Every name, in order: names()[i] == (*this)[i], read off the ends in one pass (a name lookup each
+  // went through the escapes check and two bounds-checked cuts: 25 instructions a name, callgrind).
+  std::vector<std::string_view> names() const {
+    std::vector<std::string_view> out(ends_.size());
+    size_t begin = 0;  // name i's opening quote
+    for (size_t i = 0; i < ends_.size(); ++i) {
+      out[i] = std::string_view(json_.data() + begin + 1, ends_[i] - begin - 2);
+      begin = ends_[i] + 1;
+    }
+    for (const auto& [i, name] : escaped_) out[i] = name;
+    return out;
+  }
   // Name i as a JSON string: what json::append_string appends for it.
   std::string_view json(size_t i) const { return json_run(i, i + 1); }
   // Names [first, last) as JSON strings joined by commas (first < last).

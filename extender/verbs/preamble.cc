@@ -17,7 +17,7 @@ ResolvedNodes resolve_nodes(const ExtenderArgs& args, const ClusterState& state)
       r.infos[i] = &info;
     }
   } else {
-    const std::vector<std::string_view> names(args.node_names.begin(), args.node_names.end());
+    const std::vector<std::string_view> names = args.node_names.names();
     state.find_nodes(names, r.infos);
     for (const NodeInfo*& info : r.infos) {
       if (info && !info->node) info = nullptr;  // only pods name it: nothing to evaluate

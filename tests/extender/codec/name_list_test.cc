@@ -31,6 +31,8 @@ TEST(NameList, HandsBackEveryNameInOrder) {
     for (std::string_view n : list) back.emplace_back(n);
     EXPECT_EQ(back, names);
     for (size_t i = 0; i < names.size(); ++i) EXPECT_EQ(list[i], names[i]) << i;
+    const std::vector<std::string_view> views = list.names();
+    EXPECT_EQ(std::vector<std::string>(views.begin(), views.end()), names);
   }
 }
 

@@ -128,6 +128,22 @@ TEST(FlatShard, SameHashDifferentKeysAreDifferentEntries) {
   EXPECT_FALSE(FlatShard<int>{}.erase({"a", 1}));
 }
 
+// A key found with equal hashes but a different length, or the same length and one byte different, is
+// not the key.
+TEST(FlatShard, EqualHashesFindOnlyTheExactKey) {
+  FlatShard<int> shard;
+  const std::vector<std::string> keys = {"abcd", "abcdefgh", "abcdefghi",
+                                         "ip-10-0-12-34.eu-west-1.compute.internal"};
+  for (size_t i = 0; i < keys.size(); ++i) EXPECT_TRUE(shard.put({keys[i], 7}, static_cast<int>(i)));
+  for (size_t i = 0; i < keys.size(); ++i) {
+    EXPECT_EQ(*shard.find({keys[i], 7}), static_cast<int>(i));
+    std::string other = keys[i];
+    other.back() ^= 1;
+    EXPECT_EQ(shard.find({other, 7}), nullptr) << other;
+    EXPECT_EQ(shard.find({keys[i] + "x", 7}), nullptr);  // the same bytes and one more
+  }
+}
+
 // The node cache holds shared_ptrs to NodeInfos of ~10 KB: an erased node must be freed at the erase,
 // not when some later insert happens to overwrite its slot.
 TEST(FlatShard, EraseReleasesTheValue) {
