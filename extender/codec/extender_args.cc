@@ -93,6 +93,18 @@ std::shared_ptr<const Node> decode_node_slice(std::string_view slice, size_t i, 
   return node;
 }
 
+// The pod's bytes decoded, or their decoding from an earlier request (PodReuse).
+std::shared_ptr<const Pod> decode_pod_slice(std::string_view slice, PodReuse reuse) {
+  const bool cached = reuse.cache && reuse.cache->enabled();
+  const uint64_t hash = cached ? json_scan::hash_bytes(slice) : 0;
+  if (cached && reuse.look_up) {
+    if (auto hit = reuse.cache->find(slice, hash)) return hit;
+  }
+  auto pod = std::make_shared<const Pod>(decode_pod(SliceDom(slice).value(), "Pod"));
+  if (cached) reuse.cache->insert(slice, hash, pod);
+  return pod;
+}
+
 // A key with escapes ("\\u0050od") is decoded (into storage) before matching; plain keys are used as
 // they are.
 std::string_view decoded_key(std::string_view raw, std::string& storage) {
@@ -183,7 +195,7 @@ size_t decode_names(std::string_view s, size_t pos, NamesCandidate& c, bool rese
 // BM_DecodeNames 28.5 -> 20.3 us at 500 names, 189 -> 102 us at 5000), the others by the scanner, which
 // records where the containers of Nodes end (its items and each node object) so that the walks below
 // jump over them.
-void decode_extender_args(std::string_view body, ExtenderArgs& out, NodeDecodeCache* cache) {
+void decode_extender_args(std::string_view body, ExtenderArgs& out, NodeDecodeCache* cache, PodReuse pods) {
   json_scan::Spans spans;
   const size_t root = json_scan::skip_ws(body, 0);
   if (root >= body.size() || body[root] != '{') report_bad_body(body);
@@ -215,7 +227,7 @@ void decode_extender_args(std::string_view body, ExtenderArgs& out, NodeDecodeCa
   if (!valid) report_bad_body(body);
 
   if (absent(pod.value())) throw DecodeError("Pod: missing (the pod to schedule is required)");
-  out.pod = decode_pod(SliceDom(pod.value()).value(), "Pod");
+  out.pod = decode_pod_slice(pod.value(), pods);
 
   if (!absent(nodes.value())) {
     out.full_nodes = true;

@@ -47,11 +47,11 @@ FilterReply filter_nodes(const Engine& engine, const Pod& pod, const ResolvedNod
 }  // namespace
 
 Reply Verbs::filter_traced(std::string_view body, VerbTrace* trace) const {
-  auto decoded = decode_nodes_request("filter", body, trace, state_, &node_cache_);
+  auto decoded = decode_nodes_request("filter", body, trace, state_, &node_cache_, {&pod_cache_, false});
   if (Reply* refused = std::get_if<Reply>(&decoded)) return std::move(*refused);
   auto& [r, nodes] = std::get<NodesRequest>(decoded);
 
-  FilterReply reply = filter_nodes(profile_.engine, r.args.pod, nodes);
+  FilterReply reply = filter_nodes(profile_.engine, *r.args.pod, nodes);
   r.clock.end(Phase::kCompute);
   Reply out{200, encode_filter_reply(r.args, reply)};
   r.clock.end(Phase::kEncode);

@@ -57,7 +57,7 @@ void trace_pod(VerbTrace* trace, const Pod& pod) {
 }
 
 void trace_request(VerbTrace* trace, const ExtenderArgs& args) {
-  trace_pod(trace, args.pod);
+  trace_pod(trace, *args.pod);
   if (trace) trace->nodes = args.node_names.size();
 }
 
@@ -72,10 +72,10 @@ void trace_request(VerbTrace* trace, const BindingArgs& args) {
 
 std::variant<NodesRequest, Reply> decode_nodes_request(std::string_view verb, std::string_view body,
                                                        VerbTrace* trace, const StateStore& store,
-                                                       NodeDecodeCache* cache) {
+                                                       NodeDecodeCache* cache, PodReuse pods) {
   auto decoded = decode_request<ExtenderArgs>(
       verb, body, trace, &store,
-      [cache](std::string_view b, ExtenderArgs& args) { decode_extender_args(b, args, cache); });
+      [cache, pods](std::string_view b, ExtenderArgs& args) { decode_extender_args(b, args, cache, pods); });
   if (Reply* refused = std::get_if<Reply>(&decoded)) return std::move(*refused);
   NodesRequest r{std::move(std::get<Request<ExtenderArgs>>(decoded)), {}};
   r.nodes = resolve_nodes(r.request.args, *r.request.state);

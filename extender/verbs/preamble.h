@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "extender/codec/binding_args.h"
+#include "extender/codec/decode_cache.h"
 #include "extender/codec/extender_args.h"
-#include "extender/codec/node_decode_cache.h"
 #include "extender/codec/preemption_args.h"
 #include "extender/observe/verb_trace.h"
 #include "extender/state/cluster_state.h"
@@ -90,9 +90,10 @@ struct NodesRequest {
 };
 
 // The preamble of filter and prioritize: decode_request on ExtenderArgs (node objects decoded before
-// are reused from `cache`, which may be null), then the request's nodes resolved.
+// are reused from `cache`, which may be null, and pods as `pods` says), then the request's nodes
+// resolved.
 std::variant<NodesRequest, Reply> decode_nodes_request(std::string_view verb, std::string_view body,
                                                        VerbTrace* trace, const StateStore& store,
-                                                       NodeDecodeCache* cache);
+                                                       NodeDecodeCache* cache, PodReuse pods = {});
 
 }  // namespace kext

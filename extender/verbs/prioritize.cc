@@ -10,11 +10,11 @@ std::shared_ptr<const std::vector<AlgorithmInfo>> Verbs::algorithm_infos(const E
 }
 
 Reply Verbs::prioritize_traced(std::string_view body, VerbTrace* trace) const {
-  auto decoded = decode_nodes_request("prioritize", body, trace, state_, &node_cache_);
+  auto decoded = decode_nodes_request("prioritize", body, trace, state_, &node_cache_, {&pod_cache_, true});
   if (Reply* refused = std::get_if<Reply>(&decoded)) return std::move(*refused);
   auto& [r, nodes] = std::get<NodesRequest>(decoded);
 
-  PodContext pod(r.args.pod);
+  PodContext pod(*r.args.pod);
   ScoreMatrix m = profile_.engine.score(pod, nodes.known);
   // Every node sent gets a score; one the extender cannot see scores 0.
   std::vector<int64_t> scores(r.args.node_names.size(), 0);

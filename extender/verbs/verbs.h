@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "extender/codec/node_decode_cache.h"
+#include "extender/codec/decode_cache.h"
 #include "extender/observe/verb_trace.h"
 #include "extender/state/cluster_state.h"
 #include "extender/verbs/preamble.h"
@@ -24,6 +24,10 @@ class Binder {
 
 // Decoded full-mode node objects kept between requests when --node-cache-entries is not given.
 inline constexpr size_t kDefaultNodeCacheEntries = 20000;
+// Decoded pods kept for prioritize (PodReuse): what one scheduler has in flight between a pod's filter
+// and its prioritize is one pod per profile; 256 (16 a shard) leave room for many schedulers and
+// profiles at a few KB each.
+inline constexpr size_t kPodCacheEntries = 256;
 
 class Verbs {
  public:
@@ -53,8 +57,9 @@ class Verbs {
   const Profile& profile_;
   const StateStore& state_;
   const Binder* bind_;
-  // The server's cache of decoded node objects (thread-safe): the one mutable member.
+  // The server's caches of decoded node objects and pods (thread-safe): the mutable members.
   mutable NodeDecodeCache node_cache_;
+  mutable PodDecodeCache pod_cache_{kPodCacheEntries};
   // Shared by every prioritize Decision instead of copying the names per request.
   std::shared_ptr<const std::vector<AlgorithmInfo>> algorithms_;
 
