@@ -81,28 +81,20 @@ class SliceDom {
   throw DecodeError("malformed JSON");
 }
 
-std::shared_ptr<const Node> decode_node_slice(std::string_view slice, size_t i, NodeDecodeCache* cache) {
-  const uint64_t hash = cache && cache->enabled() ? json_scan::hash_bytes(slice) : 0;
-  if (cache) {
+// The object a slice decodes to: the cache's, when it holds these bytes and look_up says to ask, else
+// decode() of the slice's DOM, which the cache then keeps. cache may be null or disabled. Full-mode
+// nodes and the pod go through here alike (DecodeCache).
+template <class T, class Decode>
+std::shared_ptr<const T> decode_slice(std::string_view slice, DecodeCache<T>* cache, bool look_up,
+                                      Decode decode) {
+  const bool cached = cache && cache->enabled();
+  const uint64_t hash = cached ? json_scan::hash_bytes(slice) : 0;
+  if (cached && look_up) {
     if (auto hit = cache->find(slice, hash)) return hit;
   }
-  const SliceDom dom(slice);
-  auto node =
-      std::make_shared<const Node>(decode_node(dom.value(), "Nodes.items[" + std::to_string(i) + "]"));
-  if (cache) cache->insert(slice, hash, node);
-  return node;
-}
-
-// The pod's bytes decoded, or their decoding from an earlier request (PodReuse).
-std::shared_ptr<const Pod> decode_pod_slice(std::string_view slice, PodReuse reuse) {
-  const bool cached = reuse.cache && reuse.cache->enabled();
-  const uint64_t hash = cached ? json_scan::hash_bytes(slice) : 0;
-  if (cached && reuse.look_up) {
-    if (auto hit = reuse.cache->find(slice, hash)) return hit;
-  }
-  auto pod = std::make_shared<const Pod>(decode_pod(SliceDom(slice).value(), "Pod"));
-  if (cached) reuse.cache->insert(slice, hash, pod);
-  return pod;
+  auto value = std::make_shared<const T>(decode(SliceDom(slice).value()));
+  if (cached) cache->insert(slice, hash, value);
+  return value;
 }
 
 // A key with escapes ("\\u0050od") is decoded (into storage) before matching; plain keys are used as
@@ -227,7 +219,8 @@ void decode_extender_args(std::string_view body, ExtenderArgs& out, NodeDecodeCa
   if (!valid) report_bad_body(body);
 
   if (absent(pod.value())) throw DecodeError("Pod: missing (the pod to schedule is required)");
-  out.pod = decode_pod_slice(pod.value(), pods);
+  out.pod = decode_slice(pod.value(), pods.cache, pods.look_up,
+                         [](const rapidjson::Value& v) { return decode_pod(v, "Pod"); });
 
   if (!absent(nodes.value())) {
     out.full_nodes = true;
@@ -245,7 +238,10 @@ void decode_extender_args(std::string_view body, ExtenderArgs& out, NodeDecodeCa
     if (absent(items.value())) return;
     size_t i = 0;
     if (!json_scan::for_each_element(body, offset(items.value()), &spans, [&](std::string_view item) {
-          out.nodes.push_back(decode_node_slice(item, i++, cache));
+          out.nodes.push_back(decode_slice(item, cache, true, [&](const rapidjson::Value& v) {
+            return decode_node(v, "Nodes.items[" + std::to_string(i) + "]");
+          }));
+          ++i;
           out.node_raw.push_back(item);
           out.node_names.push_back(out.nodes.back()->name);
         })) {
