@@ -33,7 +33,10 @@ class ImageLocality final : public ScorePlugin {
 
   // bench/engine_bench.cc BM_ScorePluginCost: 10 ns per node with NodeImages' filter and the search from
   // the key's estimated rank (11 with a binary search behind the filter, 20 with the binary search
-  // alone, 111 while it scanned all of a node's image names, 35 looking each node up twice).
+  // alone, 111 while it scanned all of a node's image names, 35 looking each node up twice). The two
+  // passes of prepare() cost ~1 ns per node more there, with the nodes warm (9.4 -> 10.3), and save
+  // more than that with them cold: prioritize at 500 cloud names of 5000 nodes, 146.5 -> 133.5 us of
+  // CPU per request, lower in 7 of 8 pairs.
   uint64_t cost_per_node_ns() const override { return 10; }
   std::string_view name() const override { return modern_ ? "ImageLocality" : "ImageLocalityPriority"; }
 
@@ -55,6 +58,7 @@ class ImageLocality final : public ScorePlugin {
     const size_t n_nodes = nodes.size();
     std::vector<size_t> row(p.images.size(), 0);
     std::vector<int64_t> sizes;
+    std::vector<size_t> maybe_nodes(n_nodes);
     for (size_t i = 0; i < p.images.size(); ++i) {
       auto& img = p.images[i];
       if (!img.named) continue;
@@ -66,9 +70,23 @@ class ImageLocality final : public ScorePlugin {
         continue;
       }
       row[i] = sizes.size() / std::max<size_t>(n_nodes, 1);
-      for (const NodeInfo* n : nodes) {
-        const int64_t size = size_on_node(img, *n->node);
-        sizes.push_back(size);
+      const size_t base = sizes.size();
+      sizes.resize(base + n_nodes, -1);
+      // Two passes: the Bloom filters first, each node that may have the image reading ahead the entry
+      // its search starts at, then the searches. One pass waited on each search's line in turn, and
+      // the filter's answer, a branch taken ~1 time in 5, kept the core from running ahead to the next.
+      size_t n_maybe = 0;
+      for (size_t n = 0; n < n_nodes; ++n) {
+        const NodeImages& images = nodes[n]->node->images;
+        const bool maybe = images.may_have(img.key);
+        if (maybe) images.prefetch(img.key);
+        maybe_nodes[n_maybe] = n;
+        n_maybe += maybe;
+      }
+      for (size_t m = 0; m < n_maybe; ++m) {
+        const size_t n = maybe_nodes[m];
+        const int64_t size = size_on_node(img, *nodes[n]->node);
+        sizes[base + n] = size;
         if (size >= 0) ++img.nodes_with_image;
       }
     }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -144,6 +145,34 @@ TEST(ImageLocality, Table) {
     EXPECT_EQ(run_score(*s, c.pod, c.nodes), c.want);
     // prepare() works every node's score out for score_at; score() of a node must agree with it.
     EXPECT_EQ(run_score(*s, c.pod, c.nodes, testing::ScorePath::kByNode), c.want);
+  }
+}
+
+// prepare() looks an image up on every node in two passes (the Bloom filters, then the searches of the
+// nodes they let through); with 300 nodes of 60 images each from a pool of 200, the filters let through
+// nodes that lack the image too. Every score must equal the one score() works out for that node alone.
+TEST(ImageLocality, TwoPassLookupAgreesWithEachNodeAlone) {
+  std::vector<std::string> pool;
+  for (int i = 0; i < 200; ++i) pool.push_back("registry.example/team/app-" + std::to_string(i) + ":v1");
+  std::vector<NodeInfo> nodes;
+  uint64_t x = 12345;
+  auto next = [&x] { return (x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
+  for (int n = 0; n < 300; ++n) {
+    std::vector<ContainerImage> images;
+    for (int k = 0; k < 60; ++k) {
+      images.push_back({{pool[next() % pool.size()]}, static_cast<int64_t>(50 + next() % 900) * MiB});
+    }
+    nodes.push_back(node_with("n" + std::to_string(n), std::move(images)));
+  }
+  // Two containers share an image (one row of lookups), one image is on no node.
+  const Pod pod = pod_with_images({pool[3], pool[17], pool[3], "registry.example/team/absent:v1"});
+  for (auto make : {make_image_locality_score, make_image_locality_plugin_score}) {
+    auto s = make();
+    SCOPED_TRACE(s->name());
+    const std::vector<int64_t> prepared = run_score(*s, pod, nodes);
+    EXPECT_EQ(prepared, run_score(*s, pod, nodes, testing::ScorePath::kByNode));
+    // Not all zero or all equal: the table exercised nodes with and without the images.
+    EXPECT_NE(std::ranges::min(prepared), std::ranges::max(prepared));
   }
 }
 
