@@ -104,7 +104,9 @@ bool NodeImages::may_have(uint64_t key) const {
   return true;
 }
 
-int64_t NodeImages::size_of(uint64_t key) const { return may_have(key) ? image_size(images_, key) : -1; }
+int64_t NodeImages::size_of(uint64_t key) const { return may_have(key) ? search(key) : -1; }
+
+int64_t NodeImages::search(uint64_t key) const { return image_size(images_, key); }
 
 namespace {
 // Where image_size's search starts: the key's share of 2^64 times the entry count.

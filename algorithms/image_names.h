@@ -53,8 +53,10 @@ class NodeImages {
   int64_t size_of(uint64_t key) const;
   // False: the node surely lacks the key. True: it may have it (the sorted keys decide).
   bool may_have(uint64_t key) const;
-  // The entry the search for this key starts at, read ahead of size_of() (ImageLocality::prepare).
+  // The entry the search for this key starts at, read ahead of search() (ImageLocality::prepare).
   void prefetch(uint64_t key) const;
+  // size_of() without the filter, for a key may_have() has already let through.
+  int64_t search(uint64_t key) const;
 
   size_t size() const { return images_.size(); }
   bool empty() const { return images_.empty(); }

@@ -85,7 +85,7 @@ class ImageLocality final : public ScorePlugin {
       }
       for (size_t m = 0; m < n_maybe; ++m) {
         const size_t n = maybe_nodes[m];
-        const int64_t size = size_on_node(img, *nodes[n]->node);
+        const int64_t size = nodes[n]->node->images.search(img.key);  // the filter passed it above
         sizes[base + n] = size;
         if (size >= 0) ++img.nodes_with_image;
       }

@@ -123,6 +123,7 @@ TEST(NodeImages, AnswersAsTheSortedSearchAndFiltersMostAbsentKeys) {
       node.prefetch(im.key);  // a hint that reads nothing past the entries, on no images too
       EXPECT_TRUE(node.may_have(im.key));
       EXPECT_EQ(node.size_of(im.key), image_size(sorted, im.key));
+      EXPECT_EQ(node.search(im.key), node.size_of(im.key));
     }
     int passed = 0;
     constexpr int kAbsent = 20000;
@@ -130,6 +131,7 @@ TEST(NodeImages, AnswersAsTheSortedSearchAndFiltersMostAbsentKeys) {
       const uint64_t key = image_key("elsewhere/img" + std::to_string(i) + ":v2");
       node.prefetch(key);
       EXPECT_EQ(node.size_of(key), -1);
+      EXPECT_EQ(node.search(key), -1);  // the search alone answers absent keys too
       passed += node.may_have(key);
     }
     EXPECT_LE(passed, c.max_false_positive_share * kAbsent) << c.images << " images";

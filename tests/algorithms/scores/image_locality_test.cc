@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -155,12 +156,11 @@ TEST(ImageLocality, TwoPassLookupAgreesWithEachNodeAlone) {
   std::vector<std::string> pool;
   for (int i = 0; i < 200; ++i) pool.push_back("registry.example/team/app-" + std::to_string(i) + ":v1");
   std::vector<NodeInfo> nodes;
-  uint64_t x = 12345;
-  auto next = [&x] { return (x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
+  std::mt19937_64 rng(12345);  // fixed: a failure must reproduce
   for (int n = 0; n < 300; ++n) {
     std::vector<ContainerImage> images;
     for (int k = 0; k < 60; ++k) {
-      images.push_back({{pool[next() % pool.size()]}, static_cast<int64_t>(50 + next() % 900) * MiB});
+      images.push_back({{pool[rng() % pool.size()]}, static_cast<int64_t>(50 + rng() % 900) * MiB});
     }
     nodes.push_back(node_with("n" + std::to_string(n), std::move(images)));
   }
