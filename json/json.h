@@ -151,7 +151,10 @@ inline std::optional<int64_t> get_int(const Value& obj, std::string_view key, st
   return v->GetInt64();
 }
 
-inline void write_string(rapidjson::Writer<rapidjson::StringBuffer>& w, std::string_view s) {
+// The whole string, a NUL byte included (writing c_str() would stop at it). Any RapidJSON writer: the
+// compact one of the replies and the PrettyWriter of --write-config.
+template <class Writer>
+void write_string(Writer& w, std::string_view s) {
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
 

@@ -439,7 +439,7 @@ void write_resources(Writer& w, const std::vector<ResourceWeight>& resources) {
   for (const auto& r : resources) {
     w.StartObject();
     w.Key("name");
-    w.String(r.name.c_str());
+    json::write_string(w, r.name);
     w.Key("weight");
     w.Int64(r.weight);
     w.EndObject();
@@ -463,7 +463,7 @@ void write_plugin_set(Writer& w, const char* point, const std::vector<PluginEntr
   for (const auto& e : entries) {
     w.StartObject();
     w.Key("name");
-    w.String(e.name.c_str());
+    json::write_string(w, e.name);
     if (score) {
       w.Key("weight");
       w.Int64(e.weight);
@@ -500,7 +500,7 @@ void write_config(Writer& w, const Config& c) {
                            std::pair{"ignoredResourceGroups", &c.args.fit_filter.ignored_resource_groups}}) {
     w.Key(key);
     w.StartArray();
-    for (const auto& n : *list) w.String(n.c_str());
+    for (const auto& n : *list) json::write_string(w, n);
     w.EndArray();
   }
   const ScoringStrategy& st = c.args.fit_scoring;
@@ -545,7 +545,7 @@ void write_config(Writer& w, const Config& c) {
   w.Key("preemption");
   w.StartObject();
   w.Key("semantics");
-  w.String(c.preemption.semantics.c_str());
+  json::write_string(w, c.preemption.semantics);
   w.Key("maxCandidates");
   w.Int64(c.preemption.max_candidates);
   w.EndObject();

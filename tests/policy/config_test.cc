@@ -186,6 +186,13 @@ TEST(Config, WriteConfigRoundTrips) {
                "scoringStrategy":{"type":"RequestedToCapacityRatio","requestedToCapacityRatio":{"shape":[{"utilization":0,"score":0},{"utilization":100,"score":10}]}}}}],
              "alwaysCheckAllFilters":true,"preemption":{"semantics":"v1.16","maxCandidates":3},"parallelThreshold":9,
              "parallelMinWorkMicroseconds":250)"),
+      // Found by tests/fuzz (policy): a name holding an escaped NUL was written up to the NUL only.
+      cfg(R"("plugins":{"score":{"enabled":[{"name":"NodeResourcesFit","weight":4}]}},
+             "pluginConfig":[{"name":"NodeResourcesFit","args":{"ignoredResources":["a\u0000b"],
+               "ignoredResourceGroups":["c\u0000d"],
+               "scoringStrategy":{"type":"RequestedToCapacityRatio","resources":[{"name":"cpu","weight":2},
+                 {"name":"examp\u0000/gpu","weight":3}],
+                 "requestedToCapacityRatio":{"shape":[{"utilization":0,"score":0},{"utilization":100,"score":10}]}}}}])"),
   };
   for (const auto& f : files) {
     const Config c = parse_config(f);
