@@ -2,6 +2,7 @@
 // engine.
 #include <malloc.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -17,6 +18,7 @@
 #include "extender/shutdown_signals.h"
 #include "extender/state/snapshot_loader.h"
 #include "extender/verbs/bind.h"
+#include "extender/verbs/bind_forward.h"
 #include "policy/config.h"
 
 namespace {
@@ -99,6 +101,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<kext::kube::ApiClient> api;
     std::unique_ptr<kext::kube::LiveState> live;
     std::unique_ptr<kext::kube::LeaderElector> elector;
+    std::unique_ptr<kext::BindForwarder> forwarder;
     std::unique_ptr<kext::BindVerb> binder;
     if (opts.api.enabled()) {
       api = std::make_unique<kext::kube::ApiClient>(kext::kube::resolve_api_config(opts.api));
@@ -115,8 +118,22 @@ int main(int argc, char** argv) {
         elector = std::make_unique<kext::kube::LeaderElector>(
             *api, election, [&metrics, id = election.identity](bool held) { metrics.set_leader(id, held); });
       }
+      if (elector) {
+        kext::ForwardConfig forward;
+        forward.max_waiting = std::max<size_t>(1, opts.server.limits.threads / 2);
+        if (opts.server.tls.enabled()) {
+          // The replicas share their certificate: the holder's must chain to what this one serves, and
+          // this one's is presented to a holder that asks for a client certificate (--client-ca-file).
+          forward.tls = true;
+          forward.ca_pem = read_file(opts.server.tls.cert_file, "--tls-cert-file");
+          forward.client_cert_pem = forward.ca_pem;
+          forward.client_key_pem = read_file(opts.server.tls.key_file, "--tls-private-key-file");
+        }
+        forwarder = std::make_unique<kext::BindForwarder>(*elector, std::move(forward), &metrics);
+      }
       if (opts.api.bind) {
-        binder = std::make_unique<kext::BindVerb>(*api, live->cache(), opts.api.assume_ttl, elector.get());
+        binder = std::make_unique<kext::BindVerb>(*api, live->cache(), opts.api.assume_ttl, elector.get(),
+                                                  forwarder.get());
       }
     }
 
@@ -125,7 +142,15 @@ int main(int argc, char** argv) {
     std::string error;
     if (!server.bind(&error)) throw std::runtime_error(error);
     if (live) live->start();
-    if (elector) elector->start();
+    if (elector) {
+      elector->set_advertise_url(
+          kext::kube::advertise_url(kext::kube::advertise_host(opts.api, opts.server.address), server.port(),
+                                    opts.server.tls.enabled(), server.path_prefix()));
+      kext::log_line("bind Lease " + elector->config().lease_namespace + "/" + elector->config().lease_name +
+                     ": as " + elector->identity() + ", forwarded binds taken at " +
+                     elector->config().advertise_url + "/" + std::string(kext::kHolderBindRoute));
+      elector->start();
+    }
     const auto delay = std::chrono::seconds(opts.shutdown_delay_seconds);
     const auto grace = std::chrono::seconds(opts.shutdown_grace_seconds);
     signals.start([&server, &elector, delay, grace](int sig) {

@@ -103,7 +103,17 @@ std::unique_ptr<httplib::ClientImpl> ApiClient::make_client(std::chrono::millise
       // CAData alone when a CA is given).
       ssl->set_ca_cert_path("", "/dev/null");
     }
-    ssl->enable_server_certificate_verification(!cfg_.insecure_skip_tls_verify);
+    if (!cfg_.verify_hostname && !cfg_.insecure_skip_tls_verify) {
+      // httplib verifies the chain and the name together; OpenSSL alone checks the chain during the
+      // handshake, against the store set above (PARTIAL_CHAIN: a pinned leaf or intermediate is an anchor).
+      ssl->enable_server_certificate_verification(false);
+      if (X509_STORE* store = SSL_CTX_get_cert_store(ssl->ssl_context())) {
+        X509_STORE_set_flags(store, X509_V_FLAG_PARTIAL_CHAIN);
+      }
+      SSL_CTX_set_verify(ssl->ssl_context(), SSL_VERIFY_PEER, nullptr);
+    } else {
+      ssl->enable_server_certificate_verification(!cfg_.insecure_skip_tls_verify);
+    }
     c = std::move(ssl);
   } else {
     c = std::make_unique<httplib::ClientImpl>(cfg_.host, cfg_.port);
@@ -194,12 +204,14 @@ ApiResponse from_result(const httplib::Result& r) {
 // Error::Write (Bind.ABindAfterTheServerClosedTheIdleConnectionSucceeds). A request whose write failed
 // never reached the server whole, so it cannot have been acted on: it goes again, once, on a new
 // connection. Any other failure may have reached the server (a bind may have happened) and is returned.
-ApiResponse ApiClient::send_pooled(const std::function<httplib::Result(httplib::ClientImpl&)>& send) {
+ApiResponse ApiClient::send_pooled(const std::function<httplib::Result(httplib::ClientImpl&)>& send,
+                                   std::chrono::milliseconds read_timeout) {
   bool reused = false;
   auto c = take_pooled(&reused);
+  set_timeout(*c, timeouts_.connect, read_timeout);
   auto r = send(*c);
   if (!r && r.error() == httplib::Error::Write && reused) {
-    c = make_client(timeouts_.request);
+    c = make_client(read_timeout);
     r = send(*c);
   }
   ApiResponse out = from_result(r);
@@ -209,19 +221,26 @@ ApiResponse ApiClient::send_pooled(const std::function<httplib::Result(httplib::
 
 ApiResponse ApiClient::get(const std::string& path) {
   return send_pooled(
-      [&](httplib::ClientImpl& c) { return c.Get(full_path(path), headers_with(bearer_token())); });
+      [&](httplib::ClientImpl& c) { return c.Get(full_path(path), headers_with(bearer_token())); },
+      timeouts_.request);
 }
 
-ApiResponse ApiClient::post(const std::string& path, const std::string& json_body) {
-  return send_pooled([&](httplib::ClientImpl& c) {
-    return c.Post(full_path(path), headers_with(bearer_token()), json_body, "application/json");
-  });
+ApiResponse ApiClient::post(const std::string& path, std::string_view json_body,
+                            std::chrono::milliseconds read_timeout) {
+  return send_pooled(
+      [&](httplib::ClientImpl& c) {
+        return c.Post(full_path(path), headers_with(bearer_token()), json_body.data(), json_body.size(),
+                      "application/json");
+      },
+      read_timeout);
 }
 
 ApiResponse ApiClient::put(const std::string& path, const std::string& json_body) {
-  return send_pooled([&](httplib::ClientImpl& c) {
-    return c.Put(full_path(path), headers_with(bearer_token()), json_body, "application/json");
-  });
+  return send_pooled(
+      [&](httplib::ClientImpl& c) {
+        return c.Put(full_path(path), headers_with(bearer_token()), json_body, "application/json");
+      },
+      timeouts_.request);
 }
 
 ApiResponse ApiClient::stream(const std::string& path, std::chrono::milliseconds idle_timeout,

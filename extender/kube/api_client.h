@@ -15,7 +15,7 @@
 namespace httplib {
 class ClientImpl;
 class Result;
-}
+}  // namespace httplib
 
 namespace kext::kube {
 
@@ -55,7 +55,12 @@ class ApiClient {
   ~ApiClient();
 
   ApiResponse get(const std::string& path);
-  ApiResponse post(const std::string& path, const std::string& json_body);
+  ApiResponse post(const std::string& path, std::string_view json_body) {
+    return post(path, json_body, timeouts_.request);
+  }
+  // With its own time limit for the reply (the connect timeout stays the client's).
+  ApiResponse post(const std::string& path, std::string_view json_body,
+                   std::chrono::milliseconds read_timeout);
   ApiResponse put(const std::string& path, const std::string& json_body);
 
   // A GET whose body is handed to on_data piece by piece as it arrives (a watch). on_status sees the
@@ -70,7 +75,8 @@ class ApiClient {
   std::unique_ptr<httplib::ClientImpl> make_client(std::chrono::milliseconds read_timeout) const;
   // reused: whether it comes from the pool (the server may have closed it since).
   std::unique_ptr<httplib::ClientImpl> take_pooled(bool* reused);
-  ApiResponse send_pooled(const std::function<httplib::Result(httplib::ClientImpl&)>& send);
+  ApiResponse send_pooled(const std::function<httplib::Result(httplib::ClientImpl&)>& send,
+                          std::chrono::milliseconds read_timeout);
   void give_back(std::unique_ptr<httplib::ClientImpl> c);
   std::string bearer_token();
   std::string full_path(const std::string& path) const { return cfg_.base_path + path; }

@@ -25,6 +25,9 @@ struct ApiConfig {
   // Re-read whenever it changes: projected service-account tokens rotate.
   std::string token_file;
   bool insecure_skip_tls_verify = false;
+  // False: the server's chain is verified against ca_pem (any certificate in it may be the anchor) but
+  // not its name. For peers reached by pod IP, which their certificates do not name.
+  bool verify_hostname = true;
 
   std::string server_url() const;
 };

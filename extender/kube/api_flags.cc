@@ -1,5 +1,7 @@
 #include "extender/kube/api_flags.h"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <stdexcept>
@@ -78,6 +80,31 @@ void add_api_flags(CLI::App& app, ApiFlags& f) {
                                 "this replica's name in the Lease (default: hostname_<random>)"))
       ->type_name("ID")
       ->group(g);
+  cli::non_empty(app.add_option("--advertise-address", f.advertise_address,
+                                "the address the other replicas reach this one at, to pass a /bind on to "
+                                "the Lease holder (default: --bind-address when it names one, else the "
+                                "hostname; the Deployment passes the pod IP)"))
+      ->type_name("ADDR")
+      ->group(g);
+  cli::add_duration(app, "--bind-forward-timeout", f.election.forward_timeout, milliseconds(100), hours(1),
+                    "a /bind that reaches a replica not holding the Lease is passed on to the holder; "
+                    "the holder's answer, or an error, within D (keep it below the scheduler's httpTimeout)")
+      ->type_name("D")
+      ->group(g);
+}
+
+std::string advertise_host(const ApiFlags& f, const std::string& bind_address) {
+  if (!f.advertise_address.empty()) return f.advertise_address;
+  if (bind_address != "0.0.0.0" && bind_address != "::" && !bind_address.empty()) return bind_address;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') return "localhost";
+  return host;
+}
+
+std::string advertise_url(const std::string& host, int port, bool tls, const std::string& path_prefix) {
+  const bool ipv6 = host.find(':') != std::string::npos && !host.starts_with("[");
+  return std::string(tls ? "https://" : "http://") + (ipv6 ? "[" + host + "]" : host) + ":" +
+         std::to_string(port) + path_prefix;
 }
 
 void apply_kubeconfig_env(ApiFlags& f, bool have_snapshot, const char* env) {
@@ -115,18 +142,25 @@ void validate_api_flags(const ApiFlags& f, bool have_snapshot) {
   bool api_detail = !f.token_file.empty() || !f.ca_file.empty() || !f.client_cert_file.empty() ||
                     !f.client_key_file.empty() || f.insecure_skip_tls_verify;
   if (api_detail && f.server.empty())
-    throw std::invalid_argument("--api-token-file/--api-ca-file/--api-client-*/--api-insecure-skip-tls-verify need --api-server");
+    throw std::invalid_argument(
+        "--api-token-file/--api-ca-file/--api-client-*/--api-insecure-skip-tls-verify need --api-server");
   if (f.client_cert_file.empty() != f.client_key_file.empty())
     throw std::invalid_argument("--api-client-cert-file and --api-client-key-file go together");
   if (f.bind && sources.empty())
     throw std::invalid_argument(
         "--enable-bind needs the Kubernetes API (--in-cluster, --kubeconfig, KUBECONFIG or --api-server)");
-  if (f.leader_elect && !f.bind) throw std::invalid_argument("--leader-elect elects the binder: it needs --enable-bind");
+  if (f.leader_elect && !f.bind)
+    throw std::invalid_argument("--leader-elect elects the binder: it needs --enable-bind");
+  if (!f.advertise_address.empty() && !f.leader_elect)
+    throw std::invalid_argument(
+        "--advertise-address is where the Lease holder takes forwarded binds: it needs --leader-elect");
   // client-go tools/leaderelection/leaderelection.go: NewLeaderElector's checks (JitterFactor 1.2).
   if (f.election.lease_duration <= f.election.renew_deadline)
-    throw std::invalid_argument("--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline");
+    throw std::invalid_argument(
+        "--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline");
   if (f.election.renew_deadline.count() * 10 <= f.election.retry_period.count() * 12)
-    throw std::invalid_argument("--leader-elect-renew-deadline must be greater than 1.2 x --leader-elect-retry-period");
+    throw std::invalid_argument(
+        "--leader-elect-renew-deadline must be greater than 1.2 x --leader-elect-retry-period");
 }
 
 ApiConfig resolve_api_config(const ApiFlags& f) {
@@ -135,8 +169,10 @@ ApiConfig resolve_api_config(const ApiFlags& f) {
   ApiConfig cfg;
   set_server_url(cfg, f.server);
   if (!f.ca_file.empty()) cfg.ca_pem = read_config_file(f.ca_file, "--api-ca-file");
-  if (!f.client_cert_file.empty()) cfg.client_cert_pem = read_config_file(f.client_cert_file, "--api-client-cert-file");
-  if (!f.client_key_file.empty()) cfg.client_key_pem = read_config_file(f.client_key_file, "--api-client-key-file");
+  if (!f.client_cert_file.empty())
+    cfg.client_cert_pem = read_config_file(f.client_cert_file, "--api-client-cert-file");
+  if (!f.client_key_file.empty())
+    cfg.client_key_pem = read_config_file(f.client_key_file, "--api-client-key-file");
   if (!f.token_file.empty()) {
     read_config_file(f.token_file, "--api-token-file");
     cfg.token_file = f.token_file;
@@ -151,8 +187,10 @@ void check_api_access(ApiClient& api) {
   if (r.status == 0) throw ConfigError("cannot reach the " + where + ": " + r.describe());
   if (r.status == 401) throw ConfigError("the " + where + " rejected the credentials: " + r.describe());
   if (r.status == 403)
-    throw ConfigError("the " + where + " forbids listing nodes (RBAC: get/list/watch nodes, pods, "
-                      "poddisruptionbudgets): " + r.describe());
+    throw ConfigError("the " + where +
+                      " forbids listing nodes (RBAC: get/list/watch nodes, pods, "
+                      "poddisruptionbudgets): " +
+                      r.describe());
   if (!r.ok()) throw ConfigError("the " + where + " answered " + r.describe());
 }
 

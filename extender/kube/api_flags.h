@@ -32,6 +32,8 @@ struct ApiFlags {
   // Only the replica holding the Lease binds; the others refuse /bind (the scheduler retries the pod).
   bool leader_elect = false;
   LeaderElectionConfig election;
+  // The host the other replicas reach this one at (bind forwarding); empty = advertise_host()'s default.
+  std::string advertise_address;
 
   bool enabled() const { return in_cluster || !kubeconfig.empty() || !server.empty(); }
 };
@@ -46,6 +48,12 @@ void add_api_flags(CLI::App& app, ApiFlags& f);
 void apply_kubeconfig_env(ApiFlags& f, bool have_snapshot, const char* env);
 // Conflicting or incomplete combinations; throws std::invalid_argument naming the flags.
 void validate_api_flags(const ApiFlags& f, bool have_snapshot);
+
+// --advertise-address, else --bind-address when it names one address, else this machine's hostname.
+std::string advertise_host(const ApiFlags& f, const std::string& bind_address);
+// The URL the holder publishes for forwarded binds: scheme, host (bracketed when IPv6), port, and the
+// verbs' path prefix as the server serves it ("" or "/path", Server::path_prefix()).
+std::string advertise_url(const std::string& host, int port, bool tls, const std::string& path_prefix);
 
 // Reads the files the flags name; throws ConfigError naming the flag and file.
 ApiConfig resolve_api_config(const ApiFlags& f);

@@ -10,8 +10,6 @@
 
 namespace kext::kube {
 
-namespace {
-
 // The LeaseSpec fields client-go's LeaderElectionRecord carries, and the object's resourceVersion.
 struct LeaseRecord {
   std::string holder;
@@ -19,14 +17,17 @@ struct LeaseRecord {
   std::string acquire_time;
   std::string renew_time;
   int64_t transitions = 0;
+  std::string url;  // metadata.annotations[kAdvertiseAnnotation]
   std::string resource_version;
 
   // What changes whenever any replica writes the Lease (client-go compares the whole record).
   std::string fingerprint() const {
     return holder + "\n" + std::to_string(duration_seconds) + "\n" + acquire_time + "\n" + renew_time + "\n" +
-           std::to_string(transitions);
+           std::to_string(transitions) + "\n" + url;
   }
 };
+
+namespace {
 
 std::string str_member(const json::Value& obj, std::string_view key) {
   const json::Value* v = json::find(obj, key);
@@ -46,6 +47,8 @@ bool parse_lease(const std::string& body, LeaseRecord* out) {
   const json::Value* meta = json::find(d, "metadata");
   if (!meta || !meta->IsObject()) return false;
   out->resource_version = str_member(*meta, "resourceVersion");
+  const json::Value* annotations = json::find(*meta, "annotations");
+  if (annotations && annotations->IsObject()) out->url = str_member(*annotations, kAdvertiseAnnotation);
   const json::Value* spec = json::find(d, "spec");
   if (spec && spec->IsObject()) {
     out->holder = str_member(*spec, "holderIdentity");
@@ -68,6 +71,12 @@ std::string lease_json(const LeaderElectionConfig& c, const LeaseRecord& r) {
   json::write_member(w, "name", c.lease_name);
   json::write_member(w, "namespace", c.lease_namespace);
   if (!r.resource_version.empty()) json::write_member(w, "resourceVersion", r.resource_version);
+  if (!r.url.empty()) {
+    w.Key("annotations");
+    w.StartObject();
+    json::write_member(w, kAdvertiseAnnotation, r.url);
+    w.EndObject();
+  }
   w.EndObject();
   w.Key("spec");
   w.StartObject();
@@ -134,14 +143,48 @@ bool LeaderElector::is_leader() const {
 
 std::string LeaderElector::holder() const {
   std::lock_guard lock(mu_);
+  return observed_holder_.identity;
+}
+
+LeaseHolder LeaderElector::lease_holder() const {
+  std::lock_guard lock(mu_);
   return observed_holder_;
 }
 
-void LeaderElector::observe(const std::string& fingerprint, const std::string& holder, Clock::time_point t) {
+void LeaderElector::observe(const std::string& fingerprint, const LeaseHolder& holder, Clock::time_point t) {
   std::lock_guard lock(mu_);
   observed_record_ = fingerprint;
   observed_time_ = t;
   observed_holder_ = holder;
+}
+
+void LeaderElector::note_read(const LeaseRecord& read, Clock::time_point t) {
+  // client-go's observedTime: when the record last changed as this replica saw it.
+  if (read.fingerprint() != observed_record_) {
+    observed_record_ = read.fingerprint();
+    observed_time_ = t;
+  }
+  observed_holder_ = LeaseHolder{read.holder, read.url};
+}
+
+void LeaderElector::refresh() {
+  const auto called = Clock::now();
+  std::lock_guard one_read(refresh_mu_);
+  if (last_refresh_start_ >= called) return;  // a read that began after this call has just ended
+  last_refresh_start_ = Clock::now();
+  ApiResponse got = api_.get(lease_path() + "/" + config_.lease_name);
+  LeaseRecord read;
+  if (got.status != 404 && (!got.ok() || !parse_lease(got.body, &read))) return;
+  std::lock_guard lock(mu_);
+  note_read(read, last_refresh_start_);
+}
+
+void LeaderElector::nudge() {
+  {
+    std::lock_guard lock(mu_);
+    nudged_ = true;
+  }
+  cv_.notify_all();
 }
 
 void LeaderElector::set_held(bool held, Clock::time_point renewed) {
@@ -167,12 +210,13 @@ LeaderElector::Attempt LeaderElector::try_acquire_or_renew() {
   want.duration_seconds = whole_seconds(config_.lease_duration);
   want.acquire_time = now;
   want.renew_time = now;
+  want.url = config_.advertise_url;
 
   ApiResponse got = api_.get(lease_path() + "/" + config_.lease_name);
   if (got.status == 404) {
     // 409 here: another replica created it first.
     if (!api_.post(lease_path(), lease_json(config_, want)).ok()) return Attempt::kFailed;
-    observe(want.fingerprint(), want.holder, started);
+    observe(want.fingerprint(), LeaseHolder{want.holder, want.url}, started);
     set_held(true, started);
     return Attempt::kHeld;
   }
@@ -181,11 +225,7 @@ LeaderElector::Attempt LeaderElector::try_acquire_or_renew() {
   bool held_by_other;
   {
     std::lock_guard lock(mu_);
-    if (old.fingerprint() != observed_record_) {
-      observed_record_ = old.fingerprint();
-      observed_time_ = started;
-    }
-    observed_holder_ = old.holder;
+    note_read(old, started);
     // Someone else holds it and its lease, as this replica has watched it, has not run out.
     held_by_other = !old.holder.empty() && old.holder != config_.identity &&
                     observed_time_ + std::chrono::seconds(old.duration_seconds) > started;
@@ -203,7 +243,7 @@ LeaderElector::Attempt LeaderElector::try_acquire_or_renew() {
   want.resource_version = old.resource_version;  // a write since the GET answers 409 Conflict
   ApiResponse put = api_.put(lease_path() + "/" + config_.lease_name, lease_json(config_, want));
   if (!put.ok()) return Attempt::kFailed;
-  observe(want.fingerprint(), want.holder, started);
+  observe(want.fingerprint(), LeaseHolder{want.holder, want.url}, started);
   set_held(true, started);
   return Attempt::kHeld;
 }
@@ -243,7 +283,8 @@ void LeaderElector::run() {
       set_held(false, {});
       lock.lock();
     }
-    cv_.wait_for(lock, config_.retry_period, [this] { return stopping_; });
+    cv_.wait_for(lock, config_.retry_period, [this] { return stopping_ || nudged_; });
+    nudged_ = false;
   }
 }
 

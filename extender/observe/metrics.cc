@@ -106,7 +106,7 @@ Metrics::RouteStats::RouteStats()
       nodes(kNodesBuckets),
       phases{Histogram(kSecondsBuckets), Histogram(kSecondsBuckets), Histogram(kSecondsBuckets)} {}
 
-Metrics::Metrics(std::string version) : version_(std::move(version)) {}
+Metrics::Metrics(std::string version) : version_(std::move(version)), forward_seconds_(kSecondsBuckets) {}
 
 void Metrics::observe_request(Route route, int status, double seconds, size_t request_bytes) {
   RouteStats& s = routes_[static_cast<size_t>(route) % kRouteCount];
@@ -246,6 +246,23 @@ std::string Metrics::render(const ClusterState* state) const {
       append_label_value(out, leader_identity_);
       out.append(leader_ ? "\"} 1\n" : "\"} 0\n");
     }
+  }
+
+  header(out, "kube_extender_bind_forwards_total", "counter",
+         "Binds that reached this replica while another held the Lease, passed on to the holder.");
+  out.append("kube_extender_bind_forwards_total ").append(std::to_string(forwards())).append("\n");
+  header(out, "kube_extender_bind_forward_duration_seconds", "histogram",
+         "Time from a forwarded bind's arrival to the holder's reply relayed, its one retry included.");
+  forward_seconds_.render(out, "kube_extender_bind_forward_duration_seconds", {});
+  static constexpr std::string_view kForwardFailureNames[kForwardFailureCount] = {
+      "connect", "no_reply", "not_holder", "no_holder", "busy", "unreachable"};
+  header(out, "kube_extender_bind_forward_failures_total", "counter",
+         "Attempts to pass a bind on to the Lease holder that failed, by cause.");
+  for (size_t i = 0; i < kForwardFailureCount; ++i) {
+    out.append("kube_extender_bind_forward_failures_total{cause=\"")
+        .append(kForwardFailureNames[i])
+        .append("\"} ");
+    out.append(std::to_string(forward_failures_[i].load(std::memory_order_relaxed))).append("\n");
   }
   return out;
 }

@@ -48,6 +48,17 @@ inline constexpr size_t kRefusalCount = 7;
 enum class Timeout : uint8_t { kRequest, kIdle, kWrite };
 inline constexpr size_t kTimeoutCount = 3;
 
+// Why one attempt to pass a /bind on to the Lease holder failed (the `cause` label).
+enum class ForwardFailure : uint8_t {
+  kConnect,      // no connection to the holder's address (refused, unreachable, TLS handshake)
+  kNoReply,      // sent, and no reply within the deadline or the connection broke
+  kNotHolder,    // the replica reached answered that it does not hold the Lease
+  kNoHolder,     // the Lease named no holder with an address before the deadline
+  kBusy,         // as many forwards as half the workers were already waiting (for a holder, or to retry)
+  kUnreachable,  // not tried: no connection could be made to this holder less than a second ago
+};
+inline constexpr size_t kForwardFailureCount = 6;
+
 // Fixed upper bounds; counts are per bucket and made cumulative when rendered.
 class Histogram {
  public:
@@ -86,6 +97,19 @@ class Metrics {
   void set_watch_lag_seconds(std::string_view resource, double seconds);
   // With --leader-elect: whether this replica holds the bind Lease, under its identity.
   void set_leader(std::string_view identity, bool leader);
+  // With --leader-elect: a /bind passed on to the Lease holder, how long it took (retry included),
+  // and each failed attempt.
+  void observe_forward(double seconds) {
+    forwards_.fetch_add(1, std::memory_order_relaxed);
+    forward_seconds_.observe(seconds);
+  }
+  void count_forward_failure(ForwardFailure cause) {
+    forward_failures_[static_cast<size_t>(cause)].fetch_add(1, std::memory_order_relaxed);
+  }
+  uint64_t forwards() const { return forwards_.load(std::memory_order_relaxed); }
+  uint64_t forward_failures(ForwardFailure cause) const {
+    return forward_failures_[static_cast<size_t>(cause)].load(std::memory_order_relaxed);
+  }
   // The transport's bounds at work.
   void count_refusal(Refusal cause) {
     refusals_[static_cast<size_t>(cause)].fetch_add(1, std::memory_order_relaxed);
@@ -120,6 +144,9 @@ class Metrics {
   std::array<std::atomic<uint64_t>, kRefusalCount> refusals_{};
   std::array<std::atomic<uint64_t>, kTimeoutCount> timeouts_{};
   std::atomic<int64_t> open_connections_{0};
+  std::atomic<uint64_t> forwards_{0};
+  Histogram forward_seconds_;
+  std::array<std::atomic<uint64_t>, kForwardFailureCount> forward_failures_{};
   mutable std::mutex lag_mutex_;
   std::map<std::string, double, std::less<>> watch_lag_;
   std::string leader_identity_;  // empty: no election (under lag_mutex_)

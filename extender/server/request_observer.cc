@@ -7,6 +7,7 @@
 #include "common/rfc3339.h"
 #include "extender/http/router.h"
 #include "extender/observe/access_log.h"
+#include "extender/verbs/bind_forward.h"
 
 namespace kext {
 
@@ -55,7 +56,7 @@ Route RequestObserver::route_of(std::string_view path) const {
     if (verb == "filter") return Route::kFilter;
     if (verb == "prioritize") return Route::kPrioritize;
     if (verb == "preempt") return Route::kPreempt;
-    if (verb == "bind") return Route::kBind;
+    if (verb == "bind" || verb == kHolderBindRoute) return Route::kBind;
   }
   if (path == "/healthz") return Route::kHealthz;
   if (path == "/readyz") return Route::kReadyz;

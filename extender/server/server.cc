@@ -5,6 +5,7 @@
 #include "extender/http/router.h"
 #include "extender/observe/recorder.h"
 #include "extender/server/ops_routes.h"
+#include "extender/verbs/bind_forward.h"
 #include "json/json.h"
 
 namespace kext {
@@ -62,12 +63,15 @@ void configure_router(Router& router, const ServerConfig& config) {
 struct VerbRoute {
   std::string_view name;
   Reply (Verbs::*run)(std::string_view body, VerbTrace* trace) const;
+  // --record-dir keeps what the scheduler sent; a forwarded bind was recorded where it arrived.
+  bool recorded = true;
 };
 constexpr VerbRoute kVerbRoutes[] = {
     {"filter", &Verbs::filter_traced},
     {"prioritize", &Verbs::prioritize_traced},
     {"preempt", &Verbs::preempt_traced},
     {"bind", &Verbs::bind_traced},
+    {kHolderBindRoute, &Verbs::holder_bind_traced, false},
 };
 
 void install_probes(Router& router, const StateStore& state, const std::atomic<bool>& terminating) {
@@ -168,7 +172,7 @@ void Server::install_routes() {
         reply = internal_error(std::current_exception());
       }
       observer_.on_verb(route, trace, reply);
-      if (recorder_) {
+      if (recorder_ && v.recorded) {
         recorder_->record(v.name, req.content_type.value_or(""), req.content_length, req.body, reply.status,
                           reply.body);
       }
@@ -190,6 +194,8 @@ void Server::install_routes() {
         kJsonType);
   });
 }
+
+std::string Server::path_prefix() const { return normalized_prefix(config_.path_prefix); }
 
 bool Server::bind(std::string* error) { return transport_->bind(error); }
 

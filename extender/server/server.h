@@ -38,6 +38,8 @@ class Server {
   Server(ServerConfig config, const Verbs& verbs, const StateStore& state, ServerObservers observers = {});
   ~Server();
 
+  // The verbs' path prefix as served: "" or "/path", without a trailing slash.
+  std::string path_prefix() const;
   // Binds the socket; returns false (with the reason in *error) if it cannot.
   bool bind(std::string* error);
   int port() const { return transport_->port(0); }

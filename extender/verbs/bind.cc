@@ -7,16 +7,36 @@ namespace kext {
 
 Reply Verbs::bind_traced(std::string_view body, VerbTrace* trace) const {
   if (!bind_) return bad_request("bind is not enabled on this extender (--enable-bind)", 404);
-  return bind_->bind(body, trace);
+  return bind_->bind(body, trace, BindOrigin::kScheduler);
 }
 
-Reply BindVerb::bind(std::string_view body, VerbTrace* trace) const {
+Reply Verbs::holder_bind_traced(std::string_view body, VerbTrace* trace) const {
+  if (!bind_) return bad_request("bind is not enabled on this extender (--enable-bind)", 404);
+  return bind_->bind(body, trace, BindOrigin::kForwarded);
+}
+
+Reply BindVerb::bind(std::string_view body, VerbTrace* trace, BindOrigin origin) const {
   auto decoded = decode_request<BindingArgs>(
       "bind", body, trace, nullptr,
       [](std::string_view b, BindingArgs& args) { args = decode_binding_args(b); });
   if (Reply* refused = std::get_if<Reply>(&decoded)) return std::move(*refused);
   auto& r = std::get<Request<BindingArgs>>(decoded);
 
+  if (elector_ && !elector_->is_leader()) {
+    std::optional<Reply> relayed;
+    if (origin == BindOrigin::kForwarded) {
+      relayed = Reply{kNotHolderStatus, json::error_body(not_holder(r.args))};
+    } else if (forwarder_) {
+      relayed = forwarder_->forward(body, r.args);  // nullopt: this replica took the Lease meanwhile
+    } else {
+      relayed = Reply{200, json::error_body(not_holder(r.args))};
+    }
+    if (relayed) {
+      r.clock.end(Phase::kCompute);
+      r.clock.end(Phase::kEncode);
+      return std::move(*relayed);
+    }
+  }
   const std::string error = bind_pod(r.args);
   r.clock.end(Phase::kCompute);
   Reply out{200, json::error_body(error)};
@@ -24,13 +44,14 @@ Reply BindVerb::bind(std::string_view body, VerbTrace* trace) const {
   return out;
 }
 
+std::string BindVerb::not_holder(const BindingArgs& args) const {
+  const std::string holder = elector_->holder();
+  return "not binding pod " + args.pod_namespace + "/" + args.pod_name + ": replica " + elector_->identity() +
+         " does not hold the Lease " + elector_->config().lease_namespace + "/" +
+         elector_->config().lease_name + " (holder: " + (holder.empty() ? "none" : holder) + ")";
+}
+
 std::string BindVerb::bind_pod(const BindingArgs& args) const {
-  if (elector_ && !elector_->is_leader()) {
-    const std::string holder = elector_->holder();
-    return "not binding pod " + args.pod_namespace + "/" + args.pod_name + ": replica " +
-           elector_->identity() + " does not hold the Lease " + elector_->config().lease_namespace + "/" +
-           elector_->config().lease_name + " (holder: " + (holder.empty() ? "none" : holder) + ")";
-  }
   const std::string key = StateCache::pod_key(args.pod_uid, args.pod_namespace, args.pod_name);
   // Count it before the API call: the scheduler filters the next pod while this bind is in flight.
   const bool assumed = cache_.batch().assume_pod(key, args.node, StateCache::Clock::now() + ttl_);

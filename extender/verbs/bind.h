@@ -10,32 +10,38 @@
 #include "extender/kube/api_client.h"
 #include "extender/kube/leader_election.h"
 #include "extender/state/state_cache.h"
+#include "extender/verbs/bind_forward.h"
 #include "extender/verbs/verbs.h"
 
 namespace kext {
 
 class BindVerb final : public Binder {
  public:
-  // elector (may be null: every bind is served) must outlive the verb.
+  // elector (may be null: every bind is served) must outlive the verb; so must forwarder (may be null:
+  // a replica that does not hold the Lease refuses binds).
   BindVerb(kube::ApiClient& api, StateCache& cache, std::chrono::milliseconds assume_ttl,
-           const kube::LeaderElector* elector = nullptr)
-      : api_(api), cache_(cache), ttl_(assume_ttl), elector_(elector) {}
+           const kube::LeaderElector* elector = nullptr, const BindForwarder* forwarder = nullptr)
+      : api_(api), cache_(cache), ttl_(assume_ttl), elector_(elector), forwarder_(forwarder) {}
 
   // 400 for a malformed request; otherwise 200 with {"Error":""} or the API's reason. With an elector,
-  // a replica that does not hold the Lease creates no Binding and answers with an Error: kube-scheduler
-  // then puts the pod back in its queue and schedules it again (pkg/scheduler/schedule_one.go:
-  // bind -> handleBindingCycleError). trace (may be null) gets the phase times and the pod.
-  Reply bind(std::string_view body, VerbTrace* trace) const override;
-  Reply bind(std::string_view body) const { return bind(body, nullptr); }
+  // a replica that does not hold the Lease creates no Binding: it relays the holder's reply to a bind
+  // from the scheduler (bind_forward.h), and answers kNotHolderStatus to a forwarded one. Without a
+  // forwarder it answers the scheduler with an Error, which puts the pod back in its queue
+  // (pkg/scheduler/schedule_one.go: bind -> handleBindingCycleError). trace (may be null) gets the
+  // phase times and the pod.
+  Reply bind(std::string_view body, VerbTrace* trace, BindOrigin origin) const override;
+  Reply bind(std::string_view body) const { return bind(body, nullptr, BindOrigin::kScheduler); }
 
  private:
   // The compute step: "" once the Binding is created, else why not.
   std::string bind_pod(const BindingArgs& args) const;
+  std::string not_holder(const BindingArgs& args) const;
 
   kube::ApiClient& api_;
   StateCache& cache_;
   std::chrono::milliseconds ttl_;
   const kube::LeaderElector* elector_;
+  const BindForwarder* forwarder_;
 };
 
 }  // namespace kext

@@ -15,11 +15,15 @@
 
 namespace kext {
 
+// Who sent a bind: the scheduler (POST /bind), or a replica passing it on to the Lease holder
+// (POST /holder/bind, bind_forward.h), which is never passed on again.
+enum class BindOrigin : uint8_t { kScheduler, kForwarded };
+
 // What /bind runs once binding is enabled (--enable-bind): BindVerb (bind.h), which needs the API.
 class Binder {
  public:
   virtual ~Binder() = default;
-  virtual Reply bind(std::string_view body, VerbTrace* trace) const = 0;
+  virtual Reply bind(std::string_view body, VerbTrace* trace, BindOrigin origin) const = 0;
 };
 
 // Decoded full-mode node objects kept between requests when --node-cache-entries is not given.
@@ -52,6 +56,8 @@ class Verbs {
   Reply prioritize_traced(std::string_view body, VerbTrace* trace) const;
   Reply preempt_traced(std::string_view body, VerbTrace* trace) const;
   Reply bind_traced(std::string_view body, VerbTrace* trace) const;
+  // A bind another replica passed on to this one as the Lease holder.
+  Reply holder_bind_traced(std::string_view body, VerbTrace* trace) const;
 
  private:
   const Profile& profile_;

@@ -235,6 +235,16 @@ TEST(Manifests, ExtenderRbacIsReadOnlyPlusASeparateBindRole) {
   const auto args = strings(container(*d).get("args"));
   EXPECT_NE(std::count(args.begin(), args.end(), "--leader-elect"), 0);
   const kube::ApiFlags defaults;
+  // Where the other replicas pass binds on: the pod IP, from the downward API.
+  EXPECT_NE(std::count(args.begin(), args.end(), "--advertise-address=$(POD_IP)"), 0);
+  bool pod_ip = false;
+  if (const Node* env = container(*d).get("env")) {
+    for (const auto& e : env->seq) {
+      if (e.str("name") == "POD_IP")
+        pod_ip = e.at({"valueFrom", "fieldRef"})->str("fieldPath") == "status.podIP";
+    }
+  }
+  EXPECT_TRUE(pod_ip);
   const Node* lease_role = m.find("Role", "kube-extender-leader-election");
   ASSERT_TRUE(lease_role);
   EXPECT_EQ(lease_role->at({"metadata"})->str("namespace"), defaults.election.lease_namespace);
@@ -421,8 +431,8 @@ TEST(Manifests, NetworkPolicyAdmitsTheSchedulerToTheVerbsAndMonitoringToMetricsO
 
   const Node* rules = np.at({"spec", "ingress"});
   ASSERT_TRUE(rules && rules->kind == Node::Kind::Seq);
-  ASSERT_EQ(rules->seq.size(), 2u) << "anything not admitted by a rule is denied";
-  std::map<std::string, const Node*> by_port;  // named port -> its rule's single peer
+  ASSERT_EQ(rules->seq.size(), 3u) << "anything not admitted by a rule is denied";
+  std::multimap<std::string, const Node*> by_port;  // named port -> each rule's single peer
   for (const auto& rule : rules->seq) {
     const Node* ports = rule.get("ports");
     ASSERT_TRUE(ports && ports->seq.size() == 1);
@@ -431,20 +441,32 @@ TEST(Manifests, NetworkPolicyAdmitsTheSchedulerToTheVerbsAndMonitoringToMetricsO
     EXPECT_FALSE(container_port(container(*extender), port).empty()) << port << " is not a named port";
     const Node* from = rule.get("from");
     ASSERT_TRUE(from && from->seq.size() == 1) << port;
-    by_port[port] = &from->seq[0];
+    by_port.emplace(port, &from->seq[0]);
   }
-  ASSERT_EQ(by_port.size(), 2u);
-  // Verbs: the scheduler's pods, by their labels, in their namespace (both selectors in one peer).
-  const Node* verbs = by_port["http"];
-  ASSERT_TRUE(verbs);
-  const Node* pods = verbs->at({"podSelector", "matchLabels"});
-  ASSERT_TRUE(pods);
-  EXPECT_TRUE(selects(*pods, *scheduler));
-  EXPECT_FALSE(selects(*pods, *extender));
-  EXPECT_EQ(verbs->at({"namespaceSelector", "matchLabels"})->str("kubernetes.io/metadata.name"),
-            scheduler->at({"metadata", "namespace"})->scalar);
+  ASSERT_EQ(by_port.count("http"), 2u);
+  ASSERT_EQ(by_port.count("metrics"), 1u);
+  // Verbs: the scheduler's pods, by their labels, in their namespace (both selectors in one peer); and
+  // the extender's other replicas (a policy's podSelector alone means its own namespace), which pass
+  // binds on to the Lease holder.
+  bool scheduler_admitted = false, replicas_admitted = false;
+  for (auto [it, end] = by_port.equal_range("http"); it != end; ++it) {
+    const Node* peer = it->second;
+    const Node* pods = peer->at({"podSelector", "matchLabels"});
+    ASSERT_TRUE(pods);
+    if (selects(*pods, *scheduler)) {
+      scheduler_admitted = true;
+      EXPECT_FALSE(selects(*pods, *extender));
+      EXPECT_EQ(peer->at({"namespaceSelector", "matchLabels"})->str("kubernetes.io/metadata.name"),
+                scheduler->at({"metadata", "namespace"})->scalar);
+    } else {
+      replicas_admitted = selects(*pods, *extender);
+      EXPECT_EQ(peer->get("namespaceSelector"), nullptr);
+    }
+  }
+  EXPECT_TRUE(scheduler_admitted);
+  EXPECT_TRUE(replicas_admitted);
   // Metrics: every pod of the monitoring namespace, nothing else.
-  const Node* metrics = by_port["metrics"];
+  const Node* metrics = by_port.find("metrics")->second;
   ASSERT_TRUE(metrics);
   EXPECT_EQ(metrics->get("podSelector"), nullptr);
   const Node* ns = metrics->at({"namespaceSelector", "matchLabels"});
@@ -482,6 +504,10 @@ TEST(Manifests, SchedulerCallsTheServiceWithEveryVerb) {
   EXPECT_EQ(e.str("nodeCacheCapable"), "true");
   EXPECT_FALSE(e.str("weight").empty());
   EXPECT_FALSE(e.str("httpTimeout").empty());
+  // A bind passed on to the Lease holder is answered within --bind-forward-timeout: inside the call.
+  const std::string timeout = e.str("httpTimeout");
+  ASSERT_TRUE(timeout.ends_with("s")) << timeout;
+  EXPECT_LT(kube::ApiFlags{}.election.forward_timeout, std::chrono::seconds(std::stoi(timeout)));
   EXPECT_FALSE(e.str("ignorable").empty());
 
   // urlPrefix = http://SERVICE.NAMESPACE.svc[.cluster.local]:PORT of a Service that selects the extender.

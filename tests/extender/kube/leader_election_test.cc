@@ -204,8 +204,9 @@ int status_of(httplib::Client& c, const std::string& path) {
   return r ? r->status : -1;
 }
 
-// Two real replicas: one holds the Lease and binds, the other refuses; /metrics says which; SIGTERM
-// on the holder releases the Lease and the other takes it at its next retry, not a lease duration later.
+// Two real replicas: one holds the Lease and binds, the other passes its binds on to it; /metrics says
+// which; SIGTERM on the holder releases the Lease and the other takes it at once, not a lease duration
+// later, and a bind sent meanwhile waits for it.
 TEST(LeaderElection, TwoReplicasOneBinderAndSigtermHandsOver) {
   FakeApiServer api;
   api.put("nodes", node_json("n1", "4", "8Gi"));
@@ -233,34 +234,45 @@ TEST(LeaderElection, TwoReplicasOneBinderAndSigtermHandsOver) {
   ASSERT_TRUE(metrics);
   EXPECT_NE(metrics->body.find("kube_extender_leader{identity=\"replica-a\"} 1"), std::string::npos);
 
+  // The holder publishes where it takes forwarded binds.
+  EXPECT_NE(api.lease(kLease).find(R"("kube-extender.io/holder-url":"http://127.0.0.1:)" +
+                                   std::to_string(a->port()) + "\""),
+            std::string::npos)
+      << api.lease(kLease);
   const std::string bind_p1 =
       R"({"PodName":"p1","PodNamespace":"default","PodUID":"uid-default-p1","Node":"n1"})";
-  auto refused = cb.Post("/bind", bind_p1, "application/json");
-  ASSERT_TRUE(refused);
-  EXPECT_NE(refused->body.find("does not hold the Lease"), std::string::npos) << refused->body;
-  EXPECT_TRUE(api.bindings().empty());
-  auto bound = ca.Post("/bind", bind_p1, "application/json");
-  ASSERT_TRUE(bound);
-  EXPECT_EQ(bound->body, R"({"Error":""})");
+  // b does not hold the Lease: it passes the bind on to a and relays a's answer.
+  auto forwarded = cb.Post("/bind", bind_p1, "application/json");
+  ASSERT_TRUE(forwarded);
+  EXPECT_EQ(forwarded->body, R"({"Error":""})");
+  ASSERT_EQ(api.bindings().size(), 1u);
+  metrics = cb.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("\nkube_extender_bind_forwards_total 1\n"), std::string::npos)
+      << metrics->body;
+  // A forwarded bind is never passed on again: a replica that does not hold the Lease answers 421.
+  auto misdirected = cb.Post("/holder/bind", bind_p1, "application/json");
+  ASSERT_TRUE(misdirected);
+  EXPECT_EQ(misdirected->status, 421);
+  EXPECT_NE(misdirected->body.find("does not hold the Lease"), std::string::npos) << misdirected->body;
+  // The API server refuses a second Binding of the same pod, whoever sends it.
+  auto again = ca.Post("/bind", bind_p1, "application/json");
+  ASSERT_TRUE(again);
+  EXPECT_NE(again->body.find("HTTP 409"), std::string::npos) << again->body;
+  EXPECT_EQ(api.bindings().size(), 1u);
 
   const auto t0 = Clock::now();
   ASSERT_EQ(kill(a->pid(), SIGTERM), 0);
+  // A bind sent while the Lease changes hands waits for the next holder (b, nudged to try at once).
+  auto during_handover =
+      cb.Post("/bind", R"({"PodName":"p2","PodNamespace":"default","PodUID":"uid-default-p2","Node":"n1"})",
+              "application/json");
+  ASSERT_TRUE(during_handover);
+  EXPECT_EQ(during_handover->body, R"({"Error":""})");
   EXPECT_EQ(a->wait_exit(20s), 0) << a->log();
   EXPECT_NE(a->log().find("released lease kube-extender/kube-extender"), std::string::npos) << a->log();
   ASSERT_TRUE(wait_until([&] { return api.lease_holder(kLease) == "replica-b"; }, 20s)) << b->log();
   EXPECT_LT(Clock::now() - t0, 20s);  // well inside the 30 s lease duration
-  // The Lease names b as soon as b's write lands; b binds once that write has returned to it.
-  ASSERT_TRUE(wait_until(
-      [&] {
-        auto m = cb.Get("/metrics");
-        return m && m->body.find("kube_extender_leader{identity=\"replica-b\"} 1") != std::string::npos;
-      },
-      20s));
-  auto now_bound =
-      cb.Post("/bind", R"({"PodName":"p2","PodNamespace":"default","PodUID":"uid-default-p2","Node":"n1"})",
-              "application/json");
-  ASSERT_TRUE(now_bound);
-  EXPECT_EQ(now_bound->body, R"({"Error":""})");
   EXPECT_EQ(api.bindings().size(), 2u);
   kill(b->pid(), SIGTERM);
   EXPECT_EQ(b->wait_exit(20s), 0) << b->log();

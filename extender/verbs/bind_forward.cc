@@ -1,0 +1,173 @@
+#include "extender/verbs/bind_forward.h"
+
+#include <thread>
+
+#include "json/json.h"
+
+namespace kext {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+// While the Lease has no holder: how often to look again. A released Lease is taken at the next
+// candidate's attempt, which nudge() makes immediate.
+constexpr milliseconds kHolderPoll{50};
+// After a holder could not be connected to, the forwards that follow within this time fail at once
+// instead of each holding a worker for a connect timeout (a killed pod's address may not answer at all):
+// the Lease names a dead holder until it runs out (15 s by default). One forward tries again after it.
+constexpr milliseconds kUnreachableFor{1000};
+// Holder URLs kept with their connections; a holder that changes more often than this is not kept.
+constexpr size_t kMaxHolderClients = 8;
+
+// httplib's Error names for a request that never reached the holder.
+bool never_sent(const std::string& error) {
+  return error == "Connection" || error == "ConnectionTimeout" || error == "SSLConnection" ||
+         error == "SSLServerVerification" || error == "BindIPAddress";
+}
+
+struct InFlight {
+  explicit InFlight(std::atomic<size_t>& n) : n_(n) { n_.fetch_add(1, std::memory_order_acq_rel); }
+  ~InFlight() { n_.fetch_sub(1, std::memory_order_acq_rel); }
+  std::atomic<size_t>& n_;
+};
+
+}  // namespace
+
+BindForwarder::BindForwarder(kube::LeaderElector& elector, ForwardConfig config, Metrics* metrics)
+    : elector_(elector), config_(std::move(config)), metrics_(metrics) {}
+
+BindForwarder::~BindForwarder() = default;
+
+milliseconds BindForwarder::timeout() const { return elector_.config().forward_timeout; }
+
+std::shared_ptr<kube::ApiClient> BindForwarder::client_for(const std::string& url) const {
+  std::lock_guard lock(clients_mu_);
+  auto it = clients_.find(url);
+  if (it != clients_.end()) return it->second;
+  if (clients_.size() >= kMaxHolderClients) clients_.clear();
+  kube::ApiConfig cfg;
+  kube::set_server_url(cfg, url);
+  if (config_.tls) {
+    cfg.ca_pem = config_.ca_pem;
+    cfg.client_cert_pem = config_.client_cert_pem;
+    cfg.client_key_pem = config_.client_key_pem;
+    cfg.verify_hostname = false;
+  }
+  kube::ApiClient::Timeouts timeouts;
+  timeouts.connect = std::min(milliseconds(1000), timeout());
+  timeouts.request = timeout();
+  auto client = std::make_shared<kube::ApiClient>(std::move(cfg), timeouts);
+  clients_.emplace(url, client);
+  return client;
+}
+
+kube::LeaseHolder BindForwarder::await_holder(Clock::time_point deadline,
+                                              const kube::LeaseHolder& stepping_down) const {
+  kube::LeaseHolder h = elector_.lease_holder();
+  while ((h.identity.empty() || h == stepping_down) && !elector_.is_leader() &&
+         Clock::now() + kHolderPoll < deadline) {
+    elector_.nudge();
+    std::this_thread::sleep_for(kHolderPoll);
+    elector_.refresh();
+    h = elector_.lease_holder();
+  }
+  return h;
+}
+
+std::optional<milliseconds> BindForwarder::unreachable_for(const kube::LeaseHolder& h) const {
+  std::lock_guard lock(unreachable_mu_);
+  if (!(unreachable_ == h)) return std::nullopt;
+  const auto ago = std::chrono::duration_cast<milliseconds>(Clock::now() - unreachable_at_);
+  return ago < kUnreachableFor ? std::optional(ago) : std::nullopt;
+}
+
+void BindForwarder::mark_unreachable(const kube::LeaseHolder& h) const {
+  std::lock_guard lock(unreachable_mu_);
+  unreachable_ = h;
+  unreachable_at_ = Clock::now();
+}
+
+std::optional<Reply> BindForwarder::forward(std::string_view body, const BindingArgs& args) const {
+  const auto start = Clock::now();
+  const auto deadline = start + timeout();
+  const std::string pod = args.pod_namespace + "/" + args.pod_name;
+  const std::string lease = elector_.config().lease_namespace + "/" + elector_.config().lease_name;
+  auto fail = [&](ForwardFailure cause) {
+    if (metrics_) metrics_->count_forward_failure(cause);
+  };
+  auto observe = [&] {
+    if (metrics_) metrics_->observe_forward(std::chrono::duration<double>(Clock::now() - start).count());
+  };
+  auto refused = [&](const std::string& why) {
+    observe();
+    return Reply{200, json::error_body("not binding pod " + pod + ": replica " + elector_.identity() +
+                                       " does not hold the Lease " + lease + ", and " + why)};
+  };
+
+  std::string attempts;  // "; "-separated, one per failed attempt
+  auto note = [&attempts](const std::string& what) { attempts += (attempts.empty() ? "" : "; ") + what; };
+  // A forward that waits for a holder or retries holds its worker for longer: it takes a place first.
+  std::optional<InFlight> waiting;
+  auto may_wait = [&] {
+    if (waiting) return true;
+    waiting.emplace(waiting_);
+    if (waiting_.load(std::memory_order_acquire) <= config_.max_waiting) return true;
+    fail(ForwardFailure::kBusy);
+    note(std::to_string(config_.max_waiting) + " binds are already waiting for the holder");
+    return false;
+  };
+  kube::LeaseHolder stepping_down;  // answered that it no longer holds the Lease, which still names it
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    kube::LeaseHolder h = elector_.lease_holder();
+    const bool no_holder = h.identity.empty() || h == stepping_down;
+    if ((attempt > 0 || no_holder) && !may_wait()) break;
+    if (no_holder) h = await_holder(deadline, stepping_down);
+    if (elector_.is_leader()) return std::nullopt;
+    if (h.identity.empty() || h.url.empty() || h == stepping_down) {
+      fail(ForwardFailure::kNoHolder);
+      note(h.identity.empty() || h == stepping_down
+               ? "no other replica took the Lease within " + std::to_string(timeout().count()) + " ms"
+               : "its holder " + h.identity + " publishes no address (annotation " +
+                     kube::kAdvertiseAnnotation + ")");
+      break;
+    }
+    if (std::optional<milliseconds> ago = unreachable_for(h)) {
+      fail(ForwardFailure::kUnreachable);
+      note("holder " + h.identity + " at " + h.url + ": no connection " + std::to_string(ago->count()) +
+           " ms ago, not tried again yet");
+      elector_.refresh();
+      continue;
+    }
+    const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+    if (left <= milliseconds(0)) {
+      note("no time left for holder " + h.identity);
+      break;
+    }
+    const kube::ApiResponse r = client_for(h.url)->post("/" + std::string(kHolderBindRoute), body, left);
+    if (r.status != 0 && r.status != kNotHolderStatus) {
+      observe();
+      return Reply{r.status, r.body};
+    }
+    std::string failure;
+    if (r.status == kNotHolderStatus) {
+      // Stepping down (SIGTERM: it lets go before it writes the Lease) or past its renew deadline.
+      stepping_down = h;
+      fail(ForwardFailure::kNotHolder);
+      failure = "no longer holds it";
+    } else if (never_sent(r.error)) {
+      mark_unreachable(h);
+      fail(ForwardFailure::kConnect);
+      failure = "no connection (" + r.error + ")";
+    } else {
+      fail(ForwardFailure::kNoReply);
+      failure = "no reply (" + r.error + ")";
+    }
+    note("holder " + h.identity + " at " + h.url + ": " + failure);
+    elector_.refresh();
+  }
+  return refused("passing the bind on failed: " + attempts);
+}
+
+}  // namespace kext
