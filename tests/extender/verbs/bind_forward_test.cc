@@ -66,6 +66,24 @@ struct Holder {
                }) {}
 };
 
+// The Lease held by `identity` at `url`, as `here`, which does not hold it, has read it.
+struct HeldElsewhere {
+  LeaderElector holder;
+  LeaderElector here;
+  HeldElsewhere(kube::ApiClient& client, const std::string& url, const std::string& identity = "h")
+      : holder(client, election(identity, url)), here(client, election("here")) {
+    EXPECT_EQ(holder.try_acquire_or_renew(), Attempt::kHeld);
+    EXPECT_EQ(here.try_acquire_or_renew(), Attempt::kHeldByOther);
+  }
+};
+
+// A Lease that a replica held and released: no holder, as in a hand-over.
+void leave_the_lease_without_holder(kube::ApiClient& client) {
+  LeaderElector gone(client, election("gone", "http://127.0.0.1:1"));
+  ASSERT_EQ(gone.try_acquire_or_renew(), Attempt::kHeld);
+  ASSERT_TRUE(gone.release());
+}
+
 struct Fixture {
   FakeApiServer api;
   std::unique_ptr<kube::ApiClient> client = client_for(api);
@@ -75,10 +93,8 @@ struct Fixture {
 TEST(BindForward, RelaysTheHoldersReplyAsItIs) {
   Fixture f;
   Holder h(Reply{200, R"({"Error":"from the holder"})"});
-  LeaderElector holder(*f.client, election("h", url_of(h.server)));
-  LeaderElector here(*f.client, election("here"));
-  ASSERT_EQ(holder.try_acquire_or_renew(), Attempt::kHeld);
-  ASSERT_EQ(here.try_acquire_or_renew(), Attempt::kHeldByOther);
+  HeldElsewhere lease(*f.client, url_of(h.server));
+  LeaderElector& here = lease.here;
   EXPECT_EQ(here.lease_holder(), (kube::LeaseHolder{"h", url_of(h.server)}));
 
   BindForwarder forwarder(here, ForwardConfig{}, &f.metrics);
@@ -108,10 +124,8 @@ TEST(BindForward, AnUnreachableHolderIsNamedAndNotTriedAgainForASecond) {
     closed_port = gone.server.port();
   }
   const std::string url = "http://127.0.0.1:" + std::to_string(closed_port);
-  LeaderElector holder(*f.client, election("h", url));
-  LeaderElector here(*f.client, election("here"));
-  ASSERT_EQ(holder.try_acquire_or_renew(), Attempt::kHeld);
-  ASSERT_EQ(here.try_acquire_or_renew(), Attempt::kHeldByOther);
+  HeldElsewhere lease(*f.client, url);
+  LeaderElector& here = lease.here;
 
   BindForwarder forwarder(here, ForwardConfig{}, &f.metrics);
   const auto t0 = Clock::now();
@@ -166,9 +180,7 @@ TEST(BindForward, AReplicaThatNoLongerHoldsTheLeaseSendsTheForwardToTheNewHolder
 
 TEST(BindForward, WhileTheLeaseHasNoHolderItWaitsAndThisReplicaMayTakeIt) {
   Fixture f;
-  LeaderElector gone(*f.client, election("gone", "http://127.0.0.1:1"));
-  ASSERT_EQ(gone.try_acquire_or_renew(), Attempt::kHeld);
-  ASSERT_TRUE(gone.release());
+  ASSERT_NO_FATAL_FAILURE(leave_the_lease_without_holder(*f.client));
   LeaderElector here(*f.client, election("here", "http://127.0.0.1:2"));
   here.refresh();
   EXPECT_EQ(here.lease_holder().identity, "");
@@ -185,10 +197,8 @@ TEST(BindForward, WhileTheLeaseHasNoHolderItWaitsAndThisReplicaMayTakeIt) {
 
 TEST(BindForward, AHolderThatPublishesNoAddressIsNamed) {
   Fixture f;
-  LeaderElector holder(*f.client, election("old-version"));
-  LeaderElector here(*f.client, election("here"));
-  ASSERT_EQ(holder.try_acquire_or_renew(), Attempt::kHeld);
-  ASSERT_EQ(here.try_acquire_or_renew(), Attempt::kHeldByOther);
+  HeldElsewhere lease(*f.client, "", "old-version");
+  LeaderElector& here = lease.here;
   BindForwarder forwarder(here, ForwardConfig{}, &f.metrics);
   std::optional<Reply> r = forwarder.forward(kBody, args());
   ASSERT_TRUE(r);
@@ -201,9 +211,7 @@ TEST(BindForward, AHolderThatPublishesNoAddressIsNamed) {
 
 TEST(BindForward, BeyondItsBoundAForwardThatMustWaitIsAnsweredAtOnce) {
   Fixture f;
-  LeaderElector gone(*f.client, election("gone", "http://127.0.0.1:1"));
-  ASSERT_EQ(gone.try_acquire_or_renew(), Attempt::kHeld);
-  ASSERT_TRUE(gone.release());
+  ASSERT_NO_FATAL_FAILURE(leave_the_lease_without_holder(*f.client));
   kube::LeaderElectionConfig c = election("here");
   c.forward_timeout = 1s;
   LeaderElector here(*f.client, c);  // not started: nobody takes the Lease
@@ -229,10 +237,8 @@ TEST(BindForward, BeyondItsBoundAForwardThatMustWaitIsAnsweredAtOnce) {
 TEST(BindForward, ManyForwardsToALiveHolderRunTogether) {
   Fixture f;
   Holder slow(Reply{200, R"({"Error":""})"}, {}, 200ms);
-  LeaderElector holder(*f.client, election("h", url_of(slow.server)));
-  LeaderElector here(*f.client, election("here"));
-  ASSERT_EQ(holder.try_acquire_or_renew(), Attempt::kHeld);
-  ASSERT_EQ(here.try_acquire_or_renew(), Attempt::kHeldByOther);
+  HeldElsewhere lease(*f.client, url_of(slow.server));
+  LeaderElector& here = lease.here;
   ForwardConfig one;
   one.max_waiting = 1;
   BindForwarder forwarder(here, one, &f.metrics);
@@ -271,10 +277,8 @@ TEST(BindForward, OverTlsTheHolderMustShowTheSharedCertificateAndAcceptsItAsACli
   Fixture f;
   Holder h(Reply{200, R"({"Error":""})"}, tls_server("peer.crt", "peer.key", "ca.crt"));
   const std::string url = "https://127.0.0.1:" + std::to_string(h.server.port());
-  LeaderElector holder(*f.client, election("h", url));
-  LeaderElector here(*f.client, election("here"));
-  ASSERT_EQ(holder.try_acquire_or_renew(), Attempt::kHeld);
-  ASSERT_EQ(here.try_acquire_or_renew(), Attempt::kHeldByOther);
+  HeldElsewhere lease(*f.client, url);
+  LeaderElector& here = lease.here;
 
   BindForwarder same(here, tls_forward("peer.crt", "peer.key"), &f.metrics);
   std::optional<Reply> r = same.forward(kBody, args());
