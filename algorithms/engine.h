@@ -36,7 +36,7 @@ inline constexpr size_t kDefaultParallelThreshold = 512;
 
 struct EngineOptions {
   // Below this many nodes the loops run serially: TBB's fixed cost outweighs the gain (measured in
-  // bench/engine_bench.cc; see README "Performance").
+  // bench/engine_bench.cc; see docs/performance.md).
   size_t parallel_threshold = kDefaultParallelThreshold;
   // And below this much estimated serial work (nodes x the plugins' cost_per_node_ns): what a
   // parallel region costs in CPU afterwards (parallel.h).

@@ -27,7 +27,7 @@ inline void limit_tbb_to_calling_thread() {}
 // that: 400 µs, estimated as the plugins' cache-warm cost (a request meets colder caches and takes
 // ~2x). At 500 names no loop of filter or prioritize comes near it; preempt over 100 candidates of
 // ~10 pods does, and running it serially made bench/run's preempt p50 0.49 -> 0.86 ms for 13 % less
-// CPU (bench/engine_bench.cc BM_Choice: README "CPU per request").
+// CPU (bench/engine_bench.cc BM_Choice: docs/performance.md "CPU per request").
 inline constexpr uint64_t kDefaultParallelMinWorkNs = 400'000;
 
 // When a loop runs in parallel: at least `min_items` items (the policy's parallelThreshold) and at

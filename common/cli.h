@@ -1,6 +1,6 @@
 #pragma once
 // Command lines through CLI11, shared by kube-extender, extender-load, extender-gen and the soak driver.
-// Each program defines every flag once on a CLI::App; parsing, --help and the tests that hold the README
+// Each program defines every flag once on a CLI::App; parsing, --help and the tests that hold the docs
 // tables to the flags all read that one definition.
 //
 // The conventions are kube-scheduler's (spf13/pflag, which Kubernetes commands use through
@@ -58,7 +58,7 @@ void deprecate(CLI::Option* alias, CLI::Option* current);
 // After parse: one line per deprecated alias that was used, for stderr.
 std::vector<std::string> deprecation_notices(const CLI::App& app);
 
-// Every flag's names ("--port"; "-v" and "--v" for "-v,--v"), help excluded: what the README documents.
+// Every flag's names ("--port"; "-v" and "--v" for "-v,--v"), help excluded: what the docs document.
 std::vector<std::string> flag_names(const CLI::App& app);
 // After parse: --name="value" for every flag, given or default (kube-scheduler logs these at -v=1,
 // k8s.io/component-base/cli/flag/flags.go PrintFlags).

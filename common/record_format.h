@@ -1,6 +1,6 @@
 #pragma once
 // One recorded verb exchange as one JSON Lines record, shared by the server's recorder, extender-gen
-// and extender-load, so all three agree on the format byte for byte (README "Load testing").
+// and extender-load, so all three agree on the format byte for byte (docs/load-testing.md).
 #include <cstdint>
 #include <string>
 #include <string_view>

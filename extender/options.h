@@ -1,6 +1,6 @@
 #pragma once
 // kube-extender's command line, defined once with CLI11 (common/cli.h): parsing, --help and the test
-// that the README's flag table lists every flag all read that definition.
+// that the docs' flag table lists every flag all read that definition.
 #include <string>
 #include <vector>
 
@@ -29,7 +29,7 @@ struct Options {
 // Throws std::invalid_argument naming the flag. Reads KUBECONFIG (kube::apply_kubeconfig_env).
 Options parse_options(int argc, char** argv);
 std::string usage();
-// Every flag's long name, for the README check.
+// Every flag's long name, for the docs check (tests/support/doc_flags.h).
 std::vector<std::string> flag_names();
 
 }  // namespace kext

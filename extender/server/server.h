@@ -28,7 +28,7 @@ struct ServerConfig {
   int metrics_port = -1;
   std::string metrics_address;  // empty = `address`
   int verbosity = 0;            // -v: 1 = one log line per request on stderr
-  std::string record_dir;       // empty = not recording (README "Load testing")
+  std::string record_dir;       // empty = not recording (docs/load-testing.md)
   size_t record_max_bytes = kDefaultRecordMaxBytes;
 };
 

@@ -1,6 +1,6 @@
 // kube-extender's command line (extender/options.cc, common/cli.cc): booleans with =false, klog's -v=N,
 // the renamed flags' deprecated aliases, the API sources that exclude each other, KUBECONFIG, errors
-// that name the flag, and the README table that must list every flag.
+// that name the flag, and the docs table that must list every flag.
 #include "extender/options.h"
 
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 #include "policy/policy.h"
 #include "tests/support/command_line.h"
 #include "tests/support/extender_process.h"
-#include "tests/support/readme_flags.h"
+#include "tests/support/doc_flags.h"
 #include "tests/support/temp_dir.h"
 
 namespace kext {
@@ -336,11 +336,11 @@ TEST(Options, WriteConfigPrintsTheEffectiveConfigurationAndExits) {
   EXPECT_EQ(written("--policy " + legacy), embedded);
 }
 
-// The README's table is the operators' reference: each flag the program accepts has a row.
-TEST(Options, TheReadmeDocumentsEveryFlag) {
+// The flags table of docs/configuration.md is the operators' reference: each flag has a row.
+TEST(Options, TheDocsDocumentEveryFlag) {
   const std::vector<std::string> names = flag_names();
   EXPECT_GT(names.size(), 40u);
-  testing::expect_readme_documents_exactly(names, "## Flags", "## ");
+  testing::expect_documents_exactly(names, "docs/configuration.md", "## Flags", "## ");
 }
 
 }  // namespace

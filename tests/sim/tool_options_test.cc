@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "tests/support/command_line.h"
-#include "tests/support/readme_flags.h"
+#include "tests/support/doc_flags.h"
 #include "tools/sim/sim_options.h"
 
 namespace kext::simtool {
@@ -71,7 +71,7 @@ TEST(SimOptions, HelpAndTheReadmeListEveryFlag) {
   EXPECT_NE(sim_usage().find("--cluster FILE"), std::string::npos) << sim_usage();
   const std::vector<std::string> names = sim_flag_names();
   EXPECT_GE(names.size(), 11u);
-  testing::expect_readme_documents_exactly(names, "**`extender-sim`** flags", "- `--cluster`");
+  testing::expect_documents_exactly(names, "docs/simulator.md", "**`extender-sim`** flags", "- `--cluster`");
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ struct GenCommand {
 // Throws std::invalid_argument naming the flag.
 GenCommand parse_gen_options(int argc, char** argv);
 std::string gen_usage();
-// Every flag's long name, for the README check.
+// Every flag's long name, for the docs check (tests/support/doc_flags.h).
 std::vector<std::string> gen_flag_names();
 
 }  // namespace kext::gen

@@ -20,7 +20,7 @@ struct LoadOptions {
 // Throws std::invalid_argument naming the flag.
 LoadOptions parse_load_options(int argc, char** argv);
 std::string load_usage();
-// Every flag's long name, for the README check.
+// Every flag's long name, for the docs check (tests/support/doc_flags.h).
 std::vector<std::string> load_flag_names();
 
 }  // namespace kext::load

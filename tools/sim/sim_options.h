@@ -41,7 +41,7 @@ struct SimCommand {
 // Throws std::invalid_argument naming the flag.
 SimCommand parse_sim_options(int argc, char** argv);
 std::string sim_usage();
-// Every flag's long name, for the README check.
+// Every flag's long name, for the docs check (tests/support/doc_flags.h).
 std::vector<std::string> sim_flag_names();
 
 }  // namespace kext::simtool

@@ -1,5 +1,5 @@
 // extender-gen's command line (tools/gen/gen_options.cc): values, --bind=false, errors naming the flag,
-// and the README table.
+// and the docs table.
 #include "tools/gen/gen_options.h"
 
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "tests/support/command_line.h"
-#include "tests/support/readme_flags.h"
+#include "tests/support/doc_flags.h"
 
 namespace kext::gen {
 namespace {
@@ -68,7 +68,7 @@ TEST(GenOptions, HelpAndTheReadmeListEveryFlag) {
   EXPECT_NE(gen_usage().find("--mode M"), std::string::npos) << gen_usage();
   const std::vector<std::string> names = gen_flag_names();
   EXPECT_EQ(names.size(), 10u);
-  testing::expect_readme_documents_exactly(names, "**`extender-gen`**",
+  testing::expect_documents_exactly(names, "docs/load-testing.md", "**`extender-gen`**",
                                            "Each cycle starts where the previous one stopped");
 }
 

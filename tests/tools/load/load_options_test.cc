@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "tests/support/command_line.h"
-#include "tests/support/readme_flags.h"
+#include "tests/support/doc_flags.h"
 
 namespace kext::load {
 namespace {
@@ -119,7 +119,7 @@ TEST(LoadOptions, HelpAndTheReadmeListEveryFlag) {
   EXPECT_NE(help.find("exit status: 0 ok"), std::string::npos) << help;
   const std::vector<std::string> names = load_flag_names();
   EXPECT_GT(names.size(), 10u);
-  testing::expect_readme_documents_exactly(names, "**`extender-load`**", "It prints per verb");
+  testing::expect_documents_exactly(names, "docs/load-testing.md", "**`extender-load`**", "It prints per verb");
 }
 
 }  // namespace
