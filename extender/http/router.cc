@@ -11,34 +11,6 @@ namespace kext {
 
 namespace {
 
-// cpp-httplib 0.11's reason phrases (detail::status_message, not in its public header) for the
-// statuses a direct route answers with; the test of serve_direct checks each against cpp-httplib's own
-// reply. Anything else gets the phrase cpp-httplib gives an unknown status.
-std::string_view reason_phrase(int status) {
-  switch (status) {
-    case 200:
-      return "OK";
-    case 400:
-      return "Bad Request";
-    case 404:
-      return "Not Found";
-    case 405:
-      return "Method Not Allowed";
-    case 413:
-      return "Payload Too Large";
-    case 415:
-      return "Unsupported Media Type";
-    case 422:
-      return "Unprocessable Entity";
-    case 429:
-      return "Too Many Requests";
-    case 503:
-      return "Service Unavailable";
-    default:
-      return "Internal Server Error";
-  }
-}
-
 std::string keep_alive_header(size_t max_count, time_t timeout_sec) {
   return "Keep-Alive: timeout=" + std::to_string(timeout_sec) + ", max=" + std::to_string(max_count) + "\r\n";
 }

@@ -57,27 +57,10 @@ constexpr size_t kKeptCapacity = size_t{1} << 20;
 constexpr auto kLinger = std::chrono::milliseconds(1000);
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 
-const char* reason_phrase(int status) {
-  switch (status) {
-    case 400:
-      return "Bad Request";
-    case 408:
-      return "Request Timeout";
-    case 413:
-      return "Payload Too Large";
-    case 431:
-      return "Request Header Fields Too Large";
-    case 503:
-      return "Service Unavailable";
-    default:
-      return "Error";
-  }
-}
-
 std::string error_reply(int status, std::string_view reason, bool retry_after) {
   const std::string body = json::error_body(reason);
   std::string out =
-      "HTTP/1.1 " + std::to_string(status) + " " + reason_phrase(status) +
+      "HTTP/1.1 " + std::to_string(status) + " " + std::string(reason_phrase(status)) +
       "\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: " + std::to_string(body.size()) +
       "\r\nConnection: close\r\n";
   if (retry_after) out += "Retry-After: 1\r\n";

@@ -83,6 +83,7 @@ TEST(DirectRoutes, RepliesMatchCppHttplibByteForByte) {
       {"405", post("/v/echo", json, "405"), true},
       {"413", post("/v/echo", json, "413"), true},
       {"415", post("/v/echo", json, "415"), true},
+      {"421", post("/v/echo", json, "421"), true},
       {"422", post("/v/echo", json, "422"), true},
       {"429", post("/v/echo", json, "429"), true},
       {"500", post("/v/echo", json, "500"), true},
