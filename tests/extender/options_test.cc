@@ -232,7 +232,12 @@ TEST(Options, BadFlagsStopStartUpNamingTheFlag) {
   const std::pair<std::vector<std::string>, std::string> cases[] = {
       {{"--bogus"}, "unknown flag \"--bogus\""},
       {{"--bogus=1"}, "unknown flag \"--bogus=1\""},
-      {{"--port", "abc"}, "--port"},
+      {{"--port", "abc"}, "--port: not a number: \"abc\""},  // was: not in range 0 to 65535
+      {{"--threads", "many"}, "--threads: not a number: \"many\""},
+      {{"--metrics-port=x1"}, "--metrics-port: not a number: \"x1\""},
+      {{"--idle-timeout-seconds", "1m"}, "--idle-timeout-seconds: not a number: \"1m\""},
+      {{"--bind-assume-ttl-seconds=30s"}, "--bind-assume-ttl-seconds: not a number: \"30s\""},
+      {{"--port=-1"}, "--port: Value -1 not in range"},  // a number: the range is the problem
       {{"--port=70000"}, "--port"},
       {{"--port"}, "--port"},
       {{"--threads", "0"}, "--threads"},
