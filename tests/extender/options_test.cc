@@ -341,6 +341,89 @@ TEST(Options, WriteConfigPrintsTheEffectiveConfigurationAndExits) {
   EXPECT_EQ(written("--policy " + legacy), embedded);
 }
 
+// What an operator gets without asking: no shutdown delay outside a cluster (the manifests pass one),
+// --version, --scheduler-name.
+TEST(Options, FirstHourDefaultsAndFlags) {
+  KubeconfigEnv env;
+  EXPECT_EQ(Options().shutdown_delay_seconds, 0);
+  EXPECT_EQ(parse({}).shutdown_delay_seconds, 0);
+  EXPECT_FALSE(parse({}).version);
+  EXPECT_TRUE(parse({"--version"}).version);
+  EXPECT_TRUE(parse({"--version", "--enable-bind"}).version);  // whatever else is given
+  EXPECT_EQ(parse({"--scheduler-name", "gpu"}).scheduler_name, "gpu");
+  EXPECT_NE(error_of({"--scheduler-name="}).find("--scheduler-name"), std::string::npos);
+}
+
+// Runs the binary to its exit: stdout and the exit status (stderr appended when `with_stderr`).
+std::pair<std::string, int> run_to_exit(const std::string& args, bool with_stderr = false) {
+  const std::string cmd = std::string(KEXT_BINARY) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
+  FILE* f = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  for (size_t n; f && (n = fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+  const int status = f ? pclose(f) : -1;
+  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
+
+TEST(Options, VersionPrintsTheVersionAndExits) {
+  EXPECT_EQ(run_to_exit("--version"), std::make_pair(std::string("kube-extender " KEXT_VERSION "\n"), 0));
+}
+
+// A bad --config file, or one --write-config cannot print, is reported against the flag.
+TEST(Options, ConfigErrorsNameTheFlag) {
+  testing::TempDir dir("config-errors");
+  const std::string bad = (dir.path() / "bad.yaml").string();
+  testing::spit(bad, "apiVersion: kube-extender.io/v1alpha1\nkind: ExtenderConfiguration\nplugin: {}\n");
+  const auto [out, status] = run_to_exit("--config " + bad, true);
+  EXPECT_EQ(status, 1) << out;
+  EXPECT_NE(out.find("--config " + bad + ": plugin: unknown field"), std::string::npos) << out;
+  // Two NodeResourcesFit strategies: a legacy Policy that no ExtenderConfiguration says.
+  const std::string legacy = (dir.path() / "legacy.json").string();
+  testing::spit(legacy, R"({"kind":"Policy","apiVersion":"v1","priorities":[
+    {"name":"LeastRequestedPriority","weight":1},{"name":"MostRequestedPriority","weight":1}]})");
+  const auto [written, write_status] = run_to_exit("--config " + legacy + " --write-config", true);
+  EXPECT_EQ(write_status, 1) << written;
+  EXPECT_NE(written.find("--write-config: --config " + legacy + ": "), std::string::npos) << written;
+  const auto [named, named_status] = run_to_exit("--config " + bad + " --scheduler-name x", true);
+  EXPECT_EQ(named_status, 1);
+  EXPECT_NE(named.find("--config " + bad + ": "), std::string::npos) << named;
+}
+
+// examples/kube-scheduler-config.yaml: --write-config prints its profile as an ExtenderConfiguration;
+// started without cluster state, the log says what will not work, once in general and once against
+// the extenders entry.
+TEST(Options, KubeSchedulerConfigurationStartsWithWarnings) {
+  const std::string example = std::string(KEXT_SOURCE_DIR) + "/examples/kube-scheduler-config.yaml";
+  const auto [written, status] = run_to_exit("--config " + example + " --write-config");
+  EXPECT_EQ(status, 0);
+  EXPECT_NE(written.find("\"kind\": \"ExtenderConfiguration\""), std::string::npos) << written;
+  EXPECT_NE(written.find("LeastAllocated"), std::string::npos) << written;
+
+  auto started = [&](std::vector<std::string> args) {
+    testing::ExtenderProcess p(args);
+    EXPECT_GT(p.port(), 0) << p.log();
+    kill(p.pid(), SIGTERM);
+    EXPECT_EQ(p.wait_exit(std::chrono::seconds(10)), 0);
+    return p.log();
+  };
+  const std::string log = started({"--config", example});
+  EXPECT_NE(log.find("WARNING: --config " + example +
+                     ": extenders[0].nodeCacheCapable: true, but this "
+                     "extender has no cluster state"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("WARNING: no cluster state (no --in-cluster, --kubeconfig, --api-server or --snapshot): "
+                     "nodeCacheCapable requests (NodeNames) answer every node \"not found\""),
+            std::string::npos)
+      << log;
+  // With a snapshot, nothing to warn about.
+  testing::TempDir dir("ksc-snapshot");
+  const std::string snapshot = (dir.path() / "s.json").string();
+  testing::spit(snapshot, R"({"kind":"List","items":[]})");
+  const std::string quiet = started({"--config", example, "--snapshot", snapshot});
+  EXPECT_EQ(quiet.find("WARNING"), std::string::npos) << quiet;
+}
+
 // The README's table is the operators' reference: each flag the program accepts has a row.
 TEST(Options, TheReadmeDocumentsEveryFlag) {
   const std::vector<std::string> names = flag_names();
