@@ -103,6 +103,19 @@ void say_not_a_number(CLI::App& app) {
   }
 }
 
+// A value option without a Range that CLI11 could not convert ("Could not convert: --seed = x",
+// CLI/Error.hpp ConversionError): the options here take strings, numbers and booleans, and a string
+// always converts, so an option that is no boolean flag was given a non-number. Other messages pass.
+std::string conversion_message(const CLI::App& app, const std::string& message) {
+  constexpr std::string_view kPrefix = "Could not convert: ";
+  const size_t eq = message.find(" = ");
+  if (!message.starts_with(kPrefix) || eq == std::string::npos) return message;
+  const std::string name = message.substr(kPrefix.size(), eq - kPrefix.size());
+  const CLI::Option* o = app.get_option_no_throw(name);
+  if (!o || is_flag(*o)) return message;
+  return name + ": not a number: \"" + message.substr(eq + 3) + "\"";
+}
+
 // --help as kube-scheduler prints it: "--port N   listen port (default 8888)", without CLI11's type,
 // range and exclusion annotations (the ranges are in the errors).
 class HelpFormatter : public CLI::Formatter {
@@ -164,6 +177,8 @@ bool parse(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::ExtrasError& e) {
     const std::vector<std::string> extras = app.remaining();
     throw std::invalid_argument(extras.empty() ? std::string(e.what()) : extras_message(extras));
+  } catch (const CLI::ConversionError& e) {
+    throw std::invalid_argument(conversion_message(app, e.what()));
   } catch (const CLI::ParseError& e) {
     throw std::invalid_argument(e.what());
   }

@@ -7,11 +7,13 @@
 #include <httplib.h>
 #include <stdlib.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <functional>
 #include <optional>
 #include <set>
 
+#include "common/cli.h"
 #include "policy/config.h"
 #include "policy/policy.h"
 #include "tests/support/command_line.h"
@@ -251,6 +253,38 @@ TEST(Options, BadFlagsStopStartUpNamingTheFlag) {
   for (const auto& [args, want] : cases) {
     EXPECT_NE(error_of(args).find(want), std::string::npos) << joined(args) << ": " << error_of(args);
   }
+}
+
+// "not a number" comes from the shared parse (common/cli.cc), for a numeric flag of any tool: with a
+// range or without one (extender-sim's --seed said "Could not convert: --seed = x").
+TEST(Options, EveryNumericFlagSaysNotANumber) {
+  auto error = [](std::vector<std::string> args) {
+    CLI::App app("test", "test");
+    cli::configure(app);
+    uint64_t seed = 1;
+    double rate = 0;
+    int port = 0;
+    bool check = false;
+    app.add_option("--seed", seed);
+    app.add_option("--rate", rate);
+    app.add_option("--port", port)->check(CLI::Range(0, 65535));
+    app.add_flag("--check", check);
+    args.insert(args.begin(), "test");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    try {
+      cli::parse(app, static_cast<int>(argv.size()), argv.data());
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error({"--seed", "x"}), "--seed: not a number: \"x\"");
+  EXPECT_EQ(error({"--rate=fast"}), "--rate: not a number: \"fast\"");
+  EXPECT_EQ(error({"--port", "http"}), "--port: not a number: \"http\"");
+  EXPECT_NE(error({"--port", "70000"}).find("not in range"), std::string::npos);
+  EXPECT_EQ(error({"--seed", "7", "--rate", "0.5", "--port", "80"}), "");
+  EXPECT_EQ(error({"--check=maybe"}).find("not a number"), std::string::npos);  // a boolean: not a number
 }
 
 TEST(Options, ValuesDefaultsAndRepeats) {
