@@ -1,7 +1,9 @@
 #include "common/cli.h"
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <charconv>
+#include <cstdlib>
 #include <map>
 #include <stdexcept>
 #include <string_view>
@@ -64,6 +66,56 @@ std::string extras_message(const std::vector<std::string>& extras) {
   return m;
 }
 
+// Whether CLI11 could read `v` as a number of some type (decimal, 0x hex, a float).
+bool is_number(const std::string& v) {
+  if (v.empty() || std::isspace(static_cast<unsigned char>(v.front()))) return false;
+  const char* end_of_v = v.c_str() + v.size();
+  char* end = nullptr;
+  std::strtold(v.c_str(), &end);
+  if (end == end_of_v) return true;
+  std::strtoll(v.c_str(), &end, 0);
+  return end == end_of_v;
+}
+
+// CLI::Range answers "Value abc not in range 0 to 65535" for a value that is no number at all
+// (CLI/Validators.hpp Range). Every range check of the App says "not a number: \"abc\"" first instead,
+// whichever program and helper added it. A Range is known by its description, "INT in [0 - 65535]"
+// (UINT, FLOAT for the other types).
+void say_not_a_number(CLI::App& app) {
+  for (CLI::Option* o : app.get_options()) {
+    for (int i = 0;; ++i) {
+      CLI::Validator* v = nullptr;
+      try {
+        v = o->get_validator(i);
+      } catch (const CLI::OptionNotFound&) {
+        break;
+      }
+      const std::string desc = v->get_description();
+      if (!desc.starts_with("INT in [") && !desc.starts_with("UINT in [") &&
+          !desc.starts_with("FLOAT in [")) {
+        continue;
+      }
+      v->operation([range = *v](std::string& value) {
+        if (!is_number(value)) return "not a number: \"" + value + "\"";
+        return range(value);
+      });
+    }
+  }
+}
+
+// A value option without a Range that CLI11 could not convert ("Could not convert: --seed = x",
+// CLI/Error.hpp ConversionError): the options here take strings, numbers and booleans, and a string
+// always converts, so an option that is no boolean flag was given a non-number. Other messages pass.
+std::string conversion_message(const CLI::App& app, const std::string& message) {
+  constexpr std::string_view kPrefix = "Could not convert: ";
+  const size_t eq = message.find(" = ");
+  if (!message.starts_with(kPrefix) || eq == std::string::npos) return message;
+  const std::string name = message.substr(kPrefix.size(), eq - kPrefix.size());
+  const CLI::Option* o = app.get_option_no_throw(name);
+  if (!o || is_flag(*o)) return message;
+  return name + ": not a number: \"" + message.substr(eq + 3) + "\"";
+}
+
 // --help as kube-scheduler prints it: "--port N   listen port (default 8888)", without CLI11's type,
 // range and exclusion annotations (the ranges are in the errors).
 class HelpFormatter : public CLI::Formatter {
@@ -117,6 +169,7 @@ bool parse(CLI::App& app, int argc, char** argv) {
     }
     args.push_back(given[i]);
   }
+  say_not_a_number(app);
   try {
     app.parse(std::move(args));
   } catch (const CLI::CallForHelp&) {
@@ -124,6 +177,8 @@ bool parse(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::ExtrasError& e) {
     const std::vector<std::string> extras = app.remaining();
     throw std::invalid_argument(extras.empty() ? std::string(e.what()) : extras_message(extras));
+  } catch (const CLI::ConversionError& e) {
+    throw std::invalid_argument(conversion_message(app, e.what()));
   } catch (const CLI::ParseError& e) {
     throw std::invalid_argument(e.what());
   }

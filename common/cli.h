@@ -29,7 +29,8 @@ namespace kext::cli {
 void configure(CLI::App& app);
 
 // Parses argv[1..]. Returns false when -h/--help was given (print help_text(app) and exit 0). Unknown
-// flags, bad values and stray arguments throw std::invalid_argument naming the flag or argument.
+// flags, bad values and stray arguments throw std::invalid_argument naming the flag or argument; a
+// numeric flag's value that is no number says so ("--port: not a number: \"abc\"").
 bool parse(CLI::App& app, int argc, char** argv);
 
 std::string help_text(const CLI::App& app);

@@ -48,6 +48,10 @@ int main(int argc, char** argv) {
     std::cout << kext::usage();
     return 0;
   }
+  if (opts.version) {
+    std::cout << "kube-extender " KEXT_VERSION "\n";
+    return 0;
+  }
   for (const std::string& notice : opts.notices) kext::log_line(notice);
   // As kube-scheduler at -v=1 (k8s.io/component-base/cli/flag/flags.go PrintFlags).
   for (const std::string& flag : opts.flag_values) kext::log_line("FLAG: " + flag);
@@ -56,26 +60,42 @@ int main(int argc, char** argv) {
                    " (the first file of the list that exists; kubectl would merge them all)");
   }
   try {
-    // An ExtenderConfiguration or a legacy Policy (policy/config.h load_scheduling_file).
+    // An ExtenderConfiguration, a KubeSchedulerConfiguration or a legacy Policy (policy/config.h
+    // load_scheduling_file). Its errors and notices name the flag, as the other flags' do.
+    const std::string config_name =
+        opts.policy_file.empty() ? std::string("the embedded configuration") : "--config " + opts.policy_file;
     const std::string policy_text = opts.policy_file.empty() ? std::string(kext::default_config_json())
                                                              : read_file(opts.policy_file, "--config");
     kext::LoadedFile loaded = [&] {
       try {
-        return kext::load_scheduling_file(policy_text);
+        return kext::load_scheduling_file(policy_text, opts.scheduler_name);
       } catch (const kext::PolicyError& e) {
-        throw std::runtime_error("policy " +
-                                 (opts.policy_file.empty() ? std::string("(embedded)") : opts.policy_file) +
-                                 ": " + e.what());
+        throw std::runtime_error(config_name + ": " + e.what());
       }
     }();
-    if (!loaded.notice.empty()) kext::log_line(opts.policy_file + ": " + loaded.notice);
+    if (!loaded.notice.empty()) kext::log_line(config_name + ": " + loaded.notice);
     if (opts.write_config) {
       try {
         std::cout << kext::effective_config_json(loaded) << "\n";
       } catch (const kext::PolicyError& e) {
-        throw std::runtime_error(opts.policy_file + ": " + e.what());
+        throw std::runtime_error("--write-config: " + config_name + ": " + e.what());
       }
       return 0;
+    }
+    const bool cluster_state = opts.api.enabled() || !opts.snapshots.empty();
+    // The scheduler's view of this extender (its extenders entries) against how it was started.
+    for (const std::string& warning : kext::extender_entry_warnings(
+             loaded.extenders, kext::ExtenderSettings{cluster_state, opts.api.bind, opts.server.tls.enabled(),
+                                                      opts.server.path_prefix})) {
+      kext::log_line("WARNING: " + config_name + ": " + warning);
+    }
+    if (!cluster_state) {
+      // Verbs answer from the cluster state (extender/state): without one, a NodeNames request finds no
+      // node and a full-Nodes one sees nodes without their pods.
+      kext::log_line(
+          "WARNING: no cluster state (no --in-cluster, --kubeconfig, --api-server or --snapshot): "
+          "nodeCacheCapable requests (NodeNames) answer every node \"not found\"; only full-Nodes requests "
+          "work, and they see no pods");
     }
     const kext::Profile& profile = loaded.profile;
 

@@ -27,8 +27,13 @@ void define_flags(CLI::App& app, Options& o) {
       ->type_name("PATH");
   CLI::Option* config =
       app.add_option("--config", o.policy_file,
-                     "an ExtenderConfiguration (YAML or JSON) or a legacy Policy (default: the embedded one)")
+                     "an ExtenderConfiguration or KubeSchedulerConfiguration (YAML or JSON), or a legacy "
+                     "Policy (default: the embedded one)")
           ->type_name("FILE");
+  cli::non_empty(app.add_option("--scheduler-name", o.scheduler_name,
+                                "the KubeSchedulerConfiguration profile (schedulerName) to run (default: its "
+                                "only one)"))
+      ->type_name("NAME");
   app.add_flag(
       "--write-config", o.write_config,
       "print the effective configuration (--config's or the embedded one, defaults filled in) and exit");
@@ -112,6 +117,7 @@ void define_flags(CLI::App& app, Options& o) {
       ->check(CLI::Range(0, 10))
       ->type_name("N");
   kube::add_api_flags(app, o.api);
+  app.add_flag("--version", o.version, "print the version and exit");
   // The old names, still accepted so that deployments and scripts that use them keep working.
   cli::deprecate(cli::non_empty(app.add_option("--address", o.server.address))->type_name("ADDR"),
                  bind_address);
@@ -144,6 +150,7 @@ Options parse_options(int argc, char** argv) {
     o.help = true;
     return o;
   }
+  if (o.version) return o;  // whatever else is given, as --help
   o.notices = cli::deprecation_notices(app);
   if (o.server.verbosity >= 1) o.flag_values = cli::flag_values(app);
   check_tls_flags(o.server.tls);

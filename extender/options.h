@@ -11,16 +11,20 @@ namespace kext {
 
 struct Options {
   ServerConfig server;
-  std::string policy_file;                           // --config (--policy); empty = embedded default
-  std::vector<std::string> snapshots;                // --snapshot, repeatable
+  std::string policy_file;             // --config (--policy); empty = embedded default
+  std::string scheduler_name;          // --scheduler-name: a KubeSchedulerConfiguration's profile
+  std::vector<std::string> snapshots;  // --snapshot, repeatable
   size_t node_cache_entries = kDefaultNodeCacheEntries;           // Verbs' NodeDecodeCache capacity
   size_t decision_log_size = 1000;                                // GET /debug/decisions ring (0 = off)
   size_t decision_log_max_bytes = DecisionLog::kDefaultMaxBytes;  // and its memory bound
-  int shutdown_delay_seconds = 5;   // SIGTERM: not ready but still serving, so endpoints drop us
+  // SIGTERM: not ready but still serving, so endpoints drop us. 0 outside a cluster, where nothing has
+  // to notice first; manifests/deployment.yaml passes 10.
+  int shutdown_delay_seconds = 0;
   int shutdown_grace_seconds = 10;  // then: how long requests in flight may take to finish
   kube::ApiFlags api;               // --in-cluster / --kubeconfig / --api-server, --enable-bind
   bool help = false;
   bool write_config = false;  // --write-config: print the effective configuration and exit
+  bool version = false;       // --version: print "kube-extender VERSION" and exit
   // For the log at start-up: deprecated flags that were used, and with -v>=1 every flag's value.
   std::vector<std::string> notices;
   std::vector<std::string> flag_values;

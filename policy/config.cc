@@ -378,29 +378,39 @@ std::vector<PluginEntry> parse_plugin_set(const Object& plugins, std::string_vie
   return out;
 }
 
+void check_type_meta(const Object& root, std::string_view api_version, std::string_view kind_name) {
+  const auto api = root.string("apiVersion");
+  if (!api) fail("apiVersion", "required (\"" + std::string(api_version) + "\")");
+  if (*api != api_version) {
+    fail("apiVersion", "must be \"" + std::string(api_version) + "\", got \"" + *api + "\"");
+  }
+  const auto kind = root.string("kind");
+  if (!kind) fail("kind", "required (\"" + std::string(kind_name) + "\")");
+  if (*kind != kind_name) fail("kind", "must be \"" + std::string(kind_name) + "\", got \"" + *kind + "\"");
+}
+
+// `plugins` and `pluginConfig` of `holder`: an ExtenderConfiguration, or a KubeSchedulerConfiguration's
+// profile (the same two fields as kube-scheduler v1 KubeSchedulerProfile's).
+void parse_plugins(const Object& holder, Config& config) {
+  if (const Value* pc = holder.array("pluginConfig"))
+    parse_plugin_config(*pc, holder.path("pluginConfig"), config.args);
+  static const Value kEmpty(rapidjson::kObjectType);
+  const Value* plugins_v = holder.get("plugins");
+  const Object plugins(plugins_v ? *plugins_v : kEmpty, holder.path("plugins"), {"filter", "score"});
+  config.filters = parse_plugin_set(plugins, "filter", false, config.args);
+  config.scores = parse_plugin_set(plugins, "score", true, config.args);
+  if (config.filters.empty() && config.scores.empty())
+    fail(holder.path("plugins"), "enables no filter and no score plugin");
+}
+
 Config parse_config_impl(const Value& doc) {
   const Object root(doc, "",
                     {"apiVersion", "kind", "plugins", "pluginConfig", "alwaysCheckAllFilters", "preemption",
                      "parallelThreshold", "parallelMinWorkMicroseconds"});
-  const auto api = root.string("apiVersion");
-  if (!api) fail("apiVersion", "required (\"" + std::string(kConfigApiVersion) + "\")");
-  if (*api != kConfigApiVersion) {
-    fail("apiVersion", "must be \"" + std::string(kConfigApiVersion) + "\", got \"" + *api + "\"");
-  }
-  const auto kind = root.string("kind");
-  if (!kind) fail("kind", "required (\"" + std::string(kConfigKind) + "\")");
-  if (*kind != kConfigKind)
-    fail("kind", "must be \"" + std::string(kConfigKind) + "\", got \"" + *kind + "\"");
+  check_type_meta(root, kConfigApiVersion, kConfigKind);
 
   Config config;
-  if (const Value* pc = root.array("pluginConfig")) parse_plugin_config(*pc, "pluginConfig", config.args);
-  static const Value kEmpty(rapidjson::kObjectType);
-  const Value* plugins_v = root.get("plugins");
-  const Object plugins(plugins_v ? *plugins_v : kEmpty, "plugins", {"filter", "score"});
-  config.filters = parse_plugin_set(plugins, "filter", false, config.args);
-  config.scores = parse_plugin_set(plugins, "score", true, config.args);
-  if (config.filters.empty() && config.scores.empty())
-    fail("plugins", "enables no filter and no score plugin");
+  parse_plugins(root, config);
 
   config.always_check_all_filters = root.boolean("alwaysCheckAllFilters").value_or(false);
   if (const Value* pre = root.get("preemption")) {
@@ -421,6 +431,109 @@ Config parse_config_impl(const Value& doc) {
     config.parallel_min_work_us = in_range(*t, 0, kMaxParallelMinWorkUs, "parallelMinWorkMicroseconds");
   }
   return config;
+}
+
+// kube-scheduler's default profile name (v1 defaults.go SetDefaults_KubeSchedulerConfiguration).
+constexpr std::string_view kDefaultSchedulerName = "default-scheduler";
+
+struct SchedulerFile {
+  Config config;
+  std::string profile;
+  std::vector<SchedulerExtender> extenders;
+};
+
+// One extenders[] entry (k8s.io/kube-scheduler/config/v1 types.go Extender, every field known).
+SchedulerExtender parse_extender(const Value& v, const std::string& path) {
+  const Object e(
+      v, path,
+      {"urlPrefix", "filterVerb", "preemptVerb", "prioritizeVerb", "weight", "bindVerb", "enableHTTPS",
+       "tlsConfig", "httpTimeout", "nodeCacheCapable", "managedResources", "ignorable"});
+  SchedulerExtender out;
+  out.url_prefix = e.string("urlPrefix").value_or("");
+  out.filter_verb = e.string("filterVerb").value_or("");
+  out.prioritize_verb = e.string("prioritizeVerb").value_or("");
+  out.preempt_verb = e.string("preemptVerb").value_or("");
+  out.bind_verb = e.string("bindVerb").value_or("");
+  out.enable_https = e.boolean("enableHTTPS").value_or(false);
+  out.node_cache_capable = e.boolean("nodeCacheCapable").value_or(false);
+  e.integer("weight");
+  e.string("httpTimeout");
+  e.boolean("ignorable");
+  if (const Value* tls = e.get("tlsConfig")) {
+    const Object t(
+        *tls, e.path("tlsConfig"),
+        {"insecure", "serverName", "certFile", "keyFile", "caFile", "certData", "keyData", "caData"});
+  }
+  if (const Value* list = e.array("managedResources")) {
+    for (rapidjson::SizeType i = 0; i < list->Size(); ++i)
+      const Object r((*list)[i], at(e.path("managedResources"), i), {"name", "ignoredByScheduler"});
+  }
+  return out;
+}
+
+// A KubeSchedulerConfiguration: the chosen profile's plugins and pluginConfig, and the extenders list.
+// The fields that configure kube-scheduler itself (its queue, leader election, client) are accepted and
+// ignored; healthzBindAddress and metricsBindAddress left v1 with v1beta3 but are still in files copied
+// from older ones.
+SchedulerFile parse_scheduler_config(const Value& doc, std::string_view scheduler_name) {
+  const Object root(
+      doc, "",
+      {"apiVersion", "kind", "parallelism", "leaderElection", "clientConnection", "healthzBindAddress",
+       "metricsBindAddress", "enableProfiling", "enableContentionProfiling", "percentageOfNodesToScore",
+       "podInitialBackoffSeconds", "podMaxBackoffSeconds", "profiles", "extenders", "delayCacheUntilActive"});
+  check_type_meta(root, kSchedulerConfigApiVersion, kSchedulerConfigKind);
+
+  SchedulerFile out;
+  // kube-scheduler runs one default profile when the file has none (SetDefaults_KubeSchedulerConfiguration).
+  static const Value kEmpty(rapidjson::kObjectType);
+  std::vector<std::pair<std::string, Object>> profiles;
+  if (const Value* list = root.array("profiles")) {
+    for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
+      Object p((*list)[i], at("profiles", i),
+               {"schedulerName", "plugins", "pluginConfig", "percentageOfNodesToScore"});
+      std::string name = p.string("schedulerName").value_or("");
+      if (name.empty()) name = kDefaultSchedulerName;
+      p.integer("percentageOfNodesToScore");
+      for (const auto& prior : profiles) {
+        // validation.go validateKubeSchedulerProfiles: "duplicate profile with scheduler name".
+        if (prior.first == name) fail(p.path("schedulerName"), "duplicate profile \"" + name + "\"");
+      }
+      profiles.emplace_back(std::move(name), std::move(p));
+    }
+  }
+  if (profiles.empty())
+    profiles.emplace_back(std::string(kDefaultSchedulerName), Object(kEmpty, "profiles[0]", {}));
+  auto names = [&] {
+    std::string n;
+    for (const auto& p : profiles) n += (n.empty() ? "" : ", ") + p.first;
+    return n;
+  };
+  const Object* chosen = nullptr;
+  if (scheduler_name.empty()) {
+    if (profiles.size() > 1) {
+      fail("profiles", std::to_string(profiles.size()) + " profiles (" + names() +
+                           "); --scheduler-name must say which one the extender serves");
+    }
+    chosen = &profiles.front().second;
+    out.profile = profiles.front().first;
+  } else {
+    for (const auto& p : profiles) {
+      if (p.first == scheduler_name) {
+        chosen = &p.second;
+        out.profile = p.first;
+      }
+    }
+    if (!chosen) {
+      fail("profiles", "no profile has schedulerName \"" + std::string(scheduler_name) +
+                           "\" (--scheduler-name); the profiles are: " + names());
+    }
+  }
+  parse_plugins(*chosen, out.config);
+  if (const Value* list = root.array("extenders")) {
+    for (rapidjson::SizeType i = 0; i < list->Size(); ++i)
+      out.extenders.push_back(parse_extender((*list)[i], at("extenders", i)));
+  }
+  return out;
 }
 
 rapidjson::Document parse_json(std::string_view text, std::string_view what) {
@@ -556,11 +669,20 @@ void write_config(Writer& w, const Config& c) {
   w.EndObject();
 }
 
-bool is_extender_config(const rapidjson::Document& doc) {
-  if (!doc.IsObject()) return false;
+std::string_view api_version_of(const rapidjson::Document& doc) {
+  if (!doc.IsObject()) return {};
   auto it = doc.FindMember("apiVersion");
-  return it != doc.MemberEnd() && it->value.IsString() &&
-         json::view(it->value).starts_with("kube-extender.io/");
+  return it != doc.MemberEnd() && it->value.IsString() ? json::view(it->value) : std::string_view();
+}
+
+// "http://host:8888/scheduler/" -> "/scheduler"; "" when it has no path. The scheduler joins urlPrefix
+// and the verb with a '/' (pkg/scheduler/extender.go HTTPExtender.send), so trailing ones do not count.
+std::string url_path(std::string_view url) {
+  const size_t scheme = url.find("://");
+  const size_t slash = url.find('/', scheme == std::string_view::npos ? 0 : scheme + 3);
+  std::string path(slash == std::string_view::npos ? std::string_view() : url.substr(slash));
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  return path;
 }
 
 }  // namespace
@@ -679,13 +801,42 @@ rapidjson::Document parse_file(std::string_view text, bool json) {
   }
 }
 
-LoadedFile load_scheduling_file(std::string_view text) {
+static SchedulerFile parse_scheduler_config_checked(const rapidjson::Value& doc,
+                                                    std::string_view scheduler_name) {
+  try {
+    return parse_scheduler_config(doc, scheduler_name);
+  } catch (const DecodeError& e) {
+    throw PolicyError(std::string("configuration: ") + e.what());
+  }
+}
+
+LoadedFile load_scheduling_file(std::string_view text, std::string_view scheduler_name) {
   const bool json = is_json(text);
   const rapidjson::Document doc = parse_file(text, json);
-  if (is_extender_config(doc)) {
+  const std::string_view api_version = api_version_of(doc);
+  if (api_version.starts_with("kubescheduler.config.k8s.io/")) {
+    SchedulerFile file = parse_scheduler_config_checked(doc, scheduler_name);
+    LoadedFile out{compile(file.config),
+                   "KubeSchedulerConfiguration: profile \"" + file.profile + "\"'s plugins and pluginConfig",
+                   config_to_json(file.config, true),
+                   file.config.filters.size(),
+                   file.config.scores.size(),
+                   std::move(file.extenders)};
+    return out;
+  }
+  if (!scheduler_name.empty()) {
+    fail("--scheduler-name",
+         "names a KubeSchedulerConfiguration's profile, but this file is no "
+         "KubeSchedulerConfiguration (kind ExtenderConfiguration and Policy have one profile)");
+  }
+  if (api_version.starts_with("kube-extender.io/")) {
     Config config = parse_config(doc);
-    return LoadedFile{compile(config), "", config_to_json(config, true), config.filters.size(),
-                      config.scores.size()};
+    return LoadedFile{compile(config),
+                      "",
+                      config_to_json(config, true),
+                      config.filters.size(),
+                      config.scores.size(),
+                      std::vector<SchedulerExtender>()};
   }
   // The legacy Policy decoder reads JSON text: a Policy written as YAML is handed over as JSON.
   rapidjson::StringBuffer json_text;
@@ -696,9 +847,43 @@ LoadedFile load_scheduling_file(std::string_view text) {
   const Policy policy =
       parse_policy(json ? text : std::string_view(json_text.GetString(), json_text.GetSize()));
   const ConfigFromPolicy c = config_from_policy(policy);
-  return LoadedFile{compile(policy), legacy_policy_notice(policy),
-                    c.config ? config_to_json(*c.config, true) : "", policy.predicates.size(),
-                    policy.priorities.size()};
+  return LoadedFile{
+      compile(policy),          legacy_policy_notice(policy), c.config ? config_to_json(*c.config, true) : "",
+      policy.predicates.size(), policy.priorities.size(),     std::vector<SchedulerExtender>()};
+}
+
+std::vector<std::string> extender_entry_warnings(const std::vector<SchedulerExtender>& entries,
+                                                 const ExtenderSettings& settings) {
+  std::vector<std::string> out;
+  std::string prefix_path = settings.path_prefix;
+  // As the server reads it (extender/server/server.cc normalized_prefix): "scheduler/" is "/scheduler".
+  while (!prefix_path.empty() && prefix_path.back() == '/') prefix_path.pop_back();
+  if (!prefix_path.empty() && prefix_path.front() != '/') prefix_path.insert(prefix_path.begin(), '/');
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const SchedulerExtender& e = entries[i];
+    const std::string entry = at("extenders", i);
+    // With nodeCacheCapable the scheduler sends NodeNames only (extender.go HTTPExtender.Filter), which
+    // this extender looks up in its cluster state.
+    if (e.node_cache_capable && !settings.cluster_state) {
+      out.push_back(entry +
+                    ".nodeCacheCapable: true, but this extender has no cluster state (--in-cluster, "
+                    "--kubeconfig, --api-server or --snapshot): every node will be \"not found\"");
+    }
+    if (!e.bind_verb.empty() && !settings.bind) {
+      out.push_back(entry + ".bindVerb: \"" + e.bind_verb +
+                    "\", but --enable-bind is not given: every bind the scheduler delegates here fails");
+    }
+    if (e.enable_https && !settings.tls) {
+      out.push_back(entry + ".enableHTTPS: true, but this extender serves plain HTTP (no --tls-cert-file)");
+    } else if (!e.enable_https && settings.tls) {
+      out.push_back(entry + ".enableHTTPS: false, but this extender serves HTTPS (--tls-cert-file)");
+    }
+    if (const std::string path = url_path(e.url_prefix); path != prefix_path) {
+      out.push_back(entry + ".urlPrefix: \"" + e.url_prefix + "\" has the path \"" + path +
+                    "\", but --path-prefix is \"" + settings.path_prefix + "\": the verbs will answer 404");
+    }
+  }
+  return out;
 }
 
 std::string effective_config_json(const LoadedFile& loaded) {

@@ -6,7 +6,9 @@
 // an out-of-range value is a PolicyError naming the field's path
 // ("pluginConfig[0].args.scoringStrategy.type: unknown value ...").
 //
-// The legacy Policy (kind Policy) still loads: load_scheduling_file tells the two apart by apiVersion.
+// The legacy Policy (kind Policy) still loads, and so does kube-scheduler's own KubeSchedulerConfiguration
+// (one profile's `plugins` and `pluginConfig`, read as an ExtenderConfiguration's are):
+// load_scheduling_file tells the three apart by apiVersion.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,6 +23,8 @@ namespace kext {
 
 inline constexpr std::string_view kConfigApiVersion = "kube-extender.io/v1alpha1";
 inline constexpr std::string_view kConfigKind = "ExtenderConfiguration";
+inline constexpr std::string_view kSchedulerConfigApiVersion = "kubescheduler.config.k8s.io/v1";
+inline constexpr std::string_view kSchedulerConfigKind = "KubeSchedulerConfiguration";
 
 // One enabled plugin. Filters use only the name.
 struct PluginEntry {
@@ -71,17 +75,46 @@ ConfigFromPolicy config_from_policy(const Policy& policy);
 // The one line to print when a legacy Policy loads: the ExtenderConfiguration it equals.
 std::string legacy_policy_notice(const Policy& policy);
 
-// A --policy / --config file of either format, compiled.
+// One entry of a KubeSchedulerConfiguration's `extenders` (k8s.io/kube-scheduler/config/v1 types.go
+// Extender): what the scheduler will send, which must agree with how this extender was started.
+struct SchedulerExtender {
+  std::string url_prefix;
+  std::string filter_verb;
+  std::string prioritize_verb;
+  std::string preempt_verb;
+  std::string bind_verb;
+  bool enable_https = false;
+  bool node_cache_capable = false;
+};
+
+// A --policy / --config file of any format, compiled.
 struct LoadedFile {
   Profile profile;
-  std::string notice;            // non-empty for a legacy Policy: legacy_policy_notice
+  // Non-empty for a legacy Policy (legacy_policy_notice) and a KubeSchedulerConfiguration (its profile).
+  std::string notice;
   std::string effective_config;  // config_to_json (pretty) of what runs; "" if no Config equals it
   size_t filters = 0;
   size_t scores = 0;
+  std::vector<SchedulerExtender> extenders;  // a KubeSchedulerConfiguration's, for extender_entry_warnings
 };
 // Throws PolicyError. A document whose apiVersion is in the kube-extender.io group is an
-// ExtenderConfiguration; anything else is decoded as a legacy Policy.
-LoadedFile load_scheduling_file(std::string_view text);  // YAML or JSON
+// ExtenderConfiguration, one in kubescheduler.config.k8s.io a KubeSchedulerConfiguration, anything else
+// is decoded as a legacy Policy. `scheduler_name` (--scheduler-name) picks a KubeSchedulerConfiguration's
+// profile by schedulerName; empty: its only profile (several are an error listing them). Given with
+// another kind of file it is an error.
+LoadedFile load_scheduling_file(std::string_view text, std::string_view scheduler_name = {});  // YAML or JSON
+
+// How this extender was started, as far as a scheduler's extenders entry must agree with it.
+struct ExtenderSettings {
+  bool cluster_state = false;  // --in-cluster, --kubeconfig, --api-server or --snapshot
+  bool bind = false;           // --enable-bind
+  bool tls = false;            // --tls-cert-file
+  std::string path_prefix;     // --path-prefix
+};
+// One line per disagreement, naming the entry's field ("extenders[0].nodeCacheCapable: true, but ...").
+// Warnings, not errors: the entry may describe another extender, and the file may be shared.
+std::vector<std::string> extender_entry_warnings(const std::vector<SchedulerExtender>& entries,
+                                                 const ExtenderSettings& settings);
 
 // For --write-config: a loaded file's effective configuration as indented JSON. Throws PolicyError
 // (with the notice's reason) for a legacy Policy that no ExtenderConfiguration equals.

@@ -58,6 +58,18 @@ std::string ApiResponse::describe() const {
   return "HTTP " + std::to_string(status) + (body.empty() ? "" : ": " + status_message(body));
 }
 
+std::string describe_transport_error(const std::string& error, const std::string& server_url) {
+  // The names of httplib.h to_string(Error), which says no more than one word.
+  if (error == "Connection") return "connection refused or unreachable: " + server_url;
+  if (error == "ConnectionTimeout") return "connecting to " + server_url + " timed out";
+  if (error == "SSLConnection") return "TLS handshake with " + server_url + " failed";
+  if (error == "SSLServerVerification")
+    return server_url + "'s certificate does not verify against the configured CA";
+  if (error == "Read") return "no response from " + server_url + " (connection closed or read timed out)";
+  if (error == "Write") return "request to " + server_url + " not sent (connection closed)";
+  return (error.empty() ? std::string("no response") : error) + " (" + server_url + ")";
+}
+
 void StreamCanceller::cancel() {
   cancelled_.store(true);
   std::lock_guard lock(mu_);

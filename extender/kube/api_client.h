@@ -28,6 +28,10 @@ struct ApiResponse {
   std::string describe() const;
 };
 
+// A response without an HTTP status (ApiResponse::error, one of cpp-httplib's Error names) in words, with
+// the server it was for: "connection refused or unreachable: https://10.0.0.1:6443".
+std::string describe_transport_error(const std::string& error, const std::string& server_url);
+
 // Ends a stream() in progress from another thread (shutdown).
 class StreamCanceller {
  public:

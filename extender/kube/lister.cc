@@ -57,7 +57,9 @@ ListResult list_all(ApiClient& api, const ListRequest& request, const ListHooks&
       continue;
     }
     if (!resp.ok()) {
-      result.error = "list " + request.path + ": " + resp.describe();
+      result.error = "list " + request.path + ": " +
+                     (resp.status == 0 ? describe_transport_error(resp.error, api.config().server_url())
+                                       : resp.describe());
       result.status = resp.status;
       return result;
     }

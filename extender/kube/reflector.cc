@@ -1,5 +1,7 @@
 #include "extender/kube/reflector.h"
 
+#include <cstdio>
+
 #include "common/log.h"
 #include "extender/kube/lister.h"
 #include "json/json.h"
@@ -175,10 +177,13 @@ Reflector::WatchEnd Reflector::watch() {
     if (!rv.empty()) rv_ = rv;
   };
 
+  const auto started = std::chrono::steady_clock::now();
+  auto last_data = started;
   ApiResponse resp = api_.stream(
       path, opts_.idle_timeout,
       [&](std::string_view data) {
         touch();
+        last_data = std::chrono::steady_clock::now();
         bool ok = splitter.feed(data, on_event);
         sink_.flush();
         if (!ok) failure = splitter.error();
@@ -200,11 +205,29 @@ Reflector::WatchEnd Reflector::watch() {
     return WatchEnd::Gone;
   }
   std::string why;
-  if (!failure.empty()) why = failure;
-  else if (resp.status != 200) why = resp.describe();
-  else if (!resp.error.empty()) why = "stream broke: " + resp.error + (splitter.pending() ? " (mid-event)" : "");
+  if (!failure.empty()) {
+    why = failure;
+  } else if (resp.status == 0) {
+    why = describe_transport_error(resp.error, api_.config().server_url());
+  } else if (resp.status != 200) {
+    why = resp.describe();
+  } else if (!resp.error.empty()) {
+    // cpp-httplib says "Read" both when the server closed the stream and when our read timed out (the
+    // idle timeout): the time since the last data tells them apart.
+    const auto now = std::chrono::steady_clock::now();
+    const std::chrono::duration<double> silent = now - last_data, open = now - started;
+    char seconds[32];
+    if (silent + std::chrono::milliseconds(100) >= opts_.idle_timeout) {
+      std::snprintf(seconds, sizeof seconds, "%.1f", silent.count());
+      why = std::string("no data for ") + seconds + " s (idle timeout), connection abandoned";
+    } else {
+      std::snprintf(seconds, sizeof seconds, "%.1f", open.count());
+      why = std::string("connection closed by the API server after ") + seconds + " s";
+    }
+    if (splitter.pending()) why += " (mid-event)";
+  }
   if (why.empty()) return WatchEnd::Expired;
-  note_error("watch " + opts_.path + ": " + why);
+  note_error("watch ended: " + why);
   std::lock_guard lock(status_mu_);
   ++status_.failures;
   return WatchEnd::Failed;

@@ -3,6 +3,7 @@
 #include "common/read_file.h"
 #include "extender/codec/k8s_decode.h"
 #include "json/json.h"
+#include "yaml/yaml.h"
 
 namespace kext {
 
@@ -35,9 +36,12 @@ void add_object(const json::Value& item, std::string_view path, ClusterStateBuil
       // Typed lists (NodeList) omit kind on their items.
       if (kind != "List" && json::find_non_null(child, "kind") == nullptr) {
         std::string item_kind = kind.substr(0, kind.size() - 4);
-        if (item_kind == "Node") builder.add_node(decode_node(child, p));
-        else if (item_kind == "Pod") builder.add_pod(decode_pod(child, p));
-        else if (item_kind == "PodDisruptionBudget") builder.add_pdb(decode_pdb(child, p));
+        if (item_kind == "Node")
+          builder.add_node(decode_node(child, p));
+        else if (item_kind == "Pod")
+          builder.add_pod(decode_pod(child, p));
+        else if (item_kind == "PodDisruptionBudget")
+          builder.add_pdb(decode_pdb(child, p));
         continue;
       }
       add_object(child, p, builder, depth + 1);
@@ -56,13 +60,24 @@ void load_snapshot_json(std::string_view text, ClusterStateBuilder& builder) {
   add_object(doc, "", builder);
 }
 
+void load_snapshot(std::string_view text, ClusterStateBuilder& builder) {
+  // JSON straight to RapidJSON (a large cluster's snapshot is hundreds of MB); anything else is
+  // `kubectl get … -o yaml`, through yaml/ into the same document.
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || text[first] == '{' || text[first] == '[') {
+    load_snapshot_json(text, builder);
+    return;
+  }
+  for (const rapidjson::Document& doc : yaml::to_json_all(text)) add_object(doc, "", builder);
+}
+
 std::shared_ptr<const ClusterState> load_snapshot_files(const std::vector<std::string>& paths) {
   ClusterStateBuilder builder;
   for (const auto& path : paths) {
     std::string text;
     if (!read_whole_file(path, text)) throw std::runtime_error("--snapshot " + path + ": cannot open file");
     try {
-      load_snapshot_json(text, builder);
+      load_snapshot(text, builder);
     } catch (const DecodeError& e) {
       throw std::runtime_error("--snapshot " + path + ": " + e.what());
     }

@@ -1,5 +1,6 @@
 #pragma once
-// Loads what `kubectl get nodes,pods,poddisruptionbudgets -A -o json` prints (a List, or one object).
+// Loads what `kubectl get nodes,pods,poddisruptionbudgets -A -o json` (or -o yaml) prints (a List, or one
+// object).
 #include <string>
 #include <vector>
 
@@ -11,7 +12,12 @@ namespace kext {
 // kinds other than Node, Pod and PodDisruptionBudget are skipped.
 void load_snapshot_json(std::string_view text, ClusterStateBuilder& builder);
 
-// Reads each file and builds one state. Throws std::runtime_error naming the file on any problem.
+// The same from JSON or YAML (`kubectl get … -o yaml`; several `---` documents add up). YAML errors are
+// DecodeErrors with the line and column.
+void load_snapshot(std::string_view text, ClusterStateBuilder& builder);
+
+// Reads each file (JSON or YAML) and builds one state. Throws std::runtime_error naming the file on any
+// problem.
 std::shared_ptr<const ClusterState> load_snapshot_files(const std::vector<std::string>& paths);
 
 }  // namespace kext

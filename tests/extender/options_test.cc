@@ -7,11 +7,13 @@
 #include <httplib.h>
 #include <stdlib.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <functional>
 #include <optional>
 #include <set>
 
+#include "common/cli.h"
 #include "policy/config.h"
 #include "policy/policy.h"
 #include "tests/support/command_line.h"
@@ -232,7 +234,12 @@ TEST(Options, BadFlagsStopStartUpNamingTheFlag) {
   const std::pair<std::vector<std::string>, std::string> cases[] = {
       {{"--bogus"}, "unknown flag \"--bogus\""},
       {{"--bogus=1"}, "unknown flag \"--bogus=1\""},
-      {{"--port", "abc"}, "--port"},
+      {{"--port", "abc"}, "--port: not a number: \"abc\""},  // was: not in range 0 to 65535
+      {{"--threads", "many"}, "--threads: not a number: \"many\""},
+      {{"--metrics-port=x1"}, "--metrics-port: not a number: \"x1\""},
+      {{"--idle-timeout-seconds", "1m"}, "--idle-timeout-seconds: not a number: \"1m\""},
+      {{"--bind-assume-ttl-seconds=30s"}, "--bind-assume-ttl-seconds: not a number: \"30s\""},
+      {{"--port=-1"}, "--port: Value -1 not in range"},  // a number: the range is the problem
       {{"--port=70000"}, "--port"},
       {{"--port"}, "--port"},
       {{"--threads", "0"}, "--threads"},
@@ -246,6 +253,38 @@ TEST(Options, BadFlagsStopStartUpNamingTheFlag) {
   for (const auto& [args, want] : cases) {
     EXPECT_NE(error_of(args).find(want), std::string::npos) << joined(args) << ": " << error_of(args);
   }
+}
+
+// "not a number" comes from the shared parse (common/cli.cc), for a numeric flag of any tool: with a
+// range or without one (extender-sim's --seed said "Could not convert: --seed = x").
+TEST(Options, EveryNumericFlagSaysNotANumber) {
+  auto error = [](std::vector<std::string> args) {
+    CLI::App app("test", "test");
+    cli::configure(app);
+    uint64_t seed = 1;
+    double rate = 0;
+    int port = 0;
+    bool check = false;
+    app.add_option("--seed", seed);
+    app.add_option("--rate", rate);
+    app.add_option("--port", port)->check(CLI::Range(0, 65535));
+    app.add_flag("--check", check);
+    args.insert(args.begin(), "test");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    try {
+      cli::parse(app, static_cast<int>(argv.size()), argv.data());
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error({"--seed", "x"}), "--seed: not a number: \"x\"");
+  EXPECT_EQ(error({"--rate=fast"}), "--rate: not a number: \"fast\"");
+  EXPECT_EQ(error({"--port", "http"}), "--port: not a number: \"http\"");
+  EXPECT_NE(error({"--port", "70000"}).find("not in range"), std::string::npos);
+  EXPECT_EQ(error({"--seed", "7", "--rate", "0.5", "--port", "80"}), "");
+  EXPECT_EQ(error({"--check=maybe"}).find("not a number"), std::string::npos);  // a boolean: not a number
 }
 
 TEST(Options, ValuesDefaultsAndRepeats) {
@@ -334,6 +373,89 @@ TEST(Options, WriteConfigPrintsTheEffectiveConfigurationAndExits) {
   EXPECT_NE(embedded, from_yaml);
   // The default legacy Policy is the embedded default said the old way.
   EXPECT_EQ(written("--policy " + legacy), embedded);
+}
+
+// What an operator gets without asking: no shutdown delay outside a cluster (the manifests pass one),
+// --version, --scheduler-name.
+TEST(Options, FirstHourDefaultsAndFlags) {
+  KubeconfigEnv env;
+  EXPECT_EQ(Options().shutdown_delay_seconds, 0);
+  EXPECT_EQ(parse({}).shutdown_delay_seconds, 0);
+  EXPECT_FALSE(parse({}).version);
+  EXPECT_TRUE(parse({"--version"}).version);
+  EXPECT_TRUE(parse({"--version", "--enable-bind"}).version);  // whatever else is given
+  EXPECT_EQ(parse({"--scheduler-name", "gpu"}).scheduler_name, "gpu");
+  EXPECT_NE(error_of({"--scheduler-name="}).find("--scheduler-name"), std::string::npos);
+}
+
+// Runs the binary to its exit: stdout and the exit status (stderr appended when `with_stderr`).
+std::pair<std::string, int> run_to_exit(const std::string& args, bool with_stderr = false) {
+  const std::string cmd = std::string(KEXT_BINARY) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
+  FILE* f = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  for (size_t n; f && (n = fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+  const int status = f ? pclose(f) : -1;
+  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
+
+TEST(Options, VersionPrintsTheVersionAndExits) {
+  EXPECT_EQ(run_to_exit("--version"), std::make_pair(std::string("kube-extender " KEXT_VERSION "\n"), 0));
+}
+
+// A bad --config file, or one --write-config cannot print, is reported against the flag.
+TEST(Options, ConfigErrorsNameTheFlag) {
+  testing::TempDir dir("config-errors");
+  const std::string bad = (dir.path() / "bad.yaml").string();
+  testing::spit(bad, "apiVersion: kube-extender.io/v1alpha1\nkind: ExtenderConfiguration\nplugin: {}\n");
+  const auto [out, status] = run_to_exit("--config " + bad, true);
+  EXPECT_EQ(status, 1) << out;
+  EXPECT_NE(out.find("--config " + bad + ": plugin: unknown field"), std::string::npos) << out;
+  // Two NodeResourcesFit strategies: a legacy Policy that no ExtenderConfiguration says.
+  const std::string legacy = (dir.path() / "legacy.json").string();
+  testing::spit(legacy, R"({"kind":"Policy","apiVersion":"v1","priorities":[
+    {"name":"LeastRequestedPriority","weight":1},{"name":"MostRequestedPriority","weight":1}]})");
+  const auto [written, write_status] = run_to_exit("--config " + legacy + " --write-config", true);
+  EXPECT_EQ(write_status, 1) << written;
+  EXPECT_NE(written.find("--write-config: --config " + legacy + ": "), std::string::npos) << written;
+  const auto [named, named_status] = run_to_exit("--config " + bad + " --scheduler-name x", true);
+  EXPECT_EQ(named_status, 1);
+  EXPECT_NE(named.find("--config " + bad + ": "), std::string::npos) << named;
+}
+
+// examples/kube-scheduler-config.yaml: --write-config prints its profile as an ExtenderConfiguration;
+// started without cluster state, the log says what will not work, once in general and once against
+// the extenders entry.
+TEST(Options, KubeSchedulerConfigurationStartsWithWarnings) {
+  const std::string example = std::string(KEXT_SOURCE_DIR) + "/examples/kube-scheduler-config.yaml";
+  const auto [written, status] = run_to_exit("--config " + example + " --write-config");
+  EXPECT_EQ(status, 0);
+  EXPECT_NE(written.find("\"kind\": \"ExtenderConfiguration\""), std::string::npos) << written;
+  EXPECT_NE(written.find("LeastAllocated"), std::string::npos) << written;
+
+  auto started = [&](std::vector<std::string> args) {
+    testing::ExtenderProcess p(args);
+    EXPECT_GT(p.port(), 0) << p.log();
+    kill(p.pid(), SIGTERM);
+    EXPECT_EQ(p.wait_exit(std::chrono::seconds(10)), 0);
+    return p.log();
+  };
+  const std::string log = started({"--config", example});
+  EXPECT_NE(log.find("WARNING: --config " + example +
+                     ": extenders[0].nodeCacheCapable: true, but this "
+                     "extender has no cluster state"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("WARNING: no cluster state (no --in-cluster, --kubeconfig, --api-server or --snapshot): "
+                     "nodeCacheCapable requests (NodeNames) answer every node \"not found\""),
+            std::string::npos)
+      << log;
+  // With a snapshot, nothing to warn about.
+  testing::TempDir dir("ksc-snapshot");
+  const std::string snapshot = (dir.path() / "s.json").string();
+  testing::spit(snapshot, R"({"kind":"List","items":[]})");
+  const std::string quiet = started({"--config", example, "--snapshot", snapshot});
+  EXPECT_EQ(quiet.find("WARNING"), std::string::npos) << quiet;
 }
 
 // The flags table of docs/configuration.md is the operators' reference: each flag has a row.

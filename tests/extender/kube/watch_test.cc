@@ -117,6 +117,11 @@ TEST_F(Watch, StreamDroppedMidEventReconnectsWithoutLosingIt) {
   EXPECT_GT(api_.watches_served(), watches);
   EXPECT_GE(live_->status()[1].status.failures, 1u);
   EXPECT_EQ(live_->status()[1].status.gone, 0u);  // resumed from its resourceVersion, no relist
+  // Said in words, not as cpp-httplib's "Read".
+  const std::string error = live_->status()[1].status.last_error;
+  EXPECT_NE(error.find("watch ended: connection closed by the API server after "), std::string::npos)
+      << error;
+  EXPECT_NE(error.find(" s (mid-event)"), std::string::npos) << error;
 }
 
 TEST_F(Watch, SilentStreamIsAbandonedAfterTheIdleTimeout) {
@@ -129,6 +134,30 @@ TEST_F(Watch, SilentStreamIsAbandonedAfterTheIdleTimeout) {
   api_.remove("pods", "default/p2");
   ASSERT_TRUE(converges());
   EXPECT_GE(live_->status()[1].status.failures, 1u);
+  std::string errors;
+  for (const auto& r : live_->status()) errors += r.status.last_error + "\n";
+  EXPECT_NE(errors.find("watch ended: no data for "), std::string::npos) << errors;
+  EXPECT_NE(errors.find(" s (idle timeout), connection abandoned"), std::string::npos) << errors;
+}
+
+// No API server at the address: the error names it, not "Connection".
+TEST(WatchErrors, NoServerIsNamed) {
+  kube::ApiConfig cfg;
+  kube::set_server_url(cfg, "https://127.0.0.1:1");
+  cfg.insecure_skip_tls_verify = true;
+  kube::ApiClient api(cfg);
+  StateStore store;
+  kube::LiveState live(api, store, fast_live_options());
+  live.start();
+  std::string error;
+  EXPECT_TRUE(wait_until(
+      [&] {
+        error = live.status()[0].status.last_error;
+        return !error.empty();
+      },
+      kPatience));
+  EXPECT_NE(error.find(": connection refused or unreachable: https://127.0.0.1:1"), std::string::npos)
+      << error;
 }
 
 TEST_F(Watch, GoneAsErrorEventRelistsAndReplaces) {

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "json/json.h"
+#include "tests/support/temp_dir.h"
 
 namespace kext {
 namespace {
@@ -100,6 +101,62 @@ TEST(SnapshotLoader, EightExbibytePodsSaturateTheNodeSum) {
   EXPECT_EQ(s->find_node("n")->requested.memory, std::numeric_limits<int64_t>::max());
   EXPECT_EQ(s->find_node("n")->nonzero_requested.memory, std::numeric_limits<int64_t>::max());
   EXPECT_EQ(s->find_node("n")->requested.milli_cpu, 200);
+}
+
+// --snapshot takes what `kubectl get nodes,pods -A -o yaml` prints as well as its JSON: it used to fail
+// with "invalid JSON at offset 0".
+TEST(SnapshotLoader, YamlSnapshotsLoadAsTheirJsonDoes) {
+  const std::string yaml = R"(apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: n
+  status:
+    allocatable: {cpu: "4", memory: 16Gi, pods: "110"}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: a, uid: a}
+  spec:
+    nodeName: n
+    containers:
+    - name: c
+      resources:
+        requests: {cpu: 100m, memory: 1Gi}
+metadata:
+  resourceVersion: ""
+)";
+  testing::TempDir dir("snapshot-yaml");
+  auto write = [&](const std::string& name, const std::string& text) {
+    testing::spit(dir.path() / name, text);
+    return (dir.path() / name).string();
+  };
+  // A second document (`---`) adds to the first, as kubectl apply reads a stream.
+  const std::string file =
+      write("cluster.yaml", yaml + "---\nkind: Pod\nmetadata: {name: b, uid: b}\nspec: {nodeName: n}\n");
+  auto s = load_snapshot_files({file});
+  ASSERT_NE(s->find_node("n"), nullptr);
+  EXPECT_EQ(s->find_node("n")->pods.size(), 2u);
+  EXPECT_EQ(s->find_node("n")->requested.milli_cpu, 100);
+  EXPECT_EQ(s->find_node("n")->requested.memory, 1LL << 30);
+
+  // Bad YAML: the file, the line and the column.
+  const std::string bad = write("bad.yaml", "kind: List\nitems: [\n");
+  try {
+    load_snapshot_files({bad});
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("--snapshot " + bad + ": line "), std::string::npos) << e.what();
+  }
+  // And JSON is still JSON, with its own errors.
+  const std::string bad_json = write("bad.json", "{\"kind\": ");
+  try {
+    load_snapshot_files({bad_json});
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("invalid JSON at offset"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
