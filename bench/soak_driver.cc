@@ -27,6 +27,7 @@
 
 #include "common/cli.h"
 #include "common/read_file.h"
+#include "common/rfc3339.h"
 #include "extender/observe/metrics.h"
 #include "extender/state/state_dump.h"
 #include "json/json.h"
@@ -220,7 +221,7 @@ class Churn {
     return nodes_[std::uniform_int_distribution<size_t>(0, nodes_.size() - 1)(rng_)];
   }
   std::string now() const {
-    return kext::kubeobjects::rfc3339(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()));
+    return kext::rfc3339_seconds(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()));
   }
 
   // Pending as the scheduler sees it (70 %), or already running on a node, as a pod that another

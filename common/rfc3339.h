@@ -1,11 +1,14 @@
 #pragma once
-// RFC 3339 UTC timestamps, as Kubernetes and its logs print them: "2026-01-28T10:51:37Z", or with
-// 3 (milliseconds) or 6 (microseconds) fractional digits.
+// RFC 3339 timestamps, as Kubernetes writes and reads them (metav1.Time, metav1.MicroTime): written in
+// UTC, "2026-01-28T10:51:37Z", or with 3 (milliseconds) or 6 (microseconds) fractional digits; read
+// with any fraction and a Z or numeric offset. The one place the project formats or parses them.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace kext {
 
@@ -33,5 +36,11 @@ inline std::string rfc3339(int64_t unix_micros, int fraction_digits = 0) {
   buf[n++] = 'Z';
   return std::string(buf, n);
 }
+
+// Whole seconds, as metav1.Time marshals them.
+inline std::string rfc3339_seconds(int64_t unix_seconds) { return rfc3339(unix_seconds * 1'000'000); }
+
+// Seconds since the epoch (any fraction dropped), or nullopt for anything that is not an RFC 3339 time.
+std::optional<int64_t> parse_rfc3339(std::string_view text);
 
 }  // namespace kext

@@ -23,7 +23,7 @@ void member_if(JsonWriter& w, const char* key, std::string_view s) {
 }
 
 void time_member(JsonWriter& w, const char* key, int64_t unix_seconds) {
-  if (unix_seconds != 0) member(w, key, rfc3339(unix_seconds));
+  if (unix_seconds != 0) member(w, key, rfc3339_seconds(unix_seconds));
 }
 
 void map_member(JsonWriter& w, const char* key, const StringMap& m) {
@@ -384,7 +384,7 @@ void write_pod_status(JsonWriter& w, const Pod& p) {
       member(w, "status", c.status);
       w.Key("lastProbeTime");
       w.Null();
-      member(w, "lastTransitionTime", rfc3339(c.last_transition));
+      member(w, "lastTransitionTime", rfc3339_seconds(c.last_transition));
       w.EndObject();
     }
     w.EndArray();
@@ -411,7 +411,7 @@ void write_pod_status(JsonWriter& w, const Pod& p) {
       if (s.running_since != 0) {
         w.Key("running");
         w.StartObject();
-        member(w, "startedAt", rfc3339(s.running_since));
+        member(w, "startedAt", rfc3339_seconds(s.running_since));
         w.EndObject();
       }
       w.EndObject();
@@ -452,8 +452,6 @@ void optional_int(JsonWriter& w, const char* key, const std::optional<int32_t>& 
 }
 
 }  // namespace
-
-std::string rfc3339(int64_t unix_seconds) { return kext::rfc3339(unix_seconds * 1'000'000); }
 
 void write_raw(JsonWriter& w, std::string_view json) {
   w.RawValue(json.data(), json.size(),

@@ -231,9 +231,6 @@ std::string to_json(const Node& node, TypeMeta type_meta = TypeMeta::kOmit);
 std::string to_json(const Pod& pod, TypeMeta type_meta = TypeMeta::kOmit);
 std::string to_json(const PodDisruptionBudget& pdb, TypeMeta type_meta = TypeMeta::kOmit);
 
-// RFC 3339 UTC, second precision, as metav1.Time marshals.
-std::string rfc3339(int64_t unix_seconds);
-
 // An already-serialised JSON value (an object from to_json) written in place, e.g. as a List item.
 void write_raw(JsonWriter& w, std::string_view json);
 

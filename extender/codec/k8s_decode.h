@@ -12,9 +12,6 @@ Pod decode_pod(const json::Value& v, std::string_view path);
 Node decode_node(const json::Value& v, std::string_view path);
 PodDisruptionBudget decode_pdb(const json::Value& v, std::string_view path);
 
-// RFC 3339 ("2026-11-22T09:04:39Z", fractions and offsets allowed) -> Unix seconds.
-std::optional<int64_t> parse_rfc3339(std::string_view text);
-
 // A map of name -> quantity string (requests, allocatable, overhead) into Resources.
 Resources decode_resource_list(const json::Value& v, std::string_view path);
 

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <functional>
 
+#include "common/rfc3339.h"
 #include "extender/codec/k8s_decode.h"
 #include "json/json.h"
 

@@ -2,6 +2,8 @@
 
 #include <ctime>
 
+#include "common/rfc3339.h"
+
 namespace kext::simtool {
 namespace {
 
@@ -77,15 +79,6 @@ void write_container(JsonWriter& w, const Container& c, bool init) {
 
 }  // namespace
 
-std::string rfc3339(int64_t unix_seconds) {
-  const auto t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_unix_seconds) {
   w.StartObject();
   write_member(w, "kind", "Pod");
@@ -96,7 +89,8 @@ void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_un
   write_member(w, "namespace", pod.namespace_);
   write_member(w, "uid", pod.uid);
   write_string_map(w, "labels", pod.labels.get());
-  if (pod.terminating) write_member(w, "deletionTimestamp", rfc3339(deletion_unix_seconds.value_or(0)));
+  if (pod.terminating)
+    write_member(w, "deletionTimestamp", rfc3339_seconds(deletion_unix_seconds.value_or(0)));
   w.EndObject();
   w.Key("spec");
   w.StartObject();
@@ -166,7 +160,7 @@ void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_un
   w.StartObject();
   if (!pod.phase.empty()) write_member(w, "phase", pod.phase);
   if (!pod.nominated_node_name.empty()) write_member(w, "nominatedNodeName", pod.nominated_node_name);
-  if (pod.start_time) write_member(w, "startTime", rfc3339(*pod.start_time));
+  if (pod.start_time) write_member(w, "startTime", rfc3339_seconds(*pod.start_time));
   w.EndObject();
   w.EndObject();
 }

@@ -14,9 +14,6 @@ namespace kext::simtool {
 
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
-// RFC 3339 in UTC, as metav1.Time marshals ("2026-01-02T03:04:05Z").
-std::string rfc3339(int64_t unix_seconds);
-
 // `deletion_unix_seconds`: metadata.deletionTimestamp for a pod being deleted (Pod::terminating).
 void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_unix_seconds = std::nullopt);
 // `images_json`: status.images as the input wrote it ("" for none): the model keeps only hashes of

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/rfc3339.h"
+
 namespace kext {
 namespace {
 
