@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -235,6 +236,49 @@ TEST(SimRun, PreemptorIsNominatedThenBoundAfterTheVictimsGracePeriod) {
   const SimResult early = run_sim(c, nullptr);
   EXPECT_EQ(early.summary.pending_at_end, 1u);
   EXPECT_EQ(early.pending_by_reason, (std::map<std::string, size_t>{{std::string(kNominated), 1}}));
+}
+
+// README "Simulating a policy"'s worked example: web-0 and web-1 both choose batch-b (web-1's dry run
+// still sees it, terminating, on n2), web-2 batch-a. Three preemptions, two pods evicted.
+TEST(SimRun, AVictimTwoPreemptorsChoseCountsOnce) {
+  SimFiles f("readme");
+  auto batch = [](const std::string& name, const std::string& uid, const std::string& node,
+                  const std::string& start) {
+    return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+           R"(","namespace":"jobs","uid":")" + uid + R"("},"spec":{"nodeName":")" + node +
+           R"(","priority":0,"containers":[{"name":"c","image":"busybox","resources":{"requests":{"cpu":"3","memory":"1Gi"}}}]},)"
+           R"("status":{"phase":"Running","startTime":")" +
+           start + R"("}})";
+  };
+  auto node = [](const std::string& name) {
+    return R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")" + name +
+           R"("},"status":{"allocatable":{"cpu":"4","memory":"16Gi","pods":"110"}}})";
+  };
+  SimCommand c;
+  c.cluster_file =
+      f.write("cluster.json", R"({"apiVersion":"v1","kind":"List","items":[)" + node("n1") + "," +
+                                  node("n2") + "," + batch("batch-a", "a", "n1", "2026-11-24T10:00:00Z") +
+                                  "," + batch("batch-b", "b", "n2", "2026-11-24T10:05:00Z") + "]}");
+  c.workload_file = f.write(
+      "workload.json",
+      R"({"apiVersion":"v1","kind":"List","items":[{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},)"
+      R"("spec":{"replicas":3,"template":{"spec":{"priority":1000,"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"2","memory":"1Gi"}}}]}}}}]})");
+  std::ostringstream log;
+  const SimResult result = run_sim(c, &log);
+  std::vector<std::string> chosen;
+  for (const auto& line : parse_lines(log.str())) {
+    for (const auto& v : line["victimNames"].GetArray()) {
+      chosen.push_back(line["name"].GetString() + std::string(" ") + v.GetString());
+    }
+  }
+  EXPECT_EQ(chosen,
+            (std::vector<std::string>{"web-0 jobs/batch-b", "web-1 jobs/batch-b", "web-2 jobs/batch-a"}));
+  EXPECT_EQ(result.summary.preemptions, 3u);
+  EXPECT_EQ(result.summary.victims, 2u);
+  EXPECT_EQ(result.summary.scheduled, 3u);
+  const auto rows = sim::summary_rows(result.summary);
+  EXPECT_NE(std::find(rows.begin(), rows.end(), std::pair<std::string, std::string>{"victims", "2"}),
+            rows.end());
 }
 
 TEST(SimRun, SameSeedSameLog) {
