@@ -53,6 +53,7 @@ svg text.title{font-size:12px;fill:#555}
 .cpu{fill:#2e86c1}
 .memory{fill:#28b463}
 pre{background:#f7f7f7;border:1px solid #ddd;padding:.6em;overflow:auto;max-height:28em;font-size:12px}
+pre.diff{max-height:none}
 .diff .del{background:#fde2e1;color:#8a1c1c;display:block}
 .diff .add{background:#dcf5dc;color:#1c6b1c;display:block}
 .diff .gap{color:#888;display:block}
