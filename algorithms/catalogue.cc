@@ -30,18 +30,19 @@ constexpr std::array kFilters{
     &make_pod_tolerates_node_taints_filter,
 };
 
-using ScoreFactory = std::unique_ptr<ScorePlugin> (*)(const ScoreArgs&);
+// shown_as: the name the plugin is shown under (AliasedScore), empty for its own.
+using ScoreFactory = std::unique_ptr<ScorePlugin> (*)(const ScoreArgs&, std::string_view shown_as);
 constexpr auto kScores = std::to_array<ScoreFactory>({
-    [](const ScoreArgs&) { return make_least_requested_score(); },
-    [](const ScoreArgs&) { return make_most_requested_score(); },
-    [](const ScoreArgs&) { return make_balanced_resource_allocation_score(); },
-    [](const ScoreArgs& a) {
+    [](const ScoreArgs&, std::string_view as) { return make_least_requested_score(as); },
+    [](const ScoreArgs&, std::string_view as) { return make_most_requested_score(as); },
+    [](const ScoreArgs&, std::string_view as) { return make_balanced_resource_allocation_score(as); },
+    [](const ScoreArgs& a, std::string_view as) {
       return make_requested_to_capacity_ratio_score(
-          a.requested_to_capacity_ratio.value_or(RequestedToCapacityRatioArgs{}));
+          a.requested_to_capacity_ratio.value_or(RequestedToCapacityRatioArgs{}), as);
     },
-    [](const ScoreArgs&) { return make_node_affinity_score(); },
-    [](const ScoreArgs&) { return make_taint_toleration_score(); },
-    [](const ScoreArgs&) { return make_image_locality_score(); },
+    [](const ScoreArgs&, std::string_view as) { return make_node_affinity_score(as); },
+    [](const ScoreArgs&, std::string_view as) { return make_taint_toleration_score(as); },
+    [](const ScoreArgs&, std::string_view as) { return make_image_locality_score(as); },
 });
 
 // One filter under its names: the current plugin, and the legacy predicates that select it ("" = none).
@@ -81,7 +82,7 @@ const std::vector<std::string_view>& filter_table() {
 const std::vector<std::string_view>& score_table() {
   static const std::vector<std::string_view> names = [] {
     std::vector<std::string_view> out;
-    for (auto make : kScores) out.push_back(make(ScoreArgs{})->name());
+    for (auto make : kScores) out.push_back(make(ScoreArgs{}, {})->name());
     return out;
   }();
   return names;
@@ -124,6 +125,24 @@ std::unique_ptr<FilterPlugin> make_legacy_filter(std::string_view name, std::str
     if (names[i] == name) return kFilters[i](shown_as);
   }
   return nullptr;
+}
+
+// The legacy priority `name`, shown as `shown_as` (empty: as itself).
+std::unique_ptr<ScorePlugin> make_legacy_score(std::string_view name, const ScoreArgs& args,
+                                               std::string_view shown_as = {}) {
+  const auto& names = score_table();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return kScores[i](args, shown_as);
+  }
+  return nullptr;
+}
+
+// The framework score plugin's name as a literal (kScoreMappings'), for AliasedScore; empty if unknown.
+std::string_view plugin_score_literal(std::string_view plugin) {
+  for (const auto& m : kScoreMappings) {
+    if (m.plugin == plugin) return m.plugin;
+  }
+  return {};
 }
 
 // The legacy resource priorities score cpu and memory with one unweighted mean; a strategy that
@@ -243,8 +262,11 @@ PluginScore plugin_for_legacy_score(std::string_view legacy, const ScoreArgs& ar
 std::unique_ptr<ScorePlugin> make_plugin_score(std::string_view name, const PluginArgs& args,
                                                Arithmetic arithmetic) {
   if (arithmetic == Arithmetic::kV1_16) {
+    // The legacy arithmetic under the framework name the configuration used, as make_filter does for
+    // filters: the decision log, metrics and --write-config then call it the same.
     const LegacyScore legacy = legacy_score_for(name, args);
-    return legacy.name.empty() ? nullptr : make_score(legacy.name, legacy.args);
+    return legacy.name.empty() ? nullptr
+                               : make_legacy_score(legacy.name, legacy.args, plugin_score_literal(name));
   }
   std::unique_ptr<ScorePlugin> plugin;
   if (name == "NodeResourcesFit") {
@@ -264,11 +286,7 @@ std::unique_ptr<ScorePlugin> make_plugin_score(std::string_view name, const Plug
 }
 
 std::unique_ptr<ScorePlugin> make_score(std::string_view name, const ScoreArgs& args) {
-  const auto& names = score_table();
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == name) return kScores[i](args);
-  }
-  return nullptr;
+  return make_legacy_score(name, args);
 }
 
 std::vector<std::string_view> filter_names() { return filter_table(); }

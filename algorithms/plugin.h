@@ -116,6 +116,20 @@ class ScorePlugin {
   virtual uint64_t cost_per_node_ns() const { return kUnmeasuredCostNs; }
 };
 
+// A score shown under the name the configuration gave it, as AliasedFilter: a framework plugin that runs a
+// legacy priority's arithmetic (NodeResourcesFit as LeastRequestedPriority) is still NodeResourcesFit in
+// the decision log and everywhere else that names it, as in the configuration --write-config writes.
+class AliasedScore : public ScorePlugin {
+ public:
+  // shown_as empty: the plugin's own name.
+  AliasedScore(std::string_view own_name, std::string_view shown_as)
+      : name_(shown_as.empty() ? own_name : shown_as) {}
+  std::string_view name() const final { return name_; }
+
+ private:
+  std::string_view name_;  // a literal
+};
+
 // A plugin scoring on kMaxNodeScore's 0..100 scale, seen on the wire's 0..10: every final score (after
 // the reduce, if any) divided by kWireDivisor. name() is the inner plugin's.
 std::unique_ptr<ScorePlugin> on_wire_scale(std::unique_ptr<ScorePlugin> inner);

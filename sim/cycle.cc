@@ -212,6 +212,7 @@ Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr
       for (const auto& v : best.victims) {
         d.victims.push_back(v->pod->uid);
         d.victim_names.push_back(v->pod->namespace_ + "/" + v->pod->name);
+        d.victim_priorities.push_back(v->pod->effective_priority());
         cluster.mark_terminating(v->pod->uid);
       }
       std::vector<std::string> lower;

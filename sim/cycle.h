@@ -75,8 +75,9 @@ struct Decision {
   int attempts = 0;
   Outcome outcome = Outcome::kUnschedulable;
   std::string node;
-  std::vector<std::string> victims;       // UIDs, most important first
-  std::vector<std::string> victim_names;  // namespace/name of each, in the same order
+  std::vector<std::string> victims;        // UIDs, most important first
+  std::vector<std::string> victim_names;   // namespace/name of each, in the same order
+  std::vector<int32_t> victim_priorities;  // and the priority of each (the report's evictions)
   size_t feasible_nodes = 0;
   size_t evaluated_nodes = 0;  // filtered this cycle (processedNodes)
   // When the node was chosen by scoring (two or more feasible nodes): the winner's combined score

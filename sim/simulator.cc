@@ -209,8 +209,12 @@ RunSummary Simulator::run(const std::function<void(const Decision&)>& on_decisio
         }
         case Outcome::kPreempted:
           ++summary.preemptions;
-          summary.victims += d->victims.size();
           for (const std::string& v : d->victims) {
+            // A victim still terminating stays on its node, so a later preemptor's dry run may choose it
+            // again (the README's web-1 beside web-0's nomination): one pod evicted, counted and
+            // deleted once.
+            if (!evicted_.insert(v).second) continue;
+            ++summary.victims;
             auto lc = lifecycles_.find(v);
             const SimDuration grace = lc == lifecycles_.end() ? kDefaultGracePeriod : lc->second.grace_period;
             schedule(clock_.now() + grace, EventKind::kDeleteVictim, v);

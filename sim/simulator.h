@@ -11,6 +11,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "algorithms/engine.h"
@@ -52,8 +53,8 @@ struct Lifecycle {
 struct RunSummary {
   size_t cycles = 0;
   size_t scheduled = 0;
-  size_t preemptions = 0;  // cycles that nominated a node
-  size_t victims = 0;
+  size_t preemptions = 0;    // cycles that nominated a node
+  size_t victims = 0;        // distinct pods evicted (one two preemptors chose counts once)
   size_t unschedulable = 0;  // failed cycles without preemption
   size_t completed = 0;      // pods that finished their runtime
   size_t recreated = 0;      // replacements created for preempted pods
@@ -162,6 +163,7 @@ class Simulator {
   std::unordered_map<std::string, Node> joining_;     // nodes added at their kNodeAdd event
   std::unordered_map<std::string, Node> changes_;     // by the kNodeChange event's key
   std::unordered_map<std::string, int> recreations_;  // per original UID: replacements so far
+  std::unordered_set<std::string> evicted_;           // victims chosen so far (RunSummary::victims)
   // With record_moves: each pod's moves since its last decision.
   std::unordered_map<std::string, std::vector<QueueMove>> moves_;
 };

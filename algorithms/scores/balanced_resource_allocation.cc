@@ -18,11 +18,13 @@ double fraction_of_capacity(int64_t requested, int64_t capacity) {
   return static_cast<double>(requested) / static_cast<double>(capacity);
 }
 
-class BalancedResourceAllocation final : public ScorePlugin {
+class BalancedResourceAllocation final : public AliasedScore {
  public:
+  explicit BalancedResourceAllocation(std::string_view shown_as)
+      : AliasedScore("BalancedResourceAllocation", shown_as) {}
+
   // bench/engine_bench.cc BM_ScorePluginCost: 4 ns per node.
   uint64_t cost_per_node_ns() const override { return 4; }
-  std::string_view name() const override { return "BalancedResourceAllocation"; }
 
   int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {
     const Resources& alloc = node.node->allocatable;
@@ -86,8 +88,8 @@ class NodeResourcesBalancedAllocation final : public ScorePlugin {
 
 }  // namespace
 
-std::unique_ptr<ScorePlugin> make_balanced_resource_allocation_score() {
-  return std::make_unique<BalancedResourceAllocation>();
+std::unique_ptr<ScorePlugin> make_balanced_resource_allocation_score(std::string_view shown_as) {
+  return std::make_unique<BalancedResourceAllocation>(shown_as);
 }
 
 std::unique_ptr<ScorePlugin> make_node_resources_balanced_allocation_score(

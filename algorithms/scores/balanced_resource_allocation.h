@@ -10,7 +10,8 @@ namespace kext {
 
 // "BalancedResourceAllocation": f = r / c per resource (1 if c == 0) in double; 0 if either
 // fraction is >= 1, else int64((1 - |f_cpu - f_mem|) * 10). r counts non-zero requests. No reduce.
-std::unique_ptr<ScorePlugin> make_balanced_resource_allocation_score();
+// shown_as: the name it is shown under (AliasedScore); empty = its own.
+std::unique_ptr<ScorePlugin> make_balanced_resource_allocation_score(std::string_view shown_as = {});
 
 // "NodeResourcesBalancedAllocation", 0..100 (kube-scheduler noderesources/balanced_allocation.go
 // balancedResourceScorer): per resource with allocatable, f = min(r / c, 1) counting actual requests

@@ -27,9 +27,10 @@ struct ImagePrepared final : ScorePrepared {
 // The node's reported size of the image, or -1 if the node does not have it.
 int64_t size_on_node(const PodImage& image, const Node& node) { return node.images.size_of(image.key); }
 
-class ImageLocality final : public ScorePlugin {
+class ImageLocality final : public AliasedScore {
  public:
-  explicit ImageLocality(bool modern) : modern_(modern) {}
+  ImageLocality(bool modern, std::string_view shown_as)
+      : AliasedScore(modern ? "ImageLocality" : "ImageLocalityPriority", shown_as), modern_(modern) {}
 
   // bench/engine_bench.cc BM_ScorePluginCost: 10 ns per node with NodeImages' filter and the search from
   // the key's estimated rank (11 with a binary search behind the filter, 20 with the binary search
@@ -38,7 +39,6 @@ class ImageLocality final : public ScorePlugin {
   // more than that with them cold: prioritize at 500 cloud names of 5000 nodes, 146.5 -> 133.5 us of
   // CPU per request, lower in 7 of 8 pairs.
   uint64_t cost_per_node_ns() const override { return 10; }
-  std::string_view name() const override { return modern_ ? "ImageLocality" : "ImageLocalityPriority"; }
 
   std::unique_ptr<ScorePrepared> prepare(const PodContext& pod,
                                          std::span<const NodeInfo* const> nodes) const override {
@@ -148,10 +148,12 @@ class ImageLocality final : public ScorePlugin {
 
 }  // namespace
 
-std::unique_ptr<ScorePlugin> make_image_locality_score() { return std::make_unique<ImageLocality>(false); }
+std::unique_ptr<ScorePlugin> make_image_locality_score(std::string_view shown_as) {
+  return std::make_unique<ImageLocality>(false, shown_as);
+}
 
 std::unique_ptr<ScorePlugin> make_image_locality_plugin_score() {
-  return std::make_unique<ImageLocality>(true);
+  return std::make_unique<ImageLocality>(true, std::string_view());
 }
 
 }  // namespace kext

@@ -19,7 +19,8 @@ inline constexpr int64_t kImageLocalityMaxThreshold = 1000LL * 1024 * 1024;
 // the spread being counted in prepare() over the nodes of this request. The sum is clamped to
 // [23 MiB, 1000 MiB] and scaled: 10 * (sum - min) / (max - min). The size is the node's own
 // reported size (v1.16 took whichever node the cache saw first). No reduce.
-std::unique_ptr<ScorePlugin> make_image_locality_score();
+// shown_as: the name it is shown under (AliasedScore); empty = its own.
+std::unique_ptr<ScorePlugin> make_image_locality_score(std::string_view shown_as = {});
 
 // "ImageLocality", 0..100 (kube-scheduler imagelocality/image_locality.go): the same per-image sum over
 // init and regular containers, clamped to [23 MiB, 1000 MiB × containers] and scaled to 0..100. The

@@ -17,11 +17,12 @@ int64_t least_requested(int64_t requested, int64_t capacity) {
   return least_requested_score(requested, capacity, kMaxScore);
 }
 
-class LeastRequested final : public ScorePlugin {
+class LeastRequested final : public AliasedScore {
  public:
+  explicit LeastRequested(std::string_view shown_as) : AliasedScore("LeastRequestedPriority", shown_as) {}
+
   // bench/engine_bench.cc BM_ScorePluginCost: 10 ns per node.
   uint64_t cost_per_node_ns() const override { return 10; }
-  std::string_view name() const override { return "LeastRequestedPriority"; }
 
   int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {
     return cpu_memory_mean(pod, node, least_requested);
@@ -30,6 +31,8 @@ class LeastRequested final : public ScorePlugin {
 
 }  // namespace
 
-std::unique_ptr<ScorePlugin> make_least_requested_score() { return std::make_unique<LeastRequested>(); }
+std::unique_ptr<ScorePlugin> make_least_requested_score(std::string_view shown_as) {
+  return std::make_unique<LeastRequested>(shown_as);
+}
 
 }  // namespace kext

@@ -23,11 +23,12 @@ int64_t most_requested(int64_t requested, int64_t capacity) {
   return most_requested_score(requested, capacity, kMaxScore, false);
 }
 
-class MostRequested final : public ScorePlugin {
+class MostRequested final : public AliasedScore {
  public:
+  explicit MostRequested(std::string_view shown_as) : AliasedScore("MostRequestedPriority", shown_as) {}
+
   // bench/engine_bench.cc BM_ScorePluginCost: 10 ns per node.
   uint64_t cost_per_node_ns() const override { return 10; }
-  std::string_view name() const override { return "MostRequestedPriority"; }
 
   int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {
     return cpu_memory_mean(pod, node, most_requested);
@@ -36,6 +37,8 @@ class MostRequested final : public ScorePlugin {
 
 }  // namespace
 
-std::unique_ptr<ScorePlugin> make_most_requested_score() { return std::make_unique<MostRequested>(); }
+std::unique_ptr<ScorePlugin> make_most_requested_score(std::string_view shown_as) {
+  return std::make_unique<MostRequested>(shown_as);
+}
 
 }  // namespace kext

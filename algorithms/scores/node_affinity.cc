@@ -5,15 +5,14 @@
 namespace kext {
 namespace {
 
-class NodeAffinityPriority final : public ScorePlugin {
+class NodeAffinityPriority final : public AliasedScore {
  public:
-  explicit NodeAffinityPriority(int64_t max_score) : max_score_(max_score) {}
+  NodeAffinityPriority(int64_t max_score, std::string_view shown_as)
+      : AliasedScore(max_score == kMaxScore ? "NodeAffinityPriority" : "NodeAffinity", shown_as),
+        max_score_(max_score) {}
 
   // bench/engine_bench.cc BM_ScorePluginCost: 5 ns per node.
   uint64_t cost_per_node_ns() const override { return 5; }
-  std::string_view name() const override {
-    return max_score_ == kMaxScore ? "NodeAffinityPriority" : "NodeAffinity";
-  }
 
   int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {
     if (!pod.pod.node_affinity) return 0;
@@ -36,12 +35,12 @@ class NodeAffinityPriority final : public ScorePlugin {
 
 }  // namespace
 
-std::unique_ptr<ScorePlugin> make_node_affinity_score() {
-  return std::make_unique<NodeAffinityPriority>(kMaxScore);
+std::unique_ptr<ScorePlugin> make_node_affinity_score(std::string_view shown_as) {
+  return std::make_unique<NodeAffinityPriority>(kMaxScore, shown_as);
 }
 
 std::unique_ptr<ScorePlugin> make_node_affinity_plugin_score() {
-  return std::make_unique<NodeAffinityPriority>(kMaxNodeScore);
+  return std::make_unique<NodeAffinityPriority>(kMaxNodeScore, std::string_view());
 }
 
 }  // namespace kext

@@ -12,7 +12,8 @@ namespace kext {
 // metadata.name fields, modern matching: an unparsable or empty term just does not match, where
 // v1.16 aborted the priority and looked at expressions only). Reduce = default_normalize_score(10,
 // false).
-std::unique_ptr<ScorePlugin> make_node_affinity_score();
+// shown_as: the name it is shown under (AliasedScore); empty = its own.
+std::unique_ptr<ScorePlugin> make_node_affinity_score(std::string_view shown_as = {});
 
 // "NodeAffinity", 0..100: the same map, reduced by DefaultNormalizeScore(MaxNodeScore, false)
 // (kube-scheduler nodeaffinity/node_affinity.go NormalizeScore).

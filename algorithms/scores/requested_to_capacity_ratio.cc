@@ -87,9 +87,10 @@ class RequestedToCapacityRatio final : public ScorePlugin {
 
 }  // namespace
 
-std::unique_ptr<ScorePlugin> make_requested_to_capacity_ratio_score(
-    const RequestedToCapacityRatioArgs& args) {
-  return std::make_unique<RequestedToCapacityRatio>(args, 1, "RequestedToCapacityRatioPriority");
+std::unique_ptr<ScorePlugin> make_requested_to_capacity_ratio_score(const RequestedToCapacityRatioArgs& args,
+                                                                    std::string_view shown_as) {
+  return std::make_unique<RequestedToCapacityRatio>(
+      args, 1, shown_as.empty() ? std::string_view("RequestedToCapacityRatioPriority") : shown_as);
 }
 
 std::unique_ptr<ScorePlugin> make_requested_to_capacity_ratio_score(const RequestedToCapacityRatioArgs& args,

@@ -23,8 +23,9 @@ int64_t broken_linear(std::span<const UtilizationShapePoint> shape, int64_t util
 // and resources scoring 0 add nothing to the weight sum; the node score is the weighted mean,
 // rounded half away from zero. Requested = non-zero requests for cpu/memory, actual requests for
 // everything else; a scalar the pod does not request is skipped. Empty resources = cpu 1, memory 1;
-// weight 0 means 1. No reduce.
-std::unique_ptr<ScorePlugin> make_requested_to_capacity_ratio_score(const RequestedToCapacityRatioArgs& args);
+// weight 0 means 1. No reduce. shown_as: the name it is shown under (a literal); empty = its own.
+std::unique_ptr<ScorePlugin> make_requested_to_capacity_ratio_score(const RequestedToCapacityRatioArgs& args,
+                                                                    std::string_view shown_as = {});
 
 // The same arithmetic with the shape's scores multiplied by shape_scale first: 10 is kube-scheduler
 // >= v1.17's NodeResourcesFit RequestedToCapacityRatio strategy on the 0..100 scale (the weighted mean

@@ -5,15 +5,14 @@
 namespace kext {
 namespace {
 
-class TaintTolerationPriority final : public ScorePlugin {
+class TaintTolerationPriority final : public AliasedScore {
  public:
-  explicit TaintTolerationPriority(int64_t max_score) : max_score_(max_score) {}
+  TaintTolerationPriority(int64_t max_score, std::string_view shown_as)
+      : AliasedScore(max_score == kMaxScore ? "TaintTolerationPriority" : "TaintToleration", shown_as),
+        max_score_(max_score) {}
 
   // bench/engine_bench.cc BM_ScorePluginCost: 10 ns per node.
   uint64_t cost_per_node_ns() const override { return 10; }
-  std::string_view name() const override {
-    return max_score_ == kMaxScore ? "TaintTolerationPriority" : "TaintToleration";
-  }
 
   int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {
     return count_untolerated_prefer_no_schedule(node.node->taints, pod.pod.tolerations);
@@ -28,12 +27,12 @@ class TaintTolerationPriority final : public ScorePlugin {
 
 }  // namespace
 
-std::unique_ptr<ScorePlugin> make_taint_toleration_score() {
-  return std::make_unique<TaintTolerationPriority>(kMaxScore);
+std::unique_ptr<ScorePlugin> make_taint_toleration_score(std::string_view shown_as) {
+  return std::make_unique<TaintTolerationPriority>(kMaxScore, shown_as);
 }
 
 std::unique_ptr<ScorePlugin> make_taint_toleration_plugin_score() {
-  return std::make_unique<TaintTolerationPriority>(kMaxNodeScore);
+  return std::make_unique<TaintTolerationPriority>(kMaxNodeScore, std::string_view());
 }
 
 }  // namespace kext

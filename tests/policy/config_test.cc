@@ -263,10 +263,13 @@ TEST(Config, EmbeddedDefaultRunsTodaysDefaultPolicy) {
   const Config modern = parse_config(default_config_json());
   EXPECT_EQ(config_from_policy(legacy).config, modern);
   expect_same_results(compile(legacy), compile(modern));
-  // The default's scores keep their legacy names (decision logs, metrics).
+  // The default's scores run v1.16 arithmetic under the plugin names the file gives them (decision logs,
+  // metrics), as --write-config writes them; the legacy Policy's keep the legacy names.
   const Profile p = compile(modern);
   ASSERT_EQ(p.engine.scores().size(), 5u);
-  EXPECT_EQ(p.engine.scores()[0].plugin->name(), "LeastRequestedPriority");
+  EXPECT_EQ(p.engine.scores()[0].plugin->name(), modern.scores[0].name);
+  EXPECT_EQ(p.engine.scores()[0].plugin->name(), "NodeResourcesFit");
+  EXPECT_EQ(compile(legacy).engine.scores()[0].plugin->name(), "LeastRequestedPriority");
   EXPECT_EQ(p.engine.filters()[0]->name(), "NodeUnschedulable");
 }
 

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -337,8 +338,10 @@ TEST(Simulator, InvariantsHoldOnARandomWorkload) {
     sim.add_node(make_node("late" + std::to_string(i), 4000, 16 * GiB), seconds(pick(20, 200)));
 
   size_t decisions = 0;
+  std::set<std::string> evicted;
   RunSummary summary = sim.run([&](const Decision& d) {
     ++decisions;
+    evicted.insert(d.victims.begin(), d.victims.end());
     const SimCluster& c = sim.cluster();
     for (const NodeInfo* n : c.nodes()) {
       ASSERT_LE(n->requested.milli_cpu, n->node->allocatable.milli_cpu)
@@ -376,6 +379,9 @@ TEST(Simulator, InvariantsHoldOnARandomWorkload) {
   EXPECT_GT(summary.preemptions, 0u) << "the workload is meant to need preemption";
   EXPECT_GT(summary.recreated, 0u);
   EXPECT_EQ(summary.latencies.size(), summary.scheduled);
+  // Each pod evicted counts once, however many preemptors chose it.
+  EXPECT_EQ(summary.victims, evicted.size());
+  EXPECT_LE(summary.recreated, summary.victims);
 }
 
 TEST(Quantile, NearestRank) {

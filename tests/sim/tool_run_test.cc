@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -235,6 +236,53 @@ TEST(SimRun, PreemptorIsNominatedThenBoundAfterTheVictimsGracePeriod) {
   const SimResult early = run_sim(c, nullptr);
   EXPECT_EQ(early.summary.pending_at_end, 1u);
   EXPECT_EQ(early.pending_by_reason, (std::map<std::string, size_t>{{std::string(kNominated), 1}}));
+}
+
+// README "Simulating a policy"'s worked example: web-0 and web-1 both choose batch-b (web-1's dry run
+// still sees it, terminating, on n2), web-2 batch-a. Three preemptions, two pods evicted.
+TEST(SimRun, AVictimTwoPreemptorsChoseCountsOnce) {
+  SimFiles f("readme");
+  auto batch = [](const std::string& name, const std::string& uid, const std::string& node,
+                  const std::string& start) {
+    return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+           R"(","namespace":"jobs","uid":")" + uid + R"("},"spec":{"nodeName":")" + node +
+           R"(","priority":0,"containers":[{"name":"c","image":"busybox","resources":{"requests":{"cpu":"3","memory":"1Gi"}}}]},)"
+           R"("status":{"phase":"Running","startTime":")" +
+           start + R"("}})";
+  };
+  auto node = [](const std::string& name) {
+    return R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")" + name +
+           R"("},"status":{"allocatable":{"cpu":"4","memory":"16Gi","pods":"110"}}})";
+  };
+  SimCommand c;
+  c.cluster_file =
+      f.write("cluster.json", R"({"apiVersion":"v1","kind":"List","items":[)" + node("n1") + "," +
+                                  node("n2") + "," + batch("batch-a", "a", "n1", "2026-11-24T10:00:00Z") +
+                                  "," + batch("batch-b", "b", "n2", "2026-11-24T10:05:00Z") + "]}");
+  c.workload_file = f.write(
+      "workload.json",
+      R"({"apiVersion":"v1","kind":"List","items":[{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},)"
+      R"("spec":{"replicas":3,"template":{"spec":{"priority":1000,"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"2","memory":"1Gi"}}}]}}}}]})");
+  std::ostringstream log;
+  const SimResult result = run_sim(c, &log);
+  std::vector<std::string> chosen;
+  for (const auto& line : parse_lines(log.str())) {
+    for (const auto& v : line["victimNames"].GetArray()) {
+      chosen.push_back(line["name"].GetString() + std::string(" ") + v.GetString());
+    }
+  }
+  EXPECT_EQ(chosen,
+            (std::vector<std::string>{"web-0 jobs/batch-b", "web-1 jobs/batch-b", "web-2 jobs/batch-a"}));
+  EXPECT_EQ(result.summary.preemptions, 3u);
+  EXPECT_EQ(result.summary.victims, 2u);
+  EXPECT_EQ(result.summary.scheduled, 3u);
+  const std::string html = html_report({{"default", &result}}, {}, c);
+  EXPECT_NE(html.find("<h2>Evictions (default): 3 preemptions, 2 pods evicted</h2>"), std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td>jobs/batch-b (already terminating)</td>"), std::string::npos) << html;
+  const auto rows = sim::summary_rows(result.summary);
+  EXPECT_NE(std::find(rows.begin(), rows.end(), std::pair<std::string, std::string>{"victims", "2"}),
+            rows.end());
 }
 
 TEST(SimRun, SameSeedSameLog) {
@@ -606,8 +654,9 @@ void expect_self_contained_and_balanced(const std::string& html) {
   EXPECT_TRUE(html.ends_with("</body>\n</html>\n"));
   for (const char* banned : {"http://", "https://", "<script", "src=", "href=", "url(", "@import"})
     EXPECT_EQ(html.find(banned), std::string::npos) << banned;
-  for (const std::string tag : {"html", "head", "body", "style", "svg", "table", "tr", "td", "th", "section",
-                                "div", "rect", "title", "text", "h1", "h2", "h3"}) {
+  for (const std::string tag :
+       {"html", "head",  "body", "style", "svg", "table", "tr",  "td",   "th",      "section", "div",
+        "rect", "title", "text", "h1",    "h2",  "h3",    "pre", "span", "details", "summary", "p"}) {
     EXPECT_EQ(count(html, "<" + tag + ">") + count(html, "<" + tag + " "), count(html, "</" + tag + ">"))
         << tag;
   }
@@ -619,8 +668,18 @@ TEST(SimHtml, ReportOfARun) {
   c.cluster_file = f.write("cluster.json", full_cluster());
   c.workload_file = f.write("workload.json", kVipWorkload);
   const SimResult r = run_sim(c, nullptr);
-  const std::string html = html_report({{"default", &r}}, {});
+  const std::string html = html_report({{"default", &r}}, {}, c);
   expect_self_contained_and_balanced(html);
+  // The inputs, the seed and the configuration that ran, as --write-config writes it.
+  EXPECT_NE(html.find("<tr><th>--cluster</th><td>" + c.cluster_file + "</td></tr>"), std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<tr><th>--workload</th><td>" + c.workload_file + "</td></tr>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>--config</th><td>(embedded default)</td></tr>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>--seed</th><td>1</td></tr>"), std::string::npos);
+  ASSERT_FALSE(r.configuration.empty());
+  EXPECT_NE(r.configuration.find("\"NodeResourcesFit\""), std::string::npos) << r.configuration;
+  EXPECT_NE(html.find("<pre class=\"config\">" + html_escape(r.configuration) + "</pre>"), std::string::npos);
+  EXPECT_EQ(html.find("Configuration difference"), std::string::npos) << "only with --compare";
   EXPECT_EQ(count(html, "<svg "), 3u) << "pending over time, cpu and memory per node";
   EXPECT_NE(html.find("<tr><th></th><th>default</th></tr>"), std::string::npos);
   EXPECT_NE(html.find(R"(<tr><td>preemptions</td><td class="n">1</td></tr>)"), std::string::npos);
@@ -630,9 +689,17 @@ TEST(SimHtml, ReportOfARun) {
   EXPECT_NE(html.find(R"(<tr><td>cpu fragmented</td><td class="n">100.0 %</td></tr>)"), std::string::npos);
   // The vip arrives at 0 s and is pending (nominated) until it binds at 10 s: a step from 1 to 0
   // across the whole width.
-  EXPECT_NE(html.find(R"(data-series="0,1 10,0" points="48.0,12.0 548.0,12.0 548.0,190.0")"),
+  EXPECT_NE(html.find(R"(data-series="0,1 10,0" points="64.0,14.0 544.0,14.0 544.0,196.0")"),
             std::string::npos)
       << html;
+  // Its axes: ticks in pods and seconds, and both titles, inside the 64-unit left margin.
+  EXPECT_NE(html.find(R"(<text x="58.0" y="18.0" text-anchor="end">1</text>)"), std::string::npos);
+  EXPECT_NE(html.find(R"(<text x="544.0" y="212.0" text-anchor="end">10</text>)"), std::string::npos);
+  EXPECT_NE(
+      html.find(R"(<text x="304.0" y="232.0" text-anchor="middle" class="title">simulated time (s)</text>)"),
+      std::string::npos);
+  EXPECT_NE(html.find(R"x(class="title" transform="rotate(-90 14 105.0)">pods pending</text>)x"),
+            std::string::npos);
   // Nodes by CPU share, fullest first (ties in node order): n1 and n3 full, n2 80 % (the vip's 800m).
   const size_t n1 = html.find("<title>n1: cpu 100.0 %</title>");
   const size_t n3 = html.find("<title>n3: cpu 100.0 %</title>");
@@ -640,9 +707,28 @@ TEST(SimHtml, ReportOfARun) {
   ASSERT_NE(n2, std::string::npos) << html;
   EXPECT_LT(n1, n3);
   EXPECT_LT(n3, n2);
-  EXPECT_NE(html.find(R"(<rect class="cpu" x="381.33" y="47.60" width="165.67" height="142.40">)"),
+  // Each bar in its row (the third), named on its left and valued on its right: the name column is
+  // 10 + 6.4 per character of the longest name (at least 4), the bar 80 % of the 472.4 units left
+  // beside the 52 of the value.
+  EXPECT_NE(html.find(R"(<text x="29.6" y="73.0" text-anchor="end">n2</text>)"
+                      R"(<rect class="cpu" x="35.60" y="63.00" width="377.92" height="12.00">)"
+                      R"(<title>n2: cpu 80.0 %</title></rect>)"
+                      R"(<text x="417.5" y="73.0" text-anchor="start">80.0 %</text>)"),
             std::string::npos)
-      << "80 % of the 178-unit plot height";
+      << html;
+  // The percentage scale above the rows.
+  for (const char* tick : {">0 %</text>", ">50 %</text>", ">100 %</text>"})
+    EXPECT_NE(html.find(tick), std::string::npos);
+  // The evictions: vip-0 (1000) on n2, over both of n2's priority-0 pods.
+  EXPECT_NE(html.find("<h2>Evictions (default): 1 preemptions, 2 pods evicted</h2>"), std::string::npos);
+  EXPECT_NE(html.find(R"(<tr><td class="n" rowspan="2">0</td><td rowspan="2">prod/vip-0</td>)"
+                      R"(<td class="n" rowspan="2">1000</td><td rowspan="2">n2</td>)"),
+            std::string::npos)
+      << html;
+  for (const char* victim : {"batch/b1", "batch/b2"})
+    EXPECT_NE(html.find("<td>" + std::string(victim) + R"(</td><td class="n">0</td></tr>)"),
+              std::string::npos)
+        << victim;
   EXPECT_NE(html.find("<title>n2: memory 0.0 %</title>"), std::string::npos);
   EXPECT_EQ(html.find("Placed differently"), std::string::npos) << "only with --compare";
 }
@@ -651,8 +737,18 @@ TEST(SimHtml, CompareSideBySideWithThePodsPlacedDifferently) {
   SpreadOrPack s;
   const SimResult a = run_sim(s.c, nullptr);
   const SimResult b = run_sim(compare_command(s.c), nullptr, "--compare");
-  const std::string html = html_report({{"spread", &a}, {"pack <&>", &b}}, placement_diff(a, b));
+  const std::string html = html_report({{"spread", &a}, {"pack <&>", &b}}, placement_diff(a, b), s.c);
   expect_self_contained_and_balanced(html);
+  EXPECT_NE(html.find("<tr><th>--compare</th><td>" + s.c.compare_file + "</td></tr>"), std::string::npos);
+  // Both configurations, and the difference: the packing policy scores MostAllocated.
+  EXPECT_EQ(count(html, "<pre class=\"config\">"), 2u);
+  const size_t diff = html.find("<pre class=\"diff\">");
+  ASSERT_NE(diff, std::string::npos) << html;
+  const std::string diff_text = html.substr(diff, html.find("</pre>", diff) - diff);
+  EXPECT_NE(diff_text.find(R"(<span class="add">+)"), std::string::npos) << diff_text;
+  EXPECT_NE(diff_text.find("MostAllocated"), std::string::npos) << diff_text;
+  EXPECT_NE(diff_text.find(R"(<span class="del">-)"), std::string::npos) << diff_text;
+  EXPECT_NE(diff_text.find("LeastAllocated"), std::string::npos) << diff_text;
   EXPECT_EQ(count(html, "<section>"), 2u);
   EXPECT_EQ(count(html, "<svg "), 6u);
   EXPECT_NE(html.find("<tr><th></th><th>spread</th><th>pack &lt;&amp;&gt;</th></tr>"), std::string::npos);
@@ -661,16 +757,107 @@ TEST(SimHtml, CompareSideBySideWithThePodsPlacedDifferently) {
   EXPECT_NE(html.find(R"(<tr><td>nodes used</td><td class="n">2/2</td><td class="n">1/2</td></tr>)"),
             std::string::npos);
   EXPECT_NE(html.find("<h2>Placed differently: 3 pods</h2>"), std::string::npos);
+  // Summarised first (by namespace, by owner, by move), then each pod; all before the runs' sections.
+  const size_t placed = html.find("<h2>Placed differently");
+  EXPECT_LT(placed, html.find("<section>"));
+  EXPECT_NE(html.find(R"(<tr><td>default</td><td class="n">3</td></tr>)"), std::string::npos) << html;
+  EXPECT_NE(html.find(R"(<tr><td>default/Deployment/web</td><td class="n">3</td></tr>)"), std::string::npos);
+  EXPECT_NE(html.find(R"(<tr><td>n2 → n1</td><td class="n">3</td></tr>)"), std::string::npos);
+  EXPECT_LT(html.find("<h3>By namespace</h3>"), html.find("<h2>Placed differently: each pod</h2>"));
+  size_t last = placed;
   for (const char* pod : {"web-0", "web-1", "web-2"}) {
-    EXPECT_NE(html.find("<tr><td>default/" + std::string(pod) + "</td><td>n2</td><td>n1</td></tr>"),
-              std::string::npos)
-        << pod;
+    const size_t at = html.find("<tr><td>default</td><td>" + std::string(pod) +
+                                "</td><td>Deployment/web</td><td>n2</td><td>n1</td></tr>");
+    ASSERT_NE(at, std::string::npos) << pod;
+    EXPECT_GT(at, last) << pod;
+    last = at;
   }
   // Packing: n1 holds the 500m pod and the three of 100m; spreading leaves it at 500m.
   EXPECT_NE(html.find("<title>n1: cpu 80.0 %</title>"), std::string::npos);
   EXPECT_NE(html.find("<title>n1: cpu 50.0 %</title>"), std::string::npos);
   EXPECT_NE(html.find("<title>n2: cpu 30.0 %</title>"), std::string::npos);
   EXPECT_NE(html.find("<title>n2: cpu 0.0 %</title>"), std::string::npos);
+}
+
+// The pods placed differently, in order: by namespace, by owner, and by name with numbers as numbers.
+TEST(SimHtml, PlacedDifferentlyIsSortedAndCounted) {
+  SimResult a, b;
+  for (const char* pod : {"ns/web-10", "ns/web-2", "ns/api-1", "ab/x", "ns/web-1-r1"}) {
+    a.placements[pod] = "n1";
+    b.placements[pod] = "n2";
+  }
+  a.owners = {{"ns/web-10", "Deployment/web"},
+              {"ns/web-2", "Deployment/web"},
+              {"ns/web-1", "Deployment/web"},
+              {"ns/api-1", "Deployment/api"}};
+  const std::string html = html_report({{"a", &a}, {"b", &b}}, placement_diff(a, b));
+  expect_self_contained_and_balanced(html);
+  std::vector<size_t> at;
+  for (const char* row :
+       {"<tr><td>ab</td><td>x</td><td>(none)</td>", "<tr><td>ns</td><td>api-1</td><td>Deployment/api</td>",
+        "<tr><td>ns</td><td>web-1-r1</td><td>Deployment/web</td>",
+        "<tr><td>ns</td><td>web-2</td><td>Deployment/web</td>",
+        "<tr><td>ns</td><td>web-10</td><td>Deployment/web</td>"}) {
+    at.push_back(html.find(row));
+    ASSERT_NE(at.back(), std::string::npos) << row << html;
+  }
+  EXPECT_TRUE(std::is_sorted(at.begin(), at.end()));
+  // Counts: most first.
+  EXPECT_LT(html.find(R"(<tr><td>ns</td><td class="n">4</td></tr>)"),
+            html.find(R"(<tr><td>ab</td><td class="n">1</td></tr>)"));
+  EXPECT_NE(html.find(R"(<tr><td>ns/Deployment/web</td><td class="n">3</td></tr>)"), std::string::npos);
+  EXPECT_NE(html.find("<p>The two configurations are the same.</p>"), std::string::npos);
+}
+
+// Long node names are cut in the middle on the bars; moves beyond the ten most common are summed.
+TEST(SimHtml, LongNamesAndManyMoves) {
+  SimResult a, b;
+  a.use.per_node.push_back(NodeUse{"ip-10-0-1-15.eu-west-1.compute.internal", 1, 2, 1, 2, 1, 110});
+  for (int i = 0; i < 12; ++i) {
+    const std::string pod = "ns/p-" + std::to_string(i);
+    a.placements[pod] = "a" + std::to_string(i);
+    b.placements[pod] = "b" + std::to_string(i % 11);  // b0 twice
+  }
+  const std::string html = html_report({{"a", &a}, {"b", &b}}, placement_diff(a, b));
+  expect_self_contained_and_balanced(html);
+  EXPECT_NE(html.find(">ip-10-0-1-15.eu-west…compute.internal</text>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<title>ip-10-0-1-15.eu-west-1.compute.internal: cpu 50.0 %</title>"),
+            std::string::npos);
+  // Twelve moves, each once: the first ten by name, then the other two in one row.
+  EXPECT_NE(html.find(R"(<tr><td>a0 → b0</td><td class="n">1</td></tr>)"), std::string::npos);
+  EXPECT_EQ(html.find("<td>a9 → b9</td>"), std::string::npos) << "sorted by name, a9 is the 12th";
+  EXPECT_NE(html.find(R"(<tr><td>(2 others)</td><td class="n">2</td></tr>)"), std::string::npos) << html;
+  // The list has every pod.
+  EXPECT_NE(html.find("<td>p-11</td>"), std::string::npos);
+}
+
+TEST(SimHtml, NaturalOrderAndLineDiff) {
+  EXPECT_TRUE(natural_less("web-2", "web-10"));
+  EXPECT_FALSE(natural_less("web-10", "web-2"));
+  EXPECT_TRUE(natural_less("a", "b"));
+  EXPECT_TRUE(natural_less("web", "web-0"));
+  EXPECT_FALSE(natural_less("x1", "x1"));
+  EXPECT_TRUE(natural_less("x01", "x1") != natural_less("x1", "x01"));
+  EXPECT_EQ(line_diff("a\nb\nc\n", "a\nB\nc\n", 1), (std::vector<std::string>{" a", "-b", "+B", " c"}));
+  EXPECT_EQ(line_diff("1\n2\n3\n4\n5\n6\n", "1\n2\n3\n4\n5\nsix\n", 1),
+            (std::vector<std::string>{"…", " 5", "-6", "+six"}));
+  EXPECT_TRUE(line_diff("same\n", "same\n").empty());
+}
+
+// A large cluster: every node in the distribution, the fullest kLabelledBarsMax named.
+TEST(SimHtml, ManyNodesNameTheFullest) {
+  SimResult r;
+  for (size_t i = 0; i < kLabelledBarsMax + 10; ++i) {
+    r.use.per_node.push_back(NodeUse{"node-" + std::to_string(i), static_cast<int64_t>(i), 100,
+                                     static_cast<int64_t>(i), 100, 1, 110});
+  }
+  const std::string html = html_report({{"big", &r}}, {});
+  expect_self_contained_and_balanced(html);
+  EXPECT_EQ(count(html, "<title>node-49: cpu 49.0 %</title>"), 2u) << "in both charts";
+  EXPECT_EQ(count(html, "<title>node-0: cpu 0.0 %</title>"), 1u) << "in the distribution only";
+  EXPECT_EQ(count(html, ">node-0</text>"), 0u);
+  EXPECT_EQ(count(html, ">node-10</text>"), 2u) << "cpu and memory";
+  EXPECT_NE(html.find("The fullest 40 of 50 nodes"), std::string::npos);
 }
 
 TEST(SimHtml, Escape) {
@@ -721,7 +908,9 @@ TEST(SimCommand, CompareOutputAndLogs) {
   ASSERT_EQ(b.size(), 3u);
   EXPECT_STREQ(a[0]["node"].GetString(), "n2");
   EXPECT_STREQ(b[0]["node"].GetString(), "n1");
-  EXPECT_EQ(read_text(html), html_report({{"default", &a_run}, {p, &b_run}}, placement_diff(a_run, b_run)));
+  // The report names the inputs as the command line gave them (--log and --html are outputs).
+  EXPECT_EQ(read_text(html),
+            html_report({{"default", &a_run}, {p, &b_run}}, placement_diff(a_run, b_run), s.c));
 
   // Without --compare: one run in the report; a report that cannot be created is a bad command line.
   auto run = [&](const std::string& args) {
@@ -731,7 +920,9 @@ TEST(SimCommand, CompareOutputAndLogs) {
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   };
   ASSERT_EQ(run("--workload " + s.c.workload_file + " --html " + html), 0) << read_text(err);
-  EXPECT_EQ(read_text(html), html_report({{"default", &a_run}}, {}));
+  SimCommand one = s.c;
+  one.compare_file.clear();
+  EXPECT_EQ(read_text(html), html_report({{"default", &a_run}}, {}, one));
   EXPECT_EQ(run("--html " + (s.f.dir / "no-such-dir" / "r.html").string()), 2);
   EXPECT_NE(read_text(err).find("--html " + (s.f.dir / "no-such-dir" / "r.html").string() +
                                 ": cannot create the file"),

@@ -1,13 +1,15 @@
 #pragma once
 // extender-sim --html: one self-contained HTML file (inline CSS, inline SVG drawn here, no script, no
-// external reference) with the summary table, the pods pending over simulated time and each node's
-// requested share of its allocatable at the end; with --compare, both runs side by side and the pods
-// placed differently.
+// external reference): the run's inputs, seed and configuration(s) (with --compare, their difference),
+// the summary table, the pods pending over simulated time, each node's requested share of its
+// allocatable at the end (labelled bars), the evictions; with --compare, both runs side by side and
+// the pods placed differently (counted by namespace and by owner, then listed in order).
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "tools/sim/run.h"
+#include "tools/sim/sim_options.h"
 
 namespace kext::simtool {
 
@@ -16,11 +18,24 @@ struct ReportRun {
   const SimResult* result = nullptr;
 };
 
+// Nodes drawn as labelled bars (name and value) per chart; with more, the fullest this many, and the
+// whole cluster's distribution as unlabelled bars above them.
+inline constexpr size_t kLabelledBarsMax = 40;
+
 // `runs`: one, or two with --compare (then `diffs` is placement_diff of them). The charts of both
-// runs share their scales, so that they compare at a glance.
-std::string html_report(const std::vector<ReportRun>& runs, const std::vector<PlacementDiff>& diffs);
+// runs share their scales, so that they compare at a glance. `command`: the inputs and seed shown.
+std::string html_report(const std::vector<ReportRun>& runs, const std::vector<PlacementDiff>& diffs,
+                        const SimCommand& command = SimCommand());
 
 // Text as HTML element content or attribute value: & < > " ' escaped.
 std::string html_escape(std::string_view text);
+
+// The lines of `a` and `b` as a unified diff: a line of `a` only is "-line", of `b` only "+line", of
+// both " line"; only changed lines with `context` lines around them, "…" where lines are left out.
+// Empty when they are equal.
+std::vector<std::string> line_diff(std::string_view a, std::string_view b, size_t context = 3);
+
+// a < b with runs of digits compared as numbers ("web-2" < "web-10"), for sorted pod lists.
+bool natural_less(std::string_view a, std::string_view b);
 
 }  // namespace kext::simtool

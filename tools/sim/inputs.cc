@@ -78,6 +78,25 @@ bool controlled_by_owner(const Value& item, const std::string& path) {
   return false;
 }
 
+// "Kind/name" of the controller ownerReference (controlled_by_owner has checked the shapes); "" for none.
+std::string controller_of(const Value& item) {
+  const Value* md = json::find_non_null(item, "metadata");
+  const Value* refs =
+      md == nullptr || !md->IsObject() ? nullptr : json::find_non_null(*md, "ownerReferences");
+  if (refs == nullptr || !refs->IsArray()) return {};
+  for (const Value& ref : refs->GetArray()) {
+    const auto controller = ref.FindMember("controller");
+    if (controller == ref.MemberEnd() || !controller->value.IsTrue()) continue;
+    const auto kind = ref.FindMember("kind");
+    const auto name = ref.FindMember("name");
+    const auto str = [&](auto it) {
+      return it != ref.MemberEnd() && it->value.IsString() ? json::view(it->value) : std::string_view();
+    };
+    return std::string(str(kind)) + "/" + std::string(str(name));
+  }
+  return {};
+}
+
 std::optional<sim::SimDuration> grace_period(const Value& pod_or_template, const std::string& path) {
   const Value* spec = json::find_non_null(pod_or_template, "spec");
   if (spec == nullptr || !spec->IsObject()) return std::nullopt;
@@ -131,9 +150,19 @@ std::optional<sim::SimDuration> runtime_annotation(const Value& object, const st
 }
 
 PodTraits traits_of(const Value& pod_or_template, const std::string& path, bool controlled) {
-  return PodTraits{controlled, grace_period(pod_or_template, path),
-                   priority_class_name(pod_or_template, path), deletion_timestamp(pod_or_template, path),
-                   runtime_annotation(pod_or_template, path)};
+  return PodTraits{controlled,
+                   grace_period(pod_or_template, path),
+                   priority_class_name(pod_or_template, path),
+                   deletion_timestamp(pod_or_template, path),
+                   runtime_annotation(pod_or_template, path),
+                   std::string()};
+}
+
+// A pod's traits with its controller, if it names one.
+PodTraits pod_traits(const Value& item, const std::string& path) {
+  PodTraits t = traits_of(item, path, controlled_by_owner(item, path));
+  t.owner = controller_of(item);
+  return t;
 }
 
 PriorityClass decode_priority_class(const Value& item, const std::string& path) {
@@ -202,7 +231,7 @@ ClusterInput decode_cluster(std::string_view text, bool keep_node_images) {
         }
       }
     } else if (kind == "Pod") {
-      InputPod p{decode_pod(item, path), traits_of(item, path, controlled_by_owner(item, path))};
+      InputPod p{decode_pod(item, path), pod_traits(item, path)};
       complete_identity(p.pod, path);
       const bool bound = !p.pod.node_name.empty();
       pods.emplace_back(std::move(p), bound);
@@ -241,7 +270,7 @@ WorkloadInput decode_workload(std::string_view text) {
       return;
     }
     if (kind == "Pod") {
-      InputPod p{decode_pod(item, path), traits_of(item, path, controlled_by_owner(item, path))};
+      InputPod p{decode_pod(item, path), pod_traits(item, path)};
       complete_identity(p.pod, path);
       if (!p.pod.node_name.empty()) {
         throw DecodeError(json::join_path(path, "spec.nodeName") + ": a workload pod must not be bound");
@@ -278,6 +307,7 @@ WorkloadInput decode_workload(std::string_view text) {
       throw DecodeError(json::join_path(tp, "spec.nodeName") + ": a workload pod must not be bound");
     }
     PodTraits traits = traits_of(*tmpl, tp, true);
+    traits.owner = std::string(kind) + "/" + name;
     if (!traits.runtime) traits.runtime = runtime_annotation(item, path);
     for (int64_t i = 0; i < n; ++i) {
       InputPod p{from_template, traits};
@@ -297,7 +327,7 @@ InputPod decode_request_pod(std::string_view body) {
   json::expect_object(doc, "(request)");
   const Value* pod = json::find_non_null(doc, "Pod");
   if (pod == nullptr) throw DecodeError("Pod: missing");
-  InputPod p{decode_pod(*pod, "Pod"), traits_of(*pod, "Pod", controlled_by_owner(*pod, "Pod"))};
+  InputPod p{decode_pod(*pod, "Pod"), pod_traits(*pod, "Pod")};
   complete_identity(p.pod, "Pod");
   if (!p.pod.node_name.empty()) throw DecodeError("Pod.spec.nodeName: a pending pod must not be bound");
   return p;

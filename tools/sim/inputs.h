@@ -30,6 +30,9 @@ struct PodTraits {
   // The kRuntimeAnnotation of the pod, its template or its controller (the first found): how long
   // it runs once bound, overriding --runtime.
   std::optional<sim::SimDuration> runtime;
+  // "Kind/name" of the controller (the ownerReference with controller: true, or the workload's
+  // Deployment, ReplicaSet or Job it was expanded from); "" for none. The report counts by it.
+  std::string owner;
 };
 
 // A workload's own runtime (issue 18: "--runtime per workload or from a field"): decimal seconds,

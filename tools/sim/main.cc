@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
         kext::simtool::run_sim(cmd, cmd.log_file.empty() ? nullptr : &log);
     if (!close_out(log, "--log", cmd.log_file)) return 1;
     if (!compare) {
-      if (!cmd.html_file.empty()) html << kext::simtool::html_report({{name, &result}}, {});
+      if (!cmd.html_file.empty()) html << kext::simtool::html_report({{name, &result}}, {}, cmd);
       if (!close_out(html, "--html", cmd.html_file)) return 1;
       std::cout << kext::simtool::format_result_summary(result, name)
                 << kext::simtool::format_node_use(result.use)
@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
     const std::string& other_name = cmd.compare_file;
     const std::vector<kext::simtool::PlacementDiff> diffs = kext::simtool::placement_diff(result, other);
     if (!cmd.html_file.empty())
-      html << kext::simtool::html_report({{name, &result}, {other_name, &other}}, diffs);
+      html << kext::simtool::html_report({{name, &result}, {other_name, &other}}, diffs, cmd);
     if (!close_out(html, "--html", cmd.html_file)) return 1;
     std::cout << kext::simtool::format_result_summary(result, name, &other, other_name) << "\n"
               << name << "\n"

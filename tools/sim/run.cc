@@ -122,6 +122,13 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   sim::Simulator simulator(std::move(cluster.cluster), loaded.profile.engine, options);
   // Events after max_time never happen: times past it are clamped to just after it, so that no
   // input (a deletionTimestamp in year 9999, a long interval times many pods) overflows the clock.
+  SimResult result;
+  result.configuration = loaded.effective_config.empty() ? config_text : loaded.effective_config;
+  for (const auto& [uid, traits] : running) {
+    if (traits.owner.empty()) continue;
+    if (auto pod = simulator.cluster().pod(uid))
+      result.owners[pod->namespace_ + "/" + pod->name] = traits.owner;
+  }
   const sim::SimTime after_end = sim::SimTime{0} + options.max_time + sim::SimDuration(1);
   const int64_t after_end_seconds = std::chrono::ceil<std::chrono::seconds>(after_end).count();
   for (const auto& [uid, traits] : running) {
@@ -133,6 +140,7 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
     }
   }
   auto add = [&](const std::string& source, InputPod& p, sim::SimTime at) {
+    if (!p.traits.owner.empty()) result.owners[p.pod.namespace_ + "/" + p.pod.name] = p.traits.owner;
     try {
       simulator.add_pending(std::move(p.pod), at, lifecycle_of(p.traits, runtime));
     } catch (const sim::ClusterError& e) {
@@ -160,7 +168,6 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
 
   // The last failed cycle's reasons of each pod (erased when it binds).
   std::unordered_map<std::string, std::map<std::string, size_t>> last_failure;
-  SimResult result;
   result.typical_pod = typical_pod(requests);
   result.summary = simulator.run([&](const sim::Decision& d) {
     if (log != nullptr) *log << decision_json(d) << '\n';
@@ -170,6 +177,10 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
       last_failure.erase(d.uid);
     } else if (d.outcome == sim::Outcome::kPreempted) {
       last_failure[d.uid] = {{std::string(kNominated), 1}};
+      Eviction& e = result.evictions.emplace_back(Eviction{d.at, d.pod, d.priority, d.node, {}});
+      for (size_t i = 0; i < d.victim_names.size(); ++i) {
+        e.victims.push_back({d.victim_names[i], i < d.victim_priorities.size() ? d.victim_priorities[i] : 0});
+      }
     } else {
       last_failure[d.uid] = d.reasons;
     }
@@ -185,6 +196,20 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
     result.pending_by_reason[std::string(kNotTried)] = result.summary.pending_at_end - explained;
   }
   return result;
+}
+
+std::string owner_of(const SimResult& result, const std::string& pod) {
+  std::string name = pod;
+  for (;;) {
+    if (auto it = result.owners.find(name); it != result.owners.end()) return it->second;
+    // A replacement is "<original>-r<n>".
+    const auto dash = name.rfind("-r");
+    if (dash == std::string::npos || dash + 2 == name.size() ||
+        !std::all_of(name.begin() + static_cast<std::ptrdiff_t>(dash) + 2, name.end(),
+                     [](char c) { return c >= '0' && c <= '9'; }))
+      return {};
+    name.resize(dash);
+  }
 }
 
 ClusterUse cluster_use(const sim::SimCluster& cluster) {

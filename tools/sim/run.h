@@ -50,6 +50,22 @@ struct PodShape {
   bool operator==(const PodShape&) const = default;
 };
 
+// A victim of a preemption: namespace/name and priority.
+struct EvictedPod {
+  std::string pod;
+  int32_t priority = 0;
+  bool operator==(const EvictedPod&) const = default;
+};
+
+// One cycle that preempted: the preemptor, where it was nominated, and the pods it evicted.
+struct Eviction {
+  sim::SimTime at{0};
+  std::string preemptor;  // namespace/name
+  int32_t priority = 0;
+  std::string node;
+  std::vector<EvictedPod> victims;  // most important first
+};
+
 struct SimResult {
   sim::RunSummary summary;
   ClusterUse use;
@@ -63,7 +79,20 @@ struct SimResult {
   // The median requests of the pods the run was given to place (pending in --cluster, --workload):
   // what fragmentation asks room for.
   std::optional<PodShape> typical_pod;
+  // Every cycle that preempted, in order (a pod two preemptors chose is under both; the summary's
+  // victims counts it once).
+  std::vector<Eviction> evictions;
+  // namespace/name -> "Kind/name" of its controller, for the input pods that have one (a replacement
+  // "<name>-r<n>" is its original's: owner_of).
+  std::map<std::string, std::string> owners;
+  // What ran: the configuration as kube-extender --write-config writes it, or the file's own text when
+  // no ExtenderConfiguration equals it (a legacy Policy with arguments only it has).
+  std::string configuration;
 };
+
+// The controller ("Kind/name") of a pod of the run, looking through replacements' "-r<n>" suffixes;
+// "" for none.
+std::string owner_of(const SimResult& result, const std::string& pod);
 
 // A pod placed differently by two runs: the node of each, or kNotPlaced.
 struct PlacementDiff {

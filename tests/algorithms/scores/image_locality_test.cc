@@ -166,8 +166,8 @@ TEST(ImageLocality, TwoPassLookupAgreesWithEachNodeAlone) {
   }
   // Two containers share an image (one row of lookups), one image is on no node.
   const Pod pod = pod_with_images({pool[3], pool[17], pool[3], "registry.example/team/absent:v1"});
-  for (auto make : {make_image_locality_score, make_image_locality_plugin_score}) {
-    auto s = make();
+  for (bool modern : {false, true}) {
+    auto s = modern ? make_image_locality_plugin_score() : make_image_locality_score();
     SCOPED_TRACE(s->name());
     const std::vector<int64_t> prepared = run_score(*s, pod, nodes);
     EXPECT_EQ(prepared, run_score(*s, pod, nodes, testing::ScorePath::kByNode));

@@ -409,18 +409,23 @@ TEST(NodeAffinityPluginScore, NormalisedTo100) {
 
 TEST(PluginScores, V1_16ArithmeticIsTheLegacyPriority) {
   PluginArgs args;
-  EXPECT_EQ(make_plugin_score("NodeResourcesFit", args, Arithmetic::kV1_16)->name(),
-            "LeastRequestedPriority");
+  // Shown under the plugin's name (AliasedScore), whatever arithmetic it runs.
+  EXPECT_EQ(make_plugin_score("NodeResourcesFit", args, Arithmetic::kV1_16)->name(), "NodeResourcesFit");
   // LeastRequestedPriority on the pod above: cpu 2360*10/4000 = 5, memory 4900*10/10000 = 4; (5+4)/2 = 4.
   EXPECT_EQ(
       run_score(*make_plugin_score("NodeResourcesFit", args, Arithmetic::kV1_16), the_pod(), {the_node()}),
       std::vector<int64_t>{4});
   args.fit_scoring.type = ScoringStrategyType::kMostAllocated;
-  EXPECT_EQ(make_plugin_score("NodeResourcesFit", args, Arithmetic::kV1_16)->name(), "MostRequestedPriority");
+  EXPECT_EQ(make_plugin_score("NodeResourcesFit", args, Arithmetic::kV1_16)->name(), "NodeResourcesFit");
+  // MostRequestedPriority's arithmetic: cpu 1640*10/4000 = 4, memory 5100*10/10000 = 5; (4+5)/2 = 4.
+  EXPECT_EQ(
+      run_score(*make_plugin_score("NodeResourcesFit", args, Arithmetic::kV1_16), the_pod(), {the_node()}),
+      std::vector<int64_t>{4});
   args.fit_scoring.resources = {{"cpu", 1}};
   EXPECT_EQ(make_plugin_score("NodeResourcesFit", args, Arithmetic::kV1_16), nullptr);
   EXPECT_FALSE(legacy_score_for("NodeResourcesFit", args).why.empty());
-  EXPECT_EQ(make_plugin_score("TaintToleration", {}, Arithmetic::kV1_16)->name(), "TaintTolerationPriority");
+  EXPECT_EQ(make_plugin_score("TaintToleration", {}, Arithmetic::kV1_16)->name(), "TaintToleration");
+  for (std::string_view legacy : score_names()) EXPECT_EQ(make_score(legacy, {})->name(), legacy);
   EXPECT_EQ(make_plugin_score("Nope", {}), nullptr);
 }
 

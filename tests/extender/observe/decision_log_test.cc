@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
@@ -102,6 +106,29 @@ TEST(DecisionLog, PrioritizeRecordsScoresBeforeAndAfterWeighting) {
         << h["Host"].GetString();
   }
   EXPECT_FALSE(node_entry(d, "ghost")["known"].GetBool());
+}
+
+// The embedded default configuration runs its framework score plugins with v1.16 arithmetic; the log
+// still calls them what the configuration does, so that it agrees with --write-config. A legacy Policy
+// keeps its names (above).
+TEST(DecisionLog, AlgorithmNamesAreTheWrittenConfigurationsPluginNames) {
+  const std::string config(default_config_json());
+  TestServer server(state_from_json(cluster()), config);
+  ASSERT_EQ(server.post("/prioritize", kRequest)->status, 200);
+
+  const auto written = parse(effective_config_json(load_scheduling_file(config)));
+  std::vector<std::string> plugins;
+  for (const auto& e : written["plugins"]["score"]["enabled"].GetArray())
+    plugins.push_back(e["name"].GetString());
+  ASSERT_EQ(plugins.size(), 5u);
+  EXPECT_NE(std::find(plugins.begin(), plugins.end(), "NodeResourcesFit"), plugins.end());
+
+  auto doc = decisions(server, "?limit=1");
+  const auto& d = doc["decisions"][0];
+  ASSERT_STREQ(d["verb"].GetString(), "prioritize");
+  std::vector<std::string> logged;
+  for (const auto& s : node_entry(d, "n1")["scores"].GetArray()) logged.push_back(s["algorithm"].GetString());
+  EXPECT_EQ(logged, plugins);
 }
 
 TEST(DecisionLog, PreemptRecordsVictimsAndTheDecidingCriterion) {
