@@ -66,13 +66,13 @@ std::vector<preemption::Candidate> find_candidates(const PodContext& ctx,
   return found;
 }
 
-Decision schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr<const Pod>& pod,
-                      SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config,
-                      SchedulerState& state, SimTime now) {
+CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr<const Pod>& pod,
+                         SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config,
+                         SchedulerState& state, SimTime now) {
   const Engine& engine = *config.engine;
   const int64_t now_unix =
       config.epoch_unix_seconds + std::chrono::duration_cast<std::chrono::seconds>(now).count();
-  Decision d;
+  CycleRecord d;
   d.at = now;
   d.cycle = cycle;
   d.uid = pod->uid;
@@ -265,8 +265,8 @@ size_t num_feasible_nodes_to_find(size_t all_nodes, int32_t percentage_of_nodes_
   return std::max(num, kMinFeasibleNodesToFind);
 }
 
-std::optional<Decision> run_cycle(SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config,
-                                  SchedulerState& state, SimTime now) {
+std::optional<CycleRecord> run_cycle(SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config,
+                                     SchedulerState& state, SimTime now) {
   if (config.engine == nullptr) throw std::invalid_argument("run_cycle: CycleConfig.engine is not set");
   for (;;) {
     std::optional<QueuedPodInfo> popped = queue.pop();

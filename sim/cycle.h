@@ -66,7 +66,7 @@ enum class Outcome {
 };
 
 // One line of the decision log.
-struct Decision {
+struct CycleRecord {
   SimTime at{0};
   int64_t cycle = 0;
   std::string uid;
@@ -117,7 +117,7 @@ std::string fit_error_message(size_t nodes, const std::map<std::string, size_t>&
 // from state.next_start_node_index until it has num_feasible_nodes_to_find of them. nullopt if
 // activeQ is empty. A pod the cluster no longer knows (deleted while queued) is dropped without a
 // decision and the next is tried (skipPodSchedule).
-std::optional<Decision> run_cycle(SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config,
-                                  SchedulerState& state, SimTime now);
+std::optional<CycleRecord> run_cycle(SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config,
+                                     SchedulerState& state, SimTime now);
 
 }  // namespace kext::sim

@@ -172,7 +172,7 @@ void Simulator::record_pending(RunSummary& summary) const {
   points.emplace_back(clock_.now(), pending);
 }
 
-RunSummary Simulator::run(const std::function<void(const Decision&)>& on_decision) {
+RunSummary Simulator::run(const std::function<void(const CycleRecord&)>& on_decision) {
   RunSummary summary;
   summary.pending_over_time.emplace_back(clock_.now(), queue_.size());
   const SimTime end = SimTime{0} + options_.max_time;
@@ -187,7 +187,7 @@ RunSummary Simulator::run(const std::function<void(const Decision&)>& on_decisio
     }
     if (queue_.next_timer_due() <= clock_.now()) queue_.run_due_timers();
     if (queue_.active_size() > 0) {
-      std::optional<Decision> d = run_cycle(queue_, cluster_, config_, state_, clock_.now());
+      std::optional<CycleRecord> d = run_cycle(queue_, cluster_, config_, state_, clock_.now());
       if (!d.has_value()) continue;  // only skipped pods were popped
       if (auto m = moves_.find(d->uid); m != moves_.end()) {
         d->moves = std::move(m->second);

@@ -35,7 +35,7 @@ struct SimulatorOptions {
   int64_t epoch_unix_seconds = 0;            // the wall time simulated time 0 stands for
   // The run stops at this simulated time at the latest.
   SimDuration max_time = std::chrono::hours(24);
-  // Collect each pod's queue moves into its next Decision::moves. Off, the queue has no observer.
+  // Collect each pod's queue moves into its next CycleRecord::moves. Off, the queue has no observer.
   bool record_moves = false;
   CycleBackend* backend = nullptr;  // CycleConfig's: filter and score elsewhere than the engine
 };
@@ -125,7 +125,7 @@ class Simulator {
   // Runs until nothing can change any more (no future event, activeQ and podBackoffQ empty: pods
   // left in unschedulablePods have seen every event that could help them) or max_time. Calls
   // `on_decision` for every cycle, in order.
-  RunSummary run(const std::function<void(const Decision&)>& on_decision);
+  RunSummary run(const std::function<void(const CycleRecord&)>& on_decision);
 
   const SimCluster& cluster() const { return cluster_; }
   const SchedulingQueue& queue() const { return queue_; }

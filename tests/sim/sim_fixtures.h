@@ -60,7 +60,7 @@ struct CycleSim {
     cluster.add_pod(std::move(p));
     queue.add(uid, prio);
   }
-  std::optional<Decision> cycle() { return run_cycle(queue, cluster, config, state, clock.now()); }
+  std::optional<CycleRecord> cycle() { return run_cycle(queue, cluster, config, state, clock.now()); }
 };
 
 // extender-sim's input files for a whole run: a scratch directory per test.

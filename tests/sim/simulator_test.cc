@@ -40,7 +40,7 @@ std::ostream& operator<<(std::ostream& os, const Logged& l) {
 
 std::vector<Logged> run(Simulator& sim, RunSummary* summary = nullptr) {
   std::vector<Logged> log;
-  RunSummary s = sim.run([&](const Decision& d) {
+  RunSummary s = sim.run([&](const CycleRecord& d) {
     log.push_back({std::chrono::duration_cast<seconds>(d.at).count(), d.uid, d.outcome, d.node, d.victims});
   });
   if (summary != nullptr) *summary = s;
@@ -102,7 +102,7 @@ TEST(Simulator, DecisionsCarryTheirPodsQueueMovesWhenRecorded) {
     sim.add_pending(sim_pod("second", 800, 0), seconds(0));
     sim.add_pending(sim_pod("huge", 5000, 0), seconds(2));
     std::vector<std::pair<std::string, std::vector<QueueMove>>> got;
-    sim.run([&](const Decision& d) { got.emplace_back(d.uid, d.moves); });
+    sim.run([&](const CycleRecord& d) { got.emplace_back(d.uid, d.moves); });
     using enum QueueName;
     using enum MoveEvent;
     const std::vector<std::pair<std::string, std::vector<QueueMove>>> want = {
@@ -339,7 +339,7 @@ TEST(Simulator, InvariantsHoldOnARandomWorkload) {
 
   size_t decisions = 0;
   std::set<std::string> evicted;
-  RunSummary summary = sim.run([&](const Decision& d) {
+  RunSummary summary = sim.run([&](const CycleRecord& d) {
     ++decisions;
     evicted.insert(d.victims.begin(), d.victims.end());
     const SimCluster& c = sim.cluster();

@@ -18,13 +18,13 @@ std::string_view outcome_name(sim::Outcome outcome) {
   return "unknown";
 }
 
-std::string decision_json(const sim::Decision& d) {
+std::string decision_json(const sim::CycleRecord& d) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
   w.StartObject();
   json::write_member(w, "time", std::chrono::duration<double>(d.at).count());
   json::write_member(w, "cycle", d.cycle);
-  // Decision::pod is "namespace/name"; a namespace never contains '/'.
+  // CycleRecord::pod is "namespace/name"; a namespace never contains '/'.
   const auto slash = d.pod.find('/');
   const std::string_view pod = d.pod;
   json::write_member(w, "namespace", slash == std::string::npos ? std::string_view() : pod.substr(0, slash));

@@ -1,5 +1,5 @@
 #pragma once
-// extender-sim's decision log: one JSON object per line per scheduling cycle (sim::Decision), what
+// extender-sim's decision log: one JSON object per line per scheduling cycle (sim::CycleRecord), what
 // kube-scheduler's Scheduled / FailedScheduling / Preempted events and its nominations would say.
 #include <string>
 
@@ -20,7 +20,7 @@ std::string_view outcome_name(sim::Outcome outcome);
 // time is simulated seconds. node is left out when empty, score and runnerUpScore when the node was
 // not chosen by scoring, reasons and message on success; victims, victimNames and moves are always
 // there (empty when none).
-// moves (Decision::moves, when the run recorded them): the pod's moves between the queues since its
+// moves (CycleRecord::moves, when the run recorded them): the pod's moves between the queues since its
 // previous line, up to this cycle's own return to the queue after a failure: time (simulated
 // seconds), from (left out when the pod was in no queue: created, or in flight in this cycle), to
 // ("activeQ", "backoffQ", "unschedulablePods"), event (kube-scheduler's label: PodAdd,
@@ -28,6 +28,6 @@ std::string_view outcome_name(sim::Outcome outcome);
 // AssignedPodDelete, AssignedPodUpdate), nominatedNode while the pod is nominated. Every move of a pod
 // is on exactly one line, except those after its last cycle when the run stops at --max-time or
 // the pod is deleted while pending.
-std::string decision_json(const sim::Decision& d);
+std::string decision_json(const sim::CycleRecord& d);
 
 }  // namespace kext::simtool

@@ -169,7 +169,7 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   // The last failed cycle's reasons of each pod (erased when it binds).
   std::unordered_map<std::string, std::map<std::string, size_t>> last_failure;
   result.typical_pod = typical_pod(requests);
-  result.summary = simulator.run([&](const sim::Decision& d) {
+  result.summary = simulator.run([&](const sim::CycleRecord& d) {
     if (log != nullptr) *log << decision_json(d) << '\n';
     std::string& placed = result.placements[d.pod];
     if (d.outcome == sim::Outcome::kScheduled) {

@@ -43,7 +43,7 @@ int free_port() {
   return ntohs(a.sin_port);
 }
 
-// Three full 1-CPU nodes (tool_run_test's preemption cluster) and two empty ones. Four controlled
+// Three full 1-CPU nodes (run_test's preemption cluster) and two empty ones. Four controlled
 // 300m pods arrive a second apart and spread over n4 and n5 by score (ties drawn by selectHost);
 // then a priority-1000 pod of 800m fits nowhere and preempts two of them (n4 or n5: the youngest
 // victims), binds after their 30 s grace period, and their replacements look for room: one binds,

@@ -1,3 +1,5 @@
+#include "tools/sim/cluster_summary.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -5,7 +7,6 @@
 
 #include "sim/simulator.h"
 #include "tests/support/test_builders.h"
-#include "tools/sim/cluster_summary.h"
 
 namespace kext::simtool {
 namespace {

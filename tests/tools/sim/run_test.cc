@@ -1,4 +1,6 @@
 // extender-sim's decision log (tools/sim/decision_log.h) and whole runs (tools/sim/run.h) on files.
+#include "tools/sim/run.h"
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,7 +21,6 @@
 #include "tools/sim/decision_log.h"
 #include "tools/sim/html_report.h"
 #include "tools/sim/inputs.h"
-#include "tools/sim/run.h"
 
 namespace kext::simtool {
 namespace {
@@ -33,10 +34,10 @@ using std::chrono::seconds;
 TEST(SimDecisionLog, OneObjectPerDecision) {
   struct Case {
     std::string name;
-    sim::Decision d;
+    sim::CycleRecord d;
     std::string want;
   };
-  sim::Decision scheduled;
+  sim::CycleRecord scheduled;
   scheduled.at = std::chrono::milliseconds(2500);
   scheduled.cycle = 3;
   scheduled.uid = "u-1";
@@ -49,7 +50,7 @@ TEST(SimDecisionLog, OneObjectPerDecision) {
   scheduled.evaluated_nodes = 3;
   scheduled.score = 8;
   scheduled.runner_up_score = 6;
-  sim::Decision preempted;
+  sim::CycleRecord preempted;
   preempted.at = seconds(5);
   preempted.cycle = 1;
   preempted.uid = "u-2";
@@ -63,7 +64,7 @@ TEST(SimDecisionLog, OneObjectPerDecision) {
   preempted.evaluated_nodes = 2;
   preempted.reasons = {{"Insufficient cpu", 2}};
   preempted.message = "0/2 nodes are available: 2 Insufficient cpu.";
-  sim::Decision failed = preempted;
+  sim::CycleRecord failed = preempted;
   failed.outcome = sim::Outcome::kUnschedulable;
   failed.node.clear();
   failed.victims.clear();

@@ -1,11 +1,12 @@
 // extender-sim's inputs (tools/sim/inputs.h): the cluster snapshot and the workload.
+#include "tools/sim/inputs.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "json/json.h"
-#include "tools/sim/inputs.h"
 
 namespace kext::simtool {
 namespace {
