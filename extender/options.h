@@ -18,7 +18,7 @@ struct Options {
   size_t decision_log_size = 1000;                                // GET /debug/decisions ring (0 = off)
   size_t decision_log_max_bytes = DecisionLog::kDefaultMaxBytes;  // and its memory bound
   // SIGTERM: not ready but still serving, so endpoints drop us. 0 outside a cluster, where nothing has
-  // to notice first; manifests/deployment.yaml passes 10.
+  // to notice first; manifests/base/deployment.yaml passes 10.
   int shutdown_delay_seconds = 0;
   int shutdown_grace_seconds = 10;  // then: how long requests in flight may take to finish
   kube::ApiFlags api;               // --in-cluster / --kubeconfig / --api-server, --enable-bind

@@ -79,7 +79,9 @@ std::vector<Node> parse_all(std::string_view text) {
   return out;
 }
 
-const fs::path kDir = fs::path(KEXT_FIXTURES_DIR) / ".." / ".." / ".." / "manifests";
+const fs::path kRoot = fs::path(KEXT_FIXTURES_DIR) / ".." / ".." / ".." / "manifests";
+// The objects live in base/, which manifests/kustomization.yaml and the overlays build on.
+const fs::path kDir = kRoot / "base";
 
 struct Manifests {
   std::vector<std::string> resources;  // kustomization order
@@ -202,7 +204,7 @@ TEST(Manifests, KustomizationListsExistingFilesWithTheExpectedKinds) {
     EXPECT_EQ(namespace_, ns->at({"metadata", "name"})->scalar) << o.at({"metadata", "name"})->scalar;
   }
   // The snippet for the default scheduler is documentation, not applied.
-  EXPECT_TRUE(fs::exists(kDir / "default-scheduler-snippet.yaml"));
+  EXPECT_TRUE(fs::exists(kRoot / "default-scheduler-snippet.yaml"));
   EXPECT_EQ(std::count(m.resources.begin(), m.resources.end(), "default-scheduler-snippet.yaml"), 0);
 }
 
@@ -535,7 +537,7 @@ TEST(Manifests, SchedulerCallsTheServiceWithEveryVerb) {
 }
 
 TEST(Manifests, DefaultSchedulerSnippetIsAnExtenderEntryForThatService) {
-  auto docs = parse_all(read_file((kDir / "default-scheduler-snippet.yaml").string()));
+  auto docs = parse_all(read_file((kRoot / "default-scheduler-snippet.yaml").string()));
   ASSERT_EQ(docs.size(), 1u);
   EXPECT_EQ(docs[0].str("kind"), "KubeSchedulerConfiguration");
   const Node& e = docs[0].get("extenders")->seq.at(0);
@@ -545,7 +547,7 @@ TEST(Manifests, DefaultSchedulerSnippetIsAnExtenderEntryForThatService) {
   EXPECT_TRUE(e.str("bindVerb").empty());  // a failed bind cannot be ignored
 }
 
-const fs::path kMtls = kDir / ".." / "overlays" / "mtls";
+const fs::path kMtls = kRoot / "overlays" / "mtls";
 
 // Follows an RFC 6901 pointer through maps and sequences; a final "-" (append) resolves to the
 // sequence itself. Null when a step is missing.
@@ -670,11 +672,15 @@ TEST(MtlsOverlay, BuildsOnTheBaseAndPatchesOnlyItsObjects) {
   Manifests base = load();
   MtlsOverlay o = load_mtls(base);
   EXPECT_EQ(o.kustomization.str("kind"), "Kustomization");
-  EXPECT_EQ(strings(o.kustomization.get("resources")), std::vector<std::string>{"../../manifests"});
-  EXPECT_TRUE(fs::equivalent(kMtls / ".." / ".." / "manifests", kDir));
+  EXPECT_EQ(strings(o.kustomization.get("resources")), std::vector<std::string>{"../../base"});
+  EXPECT_TRUE(fs::equivalent(kMtls / ".." / ".." / "base", kDir));
   // kustomize refuses an overlay that lives inside the directory it builds on (a cycle).
   const std::string base_dir = fs::canonical(kDir).string() + "/";
   EXPECT_FALSE(fs::canonical(kMtls).string().starts_with(base_dir));
+  // `kubectl apply -k manifests/` builds the same base, and the overlays sit beside it.
+  auto root = parse_all(read_file((kRoot / "kustomization.yaml").string()));
+  ASSERT_EQ(root.size(), 1u);
+  EXPECT_EQ(strings(root[0].get("resources")), std::vector<std::string>{"base"});
   EXPECT_EQ(o.patches.size(), 3u);
   EXPECT_TRUE(o.find("Deployment", "kube-extender"));
   EXPECT_TRUE(o.find("Deployment", "kube-extender-scheduler"));
