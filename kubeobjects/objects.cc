@@ -3,44 +3,21 @@
 #include <memory>
 
 #include "common/rfc3339.h"
+#include "kubeobjects/write.h"
 
 namespace kext::kubeobjects {
 
 namespace {
 
-void str(JsonWriter& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
-void member(JsonWriter& w, const char* key, std::string_view s) {
-  w.Key(key);
-  str(w, s);
-}
-
 // An `omitempty` string.
 void member_if(JsonWriter& w, const char* key, std::string_view s) {
-  if (!s.empty()) member(w, key, s);
-}
-
-void time_member(JsonWriter& w, const char* key, int64_t unix_seconds) {
-  if (unix_seconds != 0) member(w, key, rfc3339_seconds(unix_seconds));
-}
-
-void map_member(JsonWriter& w, const char* key, const StringMap& m) {
-  if (m.empty()) return;
-  w.Key(key);
-  w.StartObject();
-  for (const auto& [k, v] : m) {
-    w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
-    str(w, v);
-  }
-  w.EndObject();
+  if (!s.empty()) json::write_member(w, key, s);
 }
 
 void type_meta(JsonWriter& w, TypeMeta t, const char* kind, const char* api_version) {
   if (t == TypeMeta::kOmit) return;
-  member(w, "kind", kind);
-  member(w, "apiVersion", api_version);
+  json::write_member(w, "kind", kind);
+  json::write_member(w, "apiVersion", api_version);
 }
 
 // The set of paths as a tree: every level's keys in std::map (bytewise) order, every leaf {}.
@@ -91,10 +68,10 @@ void write_meta(JsonWriter& w, const ObjectMeta& m) {
     w.StartArray();
     for (const auto& r : m.owner_references) {
       w.StartObject();
-      member(w, "apiVersion", r.api_version);
-      member(w, "kind", r.kind);
-      member(w, "name", r.name);
-      member(w, "uid", r.uid);
+      json::write_member(w, "apiVersion", r.api_version);
+      json::write_member(w, "kind", r.kind);
+      json::write_member(w, "name", r.name);
+      json::write_member(w, "uid", r.uid);
       if (r.controller) {
         w.Key("controller");
         w.Bool(true);
@@ -117,7 +94,7 @@ void write_meta(JsonWriter& w, const ObjectMeta& m) {
       member_if(w, "apiVersion", f.api_version);
       time_member(w, "time", f.time);
       if (!f.fields.empty()) {
-        member(w, "fieldsType", "FieldsV1");
+        json::write_member(w, "fieldsType", "FieldsV1");
         w.Key("fieldsV1");
         write_fields(w, f.fields);
       }
@@ -136,7 +113,7 @@ void write_node_spec(JsonWriter& w, const Node& n) {
   if (!n.pod_cidrs.empty()) {
     w.Key("podCIDRs");
     w.StartArray();
-    for (const auto& c : n.pod_cidrs) str(w, c);
+    for (const auto& c : n.pod_cidrs) json::write_string(w, c);
     w.EndArray();
   }
   member_if(w, "providerID", n.provider_id);
@@ -149,9 +126,9 @@ void write_node_spec(JsonWriter& w, const Node& n) {
     w.StartArray();
     for (const auto& t : n.taints) {
       w.StartObject();
-      member(w, "key", t.key);
+      json::write_member(w, "key", t.key);
       member_if(w, "value", t.value);
-      member(w, "effect", t.effect);
+      json::write_member(w, "effect", t.effect);
       time_member(w, "timeAdded", t.time_added);
       w.EndObject();
     }
@@ -170,8 +147,8 @@ void write_node_status(JsonWriter& w, const Node& n) {
     w.StartArray();
     for (const auto& c : n.conditions) {
       w.StartObject();
-      member(w, "type", c.type);
-      member(w, "status", c.status);
+      json::write_member(w, "type", c.type);
+      json::write_member(w, "status", c.status);
       time_member(w, "lastHeartbeatTime", c.last_heartbeat);
       time_member(w, "lastTransitionTime", c.last_transition);
       member_if(w, "reason", c.reason);
@@ -185,8 +162,8 @@ void write_node_status(JsonWriter& w, const Node& n) {
     w.StartArray();
     for (const auto& a : n.addresses) {
       w.StartObject();
-      member(w, "type", a.type);
-      member(w, "address", a.address);
+      json::write_member(w, "type", a.type);
+      json::write_member(w, "address", a.address);
       w.EndObject();
     }
     w.EndArray();
@@ -205,16 +182,16 @@ void write_node_status(JsonWriter& w, const Node& n) {
     const NodeSystemInfo& i = *n.node_info;
     w.Key("nodeInfo");
     w.StartObject();
-    member(w, "machineID", i.machine_id);
-    member(w, "systemUUID", i.system_uuid);
-    member(w, "bootID", i.boot_id);
-    member(w, "kernelVersion", i.kernel_version);
-    member(w, "osImage", i.os_image);
-    member(w, "containerRuntimeVersion", i.container_runtime_version);
-    member(w, "kubeletVersion", i.kubelet_version);
-    member(w, "kubeProxyVersion", i.kube_proxy_version);
-    member(w, "operatingSystem", i.operating_system);
-    member(w, "architecture", i.architecture);
+    json::write_member(w, "machineID", i.machine_id);
+    json::write_member(w, "systemUUID", i.system_uuid);
+    json::write_member(w, "bootID", i.boot_id);
+    json::write_member(w, "kernelVersion", i.kernel_version);
+    json::write_member(w, "osImage", i.os_image);
+    json::write_member(w, "containerRuntimeVersion", i.container_runtime_version);
+    json::write_member(w, "kubeletVersion", i.kubelet_version);
+    json::write_member(w, "kubeProxyVersion", i.kube_proxy_version);
+    json::write_member(w, "operatingSystem", i.operating_system);
+    json::write_member(w, "architecture", i.architecture);
     w.EndObject();
   }
   if (!n.images.empty()) {
@@ -224,7 +201,7 @@ void write_node_status(JsonWriter& w, const Node& n) {
       w.StartObject();
       w.Key("names");
       w.StartArray();
-      for (const auto& name : im.names) str(w, name);
+      for (const auto& name : im.names) json::write_string(w, name);
       w.EndArray();
       w.Key("sizeBytes");
       w.Int64(im.size_bytes);
@@ -237,7 +214,7 @@ void write_node_status(JsonWriter& w, const Node& n) {
 
 void write_volume(JsonWriter& w, const ServiceAccountTokenVolume& v) {
   w.StartObject();
-  member(w, "name", v.name);
+  json::write_member(w, "name", v.name);
   w.Key("projected");
   w.StartObject();
   w.Key("sources");
@@ -247,18 +224,18 @@ void write_volume(JsonWriter& w, const ServiceAccountTokenVolume& v) {
   w.StartObject();
   w.Key("expirationSeconds");
   w.Int64(v.expiration_seconds);
-  member(w, "path", "token");
+  json::write_member(w, "path", "token");
   w.EndObject();
   w.EndObject();
   w.StartObject();
   w.Key("configMap");
   w.StartObject();
-  member(w, "name", "kube-root-ca.crt");
+  json::write_member(w, "name", "kube-root-ca.crt");
   w.Key("items");
   w.StartArray();
   w.StartObject();
-  member(w, "key", "ca.crt");
-  member(w, "path", "ca.crt");
+  json::write_member(w, "key", "ca.crt");
+  json::write_member(w, "path", "ca.crt");
   w.EndObject();
   w.EndArray();
   w.EndObject();
@@ -272,7 +249,7 @@ void write_volume(JsonWriter& w, const ServiceAccountTokenVolume& v) {
 
 void write_container(JsonWriter& w, const Container& c) {
   w.StartObject();
-  member(w, "name", c.name);
+  json::write_member(w, "name", c.name);
   member_if(w, "image", c.image);
   if (!c.ports.empty()) {
     w.Key("ports");
@@ -297,12 +274,12 @@ void write_container(JsonWriter& w, const Container& c) {
     w.StartArray();
     for (const auto& m : c.volume_mounts) {
       w.StartObject();
-      member(w, "name", m.name);
+      json::write_member(w, "name", m.name);
       if (m.read_only) {
         w.Key("readOnly");
         w.Bool(true);
       }
-      member(w, "mountPath", m.mount_path);
+      json::write_member(w, "mountPath", m.mount_path);
       w.EndObject();
     }
     w.EndArray();
@@ -380,22 +357,22 @@ void write_pod_status(JsonWriter& w, const Pod& p) {
     w.StartArray();
     for (const auto& c : p.conditions) {
       w.StartObject();
-      member(w, "type", c.type);
-      member(w, "status", c.status);
+      json::write_member(w, "type", c.type);
+      json::write_member(w, "status", c.status);
       w.Key("lastProbeTime");
       w.Null();
-      member(w, "lastTransitionTime", rfc3339_seconds(c.last_transition));
+      json::write_member(w, "lastTransitionTime", rfc3339_seconds(c.last_transition));
       w.EndObject();
     }
     w.EndArray();
   }
   member_if(w, "hostIP", p.host_ip);
   if (!p.pod_ip.empty()) {
-    member(w, "podIP", p.pod_ip);
+    json::write_member(w, "podIP", p.pod_ip);
     w.Key("podIPs");
     w.StartArray();
     w.StartObject();
-    member(w, "ip", p.pod_ip);
+    json::write_member(w, "ip", p.pod_ip);
     w.EndObject();
     w.EndArray();
   }
@@ -405,13 +382,13 @@ void write_pod_status(JsonWriter& w, const Pod& p) {
     w.StartArray();
     for (const auto& s : p.container_statuses) {
       w.StartObject();
-      member(w, "name", s.name);
+      json::write_member(w, "name", s.name);
       w.Key("state");
       w.StartObject();
       if (s.running_since != 0) {
         w.Key("running");
         w.StartObject();
-        member(w, "startedAt", rfc3339_seconds(s.running_since));
+        json::write_member(w, "startedAt", rfc3339_seconds(s.running_since));
         w.EndObject();
       }
       w.EndObject();
@@ -422,8 +399,8 @@ void write_pod_status(JsonWriter& w, const Pod& p) {
       w.Bool(s.ready);
       w.Key("restartCount");
       w.Int(s.restart_count);
-      member(w, "image", s.image);
-      member(w, "imageID", s.image_id);
+      json::write_member(w, "image", s.image);
+      json::write_member(w, "imageID", s.image_id);
       member_if(w, "containerID", s.container_id);
       if (s.started) {
         w.Key("started");

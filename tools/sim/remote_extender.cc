@@ -13,10 +13,12 @@
 #include "extender/state/state_cache.h"
 #include "extender/state/state_dump.h"
 #include "json/json.h"
-#include "tools/sim/kube_json.h"
+#include "kubeobjects/model_json.h"
 
 namespace kext::simtool {
 namespace {
+
+using namespace model_json;
 
 void parse_reply(std::string_view body, rapidjson::Document& doc, const char* what) {
   doc.Parse(body.data(), body.size());

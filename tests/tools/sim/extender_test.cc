@@ -1,5 +1,5 @@
 // extender-sim --extender's pieces that need no running extender: the objects and envelopes it sends
-// (tools/sim/kube_json.h, remote_extender.h), the replies it reads, and the API it serves
+// (kubeobjects/model_json.h, tools/sim/remote_extender.h), the replies it reads, and the API it serves
 // (tools/sim/api_server.h). The runs against a real kube-extender are in tests/tools/sim/.
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -13,12 +13,14 @@
 #include "extender/codec/k8s_decode.h"
 #include "extender/codec/preemption_args.h"
 #include "json/json.h"
+#include "kubeobjects/model_json.h"
 #include "tools/sim/api_server.h"
-#include "tools/sim/kube_json.h"
 #include "tools/sim/remote_extender.h"
 
 namespace kext::simtool {
 namespace {
+
+using namespace model_json;
 
 rapidjson::Document parse(const std::string& text) {
   rapidjson::Document d;
@@ -66,7 +68,7 @@ Pod rich_pod() {
 }
 
 // What the extender decodes from what the sim sends is what the sim has: every field its decoders
-// read survives (images excepted, see kube_json.h).
+// read survives (images excepted, see kubeobjects/model_json.h).
 TEST(SimKubeJson, PodRoundTripsThroughTheExtendersDecoder) {
   const Pod p = rich_pod();
   const auto doc = parse(pod_json(p, 1'700'000'200));

@@ -1,7 +1,8 @@
 #pragma once
-// The simulated cluster's objects as the Kubernetes API serves them (core/v1 Node and Pod, policy/v1
-// PodDisruptionBudget), for --extender: the sim's API server streams them to a running kube-extender
-// and the filter / prioritize envelopes carry them. Written from the model (algorithms/model.h) with
+// The scheduling model's objects (algorithms/model.h) as the Kubernetes API serves them (core/v1 Node
+// and Pod, policy/v1 PodDisruptionBudget): extender-sim --extender's API server streams them to a running
+// kube-extender and its filter / prioritize envelopes carry them. objects.h writes extender-gen's value
+// types; both write through kubeobjects/write.h. Written from the model with
 // every field extender/codec's decoders read, so decode(encode(x)) is x, except node images: the model
 // keeps only hashed image names (NodeImage), so nodes are written without status.images.
 #include <optional>
@@ -9,10 +10,11 @@
 
 #include "algorithms/model.h"
 #include "json/json.h"
+#include "kubeobjects/objects.h"
 
-namespace kext::simtool {
+namespace kext::model_json {
 
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+using kubeobjects::JsonWriter;
 
 // `deletion_unix_seconds`: metadata.deletionTimestamp for a pod being deleted (Pod::terminating).
 void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_unix_seconds = std::nullopt);
@@ -25,4 +27,4 @@ std::string pod_json(const Pod& pod, std::optional<int64_t> deletion_unix_second
 std::string node_json(const Node& node, std::string_view images_json = {});
 std::string pdb_json(const PodDisruptionBudget& pdb);
 
-}  // namespace kext::simtool
+}  // namespace kext::model_json

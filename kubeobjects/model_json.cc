@@ -1,10 +1,11 @@
-#include "tools/sim/kube_json.h"
+#include "kubeobjects/model_json.h"
 
 #include <ctime>
 
 #include "common/rfc3339.h"
+#include "kubeobjects/write.h"
 
-namespace kext::simtool {
+namespace kext::model_json {
 namespace {
 
 using json::write_member;
@@ -21,17 +22,6 @@ void write_resources(JsonWriter& w, const Resources& r, bool has_cpu = true, boo
   for (const auto& s : r.scalars) {
     w.Key(s.name.c_str(), static_cast<rapidjson::SizeType>(s.name.size()));
     write_string(w, std::to_string(s.value));
-  }
-  w.EndObject();
-}
-
-void write_string_map(JsonWriter& w, const char* key, const Labels& m) {
-  if (m.empty()) return;
-  w.Key(key);
-  w.StartObject();
-  for (const auto& [k, v] : m) {
-    w.Key(k.c_str(), static_cast<rapidjson::SizeType>(k.size()));
-    write_string(w, v);
   }
   w.EndObject();
 }
@@ -88,7 +78,7 @@ void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_un
   write_member(w, "name", pod.name);
   write_member(w, "namespace", pod.namespace_);
   write_member(w, "uid", pod.uid);
-  write_string_map(w, "labels", pod.labels.get());
+  kubeobjects::map_member(w, "labels", pod.labels.get());
   if (pod.terminating)
     write_member(w, "deletionTimestamp", rfc3339_seconds(deletion_unix_seconds.value_or(0)));
   w.EndObject();
@@ -111,7 +101,7 @@ void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_un
     w.Key("overhead");
     write_resources(w, pod.overhead);
   }
-  write_string_map(w, "nodeSelector", pod.node_selector);
+  kubeobjects::map_member(w, "nodeSelector", pod.node_selector);
   if (pod.node_affinity) {
     const NodeAffinity& na = *pod.node_affinity;
     w.Key("affinity");
@@ -172,7 +162,7 @@ void write_node(JsonWriter& w, const Node& node, std::string_view images_json) {
   w.Key("metadata");
   w.StartObject();
   write_member(w, "name", node.name);
-  write_string_map(w, "labels", node.labels);
+  kubeobjects::map_member(w, "labels", node.labels);
   w.EndObject();
   w.Key("spec");
   w.StartObject();
@@ -216,7 +206,7 @@ void write_pdb(JsonWriter& w, const PodDisruptionBudget& pdb) {
   if (pdb.selector) {
     w.Key("selector");
     w.StartObject();
-    write_string_map(w, "matchLabels", pdb.selector->match_labels);
+    kubeobjects::map_member(w, "matchLabels", pdb.selector->match_labels);
     write_requirements(w, "matchExpressions", pdb.selector->match_expressions);
     w.EndObject();
   }
@@ -257,4 +247,4 @@ std::string pdb_json(const PodDisruptionBudget& pdb) {
   return to_text([&](JsonWriter& w) { write_pdb(w, pdb); });
 }
 
-}  // namespace kext::simtool
+}  // namespace kext::model_json
