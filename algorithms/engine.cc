@@ -104,7 +104,7 @@ ScoreMatrix Engine::score(const PodContext& pod, std::span<const NodeInfo* const
   }
 
   // Reduce: each algorithm rewrites only its own row, so rows can run in parallel; they rarely carry
-  // enough work to (5000 nodes x 3 normalisations is ~45 µs).
+  // enough work to, even at 5000 nodes (bench/engine_bench.cc BM_Normalize measures one normalisation).
   m.reduced = m.raw;
   for_each_index(m.algorithms, parallel_limits().parallel(m.nodes, m.nodes * reduce_cost_ns_), [&](size_t a) {
     if (!scores_[a].plugin->has_reduce()) return;

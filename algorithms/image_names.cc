@@ -122,9 +122,10 @@ void NodeImages::prefetch(uint64_t key) const {
 // The keys are 64-bit hashes, spread evenly over their range, so a key's share of 2^64 places it within
 // a few entries of its rank: the search starts there and steps to the first entry not below the key
 // (lower_bound's answer, so of equal keys the first). A binary search read ~5 of the ~25 cache lines
-// that ~100 entries fill, each a miss on a node not touched since; this reads one or two (prioritize at
-// 500 cloud names of 5000 nodes: 351 -> 310 us of CPU per request, lower in 11 of 12 pairs). Keys
-// chosen to crowd together only lengthen the steps, never past the node's image count.
+// that ~100 entries fill, each a miss on a node not touched since; this reads one or two, and
+// prioritize at 500 cloud names of 5000 nodes spends less CPU per request (docs/performance.md "Figures
+// behind design choices in the code"). Keys chosen to crowd together only lengthen the steps, never past the
+// node's image count.
 int64_t image_size(std::span<const NodeImage> sorted, uint64_t key) {
   const size_t n = sorted.size();
   if (n == 0) return -1;

@@ -76,8 +76,8 @@ std::vector<NodeImage> index_images(std::span<const ContainerImage> images);
 
 // Sorts a node's images by key, stably: of two entries with one key, the API's first stays first and
 // gives the size. A node lists ~50 images under ~2 names each; sorted, ImageLocality finds a pod's
-// image in ~7 comparisons instead of a scan of all ~100 (bench/engine_bench.cc BM_ScorePluginCost:
-// 111 -> 35 ns per node).
+// image in ~7 comparisons instead of a scan of all ~100 (bench/engine_bench.cc BM_ScorePluginCost
+// measures ImageLocality's cost per node).
 void sort_by_key(std::vector<NodeImage>& images);
 
 // The size of the image with this key among images sorted by key (the first entry's, of equal keys),

@@ -19,15 +19,14 @@ inline void limit_tbb_to_calling_thread() {}
 
 // A loop goes parallel only when its estimated serial work reaches this. The price of a parallel
 // region is not the hand-off but what follows it: oneTBB 2021.8 keeps its worker looking for more
-// work, pausing and calling sched_yield (~38 calls over ~1 ms of wall-clock), before it sleeps, and
-// on this 2-vCPU VM that is ~215 µs of CPU after every region whatever its size (a parallel_for of
-// 500 tiny items every 2 ms: 216 µs of process CPU per region, 15 µs serial). The library has no
-// public setting for it: an explicit or per-request task_arena, arena priorities, a global_control
-// limit set after the region all measured 210-225 µs. So a loop splits only work of about twice
-// that: 400 µs, estimated as the plugins' cache-warm cost (a request meets colder caches and takes
-// ~2x). At 500 names no loop of filter or prioritize comes near it; preempt over 100 candidates of
-// ~10 pods does, and running it serially made bench/run's preempt p50 0.49 -> 0.86 ms for 13 % less
-// CPU (bench/engine_bench.cc BM_Choice: docs/performance.md "CPU per request").
+// work, pausing and calling sched_yield, before it sleeps, and on a 2-vCPU VM that is a fixed price in
+// CPU after every region whatever its size. The library has no public setting for it: an explicit or
+// per-request task_arena, arena priorities, a global_control limit set after the region all paid the
+// same. So a loop splits only work of about twice that price, estimated as the plugins' cache-warm
+// cost (a request meets colder caches and takes longer). At 500 names no loop of filter or prioritize
+// comes near it; preempt over 100 candidates of ~10 pods does, and running it serially made bench/run's
+// preempt p50 slower for less CPU (bench/engine_bench.cc BM_Choice; docs/performance.md "Figures behind
+// design choices in the code").
 inline constexpr uint64_t kDefaultParallelMinWorkNs = 400'000;
 
 // When a loop runs in parallel: at least `min_items` items (the policy's parallelThreshold) and at

@@ -46,8 +46,8 @@ inline constexpr uint64_t kUnmeasuredCostNs = 100;
 
 // A filter's check returns a code and appends reasons only when a node fails: most nodes pass, and a
 // FilterStatus (a code and a vector) built, returned through memory, tested and destroyed for every plugin
-// on every node was most of the filter loop, 146 instructions a node in Engine's loop alone (callgrind, 500
-// cloud names of 5000 nodes, the default configuration's five filters).
+// on every node was most of the filter loop's instructions (callgrind, 500 cloud names of 5000 nodes, the
+// default configuration's five filters; docs/performance.md "Figures behind design choices in the code").
 class FilterPlugin {
  public:
   virtual ~FilterPlugin() = default;
@@ -74,8 +74,9 @@ class FilterPlugin {
 
 // A filter shown under the name the configuration gave it: the framework plugins (NodeUnschedulable, ...)
 // run the legacy predicates' checks under their own names. The name is kept here, not by a wrapper,
-// which put a second virtual call into every plugin's call on every node: callgrind, bench/engine_bench.cc
-// BM_Choice/500 serial filter with the default configuration, 285 -> 253 thousand instructions per request.
+// which put a second virtual call into every plugin's call on every node and cost instructions per request
+// (callgrind, bench/engine_bench.cc BM_Choice/500, serial filter; docs/performance.md "Figures behind design
+// choices in the code").
 class AliasedFilter : public FilterPlugin {
  public:
   // shown_as empty: the plugin's own name.

@@ -103,7 +103,8 @@ int main(int argc, char** argv) {
     if (!opts.snapshots.empty()) {
       store.publish(kext::load_snapshot_files(opts.snapshots));
       // The file text and its DOM (several times the size of the cache) were freed in small pieces
-      // that glibc keeps; hand them back (15000 nodes / 150,000 pods: RSS 1.7 GB -> 172 MB).
+      // that glibc keeps; hand them back (RSS with and without it: docs/performance.md "Benchmarks",
+      // cluster state).
       malloc_trim(0);
     }
 

@@ -6,15 +6,15 @@
 // worker that served its request and freed when the decision log drops it, long after, while the
 // scheduler's connection is served by another worker: the log's turnover then leaves its bytes free
 // but unusable in one arena after another. With the default 64 MiB log at 500 names of 5000 nodes,
-// each new connection of extender-load on a 2-core VM left ~67 MB more, and RSS passed the manifest's
-// 1 GiB limit in 30 s (1.16 GB); with two arenas it stayed at 212 MB (docs/performance.md "CPU per request").
+// each new connection of extender-load on a 2-core VM left more behind, and RSS soon passed the
+// manifest's 1 GiB limit; with two arenas it stayed bounded (docs/performance.md "CPU per request").
 
 namespace kext {
 
 // Two: the main thread's arena and one for every other thread. On one connection, kube-scheduler's
-// pattern, the CPU per request did not rise (prioritize 1.00x, filter 0.90x: fewer fresh pages to fault
-// in); four concurrent preempts pay 1.13x on the shared arena locks, and 4 or 8 arenas still paid
-// 1.15x and 1.06x, so no middle value keeps both (docs/performance.md "CPU per request").
+// pattern, the CPU per request did not rise (filter's fell: fewer fresh pages to fault in); four
+// concurrent preempts pay more on the shared arena locks, and 4 or 8 arenas still paid more, so no
+// middle value keeps both (docs/performance.md "CPU per request").
 inline constexpr int kMallocArenas = 2;
 
 // Caps the arenas at kMallocArenas, unless the environment sets MALLOC_ARENA_MAX (glibc reads it; the

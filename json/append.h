@@ -17,11 +17,13 @@ namespace kext::json {
 // (writer.h WriteString's escape table): '"', '\\' and bytes below 0x20 are escaped — \b \t \n \f
 // \r by name, the others as \u00XX in upper-case hex — and every other byte, '/', DEL, UTF-8 and
 // invalid UTF-8 alike, is copied as it is. A reply written this way appends each plain node name in
-// one copy, where the Writer moved it byte by byte (2.4% of filter CPU, measured with perf).
+// one copy, where the Writer moved it byte by byte (a share of filter's CPU in perf; docs/performance.md
+// "Figures behind design choices in the code").
 inline void append_string(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   // The first byte that needs an escape, eight bytes per step: a 40-byte cloud node name was checked
-  // byte by byte, 10 % of filter's CPU at 500 such names (perf; the reply lists each passing name).
+  // byte by byte, a large share of filter's CPU at 500 such names (perf; the reply lists each passing
+  // name; docs/performance.md "Figures behind design choices in the code").
   const size_t first = skip_plain(s, 0);
   if (first == s.size()) {  // the usual name: quotes and one copy, no per-byte push_back calls
     const size_t at = out.size();

@@ -31,7 +31,7 @@ constexpr bool may_need_escape(uint64_t w) { return escape_mask(w) != 0; }
 // none comes before them: the plain stretch before it needs no byte-by-byte look. Exact, so that a
 // string's closing quote is found in the word that holds it: stopping at the word's start instead cost
 // up to seven byte steps per string (a 38-byte node name stepped six times before its quote;
-// bench/codec_bench.cc BM_DecodeNames 33.6 -> 28.5 us at 500 names, 219 -> 189 us at 5000).
+// bench/codec_bench.cc BM_DecodeNames measures it).
 inline size_t skip_plain_words(std::string_view s, size_t pos) {
 #if defined(__SSE2__)
   // Sixteen bytes a step where x86-64 always has SSE2: a byte is below 0x20 when min(byte, 0x1F) is

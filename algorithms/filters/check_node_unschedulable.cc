@@ -11,7 +11,7 @@ class CheckNodeUnschedulable final : public AliasedFilter {
  public:
   explicit CheckNodeUnschedulable(std::string_view shown_as)
       : AliasedFilter(kCheckNodeUnschedulablePredicate, shown_as) {}
-  // bench/engine_bench.cc BM_FilterPluginCost: 3 ns per node.
+  // Its cost per node: bench/engine_bench.cc BM_FilterPluginCost.
   uint64_t cost_per_node_ns() const override { return 3; }
 
   FilterCode check(const PodContext& pod, const NodeInfo& node,

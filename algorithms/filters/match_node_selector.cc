@@ -9,7 +9,7 @@ class MatchNodeSelector final : public AliasedFilter {
  public:
   explicit MatchNodeSelector(std::string_view shown_as)
       : AliasedFilter(kMatchNodeSelectorPredicate, shown_as) {}
-  // bench/engine_bench.cc BM_FilterPluginCost: 4 ns per node.
+  // Its cost per node: bench/engine_bench.cc BM_FilterPluginCost.
   uint64_t cost_per_node_ns() const override { return 4; }
 
   // Neither a nodeSelector nor a required node affinity: every node matches (NodeAffinity's PreFilter

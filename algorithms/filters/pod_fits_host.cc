@@ -6,7 +6,7 @@ namespace {
 class PodFitsHost final : public AliasedFilter {
  public:
   explicit PodFitsHost(std::string_view shown_as) : AliasedFilter(kPodFitsHostPredicate, shown_as) {}
-  // bench/engine_bench.cc BM_FilterPluginCost: 2 ns per node (3 returning a FilterStatus).
+  // Its cost per node: bench/engine_bench.cc BM_FilterPluginCost (more when it returned a FilterStatus).
   uint64_t cost_per_node_ns() const override { return 2; }
 
   // A pod without spec.nodeName fits every node's name (nodename/node_name.go Fits).

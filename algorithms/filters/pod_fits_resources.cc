@@ -15,9 +15,9 @@ class PodFitsResources final : public AliasedFilter {
  public:
   PodFitsResources(FitFilterArgs args, std::string_view shown_as)
       : AliasedFilter(kPodFitsResourcesPredicate, shown_as), args_(std::move(args)) {}
-  // bench/engine_bench.cc BM_FilterPluginCost: 6 ns per node (9 returning a FilterStatus; 29 while each
-  // check built its reason string, "Insufficient cpu" and the rest past the 15-byte small-string
-  // buffer: three malloc/free per node).
+  // Its cost per node: bench/engine_bench.cc BM_FilterPluginCost (more when it returned a FilterStatus;
+  // several times more while each check built its reason string, "Insufficient cpu" and the rest past the
+  // 15-byte small-string buffer: three malloc/free per node).
   uint64_t cost_per_node_ns() const override { return 6; }
 
   FilterCode check(const PodContext& pod, const NodeInfo& node,
@@ -27,7 +27,8 @@ class PodFitsResources final : public AliasedFilter {
     const Resources& used = node.requested;
     const bool too_many_pods = static_cast<int64_t>(node.pods.size()) + 1 > alloc.pods;
     // Most nodes fit a pod that asks for no extended resource: answered without the reasons' vector
-    // and the checks below (callgrind, 500 cloud names of 5000 nodes: 95 -> 61 instructions per node).
+    // and the checks below, in fewer instructions per node (callgrind, 500 cloud names of 5000 nodes;
+    // docs/performance.md "Figures behind design choices in the code").
     if (!too_many_pods && req.scalars.empty() && !short_of(req.milli_cpu, alloc.milli_cpu, used.milli_cpu) &&
         !short_of(req.memory, alloc.memory, used.memory) &&
         !short_of(req.ephemeral_storage, alloc.ephemeral_storage, used.ephemeral_storage)) {

@@ -11,8 +11,8 @@ class PodToleratesNodeTaints final : public AliasedFilter {
  public:
   explicit PodToleratesNodeTaints(std::string_view shown_as)
       : AliasedFilter(kPodToleratesNodeTaintsPredicate, shown_as) {}
-  // bench/engine_bench.cc BM_FilterPluginCost: 7 ns per node (11 returning a FilterStatus and searching
-  // the tolerations for a node without taints).
+  // Its cost per node: bench/engine_bench.cc BM_FilterPluginCost (more when it returned a FilterStatus and
+  // searched the tolerations for a node without taints).
   uint64_t cost_per_node_ns() const override { return 7; }
 
   FilterCode check(const PodContext& pod, const NodeInfo& node,

@@ -18,9 +18,10 @@ bool eligible_to_preempt(const Pod& preemptor, const NodeInfo* nominated) {
 
 namespace {
 // What a dry run spends per pod of the node besides the filters (removing and re-adding the pod,
-// the PDB check, the reprieve's ordering), as the server meets it: bench/run's preempt over 100
-// candidates of ~10 pods took 0.86 ms p50 serially, ~0.15 ms of it the round trip and decoding, so
-// ~650 ns per pod with the filters (bench/preemption_bench.cc's simpler pods: 235 ns).
+// the PDB check, the reprieve's ordering), as the server meets it: bench/run's serial preempt p50 over
+// 100 candidates of ~10 pods, less the round trip and decoding, shared among the pods, less the
+// filters; bench/preemption_bench.cc's simpler pods cost less (docs/performance.md "Figures behind
+// design choices in the code").
 constexpr uint64_t kDryRunCostPerPodNs = 600;
 }  // namespace
 

@@ -23,7 +23,7 @@ class BalancedResourceAllocation final : public AliasedScore {
   explicit BalancedResourceAllocation(std::string_view shown_as)
       : AliasedScore("BalancedResourceAllocation", shown_as) {}
 
-  // bench/engine_bench.cc BM_ScorePluginCost: 4 ns per node.
+  // Its cost per node: bench/engine_bench.cc BM_ScorePluginCost.
   uint64_t cost_per_node_ns() const override { return 4; }
 
   int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {
@@ -48,7 +48,7 @@ class NodeResourcesBalancedAllocation final : public ScorePlugin {
   explicit NodeResourcesBalancedAllocation(std::vector<ResourceWeight> resources)
       : resources_(std::move(resources)) {}
 
-  // bench/engine_bench.cc BM_ScorePluginCost: 35 ns per node.
+  // Its cost per node: bench/engine_bench.cc BM_ScorePluginCost.
   uint64_t cost_per_node_ns() const override { return 35; }
   std::string_view name() const override { return "NodeResourcesBalancedAllocation"; }
 

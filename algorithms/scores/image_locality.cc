@@ -32,12 +32,11 @@ class ImageLocality final : public AliasedScore {
   ImageLocality(bool modern, std::string_view shown_as)
       : AliasedScore(modern ? "ImageLocality" : "ImageLocalityPriority", shown_as), modern_(modern) {}
 
-  // bench/engine_bench.cc BM_ScorePluginCost: 10 ns per node with NodeImages' filter and the search from
-  // the key's estimated rank (11 with a binary search behind the filter, 20 with the binary search
-  // alone, 111 while it scanned all of a node's image names, 35 looking each node up twice). The two
-  // passes of prepare() cost ~1 ns per node more there, with the nodes warm (9.4 -> 10.3), and save
-  // more than that with them cold: prioritize at 500 cloud names of 5000 nodes, 146.5 -> 133.5 us of
-  // CPU per request, lower in 7 of 8 pairs.
+  // Its cost per node: bench/engine_bench.cc BM_ScorePluginCost, with NodeImages' filter and the search
+  // from the key's estimated rank, cheaper than a binary search behind the filter, the binary search
+  // alone, a scan of all of a node's image names, or looking each node up twice. The two passes of
+  // prepare() cost a little more there, with the nodes warm, and save more than that with them cold,
+  // as prioritize meets them (docs/performance.md "Figures behind design choices in the code").
   uint64_t cost_per_node_ns() const override { return 10; }
 
   std::unique_ptr<ScorePrepared> prepare(const PodContext& pod,

@@ -27,7 +27,7 @@ class MostRequested final : public AliasedScore {
  public:
   explicit MostRequested(std::string_view shown_as) : AliasedScore("MostRequestedPriority", shown_as) {}
 
-  // bench/engine_bench.cc BM_ScorePluginCost: 10 ns per node.
+  // Its cost per node: bench/engine_bench.cc BM_ScorePluginCost.
   uint64_t cost_per_node_ns() const override { return 10; }
 
   int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {

@@ -11,7 +11,7 @@ class NodeAffinityPriority final : public AliasedScore {
       : AliasedScore(max_score == kMaxScore ? "NodeAffinityPriority" : "NodeAffinity", shown_as),
         max_score_(max_score) {}
 
-  // bench/engine_bench.cc BM_ScorePluginCost: 5 ns per node.
+  // Its cost per node: bench/engine_bench.cc BM_ScorePluginCost.
   uint64_t cost_per_node_ns() const override { return 5; }
 
   int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {

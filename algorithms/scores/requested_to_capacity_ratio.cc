@@ -47,7 +47,7 @@ class RequestedToCapacityRatio final : public ScorePlugin {
     for (auto& p : args_.shape) p.score = saturate(static_cast<__int128>(p.score) * shape_scale);
   }
 
-  // bench/engine_bench.cc BM_ScorePluginCost: 40 ns per node.
+  // Its cost per node: bench/engine_bench.cc BM_ScorePluginCost.
   uint64_t cost_per_node_ns() const override { return 40; }
   std::string_view name() const override { return name_; }
 

@@ -11,7 +11,7 @@ class TaintTolerationPriority final : public AliasedScore {
       : AliasedScore(max_score == kMaxScore ? "TaintTolerationPriority" : "TaintToleration", shown_as),
         max_score_(max_score) {}
 
-  // bench/engine_bench.cc BM_ScorePluginCost: 10 ns per node.
+  // Its cost per node: bench/engine_bench.cc BM_ScorePluginCost.
   uint64_t cost_per_node_ns() const override { return 10; }
 
   int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {

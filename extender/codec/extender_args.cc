@@ -54,8 +54,8 @@ void parse_slice(std::string_view slice, rapidjson::Document& doc) {
 
 // The DOM of an object the decoders read whole (the pod, a node), on the stack: a 16 KB pool for its
 // values, strings parsed in place in a copy of its bytes. A default Document allocated a 64 KB pool
-// chunk and copied every string into it: BM_DecodeNames 17.9 -> 15.5 us at 500 cloud names, of which
-// the pod is ~8 us now.
+// chunk and copied every string into it, slower in bench/codec_bench.cc BM_DecodeNames, of which the
+// pod is a large part (docs/performance.md "Figures behind design choices in the code").
 class SliceDom {
  public:
   explicit SliceDom(std::string_view slice)
@@ -147,8 +147,9 @@ size_t decode_names(std::string_view s, size_t pos, NamesCandidate& c, bool rese
           return q + 1;
         }
         // This name and, while the array goes on as `","` before a plain name, the names after it, in
-        // one loop rather than one walk_items step each (callgrind, bench/codec_bench.cc BM_DecodeNames at
-        // 500 cloud names: 145 -> 97 instructions per name). Anything else is left to the next step.
+        // one loop rather than one walk_items step each, in fewer instructions per name (callgrind,
+        // bench/codec_bench.cc BM_DecodeNames at 500 cloud names; docs/performance.md "Figures behind design
+        // choices in the code"). Anything else is left to the next step.
         while (true) {
           last_end = q + 1;
           c.names.push_end(last_end - base);
@@ -183,8 +184,8 @@ size_t decode_names(std::string_view s, size_t pos, NamesCandidate& c, bool rese
 // The envelope is cut into slices by a validating scanner instead of one DOM: a full-Nodes body is
 // megabytes of node objects, and each node is parsed only if the cache has not seen its bytes. Each
 // member of the root is validated once: NodeNames by decoding it (each name scanned once, where the
-// validating pass, the walk and the escape check scanned it three times: bench/codec_bench.cc
-// BM_DecodeNames 28.5 -> 20.3 us at 500 names, 189 -> 102 us at 5000), the others by the scanner, which
+// validating pass, the walk and the escape check scanned it three times; bench/codec_bench.cc
+// BM_DecodeNames measures it), the others by the scanner, which
 // records where the containers of Nodes end (its items and each node object) so that the walks below
 // jump over them.
 void decode_extender_args(std::string_view body, ExtenderArgs& out, NodeDecodeCache* cache, PodReuse pods) {
@@ -297,7 +298,8 @@ void append_failed_map(std::string& out, std::string_view key, const ExtenderArg
 std::string encode_filter_reply(const ExtenderArgs& args, const FilterReply& reply) {
   // The scheduler replaces its node objects with what we return, so in full-node mode the passing
   // nodes are echoed as the bytes received (a Writer's RawValue copied byte by byte into a doubling
-  // buffer: 4.8 ms for a 6 MB reply, this ~0.5 ms).
+  // buffer was several times slower for a 6 MB reply; docs/performance.md "Figures behind design choices in
+  // the code").
   constexpr std::string_view kNodesHead = R"({"Nodes":{"metadata":{},"items":[)";
   constexpr std::string_view kNodesTail = R"(]},"NodeNames":null)";
   constexpr std::string_view kNamesHead = R"({"Nodes":null,"NodeNames":[)";
@@ -340,7 +342,8 @@ std::string encode_prioritize_reply(const NameList& hosts, const std::vector<int
   constexpr std::string_view kScore = R"(,"Score":)";
   const size_t names = hosts.empty() ? 0 : hosts.json_run(0, hosts.size()).size();
   // Written through a pointer into a buffer sized for the longest reply, then cut: six std::string
-  // appends per host, each checking the capacity, were 5 % of prioritize's user time at 500 names.
+  // appends per host, each checking the capacity, were a visible share of prioritize's user time at 500
+  // names (docs/performance.md "Figures behind design choices in the code").
   std::string out(2 + names + hosts.size() * (kHost.size() + kScore.size() + json::kMaxIntBytes + 2), '\0');
   char* p = out.data();
   const auto put = [&p](std::string_view s) { p = std::copy(s.begin(), s.end(), p); };

@@ -11,7 +11,8 @@
 // As JSON: the replies list the request's names again. Filter's NodeNames are the passing names, most
 // often all of them or long runs in the request's order, and each run is one copy of this buffer
 // (json_run); prioritize writes each name with json(i). Before, each name went through append_string
-// once more (5 % of filter's user time at 500 cloud names).
+// once more, a visible share of filter's user time at 500 cloud names (docs/performance.md "Figures behind
+// design choices in the code").
 #include <algorithm>
 #include <cstddef>
 #include <initializer_list>
@@ -72,7 +73,8 @@ class NameList {
     return quoted.substr(1, quoted.size() - 2);
   }
   // Every name, in order: names()[i] == (*this)[i], read off the ends in one pass (a name lookup each
-  // went through the escapes check and two bounds-checked cuts: 25 instructions a name, callgrind).
+  // went through the escapes check and two bounds-checked cuts; callgrind counted the instructions a name:
+  // docs/performance.md "Figures behind design choices in the code").
   std::vector<std::string_view> names() const {
     std::vector<std::string_view> out(ends_.size());
     size_t begin = 0;  // name i's opening quote

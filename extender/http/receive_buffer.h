@@ -2,8 +2,9 @@
 // A connection's received bytes: what std::string did for the transport, without zero-filling the room a
 // read is given. read(2) writes into spare capacity; std::string can only be resized over it first,
 // which cleared the whole buffer kept from the last request (46 KB for a 500-name filter's 23 KB body)
-// before every read: ~55 thousand instructions a request under callgrind, rep stosb counted per byte,
-// and as many cache lines dirtied before the request's own work began.
+// before every read: many instructions a request under callgrind, rep stosb counted per byte, and as
+// many cache lines dirtied before the request's own work began (docs/performance.md "Figures behind design
+// choices in the code").
 #include <algorithm>
 #include <cstddef>
 #include <cstring>

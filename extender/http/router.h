@@ -7,8 +7,9 @@
 // directly: for a plain HTTP/1.1 POST to one of them, serve_direct reads the few headers a verb needs
 // from the bytes in place, runs the handler and writes the reply cpp-httplib would have written, byte
 // for byte. cpp-httplib's request processing around the handler (a header multimap with
-// case-insensitive keys, percent-decoding, std::regex routing, a std::stringstream per reply) was 15 %
-// of a 500-name filter's user CPU on 5000 nodes (perf, extender outside its handler). Anything
+// case-insensitive keys, percent-decoding, std::regex routing, a std::stringstream per reply) was a
+// large share of a 500-name filter's user CPU on 5000 nodes (perf, extender outside its handler;
+// docs/performance.md "Figures behind design choices in the code"). Anything
 // serve_direct is not sure of goes to cpp-httplib instead, which registers the same handler.
 #include <httplib.h>
 

@@ -33,11 +33,12 @@ using Clock = std::chrono::steady_clock;
 // How often deadlines are checked: their resolution.
 constexpr auto kSweepInterval = std::chrono::milliseconds(100);
 // A worker writes its reply itself for at most this long; a client that has not taken it by then
-// gets the rest from the reactor, so a client that does not read holds no worker. Loopback takes a
-// 60 MB full-Nodes reply in ~40 ms, so only a stalled reader ever reaches it.
+// gets the rest from the reactor, so a client that does not read holds no worker. Loopback takes even a
+// 60 MB full-Nodes reply well within it, so only a stalled reader ever reaches it (docs/performance.md
+// "Figures behind design choices in the code").
 constexpr auto kWorkerWriteBudget = std::chrono::milliseconds(200);
 // Replies up to this size go out in one send (ConnectionStream::write): 500 nodes' prioritize reply is
-// ~25 KB; copying 64 KB costs a few microseconds, about one send.
+// ~25 KB; copying 64 KB costs about as much as one send.
 constexpr size_t kCoalesceBytes = 64 * 1024;
 // A worker waiting for a kept connection's next request leaves one larger than this to the reactor
 // (a NodeNames request for 5000 nodes is ~0.1 MB; a full-Nodes one for 500 is 9.4 MB).
@@ -259,8 +260,9 @@ ssize_t ConnectionStream::write(const char* ptr, size_t size) {
   if (c_.broken) return -1;
   // cpp-httplib writes the status line and headers, then the body, each with its own write: two
   // send() calls per reply. A reply up to kCoalesceBytes is held and sent whole by flush(): one
-  // syscall less per request (send was 28% of a filter request's CPU in perf, 500 nodes, 230 names,
-  // most of it in tcp_sendmsg, paid per call). Beyond that the copy would cost more than the call.
+  // syscall less per request (send was a large share of a filter request's CPU in perf, 500 nodes, 230
+  // names, most of it in tcp_sendmsg, paid per call; docs/performance.md "Figures behind design choices in
+  // the code"). Beyond that the copy would cost more than the call.
   if (held_.size() + size <= kCoalesceBytes) {
     held_.append(ptr, size);
     return static_cast<ssize_t>(size);
@@ -619,8 +621,8 @@ Transport::Read Transport::read_some(Connection& c, size_t* n, size_t* chunk) {
   Io io;
   if (declared > c.in.capacity() || c.in.capacity() - old >= kMinRead) {
     // In place: once the header block has declared the length, the whole request gets one
-    // allocation instead of a doubling series of copies (a 9.4 MB full-Nodes body on a new
-    // connection: ~40 ms).
+    // allocation instead of a doubling series of copies, slow for a 9.4 MB full-Nodes body on a new
+    // connection (docs/performance.md "Figures behind design choices in the code").
     if (declared > c.in.capacity()) {
       if (buffered_.load(std::memory_order_relaxed) + (declared - c.in.capacity()) >
           limits_.max_buffered_bytes) {
@@ -633,8 +635,9 @@ Transport::Read Transport::read_some(Connection& c, size_t* n, size_t* chunk) {
     if (io == Io::kDone) c.in.commit(*n);
   } else {
     // Length not known yet and no room: read into the thread's scratch and keep only what came, so
-    // an idle or stalled connection holds its bytes, not a read buffer (750 hostile connections:
-    // +0.6 MiB RSS rather than +13 MiB with a 16 KiB buffer each).
+    // an idle or stalled connection holds its bytes, not a read buffer (750 hostile connections grow
+    // RSS by a fraction of what a 16 KiB buffer each did; docs/performance.md "Figures behind design choices
+    // in the code").
     thread_local std::vector<char> scratch(kMaxRead);
     *chunk = scratch.size();
     io = io_read(c.fd, c.ssl, scratch.data(), *chunk, n);

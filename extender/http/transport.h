@@ -10,7 +10,8 @@
 // reading has its reply's remainder moved back to the reactor. After a reply the worker keeps the
 // connection for a short window and runs the client's next request itself if it comes whole within it
 // (a scheduler sends /prioritize right after /filter): without that, each request pays a second
-// cross-core wake-up (reactor -> worker), +34 % on a 500-node NodeNames filter+prioritize pair.
+// cross-core wake-up (reactor -> worker), which slows a 500-node NodeNames filter+prioritize pair
+// (docs/performance.md "Benchmarks", what the hostile-traffic transport costs).
 // Every stage has a bound:
 //   - connections: at most `max_connections`; beyond it a 503 and close (counted);
 //   - a request: header block ≤ max_header_bytes (431), body ≤ max_body_bytes (413, refused from the

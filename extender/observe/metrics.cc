@@ -218,9 +218,9 @@ std::string Metrics::render(const ClusterState* state) const {
       .append(std::to_string(pdbs))
       .append("\n");
 
-  // mallinfo2 walks every free chunk, each arena under its own lock: GET /metrics took ~2 ms without it
-  // and 2.4-2.8 ms with it on the 500-node snapshot after a load run, 2.9-6.1 ms on the 5000-node one.
-  // Once per scrape, never per request.
+  // mallinfo2 walks every free chunk, each arena under its own lock: it makes GET /metrics slower after a
+  // load run, more so on a 5000-node snapshot than a 500-node one (docs/performance.md "Figures behind design
+  // choices in the code"). Once per scrape, never per request.
   header(out, "kube_extender_heap_bytes", "gauge",
          "The C++ heap by state: in_use (allocated, a leak grows it), free (freed chunks malloc keeps "
          "for reuse; their pages may already be returned to the OS).");

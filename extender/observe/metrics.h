@@ -75,8 +75,9 @@ class Histogram {
 
 // What glibc's malloc holds (mallinfo2, summed over its arenas). RSS also counts the allocator's free
 // pages and fragmentation, which rise and settle with the pattern of allocations: under bench/soak the
-// live heap stays flat at 17.1 MiB from 12 s to 102 s (heaptrack) while RSS climbs ~3 MiB over the first
-// ~100 s and then levels off. A leak shows in in_use; fragmentation in free and RSS.
+// live heap stays flat (heaptrack) while RSS climbs a little at first and then levels off
+// (docs/performance.md "Figures behind design choices in the code"). A leak shows in in_use; fragmentation in
+// free and RSS.
 struct HeapBytes {
   uint64_t in_use = 0;  // allocated and not yet freed, mmapped blocks included
   uint64_t free = 0;    // freed chunks malloc keeps for reuse (malloc_trim may have returned their pages)

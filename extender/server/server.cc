@@ -17,7 +17,8 @@ namespace {
 constexpr const char* kJsonType = "application/json; charset=utf-8";
 
 // Moves the body in: set_content copies, and a multi-megabyte full-Nodes filter echo copied into
-// fresh pages cost more in page faults than the whole verb (15000 nodes: ~80 ms of 110).
+// fresh pages cost more in page faults than the rest of the verb at 15000 nodes (docs/performance.md "Figures
+// behind design choices in the code").
 void send(httplib::Response& res, Reply&& reply) {
   res.status = reply.status;
   res.body = std::move(reply.body);

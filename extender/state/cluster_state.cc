@@ -24,10 +24,10 @@ const PodInfo* ClusterState::find_pod(std::string_view uid) const {
 
 // Three stages, each issuing all its reads before the next stage waits on any: the name table
 // (find_many), the NodeInfos, then the Nodes their first lines point to. At 500 names of 5000 nodes the
-// state does not fit in L2, and one node at a time every name waited on ~6 misses in a row: with the
-// caches cold (bench/engine_bench.cc BM_ResolveThenRun), resolve + filter 205 -> 115 us, resolve + score
-// 208 -> 166 us; warm, 48 -> 45 and 82 -> 81 us. Prefetching each node's sorted images for
-// ImageLocality as well was slower (score +7 us cold and warm): most of those lines go unread.
+// state does not fit in L2, and one node at a time every name waited on ~6 misses in a row; staged, the
+// misses overlap, which matters most with the caches cold (bench/engine_bench.cc BM_ResolveThenRun;
+// docs/performance.md "Figures behind design choices in the code"). Prefetching each node's sorted images for
+// ImageLocality as well was slower, cold and warm: most of those lines go unread.
 void ClusterState::find_nodes(std::span<const std::string_view> names, std::span<const NodeInfo*> out) const {
   std::vector<const std::shared_ptr<const NodeInfo>*> found(names.size());
   nodes.find_many(names, found);

@@ -6,16 +6,18 @@
 // the bucket's first (libstdc++ keeps one singly linked list and buckets point at predecessors), then
 // the node itself: three cold cache lines per name. Here a name costs the slot it lands in, and a probe
 // that passes another key compares the stored hash before any string. At 500 names of 5000 nodes the
-// node-name table was 22 % of prioritize.
+// node-name table was a large share of prioritize (docs/performance.md "Figures behind design choices in the
+// code").
 //
 // Why the key's bytes live in the slot: a std::string key keeps anything past 15 bytes on the heap, so
 // a pod's UID (36 bytes) was one more allocation per pod and a cloud node name (ip-10-0-12-34.eu-west-1
 // .compute.internal, 25-50 bytes) one more cold line per name resolved. A key up to kInlineKey bytes is
 // stored in the slot (SlotBytes 64 keeps 40 bytes, a UID fits; 128 keeps 104, any node name seen in
 // practice); a longer one is stored on the heap, as before. Measured with the shard views below:
-// watch_bench BM_CacheMemory 127.0 -> 120.1 MB for 5000 nodes and 150,000 pods; filter and prioritize
-// CPU at 500 cloud names of 5000 nodes 0.96x and 0.975x, within the VM's noise (perf had put memcmp
-// under find_nodes at 7 % of filter, but the staged prefetch already hid most of that line).
+// bench/watch_bench.cc BM_CacheMemory a little smaller for 5000 nodes and 150,000 pods; filter and
+// prioritize CPU at 500 cloud names of 5000 nodes a little lower, within the VM's noise (perf had put
+// memcmp under find_nodes, but the staged prefetch already hid most of that line; docs/performance.md
+// "Figures behind design choices in the code").
 #include <cstddef>
 #include <cstdint>
 #include <cstring>

@@ -27,10 +27,10 @@ namespace kext {
 //
 // Eight bytes per step (multiply, xor-shift), the last word read overlapping the one before it, then
 // MurmurHash3's 64-bit finaliser so that every input bit reaches the low bits (the slot) and the high
-// bits (the shard). libstdc++'s std::hash (MurmurHash64A) took 96 instructions per 40-byte cloud node
-// name, 7 % of a 500-name filter's instructions; with this, find_nodes and its hashing take 169
-// instructions per name instead of 210 (callgrind, 500 cloud names of 5000 nodes). Node names and pod
-// UIDs come from the API server, so no defence against chosen collisions is needed.
+// bits (the shard). libstdc++'s std::hash (MurmurHash64A) was a visible share of a 500-name filter's
+// instructions; with this, find_nodes and its hashing take fewer instructions per name (callgrind, 500
+// cloud names of 5000 nodes; docs/performance.md "Figures behind design choices in the code"). Node names and
+// pod UIDs come from the API server, so no defence against chosen collisions is needed.
 struct StringHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const {

@@ -1,7 +1,8 @@
 #pragma once
 // One keep-alive HTTP/1.1 client connection for the load tool. Not cpp-httplib's client: that one
-// reads replies 4 KiB at a time through a growing string and spent ~9 ms of CPU per 1.2 MB full-Nodes
-// filter reply, three times the server's own time, so the tool measured itself. Go's net/http (what
+// reads replies 4 KiB at a time through a growing string and spent more CPU receiving a full-Nodes
+// filter reply than the server spent producing it, so the tool measured itself (docs/performance.md
+// "Load test (`bench/run`)"). Go's net/http (what
 // kube-scheduler uses) reads bodies in large pieces; this does the same: Content-Length bodies land in
 // a string reserved once, with recv() calls as large as the kernel allows.
 #include <chrono>
