@@ -58,6 +58,12 @@ std::string ApiResponse::describe() const {
   return "HTTP " + std::to_string(status) + (body.empty() ? "" : ": " + status_message(body));
 }
 
+bool ApiResponse::never_sent() const {
+  // The names of httplib.h to_string(Error) for a request that never left this side.
+  return status == 0 && (error == "Connection" || error == "ConnectionTimeout" || error == "SSLConnection" ||
+                         error == "SSLServerVerification" || error == "BindIPAddress");
+}
+
 std::string describe_transport_error(const std::string& error, const std::string& server_url) {
   // The names of httplib.h to_string(Error), which says no more than one word.
   if (error == "Connection") return "connection refused or unreachable: " + server_url;

@@ -24,6 +24,9 @@ struct ApiResponse {
   std::string body;
   std::string error;  // transport error ("Connection refused", "Read timeout")
   bool ok() const { return status >= 200 && status < 300; }
+  // No HTTP status, and the request never reached the server (no connection, a failed TLS handshake):
+  // it cannot have been acted on, so sending it again is safe.
+  bool never_sent() const;
   // "HTTP 403: <message from the Status body>" or the transport error.
   std::string describe() const;
 };

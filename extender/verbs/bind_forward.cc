@@ -21,12 +21,6 @@ constexpr milliseconds kUnreachableFor{1000};
 // Holder URLs kept with their connections; a holder that changes more often than this is not kept.
 constexpr size_t kMaxHolderClients = 8;
 
-// httplib's Error names for a request that never reached the holder.
-bool never_sent(const std::string& error) {
-  return error == "Connection" || error == "ConnectionTimeout" || error == "SSLConnection" ||
-         error == "SSLServerVerification" || error == "BindIPAddress";
-}
-
 struct InFlight {
   explicit InFlight(std::atomic<size_t>& n) : n_(n) { n_.fetch_add(1, std::memory_order_acq_rel); }
   ~InFlight() { n_.fetch_sub(1, std::memory_order_acq_rel); }
@@ -156,7 +150,7 @@ std::optional<Reply> BindForwarder::forward(std::string_view body, const Binding
       stepping_down = h;
       fail(ForwardFailure::kNotHolder);
       failure = "no longer holds it";
-    } else if (never_sent(r.error)) {
+    } else if (r.never_sent()) {
       mark_unreachable(h);
       fail(ForwardFailure::kConnect);
       failure = "no connection (" + r.error + ")";
