@@ -1,0 +1,102 @@
+#pragma once
+// extender-sim --follow's comparison: for every live pod, where production put it and where each
+// simulated policy put it; agreement, pending counts and per-node requested shares on both sides.
+// Fed by the follow loop (one thread); read by the HTTP page and the metrics (any thread): every
+// method locks.
+#include <cstdint>
+#include <mutex>
+#include <ostream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace kext::simtool::follow {
+
+// A pod as the comparison needs it: identity, requests and its controller.
+struct PodFacts {
+  std::string uid;
+  std::string pod;    // namespace/name
+  std::string owner;  // "Kind/name" of its controller, "" for none
+  int64_t milli_cpu = 0;
+  int64_t memory = 0;
+};
+
+// A node's allocatable, the denominator of the requested shares.
+struct NodeFacts {
+  std::string name;
+  int64_t milli_cpu_allocatable = 0;
+  int64_t memory_allocatable = 0;
+};
+
+// One side's view of one node: what the pods it placed there request.
+struct NodeShare {
+  std::string name;
+  int64_t milli_cpu_requested = 0;
+  int64_t memory_requested = 0;
+  int64_t milli_cpu_allocatable = 0;
+  int64_t memory_allocatable = 0;
+  int64_t pods = 0;
+};
+
+// One policy against production, at one moment.
+struct PolicyView {
+  std::string name;
+  uint64_t compared = 0;  // pods both sides bound (ever, deleted ones included)
+  uint64_t agreed = 0;    // of those, on the same node
+  double agreement_percent = 0;  // 100 * agreed / compared; 100 when nothing was compared
+  uint64_t pending = 0;   // live pods this policy has not bound (in its queue)
+  uint64_t preempted = 0; // pods this policy evicted (gone from its simulation)
+  std::vector<NodeShare> nodes;  // in node order
+};
+
+// One pod's row: production's node and each policy's ("" = pending there).
+struct PodRow {
+  std::string pod;
+  std::string owner;
+  std::string production;
+  std::vector<std::string> policies;  // one per policy, in policy order
+};
+
+struct Snapshot {
+  double seconds = 0;  // since the follow started
+  uint64_t live_events = 0;
+  uint64_t production_pending = 0;
+  std::vector<NodeShare> production_nodes;
+  std::vector<PolicyView> policies;
+  // The most recent pods to have been placed anywhere, newest first (at most Divergence's row limit).
+  std::vector<PodRow> recent;
+};
+
+class Divergence {
+ public:
+  // `policies`: the name of each simulated configuration, in --config order. `row_limit`: how many
+  // pods' rows are kept for the page and the log once they are deleted (live ones are always kept).
+  explicit Divergence(std::vector<std::string> policies, size_t row_limit = 10000);
+
+  void set_nodes(std::vector<NodeFacts> nodes);
+  // A pod already running when first seen (at the initial list, or created bound): on `node` on every side.
+  void pod_running(const PodFacts& pod, const std::string& node);
+  // A pod that turned up pending in the live cluster: pending on every side.
+  void pod_pending(const PodFacts& pod);
+  void production_bound(const std::string& uid, const std::string& node);
+  void simulated_bound(size_t policy, const std::string& uid, const std::string& node);
+  // Evicted by the policy's own preemption: gone from that simulation for good.
+  void simulated_preempted(size_t policy, const std::string& uid);
+  // Deleted in the live cluster: its resources leave every side; its row is kept (up to row_limit).
+  void pod_deleted(const std::string& uid);
+  void count_live_event();
+
+  Snapshot snapshot() const;
+  // Prometheus text exposition: kube_extender_sim_follow_* gauges and counters, labelled by policy.
+  std::string prometheus() const;
+  // The live page: a self-contained HTML document (no external resources), reloading itself.
+  std::string html() const;
+  // One JSON object per pod row, then one summary object per policy.
+  void write_jsonl(std::ostream& out) const;
+
+ private:
+  mutable std::mutex mu_;
+  // (state owned by the implementation)
+};
+
+}  // namespace kext::simtool::follow
