@@ -76,27 +76,34 @@ bool Engine::fits(const PodContext& pod, const NodeInfo& node) const {
   return true;
 }
 
-ScoreMatrix Engine::score(const PodContext& pod, std::span<const NodeInfo* const> nodes) const {
+ScoreMatrix Engine::score(const PodContext& pod, std::span<const NodeInfo* const> nodes,
+                          ScoreScale scale) const {
   ScoreMatrix m;
   m.algorithms = scores_.size();
   m.nodes = nodes.size();
   m.raw.assign(m.algorithms * m.nodes, 0);
   m.combined.assign(m.nodes, 0);
 
+  // The plugins as this scale sees them: on the scheduler's scale, each framework plugin undivided.
+  std::vector<const ScorePlugin*> plugins(m.algorithms);
+  for (size_t a = 0; a < m.algorithms; ++a) {
+    plugins[a] = scale == ScoreScale::kSchedulerTotal ? &scores_[a].plugin->on_scheduler_scale()
+                                                      : scores_[a].plugin.get();
+  }
   std::vector<std::unique_ptr<ScorePrepared>> prepared(m.algorithms);
-  for (size_t a = 0; a < m.algorithms; ++a) prepared[a] = scores_[a].plugin->prepare(pod, nodes);
+  for (size_t a = 0; a < m.algorithms; ++a) prepared[a] = plugins[a]->prepare(pod, nodes);
 
   // Map: the cell [a][n] is written only by the task that owns node n. Serially, one algorithm's row
   // at a time: the same plugin's call over and over, and each row written in order.
   if (scores_in_parallel(m.nodes)) {
     parallel_for_index(m.nodes, [&](size_t n) {
       for (size_t a = 0; a < m.algorithms; ++a) {
-        m.raw[a * m.nodes + n] = scores_[a].plugin->score_at(pod, prepared[a].get(), nodes, n);
+        m.raw[a * m.nodes + n] = plugins[a]->score_at(pod, prepared[a].get(), nodes, n);
       }
     });
   } else {
     for (size_t a = 0; a < m.algorithms; ++a) {
-      const ScorePlugin& plugin = *scores_[a].plugin;
+      const ScorePlugin& plugin = *plugins[a];
       const ScorePrepared* p = prepared[a].get();
       int64_t* row = m.raw.data() + a * m.nodes;
       for (size_t n = 0; n < m.nodes; ++n) row[n] = plugin.score_at(pod, p, nodes, n);
@@ -107,10 +114,20 @@ ScoreMatrix Engine::score(const PodContext& pod, std::span<const NodeInfo* const
   // enough work to, even at 5000 nodes (bench/engine_bench.cc BM_Normalize measures one normalisation).
   m.reduced = m.raw;
   for_each_index(m.algorithms, parallel_limits().parallel(m.nodes, m.nodes * reduce_cost_ns_), [&](size_t a) {
-    if (!scores_[a].plugin->has_reduce()) return;
-    scores_[a].plugin->reduce(std::span<int64_t>(m.reduced.data() + a * m.nodes, m.nodes));
+    if (!plugins[a]->has_reduce()) return;
+    plugins[a]->reduce(std::span<int64_t>(m.reduced.data() + a * m.nodes, m.nodes));
   });
 
+  if (scale == ScoreScale::kSchedulerTotal) {
+    for (size_t n = 0; n < m.nodes; ++n) {
+      __int128 total = 0;
+      for (size_t a = 0; a < m.algorithms; ++a) {
+        total += static_cast<__int128>(scores_[a].weight) * m.reduced[a * m.nodes + n];
+      }
+      m.combined[n] = saturate(total);
+    }
+    return m;
+  }
   // Exact in 128 bits: weights are int64, and a saturated sum would skew the mean out of 0..10.
   __int128 weight_sum = 0;
   for (const auto& s : scores_) weight_sum += s.weight;

@@ -25,10 +25,23 @@ struct ScoreMatrix {
   size_t nodes = 0;
   std::vector<int64_t> raw;       // [algorithm * nodes + node], after map, before reduce
   std::vector<int64_t> reduced;   // after reduce (equals raw for algorithms without one)
-  std::vector<int64_t> combined;  // [node], the weighted reply score 0..10
+  // [node]: with ScoreScale::kExtenderReply the weighted mean on the reply's 0..10; with
+  // kSchedulerTotal the sum of weight x score.
+  std::vector<int64_t> combined;
 
   int64_t raw_at(size_t a, size_t n) const { return raw[a * nodes + n]; }
   int64_t at(size_t a, size_t n) const { return reduced[a * nodes + n]; }
+};
+
+// Which arithmetic Engine::score combines the plugins' scores with.
+enum class ScoreScale {
+  // The extender's prioritize reply: each plugin on the wire's 0..10 (on_wire_scale), then the
+  // weighted mean, in integer division (MaxExtenderPriority).
+  kExtenderReply,
+  // kube-scheduler's own total (schedule_one.go prioritizeNodes, selectHost): the sum over plugins
+  // of weight x score, each framework plugin on 0..100 (framework.MaxNodeScore), nothing divided.
+  // Nodes that tie on the reply's scale are told apart here, as the scheduler tells them apart.
+  kSchedulerTotal,
 };
 
 // The policy's parallelThreshold when it sets none.
@@ -60,7 +73,9 @@ class Engine {
   std::vector<FilterStatus> filter(const PodContext& pod, std::span<const NodeInfo* const> nodes) const;
   // Runs only the filters: true if the pod fits the node (used by preemption's dry runs).
   bool fits(const PodContext& pod, const NodeInfo& node) const;
-  ScoreMatrix score(const PodContext& pod, std::span<const NodeInfo* const> nodes) const;
+  // raw and reduced hold each plugin's scores on `scale`'s scale (the reply's 0..10, or 0..100).
+  ScoreMatrix score(const PodContext& pod, std::span<const NodeInfo* const> nodes,
+                    ScoreScale scale = ScoreScale::kExtenderReply) const;
 
   const std::vector<std::unique_ptr<FilterPlugin>>& filters() const { return filters_; }
   const std::vector<WeightedScore>& scores() const { return scores_; }

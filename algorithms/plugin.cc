@@ -55,6 +55,7 @@ class OnWireScale final : public ScorePlugin {
     for (auto& s : scores) s /= kWireDivisor;
   }
   uint64_t cost_per_node_ns() const override { return inner_->cost_per_node_ns(); }
+  const ScorePlugin& on_scheduler_scale() const override { return *inner_; }
 
  private:
   std::unique_ptr<ScorePlugin> inner_;

@@ -115,6 +115,10 @@ class ScorePlugin {
   // Nanoseconds of one core per node for prepare, the map and the reduce together, as
   // bench/engine_bench.cc BM_ScorePluginCost measures it (see FilterPlugin::cost_per_node_ns).
   virtual uint64_t cost_per_node_ns() const { return kUnmeasuredCostNs; }
+  // The plugin as kube-scheduler's own framework scores it, for a caller that adds scores up as
+  // selectHost does rather than answering an extender call: on_wire_scale's inner plugin (0..100);
+  // any other plugin is itself (a legacy priority's 0..10, the scale v1.16 summed).
+  virtual const ScorePlugin& on_scheduler_scale() const { return *this; }
 };
 
 // A score shown under the name the configuration gave it, as AliasedFilter: a framework plugin that runs a

@@ -456,7 +456,8 @@ SchedulerExtender parse_extender(const Value& v, const std::string& path) {
   out.bind_verb = e.string("bindVerb").value_or("");
   out.enable_https = e.boolean("enableHTTPS").value_or(false);
   out.node_cache_capable = e.boolean("nodeCacheCapable").value_or(false);
-  e.integer("weight");
+  // validation.go validateExtenders: a prioritizing extender needs a positive weight.
+  if (auto weight = e.integer("weight")) out.weight = in_range(*weight, 1, kMaxPluginWeight, e.path("weight"));
   e.string("httpTimeout");
   e.boolean("ignorable");
   if (const Value* tls = e.get("tlsConfig")) {
@@ -821,7 +822,8 @@ LoadedFile load_scheduling_file(std::string_view text, std::string_view schedule
                    config_to_json(file.config, true),
                    file.config.filters.size(),
                    file.config.scores.size(),
-                   std::move(file.extenders)};
+                   std::move(file.extenders),
+                   true};
     return out;
   }
   if (!scheduler_name.empty()) {

@@ -85,6 +85,8 @@ struct SchedulerExtender {
   std::string bind_verb;
   bool enable_https = false;
   bool node_cache_capable = false;
+  // The multiplier of the prioritize reply in the scheduler's total; 1 when not given.
+  int64_t weight = 1;
 };
 
 // A --policy / --config file of any format, compiled.
@@ -96,6 +98,9 @@ struct LoadedFile {
   size_t filters = 0;
   size_t scores = 0;
   std::vector<SchedulerExtender> extenders;  // a KubeSchedulerConfiguration's, for extender_entry_warnings
+  // A KubeSchedulerConfiguration: the profile's plugins are kube-scheduler's own (extender-sim adds
+  // them to an extender's scores as the scheduler does).
+  bool scheduler_configuration = false;
 };
 // Throws PolicyError. A document whose apiVersion is in the kube-extender.io group is an
 // ExtenderConfiguration, one in kubescheduler.config.k8s.io a KubeSchedulerConfiguration, anything else

@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "algorithms/engine.h"
@@ -31,13 +32,27 @@ class CycleBackend {
   // One status per node, in input order, as Engine::filter.
   virtual std::vector<FilterStatus> filter(const SimCluster& cluster, const Pod& pod,
                                            std::span<const NodeInfo* const> nodes) = 0;
-  // One combined score per node, in input order, as ScoreMatrix::combined.
+  // One reply score per node (0..10), in input order, as the extender's prioritize answers.
   virtual std::vector<int64_t> score(const SimCluster& cluster, const Pod& pod,
                                      std::span<const NodeInfo* const> nodes) = 0;
   // DefaultPreemption's candidates (best first) as the backend leaves them (preemption.go
   // callExtenders: it may drop nodes and change victims); the cycle orders what is left again.
   virtual std::vector<preemption::Candidate> preempt(const SimCluster& cluster, const Pod& pod,
                                                      std::vector<preemption::Candidate> candidates) = 0;
+};
+
+// How selectHost's totals are added up.
+struct Scoring {
+  // kube-scheduler's (Σ weight x score on 0..100, the default), or the extender reply's 0..10 alone
+  // (what a run through a CycleBackend ranks on when it is the only score; tests compare the two
+  // modes with it).
+  ScoreScale scale = ScoreScale::kSchedulerTotal;
+  // With a backend, on kSchedulerTotal: prioritizeNodes (schedule_one.go) adds each extender's reply
+  // x (MaxNodeScore / MaxExtenderPriority) x its weight (KubeSchedulerConfiguration
+  // extenders[].weight) to the in-tree plugins' total; `in_tree_scores` adds the engine's own plugins
+  // as those.
+  int64_t extender_weight = 1;
+  bool in_tree_scores = false;
 };
 
 struct CycleConfig {
@@ -57,7 +72,18 @@ struct CycleConfig {
   // The wall-clock time simulated time 0 stands for, in Unix seconds: pods' start times (preemption
   // prefers evicting the youngest) are on that scale.
   int64_t epoch_unix_seconds = 0;
+  Scoring scoring;
 };
+
+// One term of the chosen node's total: a score plugin's score on the total's scale and its weight, or
+// the extender's reply (already x MaxNodeScore / MaxExtenderPriority) under kExtenderTerm.
+struct ScoreTerm {
+  std::string name;
+  int64_t weight = 1;
+  int64_t score = 0;
+  bool operator==(const ScoreTerm&) const = default;
+};
+inline constexpr std::string_view kExtenderTerm = "extender";
 
 enum class Outcome {
   kScheduled,      // bound to `node`
@@ -80,11 +106,13 @@ struct CycleRecord {
   std::vector<int32_t> victim_priorities;  // and the priority of each (the report's evictions)
   size_t feasible_nodes = 0;
   size_t evaluated_nodes = 0;  // filtered this cycle (processedNodes)
-  // When the node was chosen by scoring (two or more feasible nodes): the winner's combined score
-  // and the best score among the other feasible nodes (equal to it on a tie selectHost broke). Unset
-  // when a single feasible node was taken without scoring, as schedulePod does, and on failure.
+  // When the node was chosen by scoring (two or more feasible nodes): the winner's total and the
+  // best total among the other feasible nodes (equal to it on a tie selectHost broke), on
+  // CycleConfig::scale, and the terms of the winner's total. Unset when a single feasible node was
+  // taken without scoring, as schedulePod does, and on failure.
   std::optional<int64_t> score;
   std::optional<int64_t> runner_up_score;
+  std::vector<ScoreTerm> score_terms;
   // For a failure: how many nodes gave each reason, and FitError's text of it ("0/3 nodes are
   // available: 3 Insufficient cpu."), as the FailedScheduling event says.
   std::map<std::string, size_t> reasons;

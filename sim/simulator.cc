@@ -18,6 +18,7 @@ Simulator::Simulator(SimCluster cluster, const Engine& engine, SimulatorOptions 
   config_.preemption = options_.preemption;
   config_.epoch_unix_seconds = options_.epoch_unix_seconds;
   config_.percentage_of_nodes_to_score = options_.percentage_of_nodes_to_score;
+  config_.scoring = options_.scoring;
   if (options_.record_moves) {
     queue_.set_move_observer(
         [this](const std::string& uid, const QueueMove& move) { moves_[uid].push_back(move); });

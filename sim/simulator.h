@@ -38,6 +38,7 @@ struct SimulatorOptions {
   // Collect each pod's queue moves into its next CycleRecord::moves. Off, the queue has no observer.
   bool record_moves = false;
   CycleBackend* backend = nullptr;  // CycleConfig's: filter and score elsewhere than the engine
+  Scoring scoring;                  // CycleConfig's
 };
 
 // How a pod's life goes on once it runs.

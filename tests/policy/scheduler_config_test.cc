@@ -118,6 +118,7 @@ TEST(SchedulerConfig, StrictDecodingNamesTheField) {
        "extenders[0].nodeCacheCapabel: unknown field"},
       {kHead + "extenders:\n- nodeCacheCapable: yes\n", "extenders[0].nodeCacheCapable: must be a boolean"},
       {kHead + "extenders:\n- tlsConfig: {insecur: true}\n", "extenders[0].tlsConfig.insecur: unknown field"},
+      {kHead + "extenders:\n- weight: 0\n", "extenders[0].weight"},
       {"apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n",
        "apiVersion: must be \"kubescheduler.config.k8s.io/v1\""},
       {"apiVersion: kubescheduler.config.k8s.io/v1\nkind: Policy\n",
@@ -148,6 +149,8 @@ TEST(SchedulerConfig, TheExampleLoads) {
   EXPECT_EQ(e.filter_verb, "filter");
   EXPECT_EQ(e.prioritize_verb, "prioritize");
   EXPECT_TRUE(e.node_cache_capable);
+  EXPECT_EQ(e.weight, 1);
+  EXPECT_TRUE(loaded.scheduler_configuration);
   // Started as the example says (with cluster state, plain HTTP, no path prefix): nothing to warn about.
   EXPECT_TRUE(extender_entry_warnings(loaded.extenders, ExtenderSettings{true, false, false, ""}).empty());
 }

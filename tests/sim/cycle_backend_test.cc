@@ -71,8 +71,10 @@ TEST(CycleBackend, FiltersAndScoresThroughTheBackend) {
   // The engine alone would take n1 or n2 (emptier); the backend drops n1 and scores n3 highest.
   EXPECT_EQ(d->node, "n3");
   EXPECT_EQ(d->feasible_nodes, 2u);
-  EXPECT_EQ(d->score, 3);
-  EXPECT_EQ(d->runner_up_score, 2);
+  // prioritizeNodes: the reply (3, 2) x MaxNodeScore / MaxExtenderPriority x weight 1.
+  EXPECT_EQ(d->score, 30);
+  EXPECT_EQ(d->runner_up_score, 20);
+  EXPECT_EQ(d->score_terms, (std::vector<ScoreTerm>{{"extender", 1, 30}}));
   EXPECT_EQ(s.backend.filters, 1);
   EXPECT_EQ(s.backend.scores, 1);
   EXPECT_EQ(s.backend.preempts, 0);

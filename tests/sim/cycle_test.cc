@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "policy/config.h"
 #include "policy/policy.h"
 #include "tests/sim/sim_fixtures.h"
 #include "tests/support/test_builders.h"
@@ -83,6 +84,52 @@ TEST(Cycle, UnschedulableGoesBackWithTheEventsThatCouldHelp) {
     s.queue.move_all_to_active_or_backoff(ClusterEvent::kNodeAdded);
     EXPECT_EQ(s.queue.where("uid-p"), QueueName::kActive);
   }
+}
+
+// NodeResourcesFit (LeastAllocated, framework arithmetic) alone: n1 scores 91 of 100, n2 and n3 90
+// (each holds a 20m pod). kube-scheduler's selectHost takes n1 every time; on the extender reply's
+// 0..10 all three are 9, and the seeded tie-break spreads the pod over them.
+TEST(Cycle, RanksOnTheSchedulersTotalsNotTheReplysTenths) {
+  const auto fit_only = [] {
+    return std::make_unique<Engine>(std::move(load_scheduling_file(R"({
+      "apiVersion": "kube-extender.io/v1alpha1", "kind": "ExtenderConfiguration",
+      "plugins": {"score": {"disabled": [{"name": "*"}], "enabled": [{"name": "NodeResourcesFit", "weight": 2}]}},
+      "pluginConfig": [{"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": "LeastAllocated"}}}]})")
+                                                  .profile.engine));
+  };
+  std::set<std::string> chosen[2];
+  for (const ScoreScale scale : {ScoreScale::kSchedulerTotal, ScoreScale::kExtenderReply}) {
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      Sim s;
+      s.engine = fit_only();
+      s.config.engine = s.engine.get();
+      s.config.scoring.scale = scale;
+      s.state.rng = Rng(seed);
+      for (const char* node : {"n2", "n3"}) {
+        Pod busy = make_pod(std::string("busy-") + node, 20, 1);  // 1 byte: no scoring default
+        busy.node_name = node;
+        busy.phase = "Running";
+        s.cluster.add_pod(std::move(busy));
+      }
+      s.pending(sim_pod("web", 100, 0));
+      const auto d = s.cycle();
+      ASSERT_TRUE(d.has_value() && d->score && d->runner_up_score);
+      chosen[scale == ScoreScale::kExtenderReply].insert(d->node);
+      ASSERT_EQ(d->score_terms.size(), 1u);
+      EXPECT_EQ(d->score_terms[0].name, "NodeResourcesFit");
+      EXPECT_EQ(d->score_terms[0].weight, 2);
+      if (scale == ScoreScale::kSchedulerTotal) {
+        EXPECT_EQ(d->score_terms[0].score, 91);
+        EXPECT_EQ(*d->score, 2 * 91);  // weight x score, nothing divided
+        EXPECT_EQ(*d->runner_up_score, 2 * 90);
+      } else {
+        EXPECT_EQ(*d->score, 9);  // the weighted mean of 91 / 10
+        EXPECT_EQ(*d->runner_up_score, 9);
+      }
+    }
+  }
+  EXPECT_EQ(chosen[0], (std::set<std::string>{"n1"}));
+  EXPECT_GT(chosen[1].size(), 1u);
 }
 
 TEST(NumFeasibleNodesToFind, AsKubeScheduler) {

@@ -46,6 +46,19 @@ std::string decision_json(const sim::CycleRecord& d) {
   json::write_member(w, "evaluatedNodes", d.evaluated_nodes);
   if (d.score) json::write_member(w, "score", *d.score);
   if (d.runner_up_score) json::write_member(w, "runnerUpScore", *d.runner_up_score);
+  if (!d.score_terms.empty()) {
+    // The winner's total, term by term: score x weight summed is "score".
+    w.Key("scores");
+    w.StartArray();
+    for (const sim::ScoreTerm& t : d.score_terms) {
+      w.StartObject();
+      json::write_member(w, "plugin", t.name);
+      json::write_member(w, "weight", t.weight);
+      json::write_member(w, "score", t.score);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
   if (d.outcome != sim::Outcome::kScheduled) {
     w.Key("reasons");
     w.StartObject();

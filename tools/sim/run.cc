@@ -50,6 +50,19 @@ sim::Lifecycle lifecycle_of(const PodTraits& traits, std::optional<sim::SimDurat
   return l;
 }
 
+// The weight of the --extender URL's entry among a KubeSchedulerConfiguration's extenders (urlPrefix
+// compared without trailing slashes), else the only entry's, else 1.
+int64_t extender_weight(const std::vector<SchedulerExtender>& entries, const std::string& url) {
+  auto trimmed = [](std::string_view u) {
+    while (u.ends_with('/')) u.remove_suffix(1);
+    return u;
+  };
+  for (const SchedulerExtender& e : entries) {
+    if (trimmed(e.url_prefix) == trimmed(url)) return e.weight;
+  }
+  return entries.size() == 1 ? entries.front().weight : 1;
+}
+
 }  // namespace
 
 sim::SimDuration seconds_to_sim(double seconds) {
@@ -118,7 +131,14 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   } catch (const std::invalid_argument& e) {
     throw InputError(e.what());
   }
-  if (extender) options.backend = extender->backend.get();
+  options.scoring.scale = command.score_scale;
+  if (extender) {
+    options.backend = extender->backend.get();
+    // As kube-scheduler given this file: a KubeSchedulerConfiguration's profile plugins are the
+    // scheduler's own, added to the extender's reply x 10 x its entry's weight.
+    options.scoring.in_tree_scores = loaded.scheduler_configuration;
+    options.scoring.extender_weight = extender_weight(loaded.extenders, command.extender_url);
+  }
   sim::Simulator simulator(std::move(cluster.cluster), loaded.profile.engine, options);
   // Events after max_time never happen: times past it are clamped to just after it, so that no
   // input (a deletionTimestamp in year 9999, a long interval times many pods) overflows the clock.

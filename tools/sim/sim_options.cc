@@ -1,7 +1,9 @@
 #include "tools/sim/sim_options.h"
 
 #include <CLI/CLI.hpp>
+#include <map>
 #include <stdexcept>
+#include <string>
 
 #include "common/cli.h"
 
@@ -97,6 +99,14 @@ void define_flags(CLI::App& app, SimCommand& c) {
                  "feasible, at least 100 (0: its adaptive default, 50 % - nodes/125, at least 5 %)")
       ->check(CLI::Range(0, 100))
       ->type_name("PERCENT");
+  const std::map<std::string, ScoreScale> scales{{"total", ScoreScale::kSchedulerTotal},
+                                                 {"extender-reply", ScoreScale::kExtenderReply}};
+  app.add_option("--rank-by", c.score_scale,
+                 "what selectHost ranks nodes on: total (kube-scheduler's sum of weight x score on 0..100, "
+                 "plus an --extender's reply x 10 x its weight) or extender-reply (the prioritize reply's "
+                 "0..10 alone, as a scheduler whose only score is this extender sees it)")
+      ->transform(CLI::CheckedTransformer(scales))
+      ->type_name("total|extender-reply");
   define_extender_flags(app, c);
 }
 

@@ -27,6 +27,7 @@ struct SimCommand {
   // KubeSchedulerConfiguration percentageOfNodesToScore (not the extender's configuration); 0:
   // kube-scheduler's adaptive default.
   int32_t percentage_of_nodes_to_score = sim::SimulatorOptions{}.percentage_of_nodes_to_score;
+  ScoreScale score_scale = ScoreScale::kSchedulerTotal;  // --rank-by
   // --extender: filter, prioritize and preempt go to a running kube-extender at this URL (kube-scheduler's
   // urlPrefix), which lists and watches the simulated cluster from --api-listen; "" runs in process.
   std::string extender_url;
