@@ -1,6 +1,7 @@
 #pragma once
 // extender-sim's run: reads the inputs a SimCommand names, runs the simulator, writes the decision log.
 #include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -123,6 +124,18 @@ SimCommand compare_command(const SimCommand& command);
 inline constexpr std::string_view kNotTried = "(no cycle yet)";
 // A pod whose last cycle preempted: nominated, waiting for its victims to go.
 inline constexpr std::string_view kNominated = "(nominated, victims terminating)";
+
+// An extender configuration loaded as kube-extender loads it (policy/config.h load_scheduling_file).
+struct SimConfig {
+  std::string file;           // "" for the embedded default
+  std::string text;           // the file's text (the embedded default's)
+  std::string configuration;  // SimResult::configuration's
+  std::shared_ptr<const Engine> engine;  // keeps the whole loaded profile alive
+  preemption::Options preemption;
+};
+
+// `file` ("" for the embedded default) loaded; throws InputError "<flag> FILE: ...".
+SimConfig load_sim_config(const std::string& file, std::string_view flag = "--config");
 
 // Loads the configuration as kube-extender does (policy/config.h load_scheduling_file; the embedded
 // default without --config), the cluster and the workload, runs to the end, and writes each decision
