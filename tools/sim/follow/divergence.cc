@@ -540,11 +540,14 @@ constexpr const char* kFollowStyle =
 .card .label{color:#555;font-size:.9em}
 .card .big{font-size:2.1em;font-weight:600;font-variant-numeric:tabular-nums}
 .card .sub{color:#666;font-size:.85em}
+.full{stroke:#c0392b;stroke-width:1;stroke-dasharray:4 3}
+.scroll{overflow-x:auto;max-width:100%}
 .legend{display:flex;flex-wrap:wrap;gap:1.2em;margin:.3em 0 .6em;font-size:.9em}
 .swatch{display:inline-block;width:12px;height:12px;margin-right:5px;vertical-align:-1px;border-radius:2px}
-table.recent td{white-space:nowrap}
+table.recent{font-size:13px}
+table.recent td{white-space:nowrap;padding:2px 7px}
 td.differ{background:#fde2e1;color:#8a1c1c}
-td.same{color:#1c6b1c}
+td.same{color:#1c6b1c;font-size:.9em}
 td.pending,td.preempted{color:#888;font-style:italic}
 )";
 
@@ -563,11 +566,14 @@ std::string duration(double seconds) {
   return std::to_string(sec) + " s";
 }
 
-std::string card(const std::string& label, const std::string& big, const std::string& sub,
+std::string card(const std::string& label, const std::string& big, const std::vector<std::string>& lines,
                  const std::string& accent = "") {
-  return "<div class=\"card\"" + (accent.empty() ? "" : " style=\"border-top:4px solid " + accent + "\"") +
-         "><div class=\"label\">" + html_escape(label) + "</div><div class=\"big\">" + html_escape(big) +
-         "</div><div class=\"sub\">" + html_escape(sub) + "</div></div>\n";
+  std::string out = "<div class=\"card\"" +
+                    (accent.empty() ? "" : " style=\"border-top:4px solid " + accent + "\"") +
+                    "><div class=\"label\">" + html_escape(label) + "</div><div class=\"big\">" +
+                    html_escape(big) + "</div>";
+  for (const std::string& l : lines) out += "<div class=\"sub\">" + html_escape(l) + "</div>";
+  return out + "</div>\n";
 }
 
 std::string svg_text(double x, double y, const char* anchor, const std::string& value,
@@ -615,7 +621,6 @@ std::string share_chart(const Snapshot& s, const std::vector<size_t>& nodes, con
   double top = 1.0;
   for (size_t n : nodes)
     for (size_t side = 0; side < sides; ++side) top = std::max(top, side_share(side, n));
-  top = std::ceil(top * 4) / 4;
   const double plot = kWidth - name_width - kValue;
   const double group = static_cast<double>(sides) * (kBar + kGap) - kGap + kGroupGap;
   const double height = kTop + group * static_cast<double>(nodes.size()) + 4;
@@ -623,11 +628,16 @@ std::string share_chart(const Snapshot& s, const std::vector<size_t>& nodes, con
                     " requested per node, production and each policy\" width=\"" + fixed(kWidth, 0) +
                     "\" height=\"" + fixed(height, 0) + "\" viewBox=\"0 0 " + fixed(kWidth, 0) + " " +
                     fixed(height, 0) + "\">";
-  const int ticks = static_cast<int>(std::lround(top * 4));
+  // Ticks every 25 %, or every 50 % or 100 % on a longer scale; a dashed line at 100 % (allocatable).
+  const double step = top <= 1.0 ? 0.25 : top <= 2.0 ? 0.5 : 1.0;
+  top = std::ceil(top / step - 1e-9) * step;
+  const int ticks = static_cast<int>(std::lround(top / step));
   for (int i = 0; i <= ticks; ++i) {
-    const double x = name_width + plot * (i / 4.0) / top;
-    out += svg_line("grid", x, kTop - 6, x, height - 4);
-    out += svg_text(x, 15, i == ticks && ticks > 4 ? "end" : "middle", std::to_string(25 * i) + " %");
+    const double f = step * i;
+    const double x = name_width + plot * f / top;
+    out += svg_line(std::abs(f - 1.0) < 1e-9 && ticks * step > 1.0 ? "full" : "grid", x, kTop - 6, x,
+                    height - 4);
+    out += svg_text(x, 15, "middle", std::to_string(static_cast<int>(std::lround(100 * f))) + " %");
   }
   for (size_t g = 0; g < nodes.size(); ++g) {
     const size_t n = nodes[g];
@@ -680,7 +690,7 @@ std::vector<size_t> chart_nodes(const Snapshot& s) {
 std::string recent_table(const Snapshot& s) {
   std::vector<std::string> head{"pod", "owner", "production"};
   for (const PolicyView& p : s.policies) head.push_back(p.name);
-  std::string out = "<table class=\"recent\">\n" + header_row(head);
+  std::string out = "<div class=\"scroll\">\n<table class=\"recent\">\n" + header_row(head);
   const size_t shown = std::min(s.recent.size(), Divergence::kRecentShown);
   for (size_t i = 0; i < shown; ++i) {
     const PodRow& r = s.recent[i];
@@ -694,12 +704,13 @@ std::string recent_table(const Snapshot& s) {
       } else if (r.production.empty()) {
         out += cell(node, false);
       } else {
-        out += cell(node, false, node == r.production ? " class=\"same\"" : " class=\"differ\"");
+        out += node == r.production ? cell("✓ same node", false, " class=\"same\"")
+                                    : cell(node, false, " class=\"differ\"");
       }
     }
     out += "</tr>\n";
   }
-  out += "</table>\n";
+  out += "</table>\n</div>\n";
   if (s.recent.size() > shown) {
     out += "<p class=\"note\">The newest " + std::to_string(shown) + " of " +
            std::to_string(s.recent.size()) + " rows held; the JSON lines log has them all.</p>\n";
@@ -733,21 +744,19 @@ std::string Divergence::html() const {
       html_escape(duration(s.seconds)) + "; " + std::to_string(s.live_events) + " live events; " +
       std::to_string(live) + " live pods; this page reloads every 5 s.</p>\n";
 
+  // One card per policy (agreement, then its queue), production's queue, the live stream.
   out += "<div class=\"cards\">\n";
   for (size_t i = 0; i < s.policies.size(); ++i) {
     const PolicyView& p = s.policies[i];
-    out += card("agreement: " + p.name, p.compared == 0 ? "–" : fixed(p.agreement_percent, 1) + " %",
-                std::to_string(p.agreed) + " of " + std::to_string(p.compared) + " pods on production's node",
-                colour(i + 1));
+    out +=
+        card(p.name + ": agreement", p.compared == 0 ? "–" : fixed(p.agreement_percent, 1) + " %",
+             {std::to_string(p.agreed) + " of " + std::to_string(p.compared) + " pods on production's node",
+              std::to_string(p.pending) + " pending · " + std::to_string(p.preempted) + " preempted"},
+             colour(i + 1));
   }
-  out +=
-      card("pending: production", std::to_string(s.production_pending), "live pods not bound yet", colour(0));
-  for (size_t i = 0; i < s.policies.size(); ++i) {
-    const PolicyView& p = s.policies[i];
-    out += card("pending: " + p.name, std::to_string(p.pending), std::to_string(p.preempted) + " preempted",
-                colour(i + 1));
-  }
-  out += card("live events", std::to_string(s.live_events), "up " + duration(s.seconds));
+  out += card("production: pending", std::to_string(s.production_pending), {"live pods not bound yet"},
+              colour(0));
+  out += card("live events", std::to_string(s.live_events), {"up " + duration(s.seconds)});
   out += "</div>\n";
 
   out += "<h2>Requested per node</h2>\n";
