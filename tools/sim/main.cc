@@ -29,11 +29,16 @@ int follow(const kext::simtool::SimCommand& cmd) {
   signals.start([&](int) { follower->stop(); });
   try {
     follower->run();
+  } catch (const kext::simtool::InputError& e) {  // the cluster could not be listed
     signals.stop();
+    std::cerr << "extender-sim: " << e.what() << std::endl;
+    return 2;
+  }
+  signals.stop();
+  try {
     std::cout << follower->finish();
     return 0;
-  } catch (const std::exception& e) {  // InputError: --html or --log could not be written
-    signals.stop();
+  } catch (const std::exception& e) {  // --html or --log could not be written
     std::cerr << "extender-sim: " << e.what() << std::endl;
     return 1;
   }

@@ -307,6 +307,31 @@ TEST(Follow, FlagsNameTheirErrors) {
   }
 }
 
+TEST(Follow, AServerThatCannotBeReachedFailsNamingTheKubeconfig) {
+  TempDir dir("sim-follow-unreachable");
+  SimCommand c;
+  c.follow = true;
+  c.kubeconfig = (dir.path() / "kubeconfig").string();
+  c.listen = "127.0.0.1:0";
+  {
+    FakeApiServer gone;  // its port is closed once it is destroyed
+    kext::testing::spit(c.kubeconfig, gone.kubeconfig());
+  }
+  std::ostringstream err;
+  FollowTuning tuning;
+  tuning.backoff_initial = 20ms;
+  Follower f(c, err, tuning);
+  try {
+    f.run();
+    ADD_FAILURE() << "an unreachable server";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--kubeconfig " + c.kubeconfig + " (server https://"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("cannot list the nodes"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Follow, TheBinaryFollowsForItsDurationServesMetricsAndWritesItsFiles) {
   FakeApiServer api;
   api.put("nodes", node_json("n1"));

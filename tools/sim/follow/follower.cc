@@ -173,9 +173,11 @@ void Follower::run() {
   stream_ = std::make_unique<LiveStream>(*api_, queue_, options);
   if (!stream_->start(tuning_.sync_timeout)) {
     const auto status = stream_->status();
-    err_ << "extender-sim: --kubeconfig " << command_.kubeconfig << ": nodes not listed yet ("
-         << (status.empty() ? std::string("no answer") : status.front().last_error) << "); still trying\n"
-         << std::flush;
+    stream_->stop();
+    throw InputError("--kubeconfig " + command_.kubeconfig + " (server " + api_->config().server_url() +
+                     "): cannot list the nodes: " +
+                     (status.empty() || status.front().last_error.empty() ? std::string("no answer in time")
+                                                                          : status.front().last_error));
   }
   const bool bounded = command_.duration_seconds > 0;
   const sim::SimTime deadline = bounded ? seconds_to_sim(command_.duration_seconds) : sim::kNever;

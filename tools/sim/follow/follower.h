@@ -43,6 +43,8 @@ class Follower {
   Follower& operator=(const Follower&) = delete;
 
   // Lists, watches and follows until stop() or --duration, then stops the reflectors. Call once.
+  // Throws InputError naming --kubeconfig and the server when the nodes cannot be listed at the start
+  // (three failed attempts or tuning.sync_timeout); later failures are retried, as a reflector does.
   void run();
   // From any thread (a signal's): run() returns soon after.
   void stop();

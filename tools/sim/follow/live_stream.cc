@@ -224,9 +224,14 @@ bool LiveStream::start(std::chrono::milliseconds sync_timeout) {
   const LiveResource& classes = kLiveResources[3];
   start_one("nodes", nodes.path, std::make_unique<DiffSink<NodeTraits>>(queue_));
   const auto deadline = std::chrono::steady_clock::now() + sync_timeout;
-  while (!watched_.front()->reflector->status().synced && std::chrono::steady_clock::now() < deadline)
+  // Until listed, or three failed attempts (a server that refuses or cannot be reached says so at once).
+  for (;;) {
+    const kube::ReflectorStatus s = watched_.front()->reflector->status();
+    if (s.synced || s.failures >= 3 || std::chrono::steady_clock::now() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   const bool nodes_synced = watched_.front()->reflector->status().synced;
+  if (!nodes_synced) return false;
   start_one("pods", pods.path, std::make_unique<DiffSink<PodTraitsOf>>(queue_));
   start_one("poddisruptionbudgets", pdbs.path, std::make_unique<DiffSink<PdbTraits>>(queue_));
   // Optional: a reflector on a resource the server does not serve, or does not let us list, would

@@ -89,10 +89,11 @@ class LiveStream {
   LiveStream(const LiveStream&) = delete;
   LiveStream& operator=(const LiveStream&) = delete;
 
-  // Starts the nodes' reflector and waits (up to `sync_timeout`) for its first list, so that the
-  // pods' first list finds their nodes; then the pods', PDBs' and, if the server lets us list them
-  // (one probe GET; a 404 or 403 means it has none for us), PriorityClasses' reflectors. Returns
-  // false if the nodes were not listed in time (the reflectors keep trying; see status()).
+  // Starts the nodes' reflector and waits (up to `sync_timeout`, or three failed attempts) for its
+  // first list, so that the pods' first list finds their nodes; then the pods', PDBs' and, if the
+  // server lets us list them (one probe GET; a 404 or 403 means it has none for us),
+  // PriorityClasses' reflectors. Returns false, having started only the nodes', if the nodes were not
+  // listed (status() says why).
   bool start(std::chrono::milliseconds sync_timeout);
   void stop();
   // Whether every started reflector has listed once.
