@@ -242,9 +242,11 @@ void Divergence::set_nodes(std::vector<NodeFacts> nodes) {
 void Divergence::pod_running(const PodFacts& pod, const std::string& node) {
   std::lock_guard lock(mu_);
   State& s = *state_;
-  if (pod.uid.empty() || node.empty() || s.pods.contains(pod.uid)) return;
+  if (pod.uid.empty() || node.empty()) return;
+  auto [it, inserted] = s.pods.try_emplace(pod.uid);
+  if (!inserted) return;
   const int32_t n = s.intern(node);
-  Pod& p = s.pods[pod.uid];
+  Pod& p = it->second;
   p.facts = pod;
   p.seq = s.next_seq++;
   p.production = n;
@@ -257,8 +259,10 @@ void Divergence::pod_running(const PodFacts& pod, const std::string& node) {
 void Divergence::pod_pending(const PodFacts& pod) {
   std::lock_guard lock(mu_);
   State& s = *state_;
-  if (pod.uid.empty() || s.pods.contains(pod.uid)) return;
-  Pod& p = s.pods[pod.uid];
+  if (pod.uid.empty()) return;
+  auto [it, inserted] = s.pods.try_emplace(pod.uid);
+  if (!inserted) return;
+  Pod& p = it->second;
   p.facts = pod;
   p.seq = s.next_seq++;
   p.row = true;

@@ -96,6 +96,8 @@ class Divergence {
 
   Snapshot snapshot() const;
   // Prometheus text exposition: kube_extender_sim_follow_* gauges and counters, labelled by policy.
+  // The series production has too (pending_pods, node_{cpu,memory}_requested_ratio) carry
+  // side="production", or side="simulated" and policy="NAME"; the per-node ones add node="NAME".
   std::string prometheus() const;
   // The live page: a self-contained HTML document (no external resources), reloading itself.
   std::string html() const;
