@@ -36,7 +36,7 @@ struct Sum {
 };
 
 struct Side {
-  int32_t node = -1;  // index into State::nodes, -1 for none
+  int32_t node = -1;  // index into State::node_names, -1 for none
   SimState state = SimState::kPending;
   bool compared = false;
 };
@@ -183,7 +183,8 @@ struct Divergence::State {
     return r;
   }
 
-  Snapshot snapshot(bool with_rows) const {
+  // With at most `rows` recent rows (row_limit at most).
+  Snapshot snapshot(size_t rows) const {
     Snapshot out;
     out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     out.live_events = live_events;
@@ -198,12 +199,9 @@ struct Divergence::State {
       for (int32_t n : order) v.nodes.push_back(share(n, policy_sums[i][n]));
       out.policies.push_back(std::move(v));
     }
-    if (with_rows) {
-      for (const Pod* p : recent) {
-        if (out.recent.size() >= row_limit) break;
-        out.recent.push_back(row(*p));
-      }
-    }
+    rows = std::min(rows, row_limit);
+    for (auto it = recent.begin(); it != recent.end() && out.recent.size() < rows; ++it)
+      out.recent.push_back(row(**it));
     return out;
   }
 };
@@ -360,7 +358,7 @@ size_t Divergence::rows() const {
 
 Snapshot Divergence::snapshot() const {
   std::lock_guard lock(mu_);
-  return state_->snapshot(true);
+  return state_->snapshot(SIZE_MAX);
 }
 
 // ---- Prometheus text --------------------------------------------------------------------------------
@@ -430,7 +428,7 @@ std::string Divergence::prometheus() const {
   Snapshot s;
   {
     std::lock_guard lock(mu_);
-    s = state_->snapshot(false);
+    s = state_->snapshot(0);
   }
   std::string out;
   out.reserve(256 + 160 * s.production_nodes.size() * (1 + s.policies.size()));
@@ -691,7 +689,8 @@ std::vector<size_t> chart_nodes(const Snapshot& s) {
   return all;
 }
 
-std::string recent_table(const Snapshot& s) {
+// `held`: how many recent rows there are in all (the snapshot has the newest kRecentShown).
+std::string recent_table(const Snapshot& s, size_t held) {
   std::vector<std::string> head{"pod", "owner", "production"};
   for (const PolicyView& p : s.policies) head.push_back(p.name);
   std::string out = "<div class=\"scroll\">\n<table class=\"recent\">\n" + header_row(head);
@@ -715,9 +714,9 @@ std::string recent_table(const Snapshot& s) {
     out += "</tr>\n";
   }
   out += "</table>\n</div>\n";
-  if (s.recent.size() > shown) {
-    out += "<p class=\"note\">The newest " + std::to_string(shown) + " of " +
-           std::to_string(s.recent.size()) + " rows held; the JSON lines log has them all.</p>\n";
+  if (held > shown) {
+    out += "<p class=\"note\">The newest " + std::to_string(shown) + " of " + std::to_string(held) +
+           " rows held; the JSON lines log has them all.</p>\n";
   }
   return out;
 }
@@ -727,10 +726,11 @@ std::string recent_table(const Snapshot& s) {
 std::string Divergence::html() const {
   Snapshot s;
   std::vector<std::map<std::string, size_t>> by_namespace, by_owner;
-  size_t live = 0;
+  size_t live = 0, held = 0;
   {
     std::lock_guard lock(mu_);
-    s = state_->snapshot(true);
+    s = state_->snapshot(Divergence::kRecentShown);
+    held = std::min(state_->recent.size(), state_->row_limit);
     by_namespace = state_->differ_by_namespace;
     by_owner = state_->differ_by_owner;
     live = state_->live;
@@ -800,7 +800,7 @@ std::string Divergence::html() const {
   } else {
     out +=
         "<p class=\"note\">Newest first; a policy's node is red where it differs from production's.</p>\n" +
-        recent_table(s);
+        recent_table(s, held);
   }
   return out + "</body>\n</html>\n";
 }

@@ -102,6 +102,9 @@ class Divergence {
   // The live page: a self-contained HTML document (no external resources), reloading itself.
   std::string html() const;
   // One JSON object per pod row, then one summary object per policy.
+  // A row is a pod seen pending (live, or among the last row_limit deleted), in first-seen order:
+  // {"pod","uid","owner","live","production","policies":{NAME: node}}; a summary is
+  // {"policy","compared","agreed","agreement_percent","pending","preempted"}.
   void write_jsonl(std::ostream& out) const;
 
   // What is held: every live pod (running at first sight or seen pending) and the rows of at most
