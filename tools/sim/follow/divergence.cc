@@ -630,16 +630,24 @@ std::string share_chart(const Snapshot& s, const std::vector<size_t>& nodes, con
                     " requested per node, production and each policy\" width=\"" + fixed(kWidth, 0) +
                     "\" height=\"" + fixed(height, 0) + "\" viewBox=\"0 0 " + fixed(kWidth, 0) + " " +
                     fixed(height, 0) + "\">";
-  // Ticks every 25 %, or every 50 % or 100 % on a longer scale; a dashed line at 100 % (allocatable).
-  const double step = top <= 1.0 ? 0.25 : top <= 2.0 ? 0.5 : 1.0;
+  // Ticks every 25 %, or a rounder step on a longer scale (at most 5 of them past 0); a dashed line at
+  // 100 % (allocatable) then.
+  double step = 0.25;
+  for (const double nice : {0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0}) {
+    if (top / step <= 5.0) break;
+    step = nice;
+  }
   top = std::ceil(top / step - 1e-9) * step;
   const int ticks = static_cast<int>(std::lround(top / step));
   for (int i = 0; i <= ticks; ++i) {
     const double f = step * i;
     const double x = name_width + plot * f / top;
-    out += svg_line(std::abs(f - 1.0) < 1e-9 && ticks * step > 1.0 ? "full" : "grid", x, kTop - 6, x,
-                    height - 4);
+    out += svg_line("grid", x, kTop - 6, x, height - 4);
     out += svg_text(x, 15, "middle", std::to_string(static_cast<int>(std::lround(100 * f))) + " %");
+  }
+  if (top > 1.0) {
+    const double x = name_width + plot / top;
+    out += svg_line("full", x, kTop - 6, x, height - 4);
   }
   for (size_t g = 0; g < nodes.size(); ++g) {
     const size_t n = nodes[g];
