@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -389,6 +390,38 @@ TEST(Divergence, HtmlEscapesNamesAndReloads) {
   EXPECT_EQ(html.find("http://"), std::string::npos);
   EXPECT_EQ(html.find("https://"), std::string::npos);
   EXPECT_NE(html.find("0.0 %"), std::string::npos);  // 0 of 1 agreed
+}
+
+TEST(Divergence, EmptyAndWithoutPolicies) {
+  for (const std::vector<std::string>& policies :
+       {std::vector<std::string>{}, std::vector<std::string>{"a"}}) {
+    Divergence d(policies);
+    EXPECT_NE(d.html().find("No nodes yet."), std::string::npos);
+    EXPECT_NE(d.prometheus().find("kube_extender_sim_follow_live_events_total 0\n"), std::string::npos);
+    std::ostringstream out;
+    d.write_jsonl(out);
+    const std::string log = out.str();
+    EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), static_cast<long>(policies.size()));
+    d.pod_pending(pod("p"));
+    d.production_bound("p", "n1");
+    EXPECT_NE(d.html().find("default/p"), std::string::npos);
+    EXPECT_EQ(d.snapshot().production_pending, 0u);
+  }
+}
+
+TEST(Divergence, HtmlListsTheNewestRecentRows) {
+  Divergence d({"a"});
+  for (int i = 0; i < 150; ++i) {
+    const std::string uid = "web-" + std::to_string(i);
+    d.pod_pending(pod(uid));
+    d.production_bound(uid, "n1");
+  }
+  EXPECT_EQ(d.snapshot().recent.size(), 150u);
+  const std::string html = d.html();
+  EXPECT_NE(html.find("The newest 100 of 150 rows held"), std::string::npos);
+  EXPECT_NE(html.find("default/web-149<"), std::string::npos);
+  EXPECT_NE(html.find("default/web-50<"), std::string::npos);
+  EXPECT_EQ(html.find("default/web-49<"), std::string::npos);
 }
 
 TEST(Divergence, JsonLinesParse) {

@@ -36,7 +36,7 @@ struct Sum {
 };
 
 struct Side {
-  int32_t node = -1;  // index into State::nodes, -1 for none
+  int32_t node = -1;  // index into State::node_names, -1 for none
   SimState state = SimState::kPending;
   bool compared = false;
 };
@@ -183,7 +183,8 @@ struct Divergence::State {
     return r;
   }
 
-  Snapshot snapshot(bool with_rows) const {
+  // With at most `rows` recent rows (row_limit at most).
+  Snapshot snapshot(size_t rows) const {
     Snapshot out;
     out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     out.live_events = live_events;
@@ -198,12 +199,9 @@ struct Divergence::State {
       for (int32_t n : order) v.nodes.push_back(share(n, policy_sums[i][n]));
       out.policies.push_back(std::move(v));
     }
-    if (with_rows) {
-      for (const Pod* p : recent) {
-        if (out.recent.size() >= row_limit) break;
-        out.recent.push_back(row(*p));
-      }
-    }
+    rows = std::min(rows, row_limit);
+    for (auto it = recent.begin(); it != recent.end() && out.recent.size() < rows; ++it)
+      out.recent.push_back(row(**it));
     return out;
   }
 };
@@ -242,9 +240,11 @@ void Divergence::set_nodes(std::vector<NodeFacts> nodes) {
 void Divergence::pod_running(const PodFacts& pod, const std::string& node) {
   std::lock_guard lock(mu_);
   State& s = *state_;
-  if (pod.uid.empty() || node.empty() || s.pods.contains(pod.uid)) return;
+  if (pod.uid.empty() || node.empty()) return;
+  auto [it, inserted] = s.pods.try_emplace(pod.uid);
+  if (!inserted) return;
   const int32_t n = s.intern(node);
-  Pod& p = s.pods[pod.uid];
+  Pod& p = it->second;
   p.facts = pod;
   p.seq = s.next_seq++;
   p.production = n;
@@ -257,8 +257,10 @@ void Divergence::pod_running(const PodFacts& pod, const std::string& node) {
 void Divergence::pod_pending(const PodFacts& pod) {
   std::lock_guard lock(mu_);
   State& s = *state_;
-  if (pod.uid.empty() || s.pods.contains(pod.uid)) return;
-  Pod& p = s.pods[pod.uid];
+  if (pod.uid.empty()) return;
+  auto [it, inserted] = s.pods.try_emplace(pod.uid);
+  if (!inserted) return;
+  Pod& p = it->second;
   p.facts = pod;
   p.seq = s.next_seq++;
   p.row = true;
@@ -356,7 +358,7 @@ size_t Divergence::rows() const {
 
 Snapshot Divergence::snapshot() const {
   std::lock_guard lock(mu_);
-  return state_->snapshot(true);
+  return state_->snapshot(SIZE_MAX);
 }
 
 // ---- Prometheus text --------------------------------------------------------------------------------
@@ -426,7 +428,7 @@ std::string Divergence::prometheus() const {
   Snapshot s;
   {
     std::lock_guard lock(mu_);
-    s = state_->snapshot(false);
+    s = state_->snapshot(0);
   }
   std::string out;
   out.reserve(256 + 160 * s.production_nodes.size() * (1 + s.policies.size()));
@@ -628,16 +630,24 @@ std::string share_chart(const Snapshot& s, const std::vector<size_t>& nodes, con
                     " requested per node, production and each policy\" width=\"" + fixed(kWidth, 0) +
                     "\" height=\"" + fixed(height, 0) + "\" viewBox=\"0 0 " + fixed(kWidth, 0) + " " +
                     fixed(height, 0) + "\">";
-  // Ticks every 25 %, or every 50 % or 100 % on a longer scale; a dashed line at 100 % (allocatable).
-  const double step = top <= 1.0 ? 0.25 : top <= 2.0 ? 0.5 : 1.0;
+  // Ticks every 25 %, or a rounder step on a longer scale (at most 5 of them past 0); a dashed line at
+  // 100 % (allocatable) then.
+  double step = 0.25;
+  for (const double nice : {0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0}) {
+    if (top / step <= 5.0) break;
+    step = nice;
+  }
   top = std::ceil(top / step - 1e-9) * step;
   const int ticks = static_cast<int>(std::lround(top / step));
   for (int i = 0; i <= ticks; ++i) {
     const double f = step * i;
     const double x = name_width + plot * f / top;
-    out += svg_line(std::abs(f - 1.0) < 1e-9 && ticks * step > 1.0 ? "full" : "grid", x, kTop - 6, x,
-                    height - 4);
+    out += svg_line("grid", x, kTop - 6, x, height - 4);
     out += svg_text(x, 15, "middle", std::to_string(static_cast<int>(std::lround(100 * f))) + " %");
+  }
+  if (top > 1.0) {
+    const double x = name_width + plot / top;
+    out += svg_line("full", x, kTop - 6, x, height - 4);
   }
   for (size_t g = 0; g < nodes.size(); ++g) {
     const size_t n = nodes[g];
@@ -687,7 +697,8 @@ std::vector<size_t> chart_nodes(const Snapshot& s) {
   return all;
 }
 
-std::string recent_table(const Snapshot& s) {
+// `held`: how many recent rows there are in all (the snapshot has the newest kRecentShown).
+std::string recent_table(const Snapshot& s, size_t held) {
   std::vector<std::string> head{"pod", "owner", "production"};
   for (const PolicyView& p : s.policies) head.push_back(p.name);
   std::string out = "<div class=\"scroll\">\n<table class=\"recent\">\n" + header_row(head);
@@ -711,9 +722,9 @@ std::string recent_table(const Snapshot& s) {
     out += "</tr>\n";
   }
   out += "</table>\n</div>\n";
-  if (s.recent.size() > shown) {
-    out += "<p class=\"note\">The newest " + std::to_string(shown) + " of " +
-           std::to_string(s.recent.size()) + " rows held; the JSON lines log has them all.</p>\n";
+  if (held > shown) {
+    out += "<p class=\"note\">The newest " + std::to_string(shown) + " of " + std::to_string(held) +
+           " rows held; the JSON lines log has them all.</p>\n";
   }
   return out;
 }
@@ -723,10 +734,11 @@ std::string recent_table(const Snapshot& s) {
 std::string Divergence::html() const {
   Snapshot s;
   std::vector<std::map<std::string, size_t>> by_namespace, by_owner;
-  size_t live = 0;
+  size_t live = 0, held = 0;
   {
     std::lock_guard lock(mu_);
-    s = state_->snapshot(true);
+    s = state_->snapshot(Divergence::kRecentShown);
+    held = std::min(state_->recent.size(), state_->row_limit);
     by_namespace = state_->differ_by_namespace;
     by_owner = state_->differ_by_owner;
     live = state_->live;
@@ -796,7 +808,7 @@ std::string Divergence::html() const {
   } else {
     out +=
         "<p class=\"note\">Newest first; a policy's node is red where it differs from production's.</p>\n" +
-        recent_table(s);
+        recent_table(s, held);
   }
   return out + "</body>\n</html>\n";
 }

@@ -96,10 +96,15 @@ class Divergence {
 
   Snapshot snapshot() const;
   // Prometheus text exposition: kube_extender_sim_follow_* gauges and counters, labelled by policy.
+  // The series production has too (pending_pods, node_{cpu,memory}_requested_ratio) carry
+  // side="production", or side="simulated" and policy="NAME"; the per-node ones add node="NAME".
   std::string prometheus() const;
   // The live page: a self-contained HTML document (no external resources), reloading itself.
   std::string html() const;
   // One JSON object per pod row, then one summary object per policy.
+  // A row is a pod seen pending (live, or among the last row_limit deleted), in first-seen order:
+  // {"pod","uid","owner","live","production","policies":{NAME: node}}; a summary is
+  // {"policy","compared","agreed","agreement_percent","pending","preempted"}.
   void write_jsonl(std::ostream& out) const;
 
   // What is held: every live pod (running at first sight or seen pending) and the rows of at most
