@@ -33,6 +33,10 @@ int follow(const kext::simtool::SimCommand& cmd) {
     signals.stop();
     std::cerr << "extender-sim: " << e.what() << std::endl;
     return 2;
+  } catch (const std::exception& e) {
+    signals.stop();
+    std::cerr << "extender-sim: " << e.what() << std::endl;
+    return 1;
   }
   signals.stop();
   try {

@@ -220,7 +220,16 @@ void Follower::handle(std::vector<LiveEvent>& batch, sim::SimTime now) {
       e.pod = std::move(one.front());
     }
     track(e);
-    for (const auto& m : mirrors_) m->apply(e, now);
+    for (const auto& m : mirrors_) {
+      try {
+        m->apply(e, now);
+      } catch (const sim::ClusterError& error) {
+        // An event the simulation cannot take (it names the pod or node): skipped; the first ten are
+        // reported.
+        if (skipped_++ < 10)
+          err_ << "extender-sim: " << m->name() << ": skipping a live event: " << error.what() << "\n";
+      }
+    }
     divergence_->count_live_event();
     live_events_.fetch_add(1);
   }

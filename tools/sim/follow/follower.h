@@ -85,6 +85,7 @@ class Follower {
   int port_ = 0;
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> live_events_{0};
+  uint64_t skipped_ = 0;  // live events a simulation refused (the first few are reported on err_)
 
   // Production's side, for the Divergence: each live pod's node ("" pending), nodes in first-seen order.
   std::unordered_map<std::string, std::string> live_pods_;
