@@ -2,8 +2,12 @@
 // scheduler deciding with the same configuration and seed agrees on every pod, a different one does
 // not; live deletions, new nodes, pods created bound and a relist after 410 reach the simulation; and
 // every request the follower sends is a GET.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -380,6 +384,40 @@ TEST(Follow, TheBinaryFollowsForItsDurationServesMetricsAndWritesItsFiles) {
   EXPECT_NE(kext::testing::slurp(out).find("default: agreement"), std::string::npos)
       << kext::testing::slurp(out);
   expect_only_gets(api);
+}
+
+TEST(Follow, TheBinaryStopsCleanlyOnSigterm) {
+  FakeApiServer api;
+  api.put("nodes", node_json("n1"));
+  TempDir dir("sim-follow-sigterm");
+  const std::string kubeconfig = (dir.path() / "kubeconfig").string();
+  kext::testing::spit(kubeconfig, api.kubeconfig());
+  const std::string html = (dir.path() / "out.html").string(), err = (dir.path() / "stderr").string();
+  const std::string out = (dir.path() / "stdout").string();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (o < 0 || e < 0) _exit(126);
+    dup2(o, STDOUT_FILENO);
+    dup2(e, STDERR_FILENO);
+    execl(KEXT_SIM_BINARY, KEXT_SIM_BINARY, "--follow", "--kubeconfig", kubeconfig.c_str(), "--listen",
+          "127.0.0.1:0", "--html", html.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  ASSERT_GT(pid, 0);
+  // Listening (and so past the point where it blocks the signals) once it names its page; synced once
+  // the node is on it.
+  ASSERT_TRUE(wait_for([&] { return kext::testing::slurp(err).find("live page") != std::string::npos; }))
+      << kext::testing::slurp(err);
+  std::this_thread::sleep_for(300ms);
+  kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_TRUE(wait_for([&] { return waitpid(pid, &status, WNOHANG) == pid; }, 20s));
+  EXPECT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << kext::testing::slurp(err);
+  EXPECT_NE(kext::testing::slurp(html).find("<html"), std::string::npos);
+  EXPECT_NE(kext::testing::slurp(out).find("default: agreement"), std::string::npos);
 }
 
 }  // namespace
