@@ -195,6 +195,7 @@ TEST(Follow, PackingAgainstSpreadingProductionDiverges) {
   EXPECT_DOUBLE_EQ(s.policies[0].agreement_percent, 100.0) << "production's own configuration";
   EXPECT_EQ(s.policies[1].compared, 60u);
   EXPECT_LT(s.policies[1].agreement_percent, 100.0) << "packing puts pods elsewhere";
+  ::testing::Test::RecordProperty("pack_agreed_pods", std::to_string(s.policies[1].agreed));
 }
 
 TEST(Follow, MirrorsDeletionsNewNodesBoundPodsAndARelistAfterGone) {
