@@ -10,12 +10,12 @@
 
 #include "common/log.h"
 #include "common/read_file.h"
+#include "common/shutdown_signals.h"
 #include "extender/kube/leader_election.h"
 #include "extender/kube/live_state.h"
 #include "extender/malloc_arenas.h"
 #include "extender/options.h"
 #include "extender/server/server.h"
-#include "extender/shutdown_signals.h"
 #include "extender/state/snapshot_loader.h"
 #include "extender/verbs/bind.h"
 #include "extender/verbs/bind_forward.h"

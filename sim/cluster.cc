@@ -1,5 +1,7 @@
 #include "sim/cluster.h"
 
+#include <cstddef>
+
 namespace kext::sim {
 
 void SimCluster::add_node(Node node) {
@@ -17,6 +19,20 @@ void SimCluster::replace_node(Node node) {
   NodeInfo* info = this->node(node.name);
   if (info == nullptr) throw ClusterError("node " + node.name + ": not a node of the cluster");
   info->node = std::make_shared<const Node>(std::move(node));
+}
+
+std::vector<std::string> SimCluster::remove_node(std::string_view name) {
+  auto it = node_index_.find(std::string(name));
+  if (it == node_index_.end()) return {};
+  const size_t at = it->second;
+  std::vector<std::string> uids;
+  for (const auto& info : nodes_[at]->pods) uids.push_back(info->pod->uid);
+  for (const std::string& uid : uids) pods_.erase(uid);
+  node_index_.erase(it);
+  nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(at));
+  node_ptrs_.erase(node_ptrs_.begin() + static_cast<std::ptrdiff_t>(at));
+  for (size_t i = at; i < nodes_.size(); ++i) node_index_[nodes_[i]->node->name] = i;
+  return uids;
 }
 
 void SimCluster::add_pod(Pod pod) {

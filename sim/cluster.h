@@ -29,7 +29,13 @@ class SimCluster {
   // A node's new spec or status (allocatable, labels, taints, unschedulable); its pods stay. Throws
   // ClusterError for an unknown node.
   void replace_node(Node node);
+  // Removes a node and the pods bound to it (kube-controller-manager's pod garbage collector deletes
+  // a deleted node's pods: podgc's gcOrphaned). Returns their UIDs; none for an unknown node. The
+  // nodes after it move up one place in nodes().
+  std::vector<std::string> remove_node(std::string_view name);
   void add_pdb(PodDisruptionBudget pdb) { pdbs_.push_back(std::move(pdb)); }
+  // Every budget at once, replacing those there were (a live cluster's, as they change).
+  void set_pdbs(std::vector<PodDisruptionBudget> pdbs) { pdbs_ = std::move(pdbs); }
   // A pod: bound if spec.nodeName names a node (which must exist), pending otherwise. Terminal pods
   // (Succeeded, Failed) hold no resources and are not added. Throws ClusterError on a duplicate UID or
   // an unknown node.
@@ -43,7 +49,7 @@ class SimCluster {
   const NodeInfo* node(std::string_view name) const;
   // The node's index in nodes(), or nullopt.
   std::optional<size_t> node_position(std::string_view name) const;
-  // Every node, in evaluation order; stable until the next add_node.
+  // Every node, in evaluation order; stable until the next add_node or remove_node.
   std::span<const NodeInfo* const> nodes() const { return node_ptrs_; }
   std::span<const PodDisruptionBudget> pdbs() const { return pdbs_; }
   size_t pod_count() const { return pods_.size(); }

@@ -45,6 +45,22 @@ void Simulator::add_pending(Pod pod, SimTime arrival, Lifecycle lifecycle) {
   schedule(arrival, EventKind::kArrive, std::move(uid));
 }
 
+void Simulator::add_bound(Pod pod, SimTime at, Lifecycle lifecycle) {
+  if (pod.node_name.empty())
+    throw ClusterError("pod " + pod.namespace_ + "/" + pod.name + ": a bound pod must have spec.nodeName");
+  if (pod.uid.empty())
+    throw ClusterError("pod " + pod.namespace_ + "/" + pod.name + ": metadata.uid is empty");
+  if (cluster_.pod(pod.uid) != nullptr || arriving_.count(pod.uid) != 0) {
+    throw ClusterError("pod " + pod.uid + ": added twice");
+  }
+  std::string uid = pod.uid;
+  lifecycles_[uid] = lifecycle;
+  arriving_.emplace(uid, std::move(pod));
+  schedule(at, EventKind::kArriveBound, std::move(uid));
+}
+
+void Simulator::delete_node(const std::string& name, SimTime at) { schedule(at, EventKind::kNodeDelete, name); }
+
 void Simulator::set_lifecycle(const std::string& uid, Lifecycle lifecycle) {
   auto pod = cluster_.pod(uid);
   if (pod == nullptr || pod->node_name.empty())
@@ -84,6 +100,12 @@ void Simulator::remove_bound(const std::string& uid) {
   if (on.has_value() && !on->empty()) queue_.move_all_to_active_or_backoff(ClusterEvent::kPodDeleted);
 }
 
+void Simulator::forget(const std::string& uid) {
+  lifecycles_.erase(uid);
+  arrived_at_.erase(uid);
+  evicted_.erase(uid);
+}
+
 void Simulator::handle(const Event& e, RunSummary& summary) {
   switch (e.kind) {
     case EventKind::kArrive: {
@@ -97,13 +119,31 @@ void Simulator::handle(const Event& e, RunSummary& summary) {
       arrived_at_[e.uid] = clock_.now();
       return;
     }
+    case EventKind::kArriveBound: {
+      auto it = arriving_.find(e.uid);
+      if (it == arriving_.end()) return;  // deleted before it arrived
+      Pod pod = std::move(it->second);
+      arriving_.erase(it);
+      if (cluster_.node(pod.node_name) == nullptr) {
+        forget(e.uid);
+        return;
+      }
+      cluster_.add_pod(std::move(pod));
+      queue_.move_all_to_active_or_backoff(ClusterEvent::kPodUpdated);
+      return;
+    }
+    case EventKind::kNodeDelete:
+      for (const std::string& uid : cluster_.remove_node(e.uid)) forget(uid);
+      return;
     case EventKind::kDeleteVictim: {
       // Gone already if it completed during its grace period.
       auto pod = cluster_.pod(e.uid);
       if (pod == nullptr) return;
       remove_bound(e.uid);
-      auto lc = lifecycles_.find(e.uid);
-      if (lc == lifecycles_.end() || !lc->second.recreate_when_preempted) return;
+      auto found = lifecycles_.find(e.uid);
+      const Lifecycle lc = found == lifecycles_.end() ? Lifecycle{} : found->second;  // forget() erases it
+      forget(e.uid);
+      if (!lc.recreate_when_preempted) return;
       // The owner's replacement: the original's spec, pending, created now.
       const std::string root = e.uid;
       const int n = ++recreations_[root];
@@ -116,7 +156,7 @@ void Simulator::handle(const Event& e, RunSummary& summary) {
       next.start_time.reset();
       next.terminating = false;
       ++summary.recreated;
-      add_pending(std::move(next), clock_.now(), lc->second);
+      add_pending(std::move(next), clock_.now(), lc);
       return;
     }
     case EventKind::kNodeChange: {
@@ -129,17 +169,20 @@ void Simulator::handle(const Event& e, RunSummary& summary) {
       return;
     }
     case EventKind::kDelete: {
-      if (arriving_.erase(e.uid) != 0) return;
+      if (arriving_.erase(e.uid) != 0) {
+        forget(e.uid);
+        return;
+      }
       auto pod = cluster_.pod(e.uid);
       if (pod == nullptr) return;
       if (pod->node_name.empty()) {
         queue_.remove(e.uid);
         moves_.erase(e.uid);  // no decision will carry them
         cluster_.delete_pod(e.uid);
-        arrived_at_.erase(e.uid);
       } else {
         remove_bound(e.uid);
       }
+      forget(e.uid);
       return;
     }
     case EventKind::kNodeAdd: {
@@ -155,6 +198,7 @@ void Simulator::handle(const Event& e, RunSummary& summary) {
       if (pod == nullptr || pod->node_name.empty()) return;  // preempted and gone before it finished
       ++summary.completed;
       remove_bound(e.uid);
+      forget(e.uid);
       return;
     }
   }
@@ -176,7 +220,32 @@ void Simulator::record_pending(RunSummary& summary) const {
 RunSummary Simulator::run(const std::function<void(const CycleRecord&)>& on_decision) {
   RunSummary summary;
   summary.pending_over_time.emplace_back(clock_.now(), queue_.size());
-  const SimTime end = SimTime{0} + options_.max_time;
+  loop(SimTime{0} + options_.max_time, summary, on_decision);
+  summary.pending_at_end = queue_.size() + arriving_.size();
+  // (Nodes still to join do not count: a run that stops early leaves them out.)
+  summary.end = clock_.now();
+  return summary;
+}
+
+void Simulator::run_until(SimTime t, RunSummary& summary,
+                          const std::function<void(const CycleRecord&)>& on_decision) {
+  if (summary.pending_over_time.empty()) summary.pending_over_time.emplace_back(clock_.now(), queue_.size());
+  loop(std::min(t, SimTime{0} + options_.max_time), summary, on_decision);
+  summary.pending_at_end = queue_.size() + arriving_.size();
+  summary.end = clock_.now();
+}
+
+SimTime Simulator::next_due() const {
+  if (queue_.active_size() > 0) return clock_.now();
+  // run()'s idle step: the next event, or the queue's next flush while pods wait in podBackoffQ or
+  // an event is still to come.
+  SimTime next = events_.empty() ? kNever : events_.top().at;
+  if (queue_.backoff_size() > 0 || !events_.empty()) next = std::min(next, queue_.next_timer_due());
+  return std::max(next, clock_.now());
+}
+
+void Simulator::loop(SimTime end, RunSummary& summary,
+                     const std::function<void(const CycleRecord&)>& on_decision) {
   for (;;) {
     // Everything due now, then the queue's flushes, then one cycle; the clock stands still during a
     // cycle (a cycle takes no simulated time).
@@ -236,10 +305,6 @@ RunSummary Simulator::run(const std::function<void(const CycleRecord&)>& on_deci
     if (next == kNever || next > end) break;
     clock_.advance_to(next);
   }
-  summary.pending_at_end = queue_.size() + arriving_.size();
-  // (Nodes still to join do not count: a run that stops early leaves them out.)
-  summary.end = clock_.now();
-  return summary;
 }
 
 namespace {

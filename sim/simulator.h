@@ -123,17 +123,38 @@ class Simulator {
   // not yet arrived (it never does). Unknown UIDs are an error now; a pod gone by then is ignored.
   void delete_pod(const std::string& uid, SimTime at);
 
+  // A pod that turns up already bound (spec.nodeName set: created bound, as DaemonSet pods are, or
+  // bound by another scheduler) at `at`: it joins its node then, an assigned pod added, which may help
+  // pods waiting for affinity or spreading (kPodUpdated). Dropped if its node is not in the cluster by
+  // then. Throws ClusterError on a pod without a node or UID, or a duplicate UID.
+  void add_bound(Pod pod, SimTime at, Lifecycle lifecycle = {});
+  // Removes a node at `at`, with the pods bound to it (the pod garbage collector's gcOrphaned deletes
+  // them). A node not in the cluster by then is ignored.
+  void delete_node(const std::string& name, SimTime at);
+  // The disruption budgets from now on (SimCluster::set_pdbs), for preemption's next dry runs.
+  void set_pdbs(std::vector<PodDisruptionBudget> pdbs) { cluster_.set_pdbs(std::move(pdbs)); }
+
   // Runs until nothing can change any more (no future event, activeQ and podBackoffQ empty: pods
   // left in unschedulablePods have seen every event that could help them) or max_time. Calls
   // `on_decision` for every cycle, in order.
   RunSummary run(const std::function<void(const CycleRecord&)>& on_decision);
+  // run() in steps, for a simulation driven by the wall clock (extender-sim --follow): handles every
+  // event and runs every cycle due at or before `t` (and max_time), counting into `summary`, then
+  // returns; events and queue timers after `t` stay for the next call. The clock stays at the last
+  // instant something happened, so calls up to any t followed by a last one past every event make
+  // the same decisions, at the same times, as one run(). Events added between calls must not be
+  // earlier than the last `t`.
+  void run_until(SimTime t, RunSummary& summary, const std::function<void(const CycleRecord&)>& on_decision);
+  // When run_until next has something to do (an event, or a queue timer that run() would wait
+  // for); kNever when nothing can change until an event is added.
+  SimTime next_due() const;
 
   const SimCluster& cluster() const { return cluster_; }
   const SchedulingQueue& queue() const { return queue_; }
   SimTime now() const { return clock_.now(); }
 
  private:
-  enum class EventKind { kArrive, kDeleteVictim, kComplete, kNodeAdd, kNodeChange, kDelete };
+  enum class EventKind { kArrive, kDeleteVictim, kComplete, kNodeAdd, kNodeChange, kDelete, kArriveBound, kNodeDelete };
   struct Event {
     SimTime at;
     uint64_t sequence;  // events at the same time run in the order they were scheduled
@@ -148,6 +169,10 @@ class Simulator {
   void record_pending(RunSummary& summary) const;
   // Removes a bound pod and tells the queue (a pod deleted: AssignedPodDelete).
   void remove_bound(const std::string& uid);
+  // What is known of a pod that left the simulation, forgotten (bounded memory when following).
+  void forget(const std::string& uid);
+  // run()'s loop: events and cycles up to `until`.
+  void loop(SimTime until, RunSummary& summary, const std::function<void(const CycleRecord&)>& on_decision);
 
   VirtualClock clock_;
   SimCluster cluster_;
@@ -159,7 +184,7 @@ class Simulator {
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   uint64_t next_sequence_ = 0;
   std::unordered_map<std::string, Lifecycle> lifecycles_;
-  std::unordered_map<std::string, Pod> arriving_;  // created at their kArrive event
+  std::unordered_map<std::string, Pod> arriving_;  // created at their kArrive or kArriveBound event
   std::unordered_map<std::string, SimTime> arrived_at_;
   std::unordered_map<std::string, Node> joining_;     // nodes added at their kNodeAdd event
   std::unordered_map<std::string, Node> changes_;     // by the kNodeChange event's key

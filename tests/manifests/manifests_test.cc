@@ -103,9 +103,10 @@ struct Manifests {
   }
 };
 
-Manifests load() {
+// The objects of the kustomization in `dir` (base/ unless told).
+Manifests load(const fs::path& dir = kDir) {
   Manifests m;
-  auto kustomization = parse_all(read_file((kDir / "kustomization.yaml").string()));
+  auto kustomization = parse_all(read_file((dir / "kustomization.yaml").string()));
   EXPECT_EQ(kustomization.size(), 1u);
   if (kustomization.empty()) return m;
   EXPECT_EQ(kustomization[0].str("kind"), "Kustomization");
@@ -114,8 +115,8 @@ Manifests load() {
   if (!resources) return m;
   for (const auto& r : resources->seq) {
     m.resources.push_back(r.scalar);
-    EXPECT_TRUE(fs::exists(kDir / r.scalar)) << r.scalar;
-    for (auto& doc : parse_all(read_file((kDir / r.scalar).string()))) {
+    EXPECT_TRUE(fs::exists(dir / r.scalar)) << r.scalar;
+    for (auto& doc : parse_all(read_file((dir / r.scalar).string()))) {
       EXPECT_FALSE(doc.str("apiVersion").empty()) << r.scalar;
       EXPECT_FALSE(doc.str("kind").empty()) << r.scalar;
       m.objects.push_back(std::move(doc));
@@ -280,6 +281,48 @@ TEST(Manifests, ExtenderRbacIsReadOnlyPlusASeparateBindRole) {
   }
   std::sort(scheduler_roles.begin(), scheduler_roles.end());
   EXPECT_EQ(scheduler_roles, (std::vector<std::string>{"system:kube-scheduler", "system:volume-scheduler"}));
+}
+
+// manifests/sim-follow: extender-sim --follow's account reads and never writes.
+TEST(Manifests, SimFollowRbacIsGetListWatchOnly) {
+  Manifests m = load(kRoot / "sim-follow");
+  ASSERT_FALSE(m.objects.empty());
+  const Node* ns = m.find("Namespace", "extender-sim");
+  ASSERT_TRUE(ns);
+  const Node* sa = m.find("ServiceAccount", "extender-sim-follow");
+  ASSERT_TRUE(sa);
+  EXPECT_EQ(sa->at({"metadata"})->str("namespace"), "extender-sim");
+  const Node* role = m.find("ClusterRole", "extender-sim-follow");
+  ASSERT_TRUE(role);
+  const std::vector<std::string> read = {"get", "list", "watch"};
+  std::map<std::string, std::vector<std::string>> granted;  // group/resource -> verbs
+  for (const auto& rule : role->get("rules")->seq) {
+    EXPECT_EQ(strings(rule.get("verbs")), read);
+    EXPECT_FALSE(rule.get("resourceNames"));
+    EXPECT_FALSE(rule.get("nonResourceURLs"));
+    for (const auto& g : strings(rule.get("apiGroups")))
+      for (const auto& r : strings(rule.get("resources"))) granted[g + "/" + r] = strings(rule.get("verbs"));
+  }
+  EXPECT_EQ(granted,
+            (std::map<std::string, std::vector<std::string>>{{"/nodes", read},
+                                                             {"/pods", read},
+                                                             {"policy/poddisruptionbudgets", read},
+                                                             {"scheduling.k8s.io/priorityclasses", read}}));
+  // Nothing else grants anything: one ClusterRole, bound to the account.
+  EXPECT_EQ(m.all("ClusterRole").size(), 1u);
+  EXPECT_TRUE(m.all("Role").empty());
+  const Node* binding = m.find("ClusterRoleBinding", "extender-sim-follow");
+  ASSERT_TRUE(binding);
+  EXPECT_EQ(binding->at({"roleRef"})->str("kind"), "ClusterRole");
+  EXPECT_EQ(binding->at({"roleRef"})->str("name"), "extender-sim-follow");
+  ASSERT_EQ(binding->get("subjects")->seq.size(), 1u);
+  EXPECT_EQ(binding->get("subjects")->seq[0].str("kind"), "ServiceAccount");
+  EXPECT_EQ(binding->get("subjects")->seq[0].str("name"), "extender-sim-follow");
+  EXPECT_EQ(binding->get("subjects")->seq[0].str("namespace"), "extender-sim");
+  // Its own kustomization: `kubectl apply -k manifests/` does not install it.
+  auto root = parse_all(read_file((kRoot / "kustomization.yaml").string()));
+  ASSERT_EQ(root.size(), 1u);
+  EXPECT_EQ(strings(root[0].get("resources")), std::vector<std::string>{"base"});
 }
 
 TEST(Manifests, ExtenderDeploymentReadsThePolicyFromItsConfigMap) {

@@ -205,6 +205,113 @@ TEST(Simulator, SameSeedSameLog) {
   EXPECT_EQ(la, lb);
 }
 
+// A cluster near full with pods arriving over ten minutes, some preempting, victims recreated and
+// pods completing: the workload RunUntil's tests drive in steps.
+std::unique_ptr<Simulator> busy_simulator(const Engine& eng) {
+  std::mt19937_64 r(11);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(r() % static_cast<uint64_t>(hi - lo + 1));
+  };
+  SimCluster cluster;
+  for (int i = 0; i < 8; ++i) cluster.add_node(make_node("n" + std::to_string(i), 2000, 8 * GiB));
+  SimulatorOptions options;
+  options.epoch_unix_seconds = kEpoch;
+  options.seed = 3;
+  auto sim = std::make_unique<Simulator>(std::move(cluster), eng, options);
+  for (int i = 0; i < 120; ++i) {
+    sim->add_pending(sim_pod("p" + std::to_string(i), pick(3, 12) * 100, static_cast<int32_t>(pick(0, 2) * 100)),
+                     seconds(pick(0, 300)),
+                     Lifecycle{seconds(pick(60, 600)), seconds(pick(0, 20)), pick(0, 1) == 1});
+  }
+  return sim;
+}
+
+std::vector<Logged> run_in_steps(Simulator& sim, SimDuration step, RunSummary& summary) {
+  std::vector<Logged> log;
+  auto on_decision = [&](const CycleRecord& d) {
+    log.push_back({std::chrono::duration_cast<seconds>(d.at).count(), d.uid, d.outcome, d.node, d.victims});
+  };
+  for (SimTime t{0}; t < seconds(3600); t += step) sim.run_until(t, summary, on_decision);
+  sim.run_until(kNever, summary, on_decision);
+  return log;
+}
+
+TEST(RunUntil, StopsAtTheTimeAndResumes) {
+  auto eng = least_requested_engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  Simulator sim(std::move(cluster), *eng, {});
+  sim.add_pending(sim_pod("a", 400, 0), seconds(2));
+  sim.add_pending(sim_pod("b", 400, 0), seconds(10));
+  std::vector<std::string> decided;
+  auto on_decision = [&](const CycleRecord& d) { decided.push_back(d.uid); };
+  RunSummary summary;
+  sim.run_until(seconds(1), summary, on_decision);
+  EXPECT_TRUE(decided.empty());
+  EXPECT_EQ(sim.next_due(), seconds(2));
+  sim.run_until(seconds(5), summary, on_decision);
+  EXPECT_EQ(decided, std::vector<std::string>{"uid-a"});
+  EXPECT_EQ(sim.now(), seconds(2)) << "the clock stays where the last thing happened";
+  EXPECT_EQ(sim.next_due(), seconds(10)) << "b's arrival is still to come";
+  EXPECT_EQ(summary.pending_at_end, 1u) << "b has not arrived";
+  // An event added between calls, at the time of the last call.
+  sim.add_pending(sim_pod("c", 100, 0), seconds(5));
+  sim.run_until(seconds(10), summary, on_decision);
+  EXPECT_EQ(decided, (std::vector<std::string>{"uid-a", "uid-c", "uid-b"}));
+  EXPECT_EQ(summary.scheduled, 3u);
+  EXPECT_EQ(summary.pending_at_end, 0u);
+  EXPECT_EQ(sim.next_due(), kNever);
+}
+
+TEST(RunUntil, StepsMakeTheSameDecisionsAsOneRun) {
+  auto eng = least_requested_engine();
+  auto whole = busy_simulator(*eng);
+  RunSummary want_summary;
+  const auto want = run(*whole, &want_summary);
+  ASSERT_GT(want_summary.preemptions, 0u) << "the workload should exercise preemption";
+  ASSERT_GT(want_summary.recreated, 0u);
+  ASSERT_GT(want_summary.unschedulable, 0u);
+  for (SimDuration step : {SimDuration(seconds(1)), SimDuration(std::chrono::milliseconds(3700)),
+                           SimDuration(seconds(60))}) {
+    auto stepped = busy_simulator(*eng);
+    RunSummary summary;
+    EXPECT_EQ(run_in_steps(*stepped, step, summary), want) << step.count() << " us steps";
+    EXPECT_EQ(summary.cycles, want_summary.cycles);
+    EXPECT_EQ(summary.victims, want_summary.victims);
+    EXPECT_EQ(summary.completed, want_summary.completed);
+    EXPECT_EQ(summary.recreated, want_summary.recreated);
+    EXPECT_EQ(summary.latencies, want_summary.latencies);
+    EXPECT_EQ(summary.pending_at_end, want_summary.pending_at_end);
+    EXPECT_EQ(summary.end, want_summary.end);
+  }
+}
+
+TEST(Simulator, APodAddedBoundTakesItsRoomAndADeletedNodeTakesItsPods) {
+  auto eng = least_requested_engine();
+  SimCluster cluster;
+  cluster.add_node(make_node("n1", 1000, 4 * GiB));
+  cluster.add_node(make_node("n2", 1000, 4 * GiB));
+  Simulator sim(std::move(cluster), *eng, {});
+  // A DaemonSet-style pod created on n1 at 1 s; a pod bound to a node that never exists is dropped.
+  sim.add_bound(sim_pod("ds", 800, 0, "n1"), seconds(1));
+  sim.add_bound(sim_pod("lost", 100, 0, "n9"), seconds(1));
+  EXPECT_THROW(sim.add_bound(sim_pod("unbound", 100, 0), seconds(1)), ClusterError);
+  sim.add_pending(sim_pod("p", 500, 0), seconds(2));
+  sim.delete_node("n2", seconds(3));
+  sim.add_pending(sim_pod("q", 500, 0), seconds(4));
+  RunSummary summary;
+  const auto log = run(sim, &summary);
+  const std::vector<Logged> want = {
+      {2, "uid-p", Outcome::kScheduled, "n2", {}},
+      {4, "uid-q", Outcome::kUnschedulable, "", {}},
+  };
+  EXPECT_EQ(log, want);
+  EXPECT_EQ(sim.cluster().nodes().size(), 1u);
+  EXPECT_EQ(sim.cluster().pod("uid-p"), nullptr) << "gone with its node";
+  EXPECT_EQ(sim.cluster().pod("uid-lost"), nullptr);
+  EXPECT_EQ(sim.cluster().node("n1")->requested.milli_cpu, 800);
+}
+
 TEST(Simulator, ANodeJoiningMovesAPodNoNodeCouldTake) {
   auto eng = least_requested_engine();
   SimCluster cluster;

@@ -431,7 +431,17 @@ void FakeApiServer::fail_leases(int status) {
   lease_fail_status_ = status;
 }
 
+std::vector<std::pair<std::string, std::string>> FakeApiServer::requests() const {
+  std::lock_guard lock(requests_mu_);
+  return requests_;
+}
+
 void FakeApiServer::install_routes() {
+  http_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response&) {
+    std::lock_guard lock(requests_mu_);
+    requests_.emplace_back(req.method, req.path);
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
   auto authorized = [this](const httplib::Request& req, httplib::Response& res) {
     if (opts_.token.empty()) return true;
     if (req.get_header_value("Authorization") == "Bearer " + opts_.token) return true;

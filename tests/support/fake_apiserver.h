@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace httplib {
@@ -62,6 +63,9 @@ class FakeApiServer {
   void set_gone_as_http_status(bool b);  // 410 as an HTTP status instead of an ERROR event
   void expire_next_watch();            // the next watch gets 410 whatever its resourceVersion
   void bookmark();                     // a BOOKMARK on every open stream
+
+  // Every request received, in order: (method, path without the query).
+  std::vector<std::pair<std::string, std::string>> requests() const;
 
   int lists_served() const;
   int watches_served() const;
@@ -137,6 +141,8 @@ class FakeApiServer {
   std::map<std::string, std::string> leases_;
   uint64_t lease_rv_ = 1;
   int lease_fail_status_ = 0;
+  mutable std::mutex requests_mu_;
+  std::vector<std::pair<std::string, std::string>> requests_;
 };
 
 }  // namespace kext::testing

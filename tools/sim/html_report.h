@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tools/sim/html_parts.h"  // html_escape
 #include "tools/sim/run.h"
 #include "tools/sim/sim_options.h"
 
@@ -26,9 +27,6 @@ inline constexpr size_t kLabelledBarsMax = 40;
 // runs share their scales, so that they compare at a glance. `command`: the inputs and seed shown.
 std::string html_report(const std::vector<ReportRun>& runs, const std::vector<PlacementDiff>& diffs,
                         const SimCommand& command = SimCommand());
-
-// Text as HTML element content or attribute value: & < > " ' escaped.
-std::string html_escape(std::string_view text);
 
 // The lines of `a` and `b` as a unified diff: a line of `a` only is "-line", of `b` only "+line", of
 // both " line"; only changed lines with `context` lines around them, "…" where lines are left out.

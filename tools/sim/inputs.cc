@@ -165,25 +165,6 @@ PodTraits pod_traits(const Value& item, const std::string& path) {
   return t;
 }
 
-PriorityClass decode_priority_class(const Value& item, const std::string& path) {
-  PriorityClass pc;
-  if (const Value* md = json::find_non_null(item, "metadata")) {
-    const std::string mp = json::join_path(path, "metadata");
-    json::expect_object(*md, mp);
-    pc.name = json::get_string(*md, "name", mp);
-  }
-  if (pc.name.empty()) throw DecodeError(json::join_path(path, "metadata.name") + ": missing");
-  // PriorityClass.value is an int32 and required.
-  const auto value = json::get_int(item, "value", path);
-  if (!value) throw DecodeError(json::join_path(path, "value") + ": missing");
-  if (*value < INT32_MIN || *value > INT32_MAX)
-    throw DecodeError(json::join_path(path, "value") + ": out of int32 range");
-  pc.value = static_cast<int32_t>(*value);
-  pc.global_default = json::get_bool(item, "globalDefault", path);
-  pc.preemption_policy = json::get_string(item, "preemptionPolicy", path);
-  return pc;
-}
-
 // The identity defaults both inputs share.
 void complete_identity(Pod& pod, const std::string& path) {
   if (pod.name.empty()) throw DecodeError(json::join_path(path, "metadata.name") + ": missing");
@@ -209,6 +190,31 @@ int64_t replicas(const Value& item, const std::string& path, std::string_view fi
 
 }  // namespace
 
+PriorityClass decode_priority_class(const Value& item, const std::string& path) {
+  PriorityClass pc;
+  if (const Value* md = json::find_non_null(item, "metadata")) {
+    const std::string mp = json::join_path(path, "metadata");
+    json::expect_object(*md, mp);
+    pc.name = json::get_string(*md, "name", mp);
+  }
+  if (pc.name.empty()) throw DecodeError(json::join_path(path, "metadata.name") + ": missing");
+  // PriorityClass.value is an int32 and required.
+  const auto value = json::get_int(item, "value", path);
+  if (!value) throw DecodeError(json::join_path(path, "value") + ": missing");
+  if (*value < INT32_MIN || *value > INT32_MAX)
+    throw DecodeError(json::join_path(path, "value") + ": out of int32 range");
+  pc.value = static_cast<int32_t>(*value);
+  pc.global_default = json::get_bool(item, "globalDefault", path);
+  pc.preemption_policy = json::get_string(item, "preemptionPolicy", path);
+  return pc;
+}
+
+InputPod decode_cluster_pod(const Value& item, const std::string& path) {
+  InputPod p{decode_pod(item, path), pod_traits(item, path)};
+  complete_identity(p.pod, path);
+  return p;
+}
+
 ClusterInput decode_cluster(std::string_view text, bool keep_node_images) {
   rapidjson::Document doc;
   parse(text, doc);
@@ -231,8 +237,7 @@ ClusterInput decode_cluster(std::string_view text, bool keep_node_images) {
         }
       }
     } else if (kind == "Pod") {
-      InputPod p{decode_pod(item, path), pod_traits(item, path)};
-      complete_identity(p.pod, path);
+      InputPod p = decode_cluster_pod(item, path);
       const bool bound = !p.pod.node_name.empty();
       pods.emplace_back(std::move(p), bound);
     } else if (kind == "PodDisruptionBudget") {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "algorithms/model.h"
+#include "json/json.h"
 #include "sim/clock.h"
 #include "sim/cluster.h"
 
@@ -79,6 +80,11 @@ struct ClusterInput {
 // With keep_node_images, ClusterInput::node_images holds each node's status.images as written (for
 // --extender, which serves the nodes to a running extender).
 ClusterInput decode_cluster(std::string_view text, bool keep_node_images = false);
+
+// One Pod object of a cluster (a list's item, a watch event's object) as decode_cluster decodes it,
+// and one PriorityClass. Throw DecodeError naming `path` and the field.
+InputPod decode_cluster_pod(const json::Value& item, const std::string& path);
+PriorityClass decode_priority_class(const json::Value& item, const std::string& path);
 
 struct WorkloadInput {
   std::vector<InputPod> pods;

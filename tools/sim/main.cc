@@ -2,12 +2,53 @@
 // cluster snapshot and a workload, writes one JSON line per decision and prints a summary.
 #include <fstream>
 #include <iostream>
+#include <memory>
 
+#include "common/shutdown_signals.h"
 #include "sim/simulator.h"
+#include "tools/sim/follow/follower.h"
 #include "tools/sim/cluster_summary.h"
 #include "tools/sim/html_report.h"
 #include "tools/sim/run.h"
 #include "tools/sim/sim_options.h"
+
+namespace {
+
+// --follow: until SIGINT, SIGTERM or --duration, then --html, --log and the summary.
+int follow(const kext::simtool::SimCommand& cmd) {
+  // Before any thread starts (the follower's server, the reflectors, TBB), so that they all leave
+  // the signals to the watcher thread.
+  kext::ShutdownSignals signals;
+  std::unique_ptr<kext::simtool::follow::Follower> follower;
+  try {
+    follower = std::make_unique<kext::simtool::follow::Follower>(cmd, std::cerr);
+  } catch (const kext::simtool::InputError& e) {
+    std::cerr << "extender-sim: " << e.what() << std::endl;
+    return 2;
+  }
+  signals.start([&](int) { follower->stop(); });
+  try {
+    follower->run();
+  } catch (const kext::simtool::InputError& e) {  // the cluster could not be listed
+    signals.stop();
+    std::cerr << "extender-sim: " << e.what() << std::endl;
+    return 2;
+  } catch (const std::exception& e) {
+    signals.stop();
+    std::cerr << "extender-sim: " << e.what() << std::endl;
+    return 1;
+  }
+  signals.stop();
+  try {
+    std::cout << follower->finish();
+    return 0;
+  } catch (const std::exception& e) {  // --html or --log could not be written
+    std::cerr << "extender-sim: " << e.what() << std::endl;
+    return 1;
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   kext::simtool::SimCommand cmd;
@@ -21,6 +62,7 @@ int main(int argc, char** argv) {
     std::cout << kext::simtool::sim_usage();
     return 0;
   }
+  if (cmd.follow) return follow(cmd);
   // Opens `path` for writing (nothing to open for ""); false after printing the error.
   auto open_out = [](std::ofstream& out, const std::string& flag, const std::string& path) {
     if (path.empty()) return true;

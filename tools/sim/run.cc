@@ -52,15 +52,15 @@ sim::Lifecycle lifecycle_of(const PodTraits& traits, std::optional<sim::SimDurat
 
 // The weight of the --extender URL's entry among a KubeSchedulerConfiguration's extenders (urlPrefix
 // compared without trailing slashes), else the only entry's, else 1.
-int64_t extender_weight(const std::vector<SchedulerExtender>& entries, const std::string& url) {
+int64_t extender_weight(const std::vector<std::pair<std::string, int64_t>>& entries, const std::string& url) {
   auto trimmed = [](std::string_view u) {
     while (u.ends_with('/')) u.remove_suffix(1);
     return u;
   };
-  for (const SchedulerExtender& e : entries) {
-    if (trimmed(e.url_prefix) == trimmed(url)) return e.weight;
+  for (const auto& [url_prefix, weight] : entries) {
+    if (trimmed(url_prefix) == trimmed(url)) return weight;
   }
-  return entries.size() == 1 ? entries.front().weight : 1;
+  return entries.size() == 1 ? entries.front().second : 1;
 }
 
 }  // namespace
@@ -70,18 +70,28 @@ sim::SimDuration seconds_to_sim(double seconds) {
       std::chrono::duration<double>(std::round(seconds * 1e6) / 1e6));
 }
 
-SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view config_flag) {
-  const std::string config_name = command.config_file.empty() ? "(embedded)" : command.config_file;
-  const std::string config_text = command.config_file.empty()
-                                      ? std::string(default_config_json())
-                                      : read_input(std::string(config_flag), command.config_file);
-  LoadedFile loaded = [&] {
+SimConfig load_sim_config(const std::string& file, std::string_view flag) {
+  const std::string name = file.empty() ? "(embedded)" : file;
+  SimConfig config;
+  config.file = file;
+  config.text = file.empty() ? std::string(default_config_json()) : read_input(std::string(flag), file);
+  auto loaded = std::make_shared<LoadedFile>([&] {
     try {
-      return load_scheduling_file(config_text);
+      return load_scheduling_file(config.text);
     } catch (const PolicyError& e) {
-      throw InputError(std::string(config_flag) + " " + config_name + ": " + e.what());
+      throw InputError(std::string(flag) + " " + name + ": " + e.what());
     }
-  }();
+  }());
+  config.configuration = loaded->effective_config.empty() ? config.text : loaded->effective_config;
+  config.preemption = loaded->profile.preemption.select;
+  config.engine = std::shared_ptr<const Engine>(loaded, &loaded->profile.engine);
+  config.scheduler_configuration = loaded->scheduler_configuration;
+  for (const SchedulerExtender& e : loaded->extenders) config.extender_weights.emplace_back(e.url_prefix, e.weight);
+  return config;
+}
+
+SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view config_flag) {
+  const SimConfig loaded = load_sim_config(command.config_file, config_flag);
 
   ClusterInput cluster = read_cluster(command);  // --cluster or --kubeconfig
   std::vector<RecordedPod> recorded;
@@ -101,7 +111,7 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   sim::SimulatorOptions options;
   options.seed = command.seed;
   options.percentage_of_nodes_to_score = command.percentage_of_nodes_to_score;
-  options.preemption = loaded.profile.preemption.select;
+  options.preemption = loaded.preemption;
   options.epoch_unix_seconds = cluster.epoch_unix_seconds;
   options.max_time = seconds_to_sim(command.max_time_seconds);
   options.record_moves = log != nullptr;  // only the log shows them
@@ -137,13 +147,13 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
     // As kube-scheduler given this file: a KubeSchedulerConfiguration's profile plugins are the
     // scheduler's own, added to the extender's reply x 10 x its entry's weight.
     options.scoring.in_tree_scores = loaded.scheduler_configuration;
-    options.scoring.extender_weight = extender_weight(loaded.extenders, command.extender_url);
+    options.scoring.extender_weight = extender_weight(loaded.extender_weights, command.extender_url);
   }
-  sim::Simulator simulator(std::move(cluster.cluster), loaded.profile.engine, options);
+  sim::Simulator simulator(std::move(cluster.cluster), *loaded.engine, options);
   // Events after max_time never happen: times past it are clamped to just after it, so that no
   // input (a deletionTimestamp in year 9999, a long interval times many pods) overflows the clock.
   SimResult result;
-  result.configuration = loaded.effective_config.empty() ? config_text : loaded.effective_config;
+  result.configuration = loaded.configuration;
   for (const auto& [uid, traits] : running) {
     if (traits.owner.empty()) continue;
     if (auto pod = simulator.cluster().pod(uid))

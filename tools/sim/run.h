@@ -1,11 +1,13 @@
 #pragma once
 // extender-sim's run: reads the inputs a SimCommand names, runs the simulator, writes the decision log.
 #include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/simulator.h"
@@ -123,6 +125,22 @@ SimCommand compare_command(const SimCommand& command);
 inline constexpr std::string_view kNotTried = "(no cycle yet)";
 // A pod whose last cycle preempted: nominated, waiting for its victims to go.
 inline constexpr std::string_view kNominated = "(nominated, victims terminating)";
+
+// An extender configuration loaded as kube-extender loads it (policy/config.h load_scheduling_file).
+struct SimConfig {
+  std::string file;           // "" for the embedded default
+  std::string text;           // the file's text (the embedded default's)
+  std::string configuration;  // SimResult::configuration's
+  std::shared_ptr<const Engine> engine;  // keeps the whole loaded profile alive
+  preemption::Options preemption;
+  // A KubeSchedulerConfiguration: its profile plugins are the scheduler's own, and its extenders
+  // entries' (urlPrefix, weight) weigh an --extender's reply.
+  bool scheduler_configuration = false;
+  std::vector<std::pair<std::string, int64_t>> extender_weights;
+};
+
+// `file` ("" for the embedded default) loaded; throws InputError "<flag> FILE: ...".
+SimConfig load_sim_config(const std::string& file, std::string_view flag = "--config");
 
 // Loads the configuration as kube-extender does (policy/config.h load_scheduling_file; the embedded
 // default without --config), the cluster and the workload, runs to the end, and writes each decision

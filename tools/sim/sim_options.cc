@@ -39,6 +39,31 @@ void define_extender_flags(CLI::App& app, SimCommand& c) {
       ->type_name("SECONDS");
 }
 
+// --follow and its companions (tools/sim/follow/follower.h). The flags that give the simulation its
+// pods or its algorithms elsewhere make no sense with it and are refused.
+void define_follow_flags(CLI::App& app, SimCommand& c, CLI::Option* kubeconfig) {
+  CLI::Option* follow = app.add_flag(
+      "--follow", c.follow,
+      "follow the live cluster of --kubeconfig (GET only: list and watch) with one simulation per "
+      "--config on the wall clock, comparing their placements with production's; serves --listen");
+  follow->needs(kubeconfig);
+  for (const char* name : {"--cluster", "--workload", "--record-dir", "--compare", "--extender", "--max-time",
+                           "--runtime", "--arrival-interval"}) {
+    follow->excludes(app.get_option(name));
+  }
+  cli::non_empty(app.add_option("--listen", c.listen,
+                                "with --follow: serve the live page at /, Prometheus metrics at /metrics and "
+                                "/healthz here (port 0: any, printed on stderr)"))
+      ->type_name("HOST:PORT")
+      ->needs(follow);
+  app.add_option("--duration", c.duration_seconds,
+                 "with --follow: stop after this many seconds (0: at SIGINT or SIGTERM); --html and --log "
+                 "are written then")
+      ->check(CLI::Range(0.0, kMaxSeconds))
+      ->type_name("SECONDS")
+      ->needs(follow);
+}
+
 // The one definition of extender-sim's flags, bound to `c`.
 void define_flags(CLI::App& app, SimCommand& c) {
   cli::configure(app);
@@ -66,10 +91,11 @@ void define_flags(CLI::App& app, SimCommand& c) {
       app.add_option("--workload", c.workload_file,
                      "pods to schedule: a List or array of Pods, Deployments, ReplicaSets and Jobs"))
       ->type_name("FILE");
-  cli::non_empty(app.add_option("--config", c.config_file,
-                                "the extender's configuration, as kube-extender --config (default: the "
-                                "embedded default)"))
-      ->type_name("FILE");
+  CLI::Option* config = cli::non_empty(cli::repeatable(
+      app.add_option("--config", c.config_files,
+                     "the extender's configuration, as kube-extender --config (default: the embedded "
+                     "default); with --follow repeatable, each one a simulated policy")));
+  config->type_name("FILE");
   cli::non_empty(app.add_option("--log", c.log_file, "writes one JSON line per scheduling cycle"))
       ->type_name("FILE");
   cli::non_empty(app.add_option("--compare", c.compare_file,
@@ -108,6 +134,7 @@ void define_flags(CLI::App& app, SimCommand& c) {
       ->transform(CLI::CheckedTransformer(scales))
       ->type_name("total|extender-reply");
   define_extender_flags(app, c);
+  define_follow_flags(app, c, kubeconfig);
 }
 
 CLI::App make_app() {
@@ -141,6 +168,11 @@ SimCommand parse_sim_options(int argc, char** argv) {
   }
   if (c.cluster_file.empty() && c.kubeconfig.empty())
     throw std::invalid_argument("the cluster: one of --cluster FILE and --kubeconfig FILE is required");
+  if (!c.follow && c.config_files.size() > 1) {
+    throw std::invalid_argument("--config: given " + std::to_string(c.config_files.size()) +
+                                " times; several configurations are for --follow (else see --compare)");
+  }
+  if (!c.config_files.empty()) c.config_file = c.config_files.front();
   return c;
 }
 

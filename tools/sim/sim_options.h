@@ -17,6 +17,9 @@ struct SimCommand {
   std::string record_dir;     // --record-dir: pending pods from an extender recording (record_input.h)
   std::string workload_file;  // --workload; "" for none
   std::string config_file;    // --config; "" for the embedded default configuration
+  // Every --config, in order: with --follow each is one simulated policy (none: the embedded default,
+  // named "default"); without it at most one (config_file).
+  std::vector<std::string> config_files;
   std::string log_file;       // --log; "" for none
   std::string compare_file;   // --compare: a second configuration run on the same inputs; "" for none
   std::string html_file;      // --html: the report; "" for none
@@ -36,6 +39,11 @@ struct SimCommand {
   double extender_timeout_seconds = 60;    // --extender-timeout: how long a cycle waits for it
   // --preempt-verb: kube-scheduler's preemptVerb; "" sends no preempt call (preemption in process).
   std::string preempt_verb = "preempt";
+  // --follow: mirror the live cluster of --kubeconfig into one simulation per --config, driven by the
+  // wall clock, and compare their placements with production's (tools/sim/follow/).
+  bool follow = false;
+  std::string listen = "127.0.0.1:10290";  // --listen HOST:PORT: the live page, /metrics, /healthz
+  double duration_seconds = 0;             // --duration: stop after this long; 0: at SIGINT or SIGTERM
   bool help = false;
 };
 

@@ -3,7 +3,9 @@
 // simulated policy put it; agreement, pending counts and per-node requested shares on both sides.
 // Fed by the follow loop (one thread); read by the HTTP page and the metrics (any thread): every
 // method locks.
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <ostream>
 #include <string>
@@ -49,7 +51,10 @@ struct PolicyView {
   std::vector<NodeShare> nodes;  // in node order
 };
 
-// One pod's row: production's node and each policy's ("" = pending there).
+// One pod's row: production's node and each policy's ("" = pending there). A pod a policy preempted
+// reads kPreempted there (no node name has parentheses).
+inline constexpr const char* kPreempted = "(preempted)";
+
 struct PodRow {
   std::string pod;
   std::string owner;
@@ -72,6 +77,9 @@ class Divergence {
   // `policies`: the name of each simulated configuration, in --config order. `row_limit`: how many
   // pods' rows are kept for the page and the log once they are deleted (live ones are always kept).
   explicit Divergence(std::vector<std::string> policies, size_t row_limit = 10000);
+  ~Divergence();
+  Divergence(const Divergence&) = delete;
+  Divergence& operator=(const Divergence&) = delete;
 
   void set_nodes(std::vector<NodeFacts> nodes);
   // A pod already running when first seen (at the initial list, or created bound): on `node` on every side.
@@ -88,15 +96,28 @@ class Divergence {
 
   Snapshot snapshot() const;
   // Prometheus text exposition: kube_extender_sim_follow_* gauges and counters, labelled by policy.
+  // The series production has too (pending_pods, node_{cpu,memory}_requested_ratio) carry
+  // side="production", or side="simulated" and policy="NAME"; the per-node ones add node="NAME".
   std::string prometheus() const;
   // The live page: a self-contained HTML document (no external resources), reloading itself.
   std::string html() const;
   // One JSON object per pod row, then one summary object per policy.
+  // A row is a pod seen pending (live, or among the last row_limit deleted), in first-seen order:
+  // {"pod","uid","owner","live","production","policies":{NAME: node}}; a summary is
+  // {"policy","compared","agreed","agreement_percent","pending","preempted"}.
   void write_jsonl(std::ostream& out) const;
 
+  // What is held: every live pod (running at first sight or seen pending) and the rows of at most
+  // row_limit deleted ones, so rows() <= live_pods() + row_limit at all times.
+  size_t live_pods() const;
+  size_t rows() const;
+  // How many recent rows html() lists (snapshot().recent and write_jsonl have them all).
+  static constexpr size_t kRecentShown = 100;
+
  private:
+  struct State;
   mutable std::mutex mu_;
-  // (state owned by the implementation)
+  std::unique_ptr<State> state_;  // the pods, the per-node sums and the counters (divergence.cc)
 };
 
 }  // namespace kext::simtool::follow

@@ -1,4 +1,4 @@
-#include "extender/shutdown_signals.h"
+#include "common/shutdown_signals.h"
 
 #include <pthread.h>
 #include <unistd.h>
