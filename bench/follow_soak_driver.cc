@@ -50,6 +50,7 @@ struct Options {
   // The follower's Divergence keeps this many deleted pods' rows (its default row_limit): its memory
   // grows until that many churned pods are gone, which the warm-up must cover.
   double rows = 10000;
+  std::vector<std::string> configs;  // the follower's --config files (none: its embedded default)
 };
 
 bool parse_options(int argc, char** argv, Options& o) {
@@ -76,6 +77,8 @@ bool parse_options(int argc, char** argv, Options& o) {
       ->check(CLI::Range(0.0, 1e7));
   app.add_option("--expire-every", o.expire_every, "seconds between 410s on every watch")
       ->check(CLI::Range(5.0, 86400.0));
+  app.add_option("--config", o.configs, "a configuration for the follower to simulate (repeatable)")
+      ->type_name("FILE");
   app.add_option("--rss-limit", o.rss_limit, "% the last RSS may exceed the RSS after warm-up")
       ->check(CLI::Range(0.0, 1000.0));
   if (!kext::cli::parse(app, argc, argv)) {
@@ -171,9 +174,10 @@ int run(const Options& o) {
   { std::ofstream(kubeconfig) << api.kubeconfig(); }
   const std::string html = o.work + "/follow.html", log = o.work + "/follow.jsonl";
   const std::string out = o.work + "/follow.out", err = o.work + "/follow.err";
-  const pid_t pid = spawn({o.sim, "--follow", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0", "--html",
-                           html, "--log", log},
-                          out, err);
+  std::vector<std::string> argv{o.sim,  "--follow", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0",
+                                "--html", html,       "--log",        log};
+  for (const std::string& c : o.configs) argv.insert(argv.end(), {"--config", c});
+  const pid_t pid = spawn(argv, out, err);
   if (pid <= 0) {
     std::cerr << "follow-soak: cannot start " << o.sim << "\n";
     return 1;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,8 @@ struct AgreementCase {
   std::vector<Step> steps;
   uint64_t compared, agreed, pending, preempted, production_pending;
 };
+// GoogleTest prints a case by its name rather than its bytes.
+void PrintTo(const AgreementCase& c, std::ostream* os) { *os << c.name; }
 
 class DivergenceAgreement : public ::testing::TestWithParam<AgreementCase> {};
 
