@@ -27,6 +27,7 @@
 
 #include "common/cli.h"
 #include "common/read_file.h"
+#include "tests/support/child_process.h"
 #include "tests/support/fake_apiserver.h"
 
 namespace {
@@ -111,39 +112,6 @@ std::string pod_json(const std::string& name, const std::string& node, const std
          R"(","memory":"256Mi"}}}]},"status":{"phase":")" + (node.empty() ? "Pending" : "Running") + R"("}})";
 }
 
-pid_t spawn(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (o < 0 || e < 0) _exit(126);
-    dup2(o, STDOUT_FILENO);
-    dup2(e, STDERR_FILENO);
-    close_range(3, ~0U, 0);
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-// The exit status, or -1 (after SIGKILL) if it did not end within `limit`.
-int wait_child(pid_t pid, std::chrono::milliseconds limit) {
-  const auto end = Clock::now() + limit;
-  for (;;) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid)
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (Clock::now() >= end) {
-      kill(pid, SIGKILL);
-      waitpid(pid, nullptr, 0);
-      return -1;
-    }
-    std::this_thread::sleep_for(20ms);
-  }
-}
 
 double rss_kib(pid_t pid) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
@@ -177,7 +145,7 @@ int run(const Options& o) {
   std::vector<std::string> argv{o.sim,  "--follow", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0",
                                 "--html", html,       "--log",        log};
   for (const std::string& c : o.configs) argv.insert(argv.end(), {"--config", c});
-  const pid_t pid = spawn(argv, out, err);
+  const pid_t pid = kext::testing::spawn_child(argv, out, err);
   if (pid <= 0) {
     std::cerr << "follow-soak: cannot start " << o.sim << "\n";
     return 1;
@@ -282,7 +250,7 @@ int run(const Options& o) {
   std::string metrics;
   if (auto res = client.Get("/metrics"); res && res->status == 200) metrics = res->body;
   kill(pid, SIGTERM);
-  const int status = wait_child(pid, 60s);
+  const int status = kext::testing::wait_child(pid, 60s);
   if (status != 0)
     failures.push_back("exit status " + std::to_string(status) + " after SIGTERM (stderr: " + err + ")");
   std::string text;

@@ -32,6 +32,7 @@
 #include "extender/state/state_dump.h"
 #include "json/json.h"
 #include "kubeobjects/objects.h"
+#include "tests/support/child_process.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/live_cluster.h"
@@ -326,40 +327,6 @@ bool sample_process(pid_t pid, double t, Sample& s) {
   return !ec && s.rss_kib > 0;
 }
 
-// A child with stdout and stderr in files; nothing else of ours (sockets) is inherited.
-pid_t spawn(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (o < 0 || e < 0) _exit(126);
-    dup2(o, STDOUT_FILENO);
-    dup2(e, STDERR_FILENO);
-    close_range(3, ~0U, 0);
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-// The exit status, or -1 (after SIGKILL) if it did not end within `limit`.
-int wait_child(pid_t pid, std::chrono::milliseconds limit) {
-  const auto end = Clock::now() + limit;
-  for (;;) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid)
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (Clock::now() >= end) {
-      kill(pid, SIGKILL);
-      waitpid(pid, nullptr, 0);
-      return -1;
-    }
-    std::this_thread::sleep_for(20ms);
-  }
-}
 
 bool http_get(int port, const std::string& path, kext::load::HttpReply& reply) {
   kext::load::HttpConnection c("127.0.0.1", port, std::chrono::seconds(10));
@@ -491,7 +458,7 @@ int run(const Options& o) {
                                         (work / "names").string()};
   if (o.rate > 0) load_args.insert(load_args.end() - 1, {"--rate", fixed(o.rate, 3)});
   const auto start = Clock::now();
-  load_pid = spawn(load_args, (work / "load.json").string(), (work / "load.log").string());
+  load_pid = kext::testing::spawn_child(load_args, (work / "load.json").string(), (work / "load.log").string());
   const auto end = start + sec(o.seconds);
 
   std::mutex mu;
@@ -561,7 +528,7 @@ int run(const Options& o) {
   churner.join();
   faults.join();
   const double traffic_s = std::chrono::duration<double>(Clock::now() - start).count();
-  const int load_exit = wait_child(load_pid, 60s);
+  const int load_exit = kext::testing::wait_child(load_pid, 60s);
   load_pid = -1;
 
   // Converged: the cache equals a from-scratch build of the server's objects (bind assumptions resolve

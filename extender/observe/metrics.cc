@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/prometheus_text.h"
 #include "extender/state/cluster_state.h"
 
 namespace kext {
@@ -19,30 +20,9 @@ constexpr double kBytesBuckets[] = {256,    1024,    4096,    16384,    65536,
 
 constexpr const char* kPhaseNames[kPhaseCount] = {"decode", "compute", "encode"};
 
-void append_number(std::string& out, double v, bool fixed = false) {
-  char buf[64];
-  auto res = fixed ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
-                   : std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, res.ptr);
-}
-
-void append_label_value(std::string& out, std::string_view v) {
-  for (char c : v) {
-    if (c == '\\' || c == '"') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-}
-
-void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
-  out.append("# HELP ").append(name).append(" ").append(help).append("\n");
-  out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
-}
+using prom::append_label_value;
+using prom::append_number;
+using prom::header;
 
 bool is_verb(size_t route) { return route <= static_cast<size_t>(Route::kBind); }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "json/json.h"
+#include "tests/support/child_process.h"
 #include "tests/support/command_line.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/temp_dir.h"
@@ -395,17 +396,9 @@ TEST(Follow, TheBinaryStopsCleanlyOnSigterm) {
   kext::testing::spit(kubeconfig, api.kubeconfig());
   const std::string html = (dir.path() / "out.html").string(), err = (dir.path() / "stderr").string();
   const std::string out = (dir.path() / "stdout").string();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (o < 0 || e < 0) _exit(126);
-    dup2(o, STDOUT_FILENO);
-    dup2(e, STDERR_FILENO);
-    execl(KEXT_SIM_BINARY, KEXT_SIM_BINARY, "--follow", "--kubeconfig", kubeconfig.c_str(), "--listen",
-          "127.0.0.1:0", "--html", html.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  const pid_t pid = kext::testing::spawn_child({KEXT_SIM_BINARY, "--follow", "--kubeconfig", kubeconfig, "--listen",
+                                                "127.0.0.1:0", "--html", html},
+                                               out, err);
   ASSERT_GT(pid, 0);
   // Listening (and so past the point where it blocks the signals) once it names its page; synced once
   // the node is on it.

@@ -9,6 +9,7 @@
 #include <map>
 #include <string_view>
 
+#include "common/prometheus_text.h"
 #include "json/json.h"
 #include "tools/sim/html_parts.h"
 
@@ -369,36 +370,9 @@ Snapshot Divergence::snapshot() const {
 
 namespace {
 
-void append_number(std::string& out, double v) {
-  char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, res.ptr);
-}
-
-void append_number(std::string& out, uint64_t v) {
-  char buf[32];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, res.ptr);
-}
-
-// A label value as the exposition format wants it: \ " and newline escaped.
-void append_label_value(std::string& out, std::string_view v) {
-  for (const char c : v) {
-    if (c == '\\' || c == '"') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-}
-
-void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
-  out.append("# HELP ").append(name).append(" ").append(help).append("\n");
-  out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
-}
+using prom::append_label_value;
+using prom::append_number;
+using prom::header;
 
 // name{k1="v1",k2="v2"} value
 template <typename T>
