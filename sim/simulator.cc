@@ -34,20 +34,16 @@ void Simulator::add_pending(Pod pod, SimTime arrival, Lifecycle lifecycle) {
     throw ClusterError("pod " + pod.namespace_ + "/" + pod.name +
                        ": a pending pod must not have spec.nodeName");
   }
-  if (pod.uid.empty())
-    throw ClusterError("pod " + pod.namespace_ + "/" + pod.name + ": metadata.uid is empty");
-  if (cluster_.pod(pod.uid) != nullptr || arriving_.count(pod.uid) != 0) {
-    throw ClusterError("pod " + pod.uid + ": added twice");
-  }
-  std::string uid = pod.uid;
-  lifecycles_[uid] = lifecycle;
-  arriving_.emplace(uid, std::move(pod));
-  schedule(arrival, EventKind::kArrive, std::move(uid));
+  add_arriving(std::move(pod), arrival, lifecycle, EventKind::kArrive);
 }
 
 void Simulator::add_bound(Pod pod, SimTime at, Lifecycle lifecycle) {
   if (pod.node_name.empty())
     throw ClusterError("pod " + pod.namespace_ + "/" + pod.name + ": a bound pod must have spec.nodeName");
+  add_arriving(std::move(pod), at, lifecycle, EventKind::kArriveBound);
+}
+
+void Simulator::add_arriving(Pod pod, SimTime at, Lifecycle lifecycle, EventKind kind) {
   if (pod.uid.empty())
     throw ClusterError("pod " + pod.namespace_ + "/" + pod.name + ": metadata.uid is empty");
   if (cluster_.pod(pod.uid) != nullptr || arriving_.count(pod.uid) != 0) {
@@ -56,7 +52,7 @@ void Simulator::add_bound(Pod pod, SimTime at, Lifecycle lifecycle) {
   std::string uid = pod.uid;
   lifecycles_[uid] = lifecycle;
   arriving_.emplace(uid, std::move(pod));
-  schedule(at, EventKind::kArriveBound, std::move(uid));
+  schedule(at, kind, std::move(uid));
 }
 
 void Simulator::delete_node(const std::string& name, SimTime at) { schedule(at, EventKind::kNodeDelete, name); }

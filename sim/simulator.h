@@ -164,6 +164,8 @@ class Simulator {
   };
 
   void schedule(SimTime at, EventKind kind, std::string uid);
+  // add_pending's and add_bound's common part: the pod arrives at `at` by a `kind` event.
+  void add_arriving(Pod pod, SimTime at, Lifecycle lifecycle, EventKind kind);
   void handle(const Event& e, RunSummary& summary);
   // Appends (now, pending) to summary.pending_over_time when the count changed.
   void record_pending(RunSummary& summary) const;
