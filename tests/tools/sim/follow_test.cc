@@ -162,6 +162,9 @@ Snapshot follow_production(const std::string& production_config,
     const std::string cpu = cpus[i % 6], memory = memories[i % 4];
     const std::string pending = pod_json(name, "", cpu, memory);
     api.put("pods", pending);
+    // The follower compares only pods it saw pending; on a loaded machine (sanitizers) its pod
+    // watch can start after this put, so production binds once the follower has seen the pod.
+    EXPECT_TRUE(wait_for([&] { return f.snapshot().production_pending == 1; })) << name;
     const std::string node = production.decide(pending);
     EXPECT_FALSE(node.empty()) << name;
     EXPECT_TRUE(api.update("pods", "live/" + name, [&](const std::string&) -> std::optional<std::string> {
