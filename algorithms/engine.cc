@@ -1,6 +1,7 @@
 #include "algorithms/engine.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "algorithms/catalogue.h"
 #include "algorithms/parallel.h"
@@ -55,7 +56,19 @@ void Engine::filter_one(std::span<const FilterPlugin* const> filters, const PodC
   }
 }
 
-std::vector<FilterStatus> Engine::filter(const PodContext& pod, std::span<const NodeInfo* const> nodes) const {
+void Engine::prepare(PodContext& pod, std::span<const NodeInfo* const> nodes) const {
+  pod.filter_states.clear();
+  for (const auto& f : filters_) {
+    if (auto state = f->pre_filter(pod, nodes)) pod.filter_states.emplace_back(f.get(), std::move(state));
+  }
+  pod.prepared = true;
+}
+
+std::vector<FilterStatus> Engine::filter(const PodContext& unprepared,
+                                         std::span<const NodeInfo* const> nodes) const {
+  std::optional<PodContext> own;
+  if (!unprepared.prepared) prepare(own.emplace(unprepared), nodes);
+  const PodContext& pod = own ? *own : unprepared;
   // The filters that can fail this pod, chosen once per request rather than asked on every node.
   std::vector<const FilterPlugin*> active;
   active.reserve(filters_.size());
@@ -68,7 +81,13 @@ std::vector<FilterStatus> Engine::filter(const PodContext& pod, std::span<const 
   return out;
 }
 
-bool Engine::fits(const PodContext& pod, const NodeInfo& node) const {
+bool Engine::fits(const PodContext& unprepared, const NodeInfo& node) const {
+  std::optional<PodContext> own;
+  if (!unprepared.prepared) {
+    const NodeInfo* one[] = {&node};
+    prepare(own.emplace(unprepared), one);
+  }
+  const PodContext& pod = own ? *own : unprepared;
   std::vector<std::string> reasons;  // not read; allocated only if a filter fails
   for (const auto& f : filters_) {
     if (f->check(pod, node, reasons) != FilterCode::kSuccess) return false;

@@ -67,6 +67,10 @@ class Engine {
   Engine(std::vector<std::unique_ptr<FilterPlugin>> filters, std::vector<WeightedScore> scores,
          EngineOptions options = {});
 
+  // Runs every filter's pre_filter once (kube-scheduler's PreFilter) into pod.filter_states; `nodes`
+  // are the cluster when pod.cluster is null. filter() and fits() prepare a copy of an unprepared
+  // pod themselves: callers that call them more than once for one pod prepare it first.
+  void prepare(PodContext& pod, std::span<const NodeInfo* const> nodes) const;
   // One status per node, in input order: the first failing filter's status and reasons, or with
   // always_check_all_predicates every failing filter's reasons in run order, unresolvable if any
   // filter's is.

@@ -19,6 +19,7 @@ struct SelectorRequirement {
   std::string key;
   std::string op;  // In, NotIn, Exists, DoesNotExist, Gt, Lt (Gt/Lt only for node selectors)
   std::vector<std::string> values;
+  bool operator==(const SelectorRequirement&) const = default;
 };
 
 struct NodeSelectorTerm {
@@ -59,6 +60,64 @@ struct Container {
   bool has_cpu_request = false;
   bool has_memory_request = false;
   bool restartable = false;  // init container with restartPolicy: Always (a sidecar)
+};
+
+struct LabelSelector {
+  Labels match_labels;
+  std::vector<SelectorRequirement> match_expressions;
+  bool operator==(const LabelSelector&) const = default;
+};
+
+// A container port with a hostPort (core/v1 ContainerPort): what the NodePorts filter compares.
+struct HostPort {
+  int32_t port = 0;              // hostPort, > 0
+  std::string protocol = "TCP";  // TCP, UDP, SCTP
+  std::string host_ip;           // "" and "0.0.0.0" are the wildcard
+  bool operator==(const HostPort&) const = default;
+};
+
+// core/v1 PodAffinityTerm.
+struct PodAffinityTerm {
+  std::optional<LabelSelector> label_selector;  // nullopt (nil) matches no pod
+  std::vector<std::string> namespaces;
+  // nullopt (nil): only `namespaces`, or the pod's own namespace when both are empty; an empty
+  // selector matches every namespace.
+  std::optional<LabelSelector> namespace_selector;
+  std::string topology_key;
+  // matchLabelKeys / mismatchLabelKeys (beta since 1.31): keys whose values in the incoming pod's
+  // labels are added to label_selector as In / NotIn when the pod is created.
+  std::vector<std::string> match_label_keys;
+  std::vector<std::string> mismatch_label_keys;
+};
+
+struct WeightedPodAffinityTerm {
+  int32_t weight = 0;  // 1..100
+  PodAffinityTerm term;
+};
+
+// spec.affinity.podAffinity and podAntiAffinity.
+struct PodAffinityRules {
+  std::vector<PodAffinityTerm> required_affinity;
+  std::vector<WeightedPodAffinityTerm> preferred_affinity;
+  std::vector<PodAffinityTerm> required_anti_affinity;
+  std::vector<WeightedPodAffinityTerm> preferred_anti_affinity;
+  bool empty() const {
+    return required_affinity.empty() && preferred_affinity.empty() && required_anti_affinity.empty() &&
+           preferred_anti_affinity.empty();
+  }
+};
+
+// core/v1 TopologySpreadConstraint.
+struct TopologySpreadConstraint {
+  int32_t max_skew = 1;
+  std::string topology_key;
+  std::string when_unsatisfiable = "DoNotSchedule";  // or ScheduleAnyway
+  std::optional<LabelSelector> label_selector;        // nullopt (nil) matches no pod
+  std::optional<int32_t> min_domains;                 // nullopt: 1
+  std::string node_affinity_policy;                   // "" (Honor), Honor, Ignore
+  std::string node_taints_policy;                     // "" (Ignore), Honor, Ignore
+  std::vector<std::string> match_label_keys;
+  bool operator==(const TopologySpreadConstraint&) const = default;
 };
 
 // A pod's labels, shared between pods that have the same ones (the replicas of a ReplicaSet): the
@@ -103,6 +162,9 @@ struct PodMeta {
   std::optional<int32_t> priority;   // spec.priority; absent means 0
   std::optional<int64_t> start_time; // status.startTime, Unix seconds
   bool terminating = false;          // metadata.deletionTimestamp set
+  // Read about every pod on a node by InterPodAffinity (the existing pods' terms) and NodePorts.
+  std::shared_ptr<const PodAffinityRules> affinity;  // null when the pod has none (most pods)
+  std::vector<HostPort> host_ports;                   // containers' ports with a hostPort
 
   int32_t effective_priority() const { return priority.value_or(0); }
   bool is_terminal() const { return phase == "Succeeded" || phase == "Failed"; }
@@ -118,6 +180,11 @@ struct Pod : PodMeta {
   Labels node_selector;
   std::optional<NodeAffinity> node_affinity;
   std::vector<Toleration> tolerations;
+  std::vector<TopologySpreadConstraint> topology_spread_constraints;
+  // The controller owner reference (metadata.ownerReferences with controller: true): the system
+  // default spreading reads its ReplicaSet's or StatefulSet's selector (helper.DefaultSelector).
+  std::string controller_kind;
+  std::string controller_name;
 };
 
 struct Node {
@@ -156,11 +223,6 @@ struct NodeInfo {
   bool remove_pod(const std::string& uid);
   // Removes this exact pod object; returns false if it is not on this node.
   bool remove_pod(const PodInfo* p);
-};
-
-struct LabelSelector {
-  Labels match_labels;
-  std::vector<SelectorRequirement> match_expressions;
 };
 
 struct PodDisruptionBudget {

@@ -7,8 +7,28 @@
 
 namespace kext {
 
-PodContext::PodContext(const Pod& p)
-    : pod(p), requests(compute_pod_requests(p, false)), nonzero_requests(compute_pod_requests(p, true)) {}
+PodContext::PodContext(const Pod& p, const ClusterView* c)
+    : pod(p),
+      requests(compute_pod_requests(p, false)),
+      nonzero_requests(compute_pod_requests(p, true)),
+      cluster(c) {}
+
+PodContext PodContext::with_cloned_states() const {
+  PodContext copy(*this);
+  for (auto& [f, s] : copy.filter_states)
+    if (s) s = s->clone();
+  return copy;
+}
+
+void PodContext::remove_pod(const PodInfo& p, const NodeInfo& node) {
+  for (auto& [f, s] : filter_states)
+    if (s) s->remove_pod(*this, p, node);
+}
+
+void PodContext::add_pod(const PodInfo& p, const NodeInfo& node) {
+  for (auto& [f, s] : filter_states)
+    if (s) s->add_pod(*this, p, node);
+}
 
 // pkg/scheduler/framework/plugins/helper/normalize_score.go: DefaultNormalizeScore, except that a
 // negative raw score (only a preferred term with a negative weight, which the API server refuses,

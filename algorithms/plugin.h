@@ -1,6 +1,7 @@
 #pragma once
 // The two plugin interfaces every filter and score implements (kube-scheduler framework style).
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -17,12 +18,66 @@ inline constexpr int64_t kMaxScore = 10;  // extender scores are 0..10 (MaxExten
 inline constexpr int64_t kMaxNodeScore = 100;
 inline constexpr int64_t kWireDivisor = kMaxNodeScore / kMaxScore;
 
+// A workload object's selector, as the system default spreading reads it (helper.DefaultSelector):
+// a Service's or ReplicationController's spec.selector (match_labels only), a ReplicaSet's or
+// StatefulSet's spec.selector.
+struct WorkloadSelector {
+  std::string namespace_;
+  std::string name;
+  LabelSelector selector;
+};
+
+// The cluster beyond the nodes of one request: what kube-scheduler's PreFilter and PreScore read
+// from its snapshot (every node, with its pods), and the objects that select pods.
+struct ClusterView {
+  std::span<const NodeInfo* const> nodes;  // every node of the cluster, each with its pods
+  // Namespace name -> labels (namespaceSelector); nullptr: unknown, a namespaceSelector then matches
+  // only by the namespaces list.
+  const std::map<std::string, Labels, std::less<>>* namespace_labels = nullptr;
+  std::span<const WorkloadSelector> services;
+  std::span<const WorkloadSelector> replication_controllers;
+  std::span<const WorkloadSelector> replica_sets;
+  std::span<const WorkloadSelector> stateful_sets;
+};
+
+class FilterPlugin;
+struct PodContext;
+
+// What a filter computes once per request before its loop over nodes (kube-scheduler's PreFilter
+// state in the CycleState): topology counts, the existing pods' terms. Preemption's dry run clones it
+// per node and updates it as it removes and re-adds victims (PreFilterExtensions.RemovePod/AddPod).
+class FilterState {
+ public:
+  virtual ~FilterState() = default;
+  virtual std::unique_ptr<FilterState> clone() const = 0;
+  // `pod` (now) on `node` / (no longer) on `node`: node is the node as it was before the change.
+  virtual void add_pod(const PodContext& preemptor, const PodInfo& pod, const NodeInfo& node) = 0;
+  virtual void remove_pod(const PodContext& preemptor, const PodInfo& pod, const NodeInfo& node) = 0;
+};
+
 // Everything about the pod being scheduled that is computed once per request.
 struct PodContext {
   const Pod& pod;
   Resources requests;          // effective requests (filters)
   Resources nonzero_requests;  // with scoring defaults
-  explicit PodContext(const Pod& p);
+  // The cluster the request is answered in; nullptr: the nodes given to the engine are the cluster.
+  const ClusterView* cluster = nullptr;
+  explicit PodContext(const Pod& p, const ClusterView* c = nullptr);
+
+  // The filters' states, filled by Engine::prepare before any loop over nodes.
+  bool prepared = false;
+  std::vector<std::pair<const FilterPlugin*, std::shared_ptr<FilterState>>> filter_states;
+  // nullptr when the filter computed none.
+  const FilterState* state_of(const FilterPlugin* filter) const {
+    for (const auto& [f, s] : filter_states)
+      if (f == filter) return s.get();
+    return nullptr;
+  }
+  // A copy whose states can be updated without touching this one's (preemption's dry run).
+  PodContext with_cloned_states() const;
+  // Tell every state that `pod` left / joined `node` (node as it was before).
+  void remove_pod(const PodInfo& pod, const NodeInfo& node);
+  void add_pod(const PodInfo& pod, const NodeInfo& node);
 };
 
 enum class FilterCode {
@@ -60,6 +115,12 @@ class FilterPlugin {
   // request's loop: kube-scheduler skips the Filter of a plugin whose PreFilter returned Skip
   // (pkg/scheduler/framework/runtime/framework.go RunPreFilterPlugins, SkipFilterPlugins).
   virtual bool can_fail(const PodContext& /*pod*/) const { return true; }
+  // PreFilter: what check() reads about the cluster, computed once per request; `nodes` are the
+  // cluster when pod.cluster is null. nullptr: the filter keeps none.
+  virtual std::unique_ptr<FilterState> pre_filter(const PodContext& /*pod*/,
+                                                  std::span<const NodeInfo* const> /*nodes*/) const {
+    return nullptr;
+  }
   // check() as one status, for callers outside the engine's loop.
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const {
     FilterStatus s;
