@@ -5,16 +5,21 @@
 #include <utility>
 
 #include "algorithms/filters/check_node_unschedulable.h"
+#include "algorithms/filters/inter_pod_affinity.h"
 #include "algorithms/filters/match_node_selector.h"
+#include "algorithms/filters/node_ports.h"
 #include "algorithms/filters/pod_fits_host.h"
 #include "algorithms/filters/pod_fits_resources.h"
+#include "algorithms/filters/pod_topology_spread.h"
 #include "algorithms/filters/pod_tolerates_node_taints.h"
 #include "algorithms/scores/balanced_resource_allocation.h"
 #include "algorithms/scores/image_locality.h"
+#include "algorithms/scores/inter_pod_affinity.h"
 #include "algorithms/scores/least_requested.h"
 #include "algorithms/scores/most_requested.h"
 #include "algorithms/scores/node_affinity.h"
 #include "algorithms/scores/node_resources_fit.h"
+#include "algorithms/scores/pod_topology_spread.h"
 #include "algorithms/scores/requested_to_capacity_ratio.h"
 #include "algorithms/scores/taint_toleration.h"
 
@@ -27,7 +32,7 @@ namespace {
 constexpr std::array kFilters{
     &make_check_node_unschedulable_filter,  &make_pod_fits_host_filter,
     &make_match_node_selector_filter,       &make_pod_fits_resources_filter,
-    &make_pod_tolerates_node_taints_filter,
+    &make_pod_tolerates_node_taints_filter, &make_node_ports_filter,
 };
 
 // shown_as: the name the plugin is shown under (AliasedScore), empty for its own.
@@ -56,18 +61,23 @@ constexpr FilterNames kNodeUnschedulable{kNodeUnschedulablePlugin, {kCheckNodeUn
 constexpr FilterNames kNodeName{kNodeNamePlugin, {kPodFitsHostPredicate, "HostName"}};
 constexpr FilterNames kTaintToleration{kTaintTolerationPlugin, {kPodToleratesNodeTaintsPredicate}};
 constexpr FilterNames kNodeAffinity{kNodeAffinityPlugin, {kMatchNodeSelectorPredicate}};
-// Not implemented here; ranked so that a configuration naming it elsewhere keeps its place.
-constexpr FilterNames kNodePorts{"NodePorts", {"PodFitsHostPorts"}};
+constexpr FilterNames kNodePorts{kNodePortsPlugin, {kPodFitsHostPortsPredicate}};
 constexpr FilterNames kNodeResourcesFit{kNodeResourcesFitPlugin, {kPodFitsResourcesPredicate}};
+// Framework plugins only: the v1.16 predicates they replaced (EvenPodsSpread, MatchInterPodAffinity)
+// are not offered under the old names.
+constexpr FilterNames kPodTopologySpread{kPodTopologySpreadPlugin, {}};
+constexpr FilterNames kInterPodAffinity{kInterPodAffinityPlugin, {}};
 
 // pkg/scheduler/apis/config/v1/default_plugins.go getDefaultPlugins: the MultiPoint plugins that filter,
 // in their listed order (the framework runs Filter plugins in that order).
-constexpr std::array kCurrentFilterOrder{&kNodeUnschedulable, &kNodeName,  &kTaintToleration,
-                                         &kNodeAffinity,      &kNodePorts, &kNodeResourcesFit};
+constexpr std::array kCurrentFilterOrder{&kNodeUnschedulable, &kNodeName,          &kTaintToleration,
+                                         &kNodeAffinity,      &kNodePorts,         &kNodeResourcesFit,
+                                         &kPodTopologySpread, &kInterPodAffinity};
 // v1.16 pkg/scheduler/algorithm/predicates/predicates.go predicatesOrdering (ordered by "restrictiveness
 // & complexity"), restricted to these filters: taints after resources.
 constexpr std::array kV1_16FilterOrder{&kNodeUnschedulable, &kNodeName,         &kNodePorts,
-                                       &kNodeAffinity,      &kNodeResourcesFit, &kTaintToleration};
+                                       &kNodeAffinity,      &kNodeResourcesFit, &kTaintToleration,
+                                       &kPodTopologySpread, &kInterPodAffinity};
 
 // The names in table order, asked of one instance of each plugin (name() returns a literal).
 const std::vector<std::string_view>& filter_table() {
@@ -94,12 +104,16 @@ struct FilterMapping {
   std::string_view plugin;
   std::string_view legacy;
 };
-constexpr std::array<FilterMapping, 5> kFilterMappings{{
+// PodTopologySpread and InterPodAffinity have no legacy predicate here ("").
+constexpr std::array<FilterMapping, 8> kFilterMappings{{
     {"NodeUnschedulable", "CheckNodeUnschedulable"},
     {"NodeName", "PodFitsHost"},
     {"TaintToleration", "PodToleratesNodeTaints"},
     {"NodeAffinity", "MatchNodeSelector"},
+    {"NodePorts", "PodFitsHostPorts"},
     {"NodeResourcesFit", "PodFitsResources"},
+    {"PodTopologySpread", ""},
+    {"InterPodAffinity", ""},
 }};
 
 // The framework score plugins in kube-scheduler's default order, each with the v1.16 priority that
@@ -110,10 +124,12 @@ struct ScoreMapping {
   std::string_view legacy;
   int64_t default_weight;
 };
-constexpr std::array<ScoreMapping, 5> kScoreMappings{{
+constexpr std::array<ScoreMapping, 7> kScoreMappings{{
     {"TaintToleration", "TaintTolerationPriority", 3},
     {"NodeAffinity", "NodeAffinityPriority", 2},
     {"NodeResourcesFit", "", 1},
+    {"PodTopologySpread", "", 2},
+    {"InterPodAffinity", "", 2},
     {"NodeResourcesBalancedAllocation", "BalancedResourceAllocation", 1},
     {"ImageLocality", "ImageLocalityPriority", 1},
 }};
@@ -156,14 +172,16 @@ bool cpu_and_memory_equally(const std::vector<ResourceWeight>& resources) {
 
 }  // namespace
 
-std::unique_ptr<FilterPlugin> make_filter(std::string_view name, const FitFilterArgs& args) {
+std::unique_ptr<FilterPlugin> make_filter(std::string_view name, const PluginArgs& args) {
   if (auto legacy = make_legacy_filter(name)) return legacy;
+  if (name == kPodTopologySpreadPlugin) return make_pod_topology_spread_filter(args.topology_spread);
+  if (name == kInterPodAffinityPlugin) return make_inter_pod_affinity_filter(args.inter_pod_affinity);
   const std::string_view legacy = legacy_filter_name(name);
   if (legacy.empty()) return nullptr;
   for (const auto& m : kFilterMappings) {
     if (m.plugin != name) continue;
     // The legacy check under the framework name (the check is the same, only what logs call it differs).
-    return m.legacy == kPodFitsResourcesPredicate ? make_node_resources_fit_filter(args, m.plugin)
+    return m.legacy == kPodFitsResourcesPredicate ? make_node_resources_fit_filter(args.fit_filter, m.plugin)
                                                   : make_legacy_filter(m.legacy, m.plugin);
   }
   return nullptr;
@@ -228,7 +246,10 @@ LegacyScore legacy_score_for(std::string_view plugin, const PluginArgs& args) {
   for (const auto& m : kScoreMappings) {
     if (m.plugin == plugin) out.name = m.legacy;
   }
-  if (out.name.empty()) out.why = "unknown plugin";
+  if (out.name.empty() && !plugin_score_literal(plugin).empty())
+    out.why = "v1.16 arithmetic is offered for the plugins that replaced a v1.16 node-level priority only";
+  else if (out.name.empty())
+    out.why = "unknown plugin";
   return out;
 }
 
@@ -279,6 +300,10 @@ std::unique_ptr<ScorePlugin> make_plugin_score(std::string_view name, const Plug
     plugin = make_node_affinity_plugin_score();
   } else if (name == "TaintToleration") {
     plugin = make_taint_toleration_plugin_score();
+  } else if (name == kPodTopologySpreadPlugin) {
+    plugin = make_pod_topology_spread_score(args.topology_spread);
+  } else if (name == kInterPodAffinityPlugin) {
+    plugin = make_inter_pod_affinity_score(args.inter_pod_affinity);
   } else {
     return nullptr;
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "algorithms/plugin.h"
+#include "algorithms/plugin_args.h"
 #include "algorithms/semantics.h"
 
 namespace kext {
@@ -62,6 +63,8 @@ struct PluginArgs {
   FitFilterArgs fit_filter;
   ScoringStrategy fit_scoring;
   BalancedAllocationArgs balanced;
+  TopologySpreadArgs topology_spread;
+  InterPodAffinityArgs inter_pod_affinity;
   bool operator==(const PluginArgs&) const = default;
 };
 
@@ -69,8 +72,9 @@ struct PluginArgs {
 // or the legacy priority it replaced, 0..10 as v1.16 computed it.
 enum class Arithmetic { kCurrent, kV1_16 };
 
-// nullptr for an unknown name. Filters take legacy and framework names; only NodeResourcesFit reads args.
-std::unique_ptr<FilterPlugin> make_filter(std::string_view name, const FitFilterArgs& args = {});
+// nullptr for an unknown name. Filters take legacy and framework names; NodeResourcesFit,
+// PodTopologySpread and InterPodAffinity read args.
+std::unique_ptr<FilterPlugin> make_filter(std::string_view name, const PluginArgs& args = {});
 // Legacy priority names.
 std::unique_ptr<ScorePlugin> make_score(std::string_view name, const ScoreArgs& args);
 // Framework score plugin names, on the wire's 0..10 scale. nullptr for an unknown name, or for

@@ -10,6 +10,9 @@
 
 namespace kext {
 
+inline constexpr std::string_view kPodTopologySpreadPlugin = "PodTopologySpread";
+inline constexpr std::string_view kInterPodAffinityPlugin = "InterPodAffinity";
+
 // Well-known node labels (k8s.io/api/core/v1 well_known_labels.go).
 inline constexpr std::string_view kHostnameLabel = "kubernetes.io/hostname";
 inline constexpr std::string_view kZoneLabel = "topology.kubernetes.io/zone";

@@ -271,6 +271,49 @@ void parse_balanced_args(const Object& args, PluginArgs& out) {
   }
 }
 
+// PodTopologySpreadArgs, checked as validation_pluginargs.go ValidatePodTopologySpreadArgs does.
+void parse_spread_args(const Object& args, PluginArgs& out) {
+  check_args_type(args, "PodTopologySpreadArgs");
+  TopologySpreadArgs& spread = out.topology_spread;
+  if (auto t = args.string("defaultingType")) {
+    if (*t == "System") spread.defaulting = SpreadDefaulting::kSystem;
+    else if (*t == "List") spread.defaulting = SpreadDefaulting::kList;
+    else fail(args.path("defaultingType"), "must be \"System\" or \"List\", got \"" + *t + "\"");
+  }
+  const Value* list = args.array("defaultConstraints");
+  if (!list) return;
+  const std::string path = args.path("defaultConstraints");
+  if (spread.defaulting == SpreadDefaulting::kSystem && !list->Empty())
+    fail(path, "must be empty when defaultingType is \"System\"");
+  std::set<std::pair<std::string, std::string>> seen;
+  for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
+    const Object c((*list)[i], at(path, i),
+                   {"maxSkew", "topologyKey", "whenUnsatisfiable", "labelSelector", "matchLabelKeys"});
+    if (c.get("labelSelector")) fail(c.path("labelSelector"), "forbidden: default constraints deduce their selector");
+    TopologySpreadConstraint tc;
+    tc.max_skew = static_cast<int32_t>(in_range(c.integer("maxSkew").value_or(0), 1, std::numeric_limits<int32_t>::max(), c.path("maxSkew")));
+    tc.topology_key = c.string("topologyKey").value_or("");
+    if (tc.topology_key.empty()) fail(c.path("topologyKey"), "required");
+    tc.when_unsatisfiable = c.string("whenUnsatisfiable").value_or("");
+    if (tc.when_unsatisfiable != "DoNotSchedule" && tc.when_unsatisfiable != "ScheduleAnyway")
+      fail(c.path("whenUnsatisfiable"), "must be \"DoNotSchedule\" or \"ScheduleAnyway\"");
+    if (!seen.insert({tc.topology_key, tc.when_unsatisfiable}).second)
+      fail(c.path("topologyKey"), "duplicate {topologyKey, whenUnsatisfiable}");
+    tc.match_label_keys = parse_names(c, "matchLabelKeys", false);
+    spread.default_constraints.push_back(std::move(tc));
+  }
+}
+
+// InterPodAffinityArgs, checked as ValidateInterPodAffinityArgs does.
+void parse_affinity_args(const Object& args, PluginArgs& out) {
+  check_args_type(args, "InterPodAffinityArgs");
+  InterPodAffinityArgs& a = out.inter_pod_affinity;
+  if (auto w = args.integer("hardPodAffinityWeight"))
+    a.hard_pod_affinity_weight = static_cast<int32_t>(in_range(*w, 0, 100, args.path("hardPodAffinityWeight")));
+  a.ignore_preferred_terms_of_existing_pods =
+      args.boolean("ignorePreferredTermsOfExistingPods").value_or(a.ignore_preferred_terms_of_existing_pods);
+}
+
 void parse_plugin_config(const Value& list, const std::string& path, PluginArgs& out) {
   std::set<std::string> seen;
   for (rapidjson::SizeType i = 0; i < list.Size(); ++i) {
@@ -290,6 +333,17 @@ void parse_plugin_config(const Value& list, const std::string& path, PluginArgs&
     } else if (name == "NodeResourcesBalancedAllocation") {
       if (args)
         parse_balanced_args(Object(*args, entry.path("args"), {"apiVersion", "kind", "resources"}), out);
+    } else if (name == kPodTopologySpreadPlugin) {
+      if (args)
+        parse_spread_args(
+            Object(*args, entry.path("args"), {"apiVersion", "kind", "defaultConstraints", "defaultingType"}),
+            out);
+    } else if (name == kInterPodAffinityPlugin) {
+      if (args)
+        parse_affinity_args(Object(*args, entry.path("args"),
+                                   {"apiVersion", "kind", "hardPodAffinityWeight",
+                                    "ignorePreferredTermsOfExistingPods"}),
+                            out);
     } else {
       const auto known = plugin_score_names();
       const bool is_plugin =
@@ -297,7 +351,8 @@ void parse_plugin_config(const Value& list, const std::string& path, PluginArgs&
       fail(entry.path("name"),
            is_plugin ? "the extender takes no args for " + name
                      : "unknown plugin \"" + name +
-                           "\" (args are read for: NodeResourcesFit, NodeResourcesBalancedAllocation)");
+                           "\" (args are read for: NodeResourcesFit, NodeResourcesBalancedAllocation, "
+                             "PodTopologySpread, InterPodAffinity)");
     }
   }
 }
@@ -652,6 +707,45 @@ void write_config(Writer& w, const Config& c) {
   write_resources(w, c.args.balanced.resources);
   w.EndObject();
   w.EndObject();
+  w.StartObject();
+  w.Key("name");
+  json::write_string(w, kPodTopologySpreadPlugin);
+  w.Key("args");
+  w.StartObject();
+  w.Key("defaultingType");
+  w.String(c.args.topology_spread.defaulting == SpreadDefaulting::kSystem ? "System" : "List");
+  w.Key("defaultConstraints");
+  w.StartArray();
+  for (const auto& tc : c.args.topology_spread.default_constraints) {
+    w.StartObject();
+    w.Key("maxSkew");
+    w.Int(tc.max_skew);
+    w.Key("topologyKey");
+    json::write_string(w, tc.topology_key);
+    w.Key("whenUnsatisfiable");
+    json::write_string(w, tc.when_unsatisfiable);
+    if (!tc.match_label_keys.empty()) {
+      w.Key("matchLabelKeys");
+      w.StartArray();
+      for (const auto& k : tc.match_label_keys) json::write_string(w, k);
+      w.EndArray();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  w.EndObject();
+  w.StartObject();
+  w.Key("name");
+  json::write_string(w, kInterPodAffinityPlugin);
+  w.Key("args");
+  w.StartObject();
+  w.Key("hardPodAffinityWeight");
+  w.Int(c.args.inter_pod_affinity.hard_pod_affinity_weight);
+  w.Key("ignorePreferredTermsOfExistingPods");
+  w.Bool(c.args.inter_pod_affinity.ignore_preferred_terms_of_existing_pods);
+  w.EndObject();
+  w.EndObject();
   w.EndArray();
 
   w.Key("alwaysCheckAllFilters");
@@ -721,7 +815,7 @@ Profile compile(const Config& config) {
   // The engine runs the filters in the semantics' order (filter_rank), whatever the file's order.
   std::vector<std::unique_ptr<FilterPlugin>> filter_plugins;
   for (const auto& f : config.filters) {
-    auto plugin = make_filter(f.name, config.args.fit_filter);
+    auto plugin = make_filter(f.name, config.args);
     if (!plugin) throw PolicyError("plugins.filter: unknown plugin \"" + f.name + "\"");
     filter_plugins.push_back(std::move(plugin));
   }
