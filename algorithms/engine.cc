@@ -20,8 +20,12 @@ Engine::Engine(std::vector<std::unique_ptr<FilterPlugin>> filters, std::vector<W
     : filters_(std::move(filters)), scores_(std::move(scores)), options_(options) {
   std::ranges::stable_sort(filters_, {},
                            [&](const auto& f) { return filter_rank(f->name(), options_.semantics); });
-  for (const auto& f : filters_) filter_cost_ns_ += f->cost_per_node_ns();
+  for (const auto& f : filters_) {
+    filter_cost_ns_ += f->cost_per_node_ns();
+    reads_cluster_ = reads_cluster_ || f->reads_cluster();
+  }
   for (const auto& s : scores_) {
+    reads_cluster_ = reads_cluster_ || s.plugin->reads_cluster();
     score_cost_ns_ += s.plugin->cost_per_node_ns();
     if (s.plugin->has_reduce()) reduce_cost_ns_ += kNormalizeCostNs;
   }

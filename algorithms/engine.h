@@ -90,6 +90,8 @@ class Engine {
   // Whether filter() / score() of this many nodes runs its loop over nodes in parallel.
   bool filters_in_parallel(size_t nodes) const;
   bool scores_in_parallel(size_t nodes) const;
+  // Whether any plugin reads PodContext::cluster: then callers pass every node of the cluster.
+  bool reads_cluster() const { return reads_cluster_; }
   // Σ cost_per_node_ns of the filters: what fits() costs on one node.
   uint64_t filter_cost_per_node_ns() const { return filter_cost_ns_; }
 
@@ -102,6 +104,7 @@ class Engine {
   std::vector<WeightedScore> scores_;
   EngineOptions options_;
   uint64_t filter_cost_ns_ = 0;
+  bool reads_cluster_ = false;
   uint64_t score_cost_ns_ = 0;
   uint64_t reduce_cost_ns_ = 0;  // per node: the normalisations of the plugins that have a reduce
 };

@@ -88,11 +88,13 @@ struct PodAffinityTerm {
   // labels are added to label_selector as In / NotIn when the pod is created.
   std::vector<std::string> match_label_keys;
   std::vector<std::string> mismatch_label_keys;
+  bool operator==(const PodAffinityTerm&) const = default;
 };
 
 struct WeightedPodAffinityTerm {
   int32_t weight = 0;  // 1..100
   PodAffinityTerm term;
+  bool operator==(const WeightedPodAffinityTerm&) const = default;
 };
 
 // spec.affinity.podAffinity and podAntiAffinity.
@@ -101,6 +103,7 @@ struct PodAffinityRules {
   std::vector<WeightedPodAffinityTerm> preferred_affinity;
   std::vector<PodAffinityTerm> required_anti_affinity;
   std::vector<WeightedPodAffinityTerm> preferred_anti_affinity;
+  bool operator==(const PodAffinityRules&) const = default;
   bool empty() const {
     return required_affinity.empty() && preferred_affinity.empty() && required_anti_affinity.empty() &&
            preferred_anti_affinity.empty();

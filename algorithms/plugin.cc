@@ -75,6 +75,7 @@ class OnWireScale final : public ScorePlugin {
     for (auto& s : scores) s /= kWireDivisor;
   }
   uint64_t cost_per_node_ns() const override { return inner_->cost_per_node_ns(); }
+  bool reads_cluster() const override { return inner_->reads_cluster(); }
   const ScorePlugin& on_scheduler_scale() const override { return *inner_; }
 
  private:

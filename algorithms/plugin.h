@@ -38,9 +38,12 @@ struct ClusterView {
   std::span<const WorkloadSelector> replication_controllers;
   std::span<const WorkloadSelector> replica_sets;
   std::span<const WorkloadSelector> stateful_sets;
+  // The nodes' pods in groups (pod_groups.h), nullptr: walk every node's pods.
+  const PodGroups* pod_groups = nullptr;
 };
 
 class FilterPlugin;
+class PodGroups;
 struct PodContext;
 
 // What a filter computes once per request before its loop over nodes (kube-scheduler's PreFilter
@@ -50,7 +53,7 @@ class FilterState {
  public:
   virtual ~FilterState() = default;
   virtual std::unique_ptr<FilterState> clone() const = 0;
-  // `pod` (now) on `node` / (no longer) on `node`: node is the node as it was before the change.
+  // `pod` joined / left `node` (which already shows the change; only its labels are read).
   virtual void add_pod(const PodContext& preemptor, const PodInfo& pod, const NodeInfo& node) = 0;
   virtual void remove_pod(const PodContext& preemptor, const PodInfo& pod, const NodeInfo& node) = 0;
 };
@@ -75,7 +78,7 @@ struct PodContext {
   }
   // A copy whose states can be updated without touching this one's (preemption's dry run).
   PodContext with_cloned_states() const;
-  // Tell every state that `pod` left / joined `node` (node as it was before).
+  // Tell every state that `pod` left / joined `node`.
   void remove_pod(const PodInfo& pod, const NodeInfo& node);
   void add_pod(const PodInfo& pod, const NodeInfo& node);
 };
@@ -115,6 +118,8 @@ class FilterPlugin {
   // request's loop: kube-scheduler skips the Filter of a plugin whose PreFilter returned Skip
   // (pkg/scheduler/framework/runtime/framework.go RunPreFilterPlugins, SkipFilterPlugins).
   virtual bool can_fail(const PodContext& /*pod*/) const { return true; }
+  // Whether pre_filter reads pod.cluster: callers build a ClusterView only for engines that need one.
+  virtual bool reads_cluster() const { return false; }
   // PreFilter: what check() reads about the cluster, computed once per request; `nodes` are the
   // cluster when pod.cluster is null. nullptr: the filter keeps none.
   virtual std::unique_ptr<FilterState> pre_filter(const PodContext& /*pod*/,
@@ -162,6 +167,8 @@ class ScorePlugin {
   virtual std::unique_ptr<ScorePrepared> prepare(const PodContext&, std::span<const NodeInfo* const>) const {
     return nullptr;
   }
+  // Whether prepare reads pod.cluster (see FilterPlugin::reads_cluster).
+  virtual bool reads_cluster() const { return false; }
   // The map: one node's raw score. Must be thread-safe and touch nothing but its arguments.
   virtual int64_t score(const PodContext& pod, const ScorePrepared* prepared, const NodeInfo& node) const = 0;
   // The map as the engine calls it: node i of the nodes prepare() was given. score() of that node,

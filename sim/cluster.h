@@ -3,6 +3,7 @@
 // the pods known by UID, and the disruption budgets. It plays the API server and the scheduler cache
 // at once: a bind is visible to the next cycle at once (assume and bind are one step in simulation).
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "algorithms/model.h"
+#include "algorithms/plugin.h"
 
 namespace kext::sim {
 
@@ -36,6 +38,21 @@ class SimCluster {
   void add_pdb(PodDisruptionBudget pdb) { pdbs_.push_back(std::move(pdb)); }
   // Every budget at once, replacing those there were (a live cluster's, as they change).
   void set_pdbs(std::vector<PodDisruptionBudget> pdbs) { pdbs_ = std::move(pdbs); }
+  // The namespaces' labels and the objects that select pods (PodTopologySpread's default
+  // constraints, InterPodAffinity's namespaceSelector), replacing those there were.
+  void set_namespace_labels(std::map<std::string, Labels, std::less<>> labels) { namespace_labels_ = std::move(labels); }
+  void set_workloads(std::vector<WorkloadSelector> services, std::vector<WorkloadSelector> replication_controllers,
+                     std::vector<WorkloadSelector> replica_sets, std::vector<WorkloadSelector> stateful_sets) {
+    services_ = std::move(services);
+    replication_controllers_ = std::move(replication_controllers);
+    replica_sets_ = std::move(replica_sets);
+    stateful_sets_ = std::move(stateful_sets);
+  }
+  // The cluster as the plugins that read all of it see it; valid until the next change.
+  ClusterView view() const {
+    return ClusterView{node_ptrs_, &namespace_labels_, services_, replication_controllers_, replica_sets_,
+                       stateful_sets_};
+  }
   // A pod: bound if spec.nodeName names a node (which must exist), pending otherwise. Terminal pods
   // (Succeeded, Failed) hold no resources and are not added. Throws ClusterError on a duplicate UID or
   // an unknown node.
@@ -83,6 +100,8 @@ class SimCluster {
   std::unordered_map<std::string, size_t> node_index_;
   std::unordered_map<std::string, Entry> pods_;
   std::vector<PodDisruptionBudget> pdbs_;
+  std::map<std::string, Labels, std::less<>> namespace_labels_;
+  std::vector<WorkloadSelector> services_, replication_controllers_, replica_sets_, stateful_sets_;
 };
 
 }  // namespace kext::sim

@@ -80,8 +80,11 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
   d.priority = pod->effective_priority();
   d.attempts = popped.attempts;
 
-  const PodContext ctx(*pod);
+  const ClusterView view = cluster.view();
+  PodContext ctx(*pod, &view);
   const auto nodes = cluster.nodes();
+  // PreFilter once over the whole cluster, before the filter passes over chunks of it.
+  engine.prepare(ctx, nodes);
   // The nodes with nominated pods of equal or higher priority, as they would be with those pods on
   // them (nullptr elsewhere): the filter and preemption's dry runs both see them so
   // (RunFilterPluginsWithNominatedPods, which SelectVictimsOnNode's podPassesFiltersOnNode calls too),

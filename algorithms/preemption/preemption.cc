@@ -32,9 +32,13 @@ uint64_t dry_run_cost_ns(std::span<const NodeInfo* const> nodes, const Engine& e
   return pods * per_pod;
 }
 
-std::vector<Candidate> select_candidates(const PodContext& preemptor, std::span<const NodeInfo* const> nodes,
+std::vector<Candidate> select_candidates(const PodContext& unprepared, std::span<const NodeInfo* const> nodes,
                                          std::span<const PodDisruptionBudget> pdbs, const Engine& engine,
                                          int64_t now_unix_seconds, const Options& options) {
+  // PreFilter once for every node's dry run (each clones the states).
+  std::optional<PodContext> own;
+  if (!unprepared.prepared) engine.prepare(own.emplace(unprepared), nodes);
+  const PodContext& preemptor = own ? *own : unprepared;
   const Pod& pod = preemptor.pod;
   const NodeInfo* nominated = nullptr;
   if (!pod.nominated_node_name.empty()) {

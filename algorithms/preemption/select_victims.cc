@@ -31,6 +31,18 @@ std::optional<NodeVictims> select_victims_on_node(const PodContext& preemptor, c
                                                   int64_t now_unix_seconds, Semantics semantics) {
   const int32_t preemptor_priority = preemptor.pod.effective_priority();
   NodeInfo dry = node;  // shares the immutable pods; only the list and the aggregates are copied
+  // The filters' PreFilter states, this node's own copy: removing a victim can lift an anti-affinity or
+  // a skew violation (default_preemption.go SelectVictimsOnNode: removePod/addPod run
+  // RunPreFilterExtensionRemovePod/AddPod on a clone of the cycle state).
+  PodContext state = preemptor.with_cloned_states();
+  auto remove = [&](const std::shared_ptr<const PodInfo>& p) {
+    dry.remove_pod(p->pod->uid);
+    state.remove_pod(*p, dry);
+  };
+  auto add = [&](const std::shared_ptr<const PodInfo>& p) {
+    dry.add_pod(p);
+    state.add_pod(*p, dry);
+  };
 
   std::vector<std::shared_ptr<const PodInfo>> potential;
   for (const auto& p : node.pods) {
@@ -38,11 +50,11 @@ std::optional<NodeVictims> select_victims_on_node(const PodContext& preemptor, c
     if (p->pod->effective_priority() < preemptor_priority) potential.push_back(p);
   }
   if (potential.empty() && semantics == Semantics::kCurrent) return std::nullopt;
-  for (const auto& p : potential) dry.remove_pod(p->pod->uid);
+  for (const auto& p : potential) remove(p);
 
   // Affinity to a victim is deliberately not considered: if the pod only fits thanks to a
   // lower-priority pod, Kubernetes does not preempt for it either.
-  if (!engine.fits(preemptor, dry)) return std::nullopt;
+  if (!engine.fits(state, dry)) return std::nullopt;
 
   sort_by_importance(potential, now_unix_seconds);
   PdbSplit split = split_by_pdb_violation(potential, pdbs, semantics);
@@ -51,9 +63,9 @@ std::optional<NodeVictims> select_victims_on_node(const PodContext& preemptor, c
   // Reprieve the PDB-violating pods first: keeping them costs no more than keeping any other pod but
   // spares a budget.
   auto reprieve = [&](const std::shared_ptr<const PodInfo>& p) -> bool {
-    dry.add_pod(p);
-    if (engine.fits(preemptor, dry)) return true;
-    dry.remove_pod(p->pod->uid);
+    add(p);
+    if (engine.fits(state, dry)) return true;
+    remove(p);
     out.victims.push_back(p);
     return false;
   };

@@ -12,6 +12,7 @@
 
 #include "algorithms/model.h"
 #include "algorithms/plugin.h"
+#include "extender/state/pod_group_index.h"
 #include "extender/state/sharded_map.h"
 
 namespace kext {
@@ -45,6 +46,8 @@ struct ClusterState {
   std::shared_ptr<const std::vector<WorkloadSelector>> replica_sets = std::make_shared<std::vector<WorkloadSelector>>();
   std::shared_ptr<const std::vector<WorkloadSelector>> stateful_sets = std::make_shared<std::vector<WorkloadSelector>>();
   size_t node_objects = 0;
+  // The bound pods grouped by namespace, labels and affinity terms (pod_group_index.h).
+  PodGroupMap pod_groups;
 
   const NodeInfo* find_node(std::string_view name) const;
   // out[i] = find_node(names[i]), with each found node's record (its NodeInfo up to the exact totals,

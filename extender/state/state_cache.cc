@@ -10,6 +10,26 @@ namespace {
 
 std::string pdb_key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
 
+// Enough of the terms to tell most rule sets apart; equality decides.
+size_t affinity_hash(const PodAffinityRules& r) {
+  size_t h = 0;
+  auto mix = [&](std::string_view s) { h = (h ^ StringHash{}(s)) * 0x100000001B3ULL; };
+  auto term = [&](const PodAffinityTerm& t) {
+    mix(t.topology_key);
+    if (t.label_selector)
+      for (const auto& [k, v] : t.label_selector->match_labels) {
+        mix(k);
+        mix(v);
+      }
+    for (const auto& n : t.namespaces) mix(n);
+  };
+  for (const auto& t : r.required_affinity) term(t);
+  for (const auto& t : r.required_anti_affinity) term(t);
+  for (const auto& w : r.preferred_affinity) term(w.term);
+  for (const auto& w : r.preferred_anti_affinity) term(w.term);
+  return h;
+}
+
 }  // namespace
 
 std::shared_ptr<const PodInfo> StateCache::cached_pod_info(Pod pod) {
@@ -17,6 +37,7 @@ std::shared_ptr<const PodInfo> StateCache::cached_pod_info(Pod pod) {
   info.requests = compute_pod_requests(pod, false);
   info.nonzero_requests = compute_pod_requests(pod, true);
   pod.labels = intern(pod.labels);
+  pod.affinity = intern(pod.affinity);
   // Only the PodMeta part is kept: containers, tolerations and affinity matter only for the pod being
   // scheduled, which always comes in the request.
   info.pod = std::make_shared<const PodMeta>(std::move(static_cast<PodMeta&>(pod)));
@@ -33,6 +54,22 @@ SharedLabels StateCache::intern(const SharedLabels& labels) {
     intern_sweep_at_ = std::max<size_t>(1024, 2 * interned_labels_.size());
   }
   return labels;
+}
+
+std::shared_ptr<const PodAffinityRules> StateCache::intern(const std::shared_ptr<const PodAffinityRules>& affinity) {
+  if (!affinity) return nullptr;
+  const size_t h = affinity_hash(*affinity);
+  auto [first, last] = interned_affinity_.equal_range(h);
+  for (auto it = first; it != last; ++it) {
+    auto shared = it->second.lock();
+    if (shared && *shared == *affinity) return shared;
+  }
+  interned_affinity_.emplace(h, affinity);
+  if (interned_affinity_.size() >= affinity_sweep_at_) {
+    std::erase_if(interned_affinity_, [](const auto& e) { return e.second.expired(); });
+    affinity_sweep_at_ = std::max<size_t>(1024, 2 * interned_affinity_.size());
+  }
+  return affinity;
 }
 
 std::string StateCache::pod_key(std::string_view uid, std::string_view namespace_, std::string_view name) {
@@ -126,6 +163,7 @@ std::shared_ptr<const ClusterState> StateCache::view() {
 std::shared_ptr<const ClusterState> StateCache::view_locked() {
   auto s = std::make_shared<ClusterState>();
   s->nodes = nodes_.publish();
+  s->pod_groups = groups_.publish();
   s->pods_by_uid = pods_.publish();
   s->node_objects = node_objects_;
   if (pdbs_dirty_) {
@@ -202,6 +240,7 @@ void StateCache::delete_pod_locked(const std::string& key) {
 void StateCache::node_add_pod(const std::string& node, std::shared_ptr<const PodInfo> info) {
   auto next = std::make_shared<NodeInfo>();
   if (const auto* old = nodes_.find(node)) *next = **old;
+  groups_.add(info);
   next->add_pod(std::move(info));
   nodes_.put(node, std::move(next));
 }
@@ -210,7 +249,7 @@ void StateCache::node_remove_pod(const std::string& node, const PodInfo* info) {
   const auto* old = nodes_.find(node);
   if (!old) return;
   auto next = std::make_shared<NodeInfo>(**old);
-  next->remove_pod(info);
+  if (next->remove_pod(info)) groups_.remove(info);
   if (!next->node && next->pods.empty()) {
     nodes_.erase(node);
     return;

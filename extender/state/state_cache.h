@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "extender/state/cluster_state.h"
@@ -71,6 +72,7 @@ class StateCache {
   void upsert_pod_locked(Pod pod);
   std::shared_ptr<const PodInfo> cached_pod_info(Pod pod);
   SharedLabels intern(const SharedLabels& labels);
+  std::shared_ptr<const PodAffinityRules> intern(const std::shared_ptr<const PodAffinityRules>& affinity);
   void put_pod_info_locked(const std::string& key, std::shared_ptr<const PodInfo> info);
   void delete_pod_locked(const std::string& key);
   void restore_assumed_locked(const std::string& key);
@@ -81,6 +83,7 @@ class StateCache {
   std::mutex mu_;
   StateStore* store_;
   NodeMapWriter<std::shared_ptr<const NodeInfo>> nodes_;
+  PodGroupIndex groups_;  // the bound pods of nodes_, grouped
   ShardedMapWriter<std::shared_ptr<const PodInfo>, kPodShards> pods_;
   size_t node_objects_ = 0;
   std::map<std::string, PodDisruptionBudget> pdbs_;  // by namespace/name
@@ -90,6 +93,10 @@ class StateCache {
   // Label sets shared by cached pods; expired entries are swept when the table has doubled.
   std::map<Labels, std::weak_ptr<const Labels>> interned_labels_;
   size_t intern_sweep_at_ = 1024;
+  // Affinity terms shared by cached pods (a Deployment's replicas), by a hash of their contents;
+  // swept like the label sets.
+  std::unordered_multimap<size_t, std::weak_ptr<const PodAffinityRules>> interned_affinity_;
+  size_t affinity_sweep_at_ = 1024;
   // The pod as the API last showed it, for assumed pods: restored when the assumption expires.
   std::map<std::string, std::shared_ptr<const PodInfo>> assumed_original_;
 };

@@ -18,13 +18,14 @@ std::string join_reasons(std::vector<std::string>& reasons) {
 constexpr std::string_view kUnknownNode = "node not found in the extender's cluster state";
 
 // Every node of the request lands in exactly one of passed, failed, unresolvable.
-FilterReply filter_nodes(const Engine& engine, const Pod& pod, const ResolvedNodes& nodes) {
+FilterReply filter_nodes(const Engine& engine, const Pod& pod, const ResolvedNodes& nodes,
+                         const ClusterView* cluster) {
   FilterReply reply;
   reply.passed.reserve(nodes.known.size());  // most nodes pass; one allocation instead of eight
   for (size_t i = 0; i < nodes.infos.size(); ++i) {
     if (!nodes.infos[i]) reply.unresolvable.push_back({i, std::string(kUnknownNode)});
   }
-  PodContext context(pod);
+  PodContext context(pod, cluster);
   std::vector<FilterStatus> statuses = engine.filter(context, nodes.known);
   for (size_t k = 0; k < statuses.size(); ++k) {
     const size_t i = nodes.known_index[k];
@@ -51,7 +52,8 @@ Reply Verbs::filter_traced(std::string_view body, VerbTrace* trace) const {
   if (Reply* refused = std::get_if<Reply>(&decoded)) return std::move(*refused);
   auto& [r, nodes] = std::get<NodesRequest>(decoded);
 
-  FilterReply reply = filter_nodes(profile_.engine, *r.args.pod, nodes);
+  const auto cluster = cluster_for(profile_.engine, r.state);
+  FilterReply reply = filter_nodes(profile_.engine, *r.args.pod, nodes, cluster ? &cluster->view : nullptr);
   r.clock.end(Phase::kCompute);
   Reply out{200, encode_filter_reply(r.args, reply)};
   r.clock.end(Phase::kEncode);

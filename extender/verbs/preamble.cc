@@ -70,6 +70,11 @@ void trace_request(VerbTrace* trace, const BindingArgs& args) {
   if (trace) trace->pod.assign(args.pod_namespace).append("/").append(args.pod_name);
 }
 
+std::unique_ptr<const StateClusterView> cluster_for(const Engine& engine,
+                                                    const std::shared_ptr<const ClusterState>& state) {
+  return engine.reads_cluster() ? cluster_view_of(state) : nullptr;
+}
+
 std::variant<NodesRequest, Reply> decode_nodes_request(std::string_view verb, std::string_view body,
                                                        VerbTrace* trace, const StateStore& store,
                                                        NodeDecodeCache* cache, PodReuse pods) {

@@ -15,6 +15,7 @@
 #include "extender/codec/preemption_args.h"
 #include "extender/observe/verb_trace.h"
 #include "extender/state/cluster_state.h"
+#include "extender/state/cluster_view.h"
 #include "json/json.h"
 
 namespace kext {
@@ -83,6 +84,9 @@ struct ResolvedNodes {
   std::vector<const NodeInfo*> known;
   std::vector<size_t> known_index;
 };
+
+// The whole cluster for an engine whose plugins read it (Engine::reads_cluster), else nullptr.
+std::unique_ptr<const StateClusterView> cluster_for(const Engine& engine, const std::shared_ptr<const ClusterState>& state);
 
 struct NodesRequest {
   Request<ExtenderArgs> request;

@@ -81,9 +81,11 @@ void record_candidates(std::vector<preemption::Candidate>& candidates, size_t ch
 // Every candidate node for the preemptor, best first: the nodes the extender evaluates (dry runs on
 // its state) and those it passes through with the scheduler's victims. None when the preemptor is not
 // eligible. Throws DecodeError for a meta victim the state does not know on a node it does not know.
-std::vector<preemption::Candidate> ordered_candidates(const PreemptionArgs& args, const ClusterState& state,
+std::vector<preemption::Candidate> ordered_candidates(const PreemptionArgs& args,
+                                                      const std::shared_ptr<const ClusterState>& state_ptr,
                                                       const Engine& engine, const PreemptionProfile& profile,
                                                       int64_t now) {
+  const ClusterState& state = *state_ptr;
   const NodeInfo* nominated =
       args.pod.nominated_node_name.empty() ? nullptr : state.find_node(args.pod.nominated_node_name);
   if (!preemption::eligible_to_preempt(args.pod, nominated)) return {};
@@ -100,7 +102,8 @@ std::vector<preemption::Candidate> ordered_candidates(const PreemptionArgs& args
     }
   }
 
-  PodContext pod(args.pod);
+  const auto cluster = cluster_for(engine, state_ptr);
+  PodContext pod(args.pod, cluster ? &cluster->view : nullptr);
   std::vector<preemption::Candidate> evaluated =
       preemption::select_candidates(pod, known, *state.pdbs, engine, now, profile.select);
   candidates.insert(candidates.end(), std::make_move_iterator(evaluated.begin()),
@@ -134,7 +137,7 @@ Reply Verbs::preempt_traced(std::string_view body, VerbTrace* trace) const {
   const int64_t now = static_cast<int64_t>(std::time(nullptr));
   std::vector<preemption::Candidate> candidates;
   try {
-    candidates = ordered_candidates(r.args, *r.state, profile_.engine, profile_.preemption, now);
+    candidates = ordered_candidates(r.args, r.state, profile_.engine, profile_.preemption, now);
   } catch (const DecodeError& e) {
     return bad_request(e.what());
   }

@@ -14,7 +14,8 @@ Reply Verbs::prioritize_traced(std::string_view body, VerbTrace* trace) const {
   if (Reply* refused = std::get_if<Reply>(&decoded)) return std::move(*refused);
   auto& [r, nodes] = std::get<NodesRequest>(decoded);
 
-  PodContext pod(*r.args.pod);
+  const auto cluster = cluster_for(profile_.engine, r.state);
+  PodContext pod(*r.args.pod, cluster ? &cluster->view : nullptr);
   ScoreMatrix m = profile_.engine.score(pod, nodes.known);
   // Every node sent gets a score; one the extender cannot see scores 0.
   std::vector<int64_t> scores(r.args.node_names.size(), 0);
