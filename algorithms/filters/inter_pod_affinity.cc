@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "algorithms/pod_affinity.h"
+#include "algorithms/pod_groups.h"
 
 namespace kext {
 namespace {
@@ -59,24 +60,37 @@ std::unique_ptr<InterPodAffinityState> build_state(const PodContext& ctx,
   }
   s->namespace_labels = namespace_labels_of(ctx.cluster, pod.namespace_);
   const bool has_terms = !s->required_affinity.empty() || !s->required_anti_affinity.empty();
-  for (const NodeInfo* info : nodes) {
-    if (info == nullptr || !info->node) continue;
-    const Node& node = *info->node;
-    for (const auto& p : info->pods) {
-      if (!p || !p->pod) continue;
-      const PodMeta& existing = *p->pod;
-      // getExistingAntiAffinityCounts: NodeInfo.PodsWithRequiredAntiAffinity, terminating or not.
-      if (existing.affinity && !existing.affinity->required_anti_affinity.empty()) {
-        s->existing_anti_affinity.add_existing_anti_affinity_terms(existing, pod, s->namespace_labels, node,
-                                                                   1);
-      }
-      // getIncomingAffinityAntiAffinityCounts: every pod of the node.
-      if (has_terms) {
-        s->affinity.add_affinity_terms(s->required_affinity, existing, node, 1);
-        s->anti_affinity.add_anti_affinity_terms(s->required_anti_affinity, existing, node, 1);
-      }
-    }
-  }
+  // The topology keys of what a group's pods add, worked out once per group: whether a term matches
+  // depends only on the namespace, labels and terms its pods share (pod_groups.h).
+  std::vector<const std::string*> existing_keys, affinity_keys, anti_keys;
+  const NamespaceLabels merged;  // the incoming pod's terms have their namespaceSelector merged
+  visit_pod_groups(
+      ctx.cluster != nullptr ? ctx.cluster->pod_groups : nullptr, nodes,
+      [&](const PodMeta& existing) {
+        existing_keys.clear();
+        affinity_keys.clear();
+        anti_keys.clear();
+        // getExistingAntiAffinityCounts: NodeInfo.PodsWithRequiredAntiAffinity, terminating or not.
+        if (existing.affinity) {
+          for (const auto& t : existing.affinity->required_anti_affinity)
+            if (term_matches(existing, t, pod, s->namespace_labels)) existing_keys.push_back(&t.topology_key);
+        }
+        // getIncomingAffinityAntiAffinityCounts: every pod of the node.
+        if (has_terms) {
+          if (pod_matches_all_terms(s->required_affinity, existing))
+            for (const auto& t : s->required_affinity) affinity_keys.push_back(&t.topology_key);
+          for (const auto& t : s->required_anti_affinity)
+            if (t.matches(existing, merged)) anti_keys.push_back(&t.topology_key);
+        }
+        return !existing_keys.empty() || !affinity_keys.empty() || !anti_keys.empty();
+      },
+      [&](const PodInfo&, const NodeInfo& info) {
+        if (!info.node) return;
+        const Node& node = *info.node;
+        for (const std::string* k : existing_keys) s->existing_anti_affinity.add_for_node(node, *k, 1);
+        for (const std::string* k : affinity_keys) s->affinity.add_for_node(node, *k, 1);
+        for (const std::string* k : anti_keys) s->anti_affinity.add_for_node(node, *k, 1);
+      });
   s->skip = s->existing_anti_affinity.empty() && !has_terms;
   return s;
 }
@@ -126,6 +140,8 @@ class InterPodAffinity final : public FilterPlugin {
     const auto* s = static_cast<const InterPodAffinityState*>(pod.state_of(this));
     return s == nullptr || !s->skip;
   }
+
+  bool reads_cluster() const override { return true; }
 
   std::unique_ptr<FilterState> pre_filter(const PodContext& pod,
                                           std::span<const NodeInfo* const> nodes) const override {

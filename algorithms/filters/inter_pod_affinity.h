@@ -9,8 +9,6 @@
 
 namespace kext {
 
-inline constexpr std::string_view kInterPodAffinityPlugin = "InterPodAffinity";
-
 // filtering.go's reasons.
 inline constexpr std::string_view kErrReasonExistingAntiAffinityRulesNotMatch =
     "node(s) didn't satisfy existing pods anti-affinity rules";

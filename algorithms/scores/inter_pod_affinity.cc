@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "algorithms/pod_affinity.h"
+#include "algorithms/pod_groups.h"
 
 namespace kext {
 namespace {
@@ -28,6 +29,8 @@ class InterPodAffinityScore final : public ScorePlugin {
   explicit InterPodAffinityScore(const InterPodAffinityArgs& args) : args_(args) {}
   std::string_view name() const override { return "InterPodAffinity"; }
 
+  bool reads_cluster() const override { return true; }
+
   std::unique_ptr<ScorePrepared> prepare(const PodContext& ctx,
                                          std::span<const NodeInfo* const> nodes) const override {
     const Pod& pod = ctx.pod;
@@ -47,41 +50,43 @@ class InterPodAffinityScore final : public ScorePlugin {
     const NamespaceLabels ns = namespace_labels_of(ctx.cluster, pod.namespace_);
     const NamespaceLabels merged;  // the incoming pod's terms need no namespace labels
 
-    // Every node of the cluster, not only those being scored: pods elsewhere count in shared topologies.
-    for (const NodeInfo* info : ctx.cluster != nullptr ? ctx.cluster->nodes : nodes) {
-      if (info == nullptr || !info->node) continue;
-      const Node& node = *info->node;
-      // processExistingPod: a node without labels has no topology pairs.
-      if (node.labels.empty()) continue;
-      for (const auto& pi : info->pods) {
-        if (!pi || !pi->pod) continue;
-        const PodMeta& existing = *pi->pod;
-        // Without preferred terms of its own the pod is only scored against the pods with affinity
-        // (NodeInfo.PodsWithAffinity).
-        if (has_constraints) {
-          for (const auto& t : preferred) {
-            if (t.matches(existing, merged)) p.add(node, t.topology_key, t.weight);
+    // Every node of the cluster, not only those being scored: pods elsewhere count in shared
+    // topologies. What a group's pods add (topology key, weight) is worked out once per group: it
+    // depends only on the namespace, labels and terms they share (pod_groups.h).
+    std::vector<std::pair<const std::string*, int64_t>> adds;
+    visit_pod_groups(
+        ctx.cluster != nullptr ? ctx.cluster->pod_groups : nullptr,
+        ctx.cluster != nullptr ? ctx.cluster->nodes : nodes,
+        [&](const PodMeta& existing) {
+          adds.clear();
+          // Without preferred terms of its own the pod is only scored against the pods with affinity
+          // (NodeInfo.PodsWithAffinity).
+          if (has_constraints) {
+            for (const auto& t : preferred)
+              if (t.matches(existing, merged)) adds.emplace_back(&t.topology_key, t.weight);
+            for (const auto& t : preferred_anti)
+              if (t.matches(existing, merged)) adds.emplace_back(&t.topology_key, -int64_t{t.weight});
           }
-          for (const auto& t : preferred_anti) {
-            if (t.matches(existing, merged)) p.add(node, t.topology_key, -int64_t{t.weight});
+          if (existing.affinity) {
+            const PodAffinityRules& rules = *existing.affinity;
+            if (args_.hard_pod_affinity_weight > 0) {
+              for (const auto& t : rules.required_affinity)
+                if (term_matches(existing, t, pod, ns))
+                  adds.emplace_back(&t.topology_key, args_.hard_pod_affinity_weight);
+            }
+            for (const auto& t : rules.preferred_affinity)
+              if (term_matches(existing, t.term, pod, ns)) adds.emplace_back(&t.term.topology_key, t.weight);
+            for (const auto& t : rules.preferred_anti_affinity)
+              if (term_matches(existing, t.term, pod, ns))
+                adds.emplace_back(&t.term.topology_key, -int64_t{t.weight});
           }
-        }
-        if (!existing.affinity) continue;
-        const PodAffinityRules& rules = *existing.affinity;
-        if (args_.hard_pod_affinity_weight > 0) {
-          for (const auto& t : rules.required_affinity) {
-            if (term_matches(existing, t, pod, ns))
-              p.add(node, t.topology_key, args_.hard_pod_affinity_weight);
-          }
-        }
-        for (const auto& t : rules.preferred_affinity) {
-          if (term_matches(existing, t.term, pod, ns)) p.add(node, t.term.topology_key, t.weight);
-        }
-        for (const auto& t : rules.preferred_anti_affinity) {
-          if (term_matches(existing, t.term, pod, ns)) p.add(node, t.term.topology_key, -int64_t{t.weight});
-        }
-      }
-    }
+          return !adds.empty();
+        },
+        [&](const PodInfo&, const NodeInfo& info) {
+          // processExistingPod: a node without labels has no topology pairs.
+          if (!info.node || info.node->labels.empty()) return;
+          for (const auto& [key, weight] : adds) p.add(*info.node, *key, weight);
+        });
     if (p.keys.empty()) return nullptr;  // PreScore's Skip when no pair was touched
     return prepared;
   }
