@@ -1,0 +1,74 @@
+#pragma once
+// What PodTopologySpread's filter and score share (pkg/scheduler/framework/plugins/podtopologyspread
+// common.go, plugin.go, and helper/spread.go DefaultSelector): a pod's constraints as the plugin reads
+// them, which nodes count, and how many pods of a node a constraint counts.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/model.h"
+#include "algorithms/plugin.h"
+#include "algorithms/plugin_args.h"
+
+namespace kext {
+
+inline constexpr std::string_view kPodTopologySpreadPlugin = "PodTopologySpread";
+// plugin.go ErrReasonConstraintsNotMatch / ErrReasonNodeLabelNotMatch.
+inline constexpr std::string_view kSpreadConstraintsNotMatch =
+    "node(s) didn't match pod topology spread constraints";
+inline constexpr std::string_view kSpreadNodeLabelNotMatch =
+    "node(s) didn't match pod topology spread constraints (missing required label)";
+
+inline constexpr std::string_view kDoNotSchedule = "DoNotSchedule";
+inline constexpr std::string_view kScheduleAnyway = "ScheduleAnyway";
+
+// common.go topologySpreadConstraint: a constraint with its selector resolved (matchLabelKeys merged in,
+// or the default selector) and its optional fields defaulted.
+struct SpreadConstraint {
+  int32_t max_skew = 1;
+  std::string topology_key;
+  std::optional<LabelSelector> selector;  // nullopt: labels.Nothing(), matches no pod
+  int32_t min_domains = 1;
+  bool honor_node_affinity = true;  // nodeAffinityPolicy Honor (the default)
+  bool honor_node_taints = false;   // nodeTaintsPolicy Honor (default Ignore)
+  bool operator==(const SpreadConstraint&) const = default;
+};
+
+// helper/spread.go DefaultSelector: the match_labels of every Service in the pod's namespace whose selector
+// matches the pod, merged; the ReplicationController that controls the pod (by owner reference) merged in
+// too; then the requirements of the ReplicaSet's or StatefulSet's selector that controls it. nullopt when
+// that selector has no requirement at all (selector.Empty()), or there is no cluster view.
+std::optional<LabelSelector> default_spread_selector(const Pod& pod, const ClusterView* cluster);
+
+// The constraints with whenUnsatisfiable == action (filtering.go getConstraints, scoring.go
+// initPreScoreState): the pod's own when it has any, else the defaults (common.go buildDefaultConstraints),
+// which apply only when default_spread_selector finds one.
+std::vector<SpreadConstraint> build_spread_constraints(const Pod& pod, const ClusterView* cluster,
+                                                       const TopologySpreadArgs& args,
+                                                       std::string_view action);
+
+// common.go nodeLabelsMatchSpreadConstraints: the node has every constraint's topology key.
+bool node_has_all_topology_keys(const Node& node, std::span<const SpreadConstraint> constraints);
+
+// What the inclusion policies ask of one node, worked out once per node rather than per constraint
+// (common.go matchNodeInclusionPolicies).
+struct NodeInclusion {
+  bool matches_affinity = false;  // nodeSelector + required node affinity match (GetRequiredNodeAffinity)
+  bool tolerates_taints = false;  // no untolerated NoSchedule/NoExecute taint
+  NodeInclusion(const Pod& pod, const Node& node);
+  bool includes(const SpreadConstraint& c) const {
+    return (!c.honor_node_affinity || matches_affinity) && (!c.honor_node_taints || tolerates_taints);
+  }
+};
+
+// Selector.Matches for a constraint: nullopt (nil) matches nothing.
+bool spread_selector_matches(const SpreadConstraint& c, const Labels& labels);
+
+// common.go countPodsMatchSelector: the node's pods in namespace `ns`, not terminating, that the
+// constraint's selector matches.
+int64_t count_spread_matching_pods(const NodeInfo& node, const SpreadConstraint& c, std::string_view ns);
+
+}  // namespace kext
