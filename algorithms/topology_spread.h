@@ -12,10 +12,10 @@
 #include "algorithms/model.h"
 #include "algorithms/plugin.h"
 #include "algorithms/plugin_args.h"
+#include "algorithms/pod_groups.h"
 
 namespace kext {
 
-inline constexpr std::string_view kPodTopologySpreadPlugin = "PodTopologySpread";
 // plugin.go ErrReasonConstraintsNotMatch / ErrReasonNodeLabelNotMatch.
 inline constexpr std::string_view kSpreadConstraintsNotMatch =
     "node(s) didn't match pod topology spread constraints";
@@ -70,5 +70,28 @@ bool spread_selector_matches(const SpreadConstraint& c, const Labels& labels);
 // common.go countPodsMatchSelector: the node's pods in namespace `ns`, not terminating, that the
 // constraint's selector matches.
 int64_t count_spread_matching_pods(const NodeInfo& node, const SpreadConstraint& c, std::string_view ns);
+
+// countPodsMatchSelector over the whole cluster at once: add(i, node) for every bound pod in namespace
+// `ns`, not terminating, that constraint i's selector matches, with the node it is on. The selectors
+// are asked once per group of pods that share namespace and labels (pod_groups.h), not once per pod.
+template <class Add>
+void for_each_spread_match(const ClusterView* cluster, std::span<const NodeInfo* const> nodes,
+                           std::span<const SpreadConstraint> constraints, std::string_view ns, Add&& add) {
+  std::vector<size_t> matched;
+  visit_pod_groups(
+      cluster != nullptr ? cluster->pod_groups : nullptr, nodes,
+      [&](const PodMeta& p) {
+        matched.clear();
+        if (p.namespace_ != ns) return false;
+        for (size_t i = 0; i < constraints.size(); ++i)
+          if (spread_selector_matches(constraints[i], p.labels.get())) matched.push_back(i);
+        return !matched.empty();
+      },
+      [&](const PodInfo& p, const NodeInfo& node) {
+        // Terminating pods are not counted (kubernetes#87621).
+        if (p.pod->terminating) return;
+        for (size_t i : matched) add(i, node);
+      });
+}
 
 }  // namespace kext

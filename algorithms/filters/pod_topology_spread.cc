@@ -93,6 +93,7 @@ class PodTopologySpreadFilter final : public FilterPlugin {
  public:
   explicit PodTopologySpreadFilter(TopologySpreadArgs args) : args_(std::move(args)) {}
   std::string_view name() const override { return kPodTopologySpreadPlugin; }
+  bool reads_cluster() const override { return true; }
 
   // PreFilter returns Skip for a pod without DoNotSchedule constraints.
   bool can_fail(const PodContext& pod) const override {
@@ -113,19 +114,28 @@ class PodTopologySpreadFilter final : public FilterPlugin {
     state->counts.resize(n_constraints);
     if (n_constraints == 0) return state;
     const std::span<const NodeInfo* const> all = pod.cluster != nullptr ? pod.cluster->nodes : nodes;
+    // Each eligible node's domain per constraint (nullptr: the node does not count for it).
+    std::unordered_map<const NodeInfo*, std::vector<int64_t*>> eligible;
+    eligible.reserve(all.size());
     for (const NodeInfo* info : all) {
       if (info == nullptr || !info->node) continue;
       const Node& node = *info->node;
       if (!node_has_all_topology_keys(node, *constraints)) continue;
       const NodeInclusion inclusion(pod.pod, node);
+      std::vector<int64_t*>& domains = eligible[info];
+      domains.assign(n_constraints, nullptr);
       for (size_t i = 0; i < n_constraints; ++i) {
         const SpreadConstraint& c = (*constraints)[i];
         if (!inclusion.includes(c)) continue;
         // Every eligible node makes its domain exist, with no matching pod too: minDomains counts them.
-        state->counts[i][node.labels.find(c.topology_key)->second] +=
-            count_spread_matching_pods(*info, c, pod.pod.namespace_);
+        // (Pointers into an unordered_map stay valid as it grows.)
+        domains[i] = &state->counts[i][node.labels.find(c.topology_key)->second];
       }
     }
+    for_each_spread_match(pod.cluster, all, *constraints, pod.pod.namespace_, [&](size_t i, const NodeInfo& node) {
+      auto it = eligible.find(&node);
+      if (it != eligible.end() && it->second[i] != nullptr) ++*it->second[i];
+    });
     for (size_t i = 0; i < n_constraints; ++i)
       for (const auto& [value, num] : state->counts[i]) state->paths[i].update(value, num);
     return state;

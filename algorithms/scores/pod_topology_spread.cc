@@ -28,6 +28,9 @@ struct SpreadScorePrepared final : ScorePrepared {
   std::string namespace_;
   std::unordered_set<std::string> ignored;                       // IgnoredNodes
   std::vector<std::unordered_map<std::string, int64_t>> counts;  // TopologyValueToPodCounts
+  // Hostname constraints: the matching pods of each scored node (its own domain), by name: a request
+  // in full-node mode scores its own NodeInfos, which are not the cluster's.
+  std::vector<std::unordered_map<std::string_view, int64_t>> host_counts;
   std::vector<double> weights;                                   // TopologyNormalizingWeight
   std::vector<int64_t> node_scores;                              // per node given to prepare()
   std::unordered_map<std::string, size_t> index;                 // node name -> position there
@@ -50,7 +53,8 @@ int64_t node_score(const SpreadScorePrepared& p, const NodeInfo& info) {
     if (label == node.labels.end()) continue;
     int64_t count = 0;
     if (is_hostname(c)) {
-      count = count_spread_matching_pods(info, c, p.namespace_);
+      auto it = p.host_counts[i].find(info.name());
+      count = it != p.host_counts[i].end() ? it->second : count_spread_matching_pods(info, c, p.namespace_);
     } else if (auto it = p.counts[i].find(label->second); it != p.counts[i].end()) {
       count = it->second;
     }
@@ -64,6 +68,7 @@ class PodTopologySpreadScore final : public ScorePlugin {
  public:
   explicit PodTopologySpreadScore(TopologySpreadArgs args) : args_(std::move(args)) {}
   std::string_view name() const override { return kPodTopologySpreadPlugin; }
+  bool reads_cluster() const override { return true; }
 
   // scoring.go PreScore and initPreScoreState: `nodes` are the nodes being scored (filteredNodes), the
   // cluster view's nodes (or `nodes` without one) are allNodes.
@@ -109,11 +114,16 @@ class PodTopologySpreadScore final : public ScorePlugin {
     }
 
     // processAllNode: the matching pods of every node of the cluster, into the domains above only.
+    // Each counting node's domain per constraint first (nullptr: not counted there), then the matching
+    // pods a group at a time (for_each_spread_match).
+    std::unordered_map<const NodeInfo*, std::vector<int64_t*>> counting;
     for (const NodeInfo* info : all) {
       if (info == nullptr || !info->node) continue;
       const Node& node = *info->node;
       if (require_all && !node_has_all_topology_keys(node, p.constraints)) continue;
       std::optional<NodeInclusion> inclusion;
+      std::vector<int64_t*> domains(n_constraints, nullptr);
+      bool any = false;
       for (size_t i = 0; i < n_constraints; ++i) {
         const SpreadConstraint& c = p.constraints[i];
         if (p.counts[i].empty()) continue;  // hostname, or no domain at all
@@ -122,9 +132,24 @@ class PodTopologySpreadScore final : public ScorePlugin {
         auto label = node.labels.find(c.topology_key);
         auto it = p.counts[i].find(label == node.labels.end() ? std::string() : label->second);
         if (it == p.counts[i].end()) continue;
-        it->second += count_spread_matching_pods(*info, c, p.namespace_);
+        domains[i] = &it->second;
+        any = true;
       }
+      if (any) counting.emplace(info, std::move(domains));
     }
+    // A hostname constraint counts the scored node's own pods, whatever the inclusion policies.
+    p.host_counts.resize(n_constraints);
+    for (size_t i = 0; i < n_constraints; ++i)
+      if (is_hostname(p.constraints[i]))
+        for (const NodeInfo* info : nodes) p.host_counts[i].emplace(info->name(), 0);
+    for_each_spread_match(pod.cluster, all, p.constraints, p.namespace_, [&](size_t i, const NodeInfo& node) {
+      if (is_hostname(p.constraints[i])) {
+        if (auto it = p.host_counts[i].find(node.name()); it != p.host_counts[i].end()) ++it->second;
+        return;
+      }
+      auto it = counting.find(&node);
+      if (it != counting.end() && it->second[i] != nullptr) ++*it->second[i];
+    });
 
     p.node_scores.reserve(nodes.size());
     p.index.reserve(nodes.size());
