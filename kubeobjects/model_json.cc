@@ -1,6 +1,7 @@
 #include "kubeobjects/model_json.h"
 
 #include <ctime>
+#include <span>
 
 #include "common/rfc3339.h"
 #include "kubeobjects/write.h"
@@ -45,6 +46,64 @@ void write_requirements(JsonWriter& w, const char* key, const std::vector<Select
   w.EndArray();
 }
 
+// A metav1.LabelSelector under `key`, omitted when nil; an empty one is written as {}, which decodes
+// back to an empty selector, not a nil one (k8s_decode.cc decode_label_selector).
+void write_selector(JsonWriter& w, const char* key, const std::optional<LabelSelector>& s) {
+  if (!s) return;
+  w.Key(key);
+  w.StartObject();
+  kubeobjects::map_member(w, "matchLabels", s->match_labels);
+  write_requirements(w, "matchExpressions", s->match_expressions);
+  w.EndObject();
+}
+
+// An `omitempty` list of strings.
+void write_strings(JsonWriter& w, const char* key, const std::vector<std::string>& v) {
+  if (v.empty()) return;
+  w.Key(key);
+  w.StartArray();
+  for (const auto& s : v) write_string(w, s);
+  w.EndArray();
+}
+
+void write_pod_affinity_term(JsonWriter& w, const PodAffinityTerm& t) {
+  w.StartObject();
+  write_selector(w, "labelSelector", t.label_selector);
+  write_strings(w, "namespaces", t.namespaces);
+  write_member(w, "topologyKey", t.topology_key);
+  write_selector(w, "namespaceSelector", t.namespace_selector);
+  write_strings(w, "matchLabelKeys", t.match_label_keys);
+  write_strings(w, "mismatchLabelKeys", t.mismatch_label_keys);
+  w.EndObject();
+}
+
+// podAffinity / podAntiAffinity, omitted when it has no terms.
+void write_pod_affinity(JsonWriter& w, const char* key, const std::vector<PodAffinityTerm>& required,
+                        const std::vector<WeightedPodAffinityTerm>& preferred) {
+  if (required.empty() && preferred.empty()) return;
+  w.Key(key);
+  w.StartObject();
+  if (!required.empty()) {
+    w.Key("requiredDuringSchedulingIgnoredDuringExecution");
+    w.StartArray();
+    for (const auto& t : required) write_pod_affinity_term(w, t);
+    w.EndArray();
+  }
+  if (!preferred.empty()) {
+    w.Key("preferredDuringSchedulingIgnoredDuringExecution");
+    w.StartArray();
+    for (const auto& p : preferred) {
+      w.StartObject();
+      write_member(w, "weight", static_cast<int64_t>(p.weight));
+      w.Key("podAffinityTerm");
+      write_pod_affinity_term(w, p.term);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
 void write_term(JsonWriter& w, const NodeSelectorTerm& t) {
   w.StartObject();
   write_requirements(w, "matchExpressions", t.match_expressions);
@@ -52,10 +111,27 @@ void write_term(JsonWriter& w, const NodeSelectorTerm& t) {
   w.EndObject();
 }
 
-void write_container(JsonWriter& w, const Container& c, bool init) {
+// `host_ports`: the pod's (PodMeta::host_ports), written on its first container.
+void write_container(JsonWriter& w, const Container& c, bool init,
+                     std::span<const HostPort> host_ports = {}) {
   w.StartObject();
   write_member(w, "name", c.name);
   if (!c.image.empty()) write_member(w, "image", c.image);
+  if (!host_ports.empty()) {
+    w.Key("ports");
+    w.StartArray();
+    for (const auto& p : host_ports) {
+      w.StartObject();
+      write_member(w, "hostPort", static_cast<int64_t>(p.port));
+      // containerPort is required; the model keeps only the host side, and hostNetwork pods must
+      // use the same number anyway (pkg/apis/core/validation/validation.go validateHostNetwork).
+      write_member(w, "containerPort", static_cast<int64_t>(p.port));
+      write_member(w, "protocol", p.protocol);
+      if (!p.host_ip.empty()) write_member(w, "hostIP", p.host_ip);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
   w.Key("resources");
   w.StartObject();
   if (c.has_cpu_request || c.has_memory_request || !c.requests.requests_nothing()) {
@@ -81,6 +157,18 @@ void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_un
   kubeobjects::map_member(w, "labels", pod.labels.get());
   if (pod.terminating)
     write_member(w, "deletionTimestamp", rfc3339_seconds(deletion_unix_seconds.value_or(0)));
+  if (!pod.controller_kind.empty() || !pod.controller_name.empty()) {
+    // The model keeps the controller's kind and name only, which is all the decoder reads; apiVersion
+    // and uid are left out.
+    w.Key("ownerReferences");
+    w.StartArray();
+    w.StartObject();
+    write_member(w, "kind", pod.controller_kind);
+    write_member(w, "name", pod.controller_name);
+    write_member(w, "controller", true);
+    w.EndObject();
+    w.EndArray();
+  }
   w.EndObject();
   w.Key("spec");
   w.StartObject();
@@ -89,7 +177,12 @@ void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_un
   if (!pod.preemption_policy.empty()) write_member(w, "preemptionPolicy", pod.preemption_policy);
   w.Key("containers");
   w.StartArray();
-  for (const auto& c : pod.containers) write_container(w, c, false);
+  // The model keeps the pod's host ports, not which container asked for them: all go on the first
+  // container (none without one: a pod the API server accepted has one).
+  for (size_t i = 0; i < pod.containers.size(); ++i) {
+    write_container(w, pod.containers[i], false,
+                    i == 0 ? std::span(pod.host_ports) : std::span<const HostPort>());
+  }
   w.EndArray();
   if (!pod.init_containers.empty()) {
     w.Key("initContainers");
@@ -102,10 +195,12 @@ void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_un
     write_resources(w, pod.overhead);
   }
   kubeobjects::map_member(w, "nodeSelector", pod.node_selector);
-  if (pod.node_affinity) {
-    const NodeAffinity& na = *pod.node_affinity;
+  if (pod.node_affinity || pod.affinity) {
     w.Key("affinity");
     w.StartObject();
+  }
+  if (pod.node_affinity) {
+    const NodeAffinity& na = *pod.node_affinity;
     w.Key("nodeAffinity");
     w.StartObject();
     if (na.required) {
@@ -130,8 +225,13 @@ void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_un
       w.EndArray();
     }
     w.EndObject();
-    w.EndObject();
   }
+  if (pod.affinity) {
+    const PodAffinityRules& a = *pod.affinity;
+    write_pod_affinity(w, "podAffinity", a.required_affinity, a.preferred_affinity);
+    write_pod_affinity(w, "podAntiAffinity", a.required_anti_affinity, a.preferred_anti_affinity);
+  }
+  if (pod.node_affinity || pod.affinity) w.EndObject();
   if (!pod.tolerations.empty()) {
     w.Key("tolerations");
     w.StartArray();
@@ -141,6 +241,23 @@ void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_un
       if (!t.op.empty()) write_member(w, "operator", t.op);
       if (!t.value.empty()) write_member(w, "value", t.value);
       if (!t.effect.empty()) write_member(w, "effect", t.effect);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  if (!pod.topology_spread_constraints.empty()) {
+    w.Key("topologySpreadConstraints");
+    w.StartArray();
+    for (const auto& c : pod.topology_spread_constraints) {
+      w.StartObject();
+      write_member(w, "maxSkew", static_cast<int64_t>(c.max_skew));
+      write_member(w, "topologyKey", c.topology_key);
+      write_member(w, "whenUnsatisfiable", c.when_unsatisfiable);
+      write_selector(w, "labelSelector", c.label_selector);
+      if (c.min_domains) write_member(w, "minDomains", static_cast<int64_t>(*c.min_domains));
+      if (!c.node_affinity_policy.empty()) write_member(w, "nodeAffinityPolicy", c.node_affinity_policy);
+      if (!c.node_taints_policy.empty()) write_member(w, "nodeTaintsPolicy", c.node_taints_policy);
+      write_strings(w, "matchLabelKeys", c.match_label_keys);
       w.EndObject();
     }
     w.EndArray();
@@ -203,13 +320,7 @@ void write_pdb(JsonWriter& w, const PodDisruptionBudget& pdb) {
   w.EndObject();
   w.Key("spec");
   w.StartObject();
-  if (pdb.selector) {
-    w.Key("selector");
-    w.StartObject();
-    kubeobjects::map_member(w, "matchLabels", pdb.selector->match_labels);
-    write_requirements(w, "matchExpressions", pdb.selector->match_expressions);
-    w.EndObject();
-  }
+  write_selector(w, "selector", pdb.selector);
   w.EndObject();
   w.Key("status");
   w.StartObject();

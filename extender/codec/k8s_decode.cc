@@ -20,6 +20,14 @@ std::string index_path(std::string_view path, size_t i) {
   return std::string(path) + "[" + std::to_string(i) + "]";
 }
 
+// Optional int32 member (Go's int32 fields): nullopt when absent or null, an error outside the range.
+std::optional<int32_t> get_int32(const Value& obj, std::string_view key, std::string_view path) {
+  const std::optional<int64_t> v = json::get_int(obj, key, path);
+  if (!v) return std::nullopt;
+  if (*v < INT32_MIN || *v > INT32_MAX) throw DecodeError(join_path(path, key) + ": out of int32 range");
+  return static_cast<int32_t>(*v);
+}
+
 Labels decode_string_map(const Value& obj, std::string_view key, std::string_view path) {
   Labels out;
   const Value* v = find_non_null(obj, key);
@@ -77,6 +85,21 @@ std::vector<SelectorRequirement> decode_requirements(const Value& obj, std::stri
   return out;
 }
 
+// metav1.LabelSelector, the one decoder for every selector (PDBs, pod affinity terms, spread
+// constraints). nullopt when the member is absent or null: metav1.LabelSelectorAsSelector turns nil
+// into labels.Nothing() and {} into labels.Everything(), so the two stay apart.
+std::optional<LabelSelector> decode_label_selector(const Value& obj, std::string_view key,
+                                                   std::string_view path) {
+  std::optional<LabelSelector> out;
+  with_object(obj, key, path, [&](const Value& sel, const std::string& p) {
+    LabelSelector ls;
+    ls.match_labels = decode_string_map(sel, "matchLabels", p);
+    ls.match_expressions = decode_requirements(sel, "matchExpressions", p);
+    out = std::move(ls);
+  });
+  return out;
+}
+
 NodeSelectorTerm decode_term(const Value& v, std::string_view path) {
   expect_object(v, path);
   NodeSelectorTerm t;
@@ -85,12 +108,9 @@ NodeSelectorTerm decode_term(const Value& v, std::string_view path) {
   return t;
 }
 
-std::optional<NodeAffinity> decode_node_affinity(const Value& spec, std::string_view path) {
-  const Value* affinity = find_non_null(spec, "affinity");
-  if (!affinity) return std::nullopt;
-  std::string ap = join_path(path, "affinity");
-  expect_object(*affinity, ap);
-  const Value* na = find_non_null(*affinity, "nodeAffinity");
+// `affinity`: spec.affinity, at `ap`.
+std::optional<NodeAffinity> decode_node_affinity(const Value& affinity, const std::string& ap) {
+  const Value* na = find_non_null(affinity, "nodeAffinity");
   if (!na) return std::nullopt;
   std::string np = join_path(ap, "nodeAffinity");
   expect_object(*na, np);
@@ -107,17 +127,80 @@ std::optional<NodeAffinity> decode_node_affinity(const Value& spec, std::string_
                    [&](const Value& e, const std::string& p) {
                      expect_object(e, p);
                      PreferredSchedulingTerm t;
-                     const int64_t weight = json::get_int(e, "weight", p).value_or(0);
-                     if (weight < INT32_MIN || weight > INT32_MAX) {
-                       throw DecodeError(join_path(p, "weight") + ": out of int32 range");
-                     }
-                     t.weight = static_cast<int32_t>(weight);
+                     t.weight = get_int32(e, "weight", p).value_or(0);
                      if (const Value* pref = find_non_null(e, "preference")) {
                        t.preference = decode_term(*pref, join_path(p, "preference"));
                      }
                      out.preferred.push_back(std::move(t));
                    });
   return out;
+}
+
+// core/v1 PodAffinityTerm.
+PodAffinityTerm decode_pod_affinity_term(const Value& v, std::string_view path) {
+  expect_object(v, path);
+  PodAffinityTerm t;
+  t.label_selector = decode_label_selector(v, "labelSelector", path);
+  t.namespaces = decode_string_array(v, "namespaces", path);
+  t.namespace_selector = decode_label_selector(v, "namespaceSelector", path);
+  t.topology_key = get_string(v, "topologyKey", path);
+  t.match_label_keys = decode_string_array(v, "matchLabelKeys", path);
+  t.mismatch_label_keys = decode_string_array(v, "mismatchLabelKeys", path);
+  return t;
+}
+
+// spec.affinity.podAffinity or podAntiAffinity (`key`): its terms appended to `required` and `preferred`.
+void decode_pod_affinity(const Value& affinity, std::string_view key, const std::string& ap,
+                         std::vector<PodAffinityTerm>& required,
+                         std::vector<WeightedPodAffinityTerm>& preferred) {
+  with_object(affinity, key, ap, [&](const Value& pa, const std::string& pp) {
+    for_each_element(
+        pa, "requiredDuringSchedulingIgnoredDuringExecution", pp,
+        [&](const Value& e, const std::string& p) { required.push_back(decode_pod_affinity_term(e, p)); });
+    for_each_element(pa, "preferredDuringSchedulingIgnoredDuringExecution", pp,
+                     [&](const Value& e, const std::string& p) {
+                       expect_object(e, p);
+                       WeightedPodAffinityTerm w;
+                       w.weight = get_int32(e, "weight", p).value_or(0);
+                       if (const Value* term = find_non_null(e, "podAffinityTerm")) {
+                         w.term = decode_pod_affinity_term(*term, join_path(p, "podAffinityTerm"));
+                       }
+                       preferred.push_back(std::move(w));
+                     });
+  });
+}
+
+// core/v1 TopologySpreadConstraint. maxSkew and whenUnsatisfiable are required by the API server
+// (pkg/apis/core/validation/validation.go: validateTopologySpreadConstraints), so the model's
+// defaults stand in only for hand-written objects that leave them out.
+TopologySpreadConstraint decode_spread_constraint(const Value& v, std::string_view path) {
+  expect_object(v, path);
+  TopologySpreadConstraint c;
+  if (auto skew = get_int32(v, "maxSkew", path)) c.max_skew = *skew;
+  c.topology_key = get_string(v, "topologyKey", path);
+  if (std::string when = get_string(v, "whenUnsatisfiable", path); !when.empty()) {
+    c.when_unsatisfiable = std::move(when);
+  }
+  c.label_selector = decode_label_selector(v, "labelSelector", path);
+  c.min_domains = get_int32(v, "minDomains", path);
+  c.node_affinity_policy = get_string(v, "nodeAffinityPolicy", path);
+  c.node_taints_policy = get_string(v, "nodeTaintsPolicy", path);
+  c.match_label_keys = decode_string_array(v, "matchLabelKeys", path);
+  return c;
+}
+
+// A container's ports with a hostPort (> 0) appended to `out`; the others are only checked.
+void decode_host_ports(const Value& container, std::string_view path, std::vector<HostPort>* out) {
+  for_each_element(container, "ports", path, [&](const Value& e, const std::string& p) {
+    expect_object(e, p);
+    const int32_t port = get_int32(e, "hostPort", p).value_or(0);
+    std::string protocol = get_string(e, "protocol", p);
+    std::string host_ip = get_string(e, "hostIP", p);
+    if (port <= 0 || !out) return;
+    // The API server defaults an empty protocol to TCP (pkg/apis/core/v1/defaults.go
+    // SetDefaults_ContainerPort); HostPortInfo.sanitize does the same for the scheduler.
+    out->push_back(HostPort{port, protocol.empty() ? "TCP" : std::move(protocol), std::move(host_ip)});
+  });
 }
 
 Container decode_container(const Value& v, std::string_view path) {
@@ -193,30 +276,56 @@ Pod decode_pod(const Value& v, std::string_view path) {
     pod.uid = get_string(md, "uid", mp);
     pod.labels = decode_string_map(md, "labels", mp);
     pod.terminating = find_non_null(md, "deletionTimestamp") != nullptr;
+    // The first reference with controller: true, as metav1.GetControllerOf picks it.
+    bool have_controller = false;
+    for_each_element(md, "ownerReferences", mp, [&](const Value& e, const std::string& p) {
+      expect_object(e, p);
+      std::string kind = get_string(e, "kind", p);
+      std::string name = get_string(e, "name", p);
+      if (have_controller || !json::get_bool(e, "controller", p)) return;
+      have_controller = true;
+      pod.controller_kind = std::move(kind);
+      pod.controller_name = std::move(name);
+    });
   });
   with_object(v, "spec", path, [&](const Value& spec, const std::string& sp) {
     pod.node_name = get_string(spec, "nodeName", sp);
     pod.preemption_policy = get_string(spec, "preemptionPolicy", sp);
-    if (auto p = json::get_int(spec, "priority", sp)) {
-      if (*p < INT32_MIN || *p > INT32_MAX)
-        throw DecodeError(join_path(sp, "priority") + ": out of int32 range");
-      pod.priority = static_cast<int32_t>(*p);
-    }
+    pod.priority = get_int32(spec, "priority", sp);
+    // Host ports as kube-scheduler collects them (pkg/scheduler/util/utils.go GetHostPorts, read by
+    // NodePorts PreFilter and NodeInfo.updateUsedPorts): the containers' and the sidecars' (init
+    // containers with restartPolicy: Always, which run as long as the pod). The other init containers'
+    // ports are checked but not kept: those have exited before the containers start. (The order is
+    // the containers' first here; no check depends on it.)
     for_each_element(spec, "containers", sp, [&](const Value& e, const std::string& p) {
       pod.containers.push_back(decode_container(e, p));
+      decode_host_ports(e, p, &pod.host_ports);
     });
     for_each_element(spec, "initContainers", sp, [&](const Value& e, const std::string& p) {
       pod.init_containers.push_back(decode_container(e, p));
+      decode_host_ports(e, p, pod.init_containers.back().restartable ? &pod.host_ports : nullptr);
     });
     if (const Value* oh = find_non_null(spec, "overhead")) {
       pod.overhead = decode_resource_list(*oh, join_path(sp, "overhead"));
     }
     pod.node_selector = decode_string_map(spec, "nodeSelector", sp);
-    pod.node_affinity = decode_node_affinity(spec, sp);
+    with_object(spec, "affinity", sp, [&](const Value& affinity, const std::string& ap) {
+      pod.node_affinity = decode_node_affinity(affinity, ap);
+      PodAffinityRules rules;
+      decode_pod_affinity(affinity, "podAffinity", ap, rules.required_affinity, rules.preferred_affinity);
+      decode_pod_affinity(affinity, "podAntiAffinity", ap, rules.required_anti_affinity,
+                          rules.preferred_anti_affinity);
+      // Most pods have no terms: they keep a null pointer, not an empty rules object (the cache keeps
+      // every pod).
+      if (!rules.empty()) pod.affinity = std::make_shared<const PodAffinityRules>(std::move(rules));
+    });
     for_each_element(spec, "tolerations", sp, [&](const Value& e, const std::string& p) {
       expect_object(e, p);
       pod.tolerations.push_back(Toleration{get_string(e, "key", p), get_string(e, "operator", p),
                                            get_string(e, "value", p), get_string(e, "effect", p)});
+    });
+    for_each_element(spec, "topologySpreadConstraints", sp, [&](const Value& e, const std::string& p) {
+      pod.topology_spread_constraints.push_back(decode_spread_constraint(e, p));
     });
   });
   with_object(v, "status", path, [&](const Value& status, const std::string& stp) {
@@ -269,14 +378,7 @@ PodDisruptionBudget decode_pdb(const Value& v, std::string_view path) {
     pdb.namespace_ = get_string(md, "namespace", mp);
   });
   with_object(v, "spec", path, [&](const Value& spec, const std::string& sp) {
-    if (const Value* sel = find_non_null(spec, "selector")) {
-      std::string selp = join_path(sp, "selector");
-      expect_object(*sel, selp);
-      LabelSelector ls;
-      ls.match_labels = decode_string_map(*sel, "matchLabels", selp);
-      ls.match_expressions = decode_requirements(*sel, "matchExpressions", selp);
-      pdb.selector = std::move(ls);
-    }
+    pdb.selector = decode_label_selector(spec, "selector", sp);
   });
   with_object(v, "status", path, [&](const Value& status, const std::string& stp) {
     pdb.disruptions_allowed =
