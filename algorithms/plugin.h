@@ -18,6 +18,8 @@ inline constexpr int64_t kMaxScore = 10;  // extender scores are 0..10 (MaxExten
 inline constexpr int64_t kMaxNodeScore = 100;
 inline constexpr int64_t kWireDivisor = kMaxNodeScore / kMaxScore;
 
+class PodGroups;
+
 // A workload object's selector, as the system default spreading reads it (helper.DefaultSelector):
 // a Service's or ReplicationController's spec.selector (match_labels only), a ReplicaSet's or
 // StatefulSet's spec.selector.
@@ -43,7 +45,6 @@ struct ClusterView {
 };
 
 class FilterPlugin;
-class PodGroups;
 struct PodContext;
 
 // What a filter computes once per request before its loop over nodes (kube-scheduler's PreFilter

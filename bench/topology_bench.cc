@@ -140,6 +140,45 @@ void BM_TopologyRequest(benchmark::State& st) {
 }
 BENCHMARK(BM_TopologyRequest)->ArgsProduct({{0, 1}, {0, 1}})->Unit(benchmark::kMicrosecond);
 
+// The figures behind the two plugins' cost_per_node_ns: what check() costs per node once PreFilter
+// has run (range(1) 0), and a score's map and reduce per node once prepare has run (1). PreFilter and
+// prepare are per request, not per node, and run serially: BM_TopologyRequest has them.
+void BM_TopologyPluginCost(benchmark::State& st) {
+  Fixture& f = fixture();
+  static const kext::Profile profile = kext::compile(kext::parse_config(
+      R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration","plugins":{
+      "filter":{"disabled":[{"name":"*"}],"enabled":[{"name":"PodTopologySpread"},{"name":"InterPodAffinity"}]},
+      "score":{"disabled":[{"name":"*"}],"enabled":[{"name":"PodTopologySpread"},{"name":"InterPodAffinity"}]}}})"));
+  const auto index = static_cast<size_t>(st.range(0));
+  auto view = kext::cluster_view_of(f.state);
+  kext::PodContext ctx(f.pod, &view->view);
+  profile.engine.prepare(ctx, f.names);
+  if (st.range(1) == 0) {
+    const kext::FilterPlugin& plugin = *profile.engine.filters()[index];
+    st.SetLabel(std::string(plugin.name()) + " filter");
+    std::vector<std::string> reasons;
+    for (auto _ : st) {
+      for (const kext::NodeInfo* n : f.names) {
+        benchmark::DoNotOptimize(plugin.check(ctx, *n, reasons));
+        reasons.clear();
+      }
+    }
+  } else {
+    const kext::ScorePlugin& plugin = profile.engine.scores()[index].plugin->on_scheduler_scale();
+    st.SetLabel(std::string(plugin.name()) + " score");
+    auto prepared = plugin.prepare(ctx, f.names);
+    std::vector<int64_t> row(f.names.size());
+    for (auto _ : st) {
+      for (size_t i = 0; i < f.names.size(); ++i) row[i] = plugin.score_at(ctx, prepared.get(), f.names, i);
+      if (plugin.has_reduce()) plugin.reduce(row);
+      benchmark::DoNotOptimize(row.data());
+    }
+  }
+  st.counters["ns_per_node"] = benchmark::Counter(static_cast<double>(st.iterations() * f.names.size()),
+                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_TopologyPluginCost)->ArgsProduct({{0, 1}, {0, 1}});
+
 // One watch event's upkeep in the cache at this size: a new replica bound (upsert), then deleted;
 // each iteration is two events, the view not published (the reflector publishes once per batch).
 void BM_WatchEventUpkeep(benchmark::State& st) {

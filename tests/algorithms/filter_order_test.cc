@@ -204,6 +204,8 @@ TEST(FilterRank, KnowsLegacyAndPluginNamesAtTheSameRank) {
       {"NodeAffinity", {"MatchNodeSelector"}, 3, 3},
       {"NodePorts", {"PodFitsHostPorts"}, 4, 2},
       {"NodeResourcesFit", {"PodFitsResources"}, 5, 4},
+      {"PodTopologySpread", {}, 6, 6},
+      {"InterPodAffinity", {}, 7, 7},
   };
   for (const auto& r : rows) {
     SCOPED_TRACE(r.plugin);
@@ -215,10 +217,11 @@ TEST(FilterRank, KnowsLegacyAndPluginNamesAtTheSameRank) {
     }
   }
   for (Semantics s : {Semantics::kCurrent, Semantics::kV1_16}) {
-    EXPECT_EQ(filter_rank("NoSuchFilter", s), 6);
-    EXPECT_EQ(filter_rank("", s), 6);
+    EXPECT_EQ(filter_rank("NoSuchFilter", s), 8);
+    EXPECT_EQ(filter_rank("", s), 8);
     // Every filter the catalogue builds has a place in both orders.
-    for (std::string_view name : filter_names()) EXPECT_LT(filter_rank(name, s), 6) << name;
+    for (std::string_view name : filter_names()) EXPECT_LT(filter_rank(name, s), 8) << name;
+    for (std::string_view name : plugin_filter_names()) EXPECT_LT(filter_rank(name, s), 8) << name;
   }
 }
 

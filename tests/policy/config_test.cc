@@ -58,20 +58,44 @@ TEST(Config, StrictDecodingNamesTheField) {
       {cfg(R"("pluginConfig":[{"name":"NodeResourcesFit","args":{"scoringStrategy":{"type":"MostAlocated"}}}])"),
        "pluginConfig[0].args.scoringStrategy.type: unknown value \"MostAlocated\" (known: LeastAllocated, "
        "MostAllocated, RequestedToCapacityRatio)"},
-      {cfg(R"("plugins":{"score":{"enabled":[{"name":"InterPodAffinity"}]}})"),
-       "plugins.score.enabled[0].name: unknown score plugin \"InterPodAffinity\" (known: TaintToleration, "
-       "NodeAffinity, NodeResourcesFit, NodeResourcesBalancedAllocation, ImageLocality)"},
-      {cfg(R"("plugins":{"filter":{"disabled":[{"name":"NodePorts"}]}})"),
-       "plugins.filter.disabled[0].name: unknown filter plugin \"NodePorts\" (known: NodeUnschedulable, "
-       "NodeName, "
-       "TaintToleration, NodeAffinity, NodeResourcesFit)"},
+      {cfg(R"("plugins":{"score":{"enabled":[{"name":"VolumeBinding"}]}})"),
+       "plugins.score.enabled[0].name: unknown score plugin \"VolumeBinding\" (known: TaintToleration, "
+       "NodeAffinity, NodeResourcesFit, PodTopologySpread, InterPodAffinity, NodeResourcesBalancedAllocation, "
+       "ImageLocality)"},
+      {cfg(R"("plugins":{"filter":{"disabled":[{"name":"VolumeZone"}]}})"),
+       "plugins.filter.disabled[0].name: unknown filter plugin \"VolumeZone\" (known: NodeUnschedulable, "
+       "NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, PodTopologySpread, "
+       "InterPodAffinity)"},
+      {cfg(R"("plugins":{"score":{"enabled":[{"name":"InterPodAffinity","arithmetic":"v1.16"}]}})"),
+       "plugins.score.enabled[0].arithmetic: \"v1.16\" for this pluginConfig: v1.16 arithmetic is offered for "
+       "the plugins that replaced a v1.16 node-level priority only"},
       {cfg(R"("plugins":{"score":{"enabled":[{"name":"ImageLocality","arithmetic":"v1.15"}]}})"),
        "plugins.score.enabled[0].arithmetic: unknown value \"v1.15\" (known: current, v1.16)"},
       {cfg(R"("preemption":{"semantics":"v1.17"})"),
        "preemption.semantics: unknown value \"v1.17\" (known: current, v1.16)"},
-      {cfg(R"("pluginConfig":[{"name":"PodTopologySpread","args":{}}])"),
-       "pluginConfig[0].name: unknown plugin \"PodTopologySpread\" (args are read for: NodeResourcesFit, "
-       "NodeResourcesBalancedAllocation)"},
+      {cfg(R"("pluginConfig":[{"name":"VolumeBinding","args":{}}])"),
+       "pluginConfig[0].name: unknown plugin \"VolumeBinding\" (args are read for: NodeResourcesFit, "
+       "NodeResourcesBalancedAllocation, PodTopologySpread, InterPodAffinity)"},
+      {cfg(R"("pluginConfig":[{"name":"ImageLocality","args":{}}])"),
+       "pluginConfig[0].name: the extender takes no args for ImageLocality"},
+      {cfg(R"("pluginConfig":[{"name":"InterPodAffinity","args":{"hardPodAffinityWeight":101}}])"),
+       "pluginConfig[0].args.hardPodAffinityWeight: must be in 0..100, got 101"},
+      {cfg(R"("pluginConfig":[{"name":"InterPodAffinity","args":{"kind":"PodTopologySpreadArgs"}}])"),
+       "pluginConfig[0].args.kind: must be \"InterPodAffinityArgs\", got \"PodTopologySpreadArgs\""},
+      {cfg(R"("pluginConfig":[{"name":"PodTopologySpread","args":{"defaultingType":"Cluster"}}])"),
+       "pluginConfig[0].args.defaultingType: must be \"System\" or \"List\", got \"Cluster\""},
+      {cfg(R"("pluginConfig":[{"name":"PodTopologySpread","args":{"defaultConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway"}]}}])"),
+       "pluginConfig[0].args.defaultConstraints: must be empty when defaultingType is \"System\""},
+      {cfg(R"("pluginConfig":[{"name":"PodTopologySpread","args":{"defaultingType":"List","defaultConstraints":[{"maxSkew":0,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway"}]}}])"),
+       "pluginConfig[0].args.defaultConstraints[0].maxSkew: must be in 1..2147483647, got 0"},
+      {cfg(R"("pluginConfig":[{"name":"PodTopologySpread","args":{"defaultingType":"List","defaultConstraints":[{"maxSkew":1,"whenUnsatisfiable":"ScheduleAnyway"}]}}])"),
+       "pluginConfig[0].args.defaultConstraints[0].topologyKey: required"},
+      {cfg(R"("pluginConfig":[{"name":"PodTopologySpread","args":{"defaultingType":"List","defaultConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"Sometimes"}]}}])"),
+       "pluginConfig[0].args.defaultConstraints[0].whenUnsatisfiable: must be \"DoNotSchedule\" or \"ScheduleAnyway\""},
+      {cfg(R"("pluginConfig":[{"name":"PodTopologySpread","args":{"defaultingType":"List","defaultConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway","labelSelector":{}}]}}])"),
+       "pluginConfig[0].args.defaultConstraints[0].labelSelector: forbidden: default constraints deduce their selector"},
+      {cfg(R"("pluginConfig":[{"name":"PodTopologySpread","args":{"defaultingType":"List","defaultConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway"},{"maxSkew":2,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway"}]}}])"),
+       "pluginConfig[0].args.defaultConstraints[1].topologyKey: duplicate {topologyKey, whenUnsatisfiable}"},
       {cfg(R"("pluginConfig":[{"name":"NodeResourcesFit","args":{"kind":"NodeResourcesBalancedAllocationArgs"}}])"),
        "pluginConfig[0].args.kind: must be \"NodeResourcesFitArgs\", got "
        "\"NodeResourcesBalancedAllocationArgs\""},
@@ -129,7 +153,7 @@ TEST(Config, StrictDecodingNamesTheField) {
        "predicates[0].argument: unknown field (known: name)"},
       {R"({"kind":"Policy","predicates":[{"name":"NodeName"}]})",
        "predicates[0].name: unknown predicate \"NodeName\" (known: CheckNodeUnschedulable, PodFitsHost, "
-       "MatchNodeSelector, PodFitsResources, PodToleratesNodeTaints)"},
+       "MatchNodeSelector, PodFitsResources, PodToleratesNodeTaints, PodFitsHostPorts)"},
   };
   for (const auto& c : cases) EXPECT_EQ(error_of(c.text), c.want) << c.text;
 }
@@ -138,27 +162,59 @@ TEST(Config, DefaultsAreKubeSchedulersPluginsMergedWithTheFile) {
   const Config c = parse_config(cfg());
   std::vector<std::string> filters, scores;
   for (const auto& f : c.filters) filters.push_back(f.name);
-  EXPECT_EQ(filters, (std::vector<std::string>{"NodeUnschedulable", "NodeName", "TaintToleration",
-                                               "NodeAffinity", "NodeResourcesFit"}));
-  ASSERT_EQ(c.scores.size(), 5u);
+  // pkg/scheduler/apis/config/v1/default_plugins.go getDefaultPlugins, volume plugins aside.
+  EXPECT_EQ(filters, (std::vector<std::string>{"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
+                                               "NodePorts", "NodeResourcesFit", "PodTopologySpread",
+                                               "InterPodAffinity"}));
+  ASSERT_EQ(c.scores.size(), 7u);
   EXPECT_EQ(c.scores[0], (PluginEntry{"TaintToleration", 3, Arithmetic::kCurrent}));
   EXPECT_EQ(c.scores[1], (PluginEntry{"NodeAffinity", 2, Arithmetic::kCurrent}));
   EXPECT_EQ(c.scores[2], (PluginEntry{"NodeResourcesFit", 1, Arithmetic::kCurrent}));
+  EXPECT_EQ(c.scores[3], (PluginEntry{"PodTopologySpread", 2, Arithmetic::kCurrent}));
+  EXPECT_EQ(c.scores[4], (PluginEntry{"InterPodAffinity", 2, Arithmetic::kCurrent}));
   EXPECT_EQ(c.args, PluginArgs{});
 
   // mergePluginSet: a default named in enabled is replaced in place, a disabled one dropped, the
   // others appended; weight 0 counts as 1.
   const Config m = parse_config(cfg(R"("plugins":{"score":{"disabled":[{"name":"ImageLocality"}],
       "enabled":[{"name":"NodeResourcesFit","weight":5},{"name":"TaintToleration","weight":0}]}})"));
-  ASSERT_EQ(m.scores.size(), 4u);
+  ASSERT_EQ(m.scores.size(), 6u);
   EXPECT_EQ(m.scores[0], (PluginEntry{"TaintToleration", 1, Arithmetic::kCurrent}));
   EXPECT_EQ(m.scores[2], (PluginEntry{"NodeResourcesFit", 5, Arithmetic::kCurrent}));
-  EXPECT_EQ(m.scores[3].name, "NodeResourcesBalancedAllocation");
+  EXPECT_EQ(m.scores[5].name, "NodeResourcesBalancedAllocation");
 
   const Config star = parse_config(cfg(R"("plugins":{"filter":{"disabled":[{"name":"*"}],
       "enabled":[{"name":"NodeResourcesFit","weight":7}]}})"));
   ASSERT_EQ(star.filters.size(), 1u);
   EXPECT_EQ(star.filters[0], (PluginEntry{"NodeResourcesFit", 1, Arithmetic::kCurrent}));
+}
+
+// PodTopologySpreadArgs and InterPodAffinityArgs as kube-scheduler takes them, and --write-config's
+// form of them reading back to the same arguments.
+TEST(Config, SpreadAndAffinityArgsReadAndWriteBack) {
+  const Config c = parse_config(cfg(R"("pluginConfig":[
+    {"name":"PodTopologySpread","args":{"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"PodTopologySpreadArgs",
+      "defaultingType":"List","defaultConstraints":[
+        {"maxSkew":2,"topologyKey":"topology.kubernetes.io/zone","whenUnsatisfiable":"DoNotSchedule"},
+        {"maxSkew":4,"topologyKey":"kubernetes.io/hostname","whenUnsatisfiable":"ScheduleAnyway","matchLabelKeys":["pod-template-hash"]}]}},
+    {"name":"InterPodAffinity","args":{"hardPodAffinityWeight":7,"ignorePreferredTermsOfExistingPods":true}}])"));
+  const TopologySpreadArgs& s = c.args.topology_spread;
+  EXPECT_EQ(s.defaulting, SpreadDefaulting::kList);
+  ASSERT_EQ(s.default_constraints.size(), 2u);
+  EXPECT_EQ(s.default_constraints[0].max_skew, 2);
+  EXPECT_EQ(s.default_constraints[0].topology_key, "topology.kubernetes.io/zone");
+  EXPECT_EQ(s.default_constraints[0].when_unsatisfiable, "DoNotSchedule");
+  EXPECT_EQ(s.default_constraints[1].match_label_keys, std::vector<std::string>{"pod-template-hash"});
+  EXPECT_EQ(c.args.inter_pod_affinity.hard_pod_affinity_weight, 7);
+  EXPECT_TRUE(c.args.inter_pod_affinity.ignore_preferred_terms_of_existing_pods);
+  EXPECT_EQ(parse_config(config_to_json(c, false)).args, c.args);
+
+  // The defaults: System spreading, weight 1, existing pods' preferred terms counted.
+  const Config d = parse_config(cfg());
+  EXPECT_EQ(d.args.topology_spread.defaulting, SpreadDefaulting::kSystem);
+  EXPECT_TRUE(d.args.topology_spread.default_constraints.empty());
+  EXPECT_EQ(d.args.inter_pod_affinity, InterPodAffinityArgs{});
+  EXPECT_EQ(parse_config(config_to_json(d, true)).args, d.args);
 }
 
 TEST(Config, PluginConfigArgsCopiedFromKubeScheduler) {
@@ -358,8 +414,8 @@ TEST(Config, LegacyPolicyBeyondTheNewFormatsBoundsStillLoads) {
 TEST(Config, ModernFileHasNoNotice) {
   const LoadedFile f = load_scheduling_file(cfg());
   EXPECT_TRUE(f.notice.empty());
-  EXPECT_EQ(f.filters, 5u);
-  EXPECT_EQ(f.scores, 5u);
+  EXPECT_EQ(f.filters, 8u);
+  EXPECT_EQ(f.scores, 7u);
 }
 
 TEST(Config, ScoresReachTheWireDividedBy10) {

@@ -113,7 +113,7 @@ TEST(Policy, CompilesIntoATypedProfile) {
 TEST(Policy, CatalogueNamesAreThePluginsNames) {
   for (std::string_view name : filter_names()) EXPECT_EQ(make_filter(name)->name(), name);
   for (std::string_view name : score_names()) EXPECT_EQ(make_score(name, ScoreArgs{})->name(), name);
-  EXPECT_EQ(filter_names().size(), 5u);
+  EXPECT_EQ(filter_names().size(), 6u);
   EXPECT_EQ(score_names().size(), 7u);
 }
 
