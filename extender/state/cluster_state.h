@@ -3,6 +3,7 @@
 // its private shards and publishes a new view; each request takes the current one once, so it never
 // sees half an event and never blocks the writer.
 #include <atomic>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "algorithms/model.h"
+#include "algorithms/plugin.h"
 #include "extender/state/sharded_map.h"
 
 namespace kext {
@@ -32,6 +34,16 @@ struct ClusterState {
   // Non-terminal pods, bound or not, by UID ("namespace/name" for a pod without one).
   ShardedMap<std::shared_ptr<const PodInfo>, kPodShards> pods_by_uid;
   std::shared_ptr<const std::vector<PodDisruptionBudget>> pdbs = std::make_shared<std::vector<PodDisruptionBudget>>();
+  // What PodTopologySpread's default constraints and InterPodAffinity's namespaceSelector read: the
+  // namespaces' labels, and the objects that select pods (ClusterView). Each replaced whole when it
+  // changes, as pdbs: they are few and change rarely.
+  std::shared_ptr<const std::map<std::string, Labels, std::less<>>> namespace_labels =
+      std::make_shared<std::map<std::string, Labels, std::less<>>>();
+  std::shared_ptr<const std::vector<WorkloadSelector>> services = std::make_shared<std::vector<WorkloadSelector>>();
+  std::shared_ptr<const std::vector<WorkloadSelector>> replication_controllers =
+      std::make_shared<std::vector<WorkloadSelector>>();
+  std::shared_ptr<const std::vector<WorkloadSelector>> replica_sets = std::make_shared<std::vector<WorkloadSelector>>();
+  std::shared_ptr<const std::vector<WorkloadSelector>> stateful_sets = std::make_shared<std::vector<WorkloadSelector>>();
   size_t node_objects = 0;
 
   const NodeInfo* find_node(std::string_view name) const;
