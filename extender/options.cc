@@ -37,9 +37,10 @@ void define_flags(CLI::App& app, Options& o) {
   app.add_flag(
       "--write-config", o.write_config,
       "print the effective configuration (--config's or the embedded one, defaults filled in) and exit");
-  cli::repeatable(app.add_option("--snapshot", o.snapshots,
-                                 "cluster state from `kubectl get nodes,pods,pdb -A -o json` (repeatable; "
-                                 "files merge)"))
+  cli::repeatable(
+      app.add_option("--snapshot", o.snapshots,
+                     "cluster state from `kubectl get nodes,pods,pdb,ns,svc,rc,rs,sts -A -o json` "
+                     "(repeatable; files merge)"))
       ->type_name("FILE");
   app.add_option_function<int>(
          "--metrics-port", [&o](int port) { o.server.metrics_port = port == 0 ? -1 : port; },

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/cli.h"
+#include "extender/kube/cache_sinks.h"
 
 namespace kext::kube {
 
@@ -186,11 +187,13 @@ void check_api_access(ApiClient& api) {
   const std::string where = "Kubernetes API at " + api.config().server_url();
   if (r.status == 0) throw ConfigError("cannot reach the " + where + ": " + r.describe());
   if (r.status == 401) throw ConfigError("the " + where + " rejected the credentials: " + r.describe());
-  if (r.status == 403)
-    throw ConfigError("the " + where +
-                      " forbids listing nodes (RBAC: get/list/watch nodes, pods, "
-                      "poddisruptionbudgets): " +
-                      r.describe());
+  if (r.status == 403) {
+    std::string resources;
+    for (const WatchedResource& w : watched_resources())
+      resources.append(resources.empty() ? "" : ", ").append(w.name);
+    throw ConfigError("the " + where + " forbids listing nodes (RBAC: get/list/watch " + resources +
+                      "): " + r.describe());
+  }
   if (!r.ok()) throw ConfigError("the " + where + " answered " + r.describe());
 }
 

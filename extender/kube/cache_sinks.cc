@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "extender/codec/k8s_decode.h"
+#include "extender/codec/workload_decode.h"
 
 namespace kext::kube {
 
@@ -33,6 +34,45 @@ struct PdbKind {
   static void remove(StateCache::Batch& b, const PodDisruptionBudget& o) { b.delete_pdb(o.namespace_, o.name); }
   static void replace(StateCache::Batch& b, std::vector<PodDisruptionBudget> all) { b.replace_pdbs(std::move(all)); }
 };
+
+struct NamespaceKind {
+  using Object = NamespaceLabels;
+  static NamespaceLabels decode(const json::Value& v) { return decode_namespace(v, "namespace"); }
+  static void upsert(StateCache::Batch& b, NamespaceLabels o) {
+    b.upsert_namespace(std::move(o.name), std::move(o.labels));
+  }
+  static void remove(StateCache::Batch& b, const NamespaceLabels& o) { b.delete_namespace(o.name); }
+  static void replace(StateCache::Batch& b, std::vector<NamespaceLabels> all) {
+    std::vector<std::pair<std::string, Labels>> v;
+    v.reserve(all.size());
+    for (auto& n : all) v.emplace_back(std::move(n.name), std::move(n.labels));
+    b.replace_namespaces(std::move(v));
+  }
+};
+
+// The four kinds kept as WorkloadSelectors; decode_service etc. name the object in DecodeError paths.
+template <WorkloadKind K, WorkloadSelector (*Decode)(const json::Value&, std::string_view), const char* Path>
+struct WorkloadKindOf {
+  using Object = WorkloadSelector;
+  static WorkloadSelector decode(const json::Value& v) { return Decode(v, Path); }
+  static void upsert(StateCache::Batch& b, WorkloadSelector o) { b.upsert_workload(K, std::move(o)); }
+  static void remove(StateCache::Batch& b, const WorkloadSelector& o) {
+    b.delete_workload(K, o.namespace_, o.name);
+  }
+  static void replace(StateCache::Batch& b, std::vector<WorkloadSelector> all) {
+    b.replace_workloads(K, std::move(all));
+  }
+};
+
+constexpr char kServicePath[] = "service";
+constexpr char kReplicationControllerPath[] = "replicationcontroller";
+constexpr char kReplicaSetPath[] = "replicaset";
+constexpr char kStatefulSetPath[] = "statefulset";
+using ServiceKind = WorkloadKindOf<WorkloadKind::kService, decode_service, kServicePath>;
+using ReplicationControllerKind = WorkloadKindOf<WorkloadKind::kReplicationController,
+                                                 decode_replication_controller, kReplicationControllerPath>;
+using ReplicaSetKind = WorkloadKindOf<WorkloadKind::kReplicaSet, decode_replica_set, kReplicaSetPath>;
+using StatefulSetKind = WorkloadKindOf<WorkloadKind::kStatefulSet, decode_stateful_set, kStatefulSetPath>;
 
 template <class Kind>
 class KindSink final : public ResourceSink {
@@ -71,5 +111,58 @@ class KindSink final : public ResourceSink {
 std::unique_ptr<ResourceSink> make_node_sink(StateCache& cache) { return std::make_unique<KindSink<NodeKind>>(cache); }
 std::unique_ptr<ResourceSink> make_pod_sink(StateCache& cache) { return std::make_unique<KindSink<PodKind>>(cache); }
 std::unique_ptr<ResourceSink> make_pdb_sink(StateCache& cache) { return std::make_unique<KindSink<PdbKind>>(cache); }
+std::unique_ptr<ResourceSink> make_namespace_sink(StateCache& cache) {
+  return std::make_unique<KindSink<NamespaceKind>>(cache);
+}
+
+std::unique_ptr<ResourceSink> make_workload_sink(WorkloadKind kind, StateCache& cache) {
+  switch (kind) {
+    case WorkloadKind::kService:
+      return std::make_unique<KindSink<ServiceKind>>(cache);
+    case WorkloadKind::kReplicationController:
+      return std::make_unique<KindSink<ReplicationControllerKind>>(cache);
+    case WorkloadKind::kReplicaSet:
+      return std::make_unique<KindSink<ReplicaSetKind>>(cache);
+    case WorkloadKind::kStatefulSet:
+      break;
+  }
+  return std::make_unique<KindSink<StatefulSetKind>>(cache);
+}
+
+namespace {
+
+template <WorkloadKind K>
+std::unique_ptr<ResourceSink> make_workload_sink_of(StateCache& cache) {
+  return make_workload_sink(K, cache);
+}
+
+// What the reflectors list and watch. PodTopologySpread's system default constraints and
+// InterPodAffinity's namespaceSelector read the last five (kube-scheduler's informers for them:
+// pkg/scheduler/framework/plugins/helper/spread.go DefaultSelector, interpodaffinity/plugin.go
+// GetNamespaceLabelsSnapshot).
+constexpr WatchedResource kWatched[] = {
+    {"nodes", "", "/api/v1/nodes", "Node", make_node_sink},
+    {"pods", "", "/api/v1/pods", "Pod", make_pod_sink},
+    {"poddisruptionbudgets", "policy", "/apis/policy/v1/poddisruptionbudgets", "PodDisruptionBudget",
+     make_pdb_sink},
+    {"namespaces", "", "/api/v1/namespaces", "Namespace", make_namespace_sink},
+    {"services", "", "/api/v1/services", "Service", make_workload_sink_of<WorkloadKind::kService>},
+    {"replicationcontrollers", "", "/api/v1/replicationcontrollers", "ReplicationController",
+     make_workload_sink_of<WorkloadKind::kReplicationController>},
+    {"replicasets", "apps", "/apis/apps/v1/replicasets", "ReplicaSet",
+     make_workload_sink_of<WorkloadKind::kReplicaSet>},
+    {"statefulsets", "apps", "/apis/apps/v1/statefulsets", "StatefulSet",
+     make_workload_sink_of<WorkloadKind::kStatefulSet>},
+};
+
+}  // namespace
+
+std::span<const WatchedResource> watched_resources() { return kWatched; }
+
+const WatchedResource* find_watched_resource(std::string_view name) {
+  for (const auto& r : kWatched)
+    if (r.name == name) return &r;
+  return nullptr;
+}
 
 }  // namespace kext::kube

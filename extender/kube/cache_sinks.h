@@ -1,6 +1,9 @@
 #pragma once
-// ResourceSinks that decode nodes, pods and PodDisruptionBudgets into the StateCache.
+// ResourceSinks that decode the watched resources (nodes, pods, PodDisruptionBudgets, namespaces and the
+// objects that select pods) into the StateCache, and the one list of those resources.
 #include <memory>
+#include <span>
+#include <string_view>
 
 #include "extender/kube/resource_sink.h"
 #include "extender/state/state_cache.h"
@@ -10,5 +13,21 @@ namespace kext::kube {
 std::unique_ptr<ResourceSink> make_node_sink(StateCache& cache);
 std::unique_ptr<ResourceSink> make_pod_sink(StateCache& cache);
 std::unique_ptr<ResourceSink> make_pdb_sink(StateCache& cache);
+std::unique_ptr<ResourceSink> make_namespace_sink(StateCache& cache);
+std::unique_ptr<ResourceSink> make_workload_sink(WorkloadKind kind, StateCache& cache);
+
+// A resource the extender lists and watches, cluster-wide, into its StateCache.
+struct WatchedResource {
+  std::string_view name;   // "poddisruptionbudgets": the path's last segment, metrics' and RBAC's name
+  std::string_view group;  // the API group: "" (core), "policy", "apps" (RBAC's apiGroups)
+  std::string_view path;   // of the list and the watch
+  std::string_view kind;   // of its objects ("PodDisruptionBudget"); the list's is kind + "List"
+  std::unique_ptr<ResourceSink> (*make_sink)(StateCache&);
+};
+
+// Every watched resource, in the order LiveState starts them. Readiness waits on all of them.
+std::span<const WatchedResource> watched_resources();
+// The entry named `name`, or nullptr.
+const WatchedResource* find_watched_resource(std::string_view name);
 
 }  // namespace kext::kube

@@ -6,21 +6,11 @@ namespace kext::kube {
 
 LiveState::LiveState(ApiClient& api, StateStore& store, LiveStateOptions opts)
     : store_(store), cache_(&store), opts_(std::move(opts)) {
-  struct Resource {
-    const char* name;
-    const char* path;
-    std::unique_ptr<ResourceSink> (*make)(StateCache&);
-  };
-  const Resource resources[] = {
-      {"nodes", "/api/v1/nodes", make_node_sink},
-      {"pods", "/api/v1/pods", make_pod_sink},
-      {"poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets", make_pdb_sink},
-  };
-  for (const auto& r : resources) {
-    sinks_.push_back(r.make(cache_));
+  for (const WatchedResource& r : watched_resources()) {
+    sinks_.push_back(r.make_sink(cache_));
     ReflectorOptions o = opts_.reflector;
-    o.resource = r.name;
-    o.path = r.path;
+    o.resource = std::string(r.name);
+    o.path = std::string(r.path);
     reflectors_.push_back(std::make_unique<Reflector>(api, std::move(o), *sinks_.back()));
   }
 }

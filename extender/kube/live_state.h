@@ -1,6 +1,7 @@
 #pragma once
-// The cluster state kept live from the Kubernetes API: a reflector per resource (nodes, pods,
-// PodDisruptionBudgets) feeding one StateCache, readiness once all three have listed, and the expiry
+// The cluster state kept live from the Kubernetes API: a reflector per resource (watched_resources():
+// nodes, pods, PodDisruptionBudgets, namespaces, services, replicationcontrollers, replicasets,
+// statefulsets) feeding one StateCache, readiness once every one has listed, and the expiry
 // of bind assumptions the watch never confirmed.
 #include <malloc.h>
 

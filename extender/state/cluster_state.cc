@@ -42,4 +42,32 @@ void ClusterState::find_nodes(std::span<const std::string_view> names, std::span
   }
 }
 
+std::string_view workload_resource(WorkloadKind kind) {
+  switch (kind) {
+    case WorkloadKind::kService:
+      return "services";
+    case WorkloadKind::kReplicationController:
+      return "replicationcontrollers";
+    case WorkloadKind::kReplicaSet:
+      return "replicasets";
+    case WorkloadKind::kStatefulSet:
+      return "statefulsets";
+  }
+  return "";
+}
+
+const std::shared_ptr<const std::vector<WorkloadSelector>>& ClusterState::workloads(WorkloadKind kind) const {
+  switch (kind) {
+    case WorkloadKind::kService:
+      return services;
+    case WorkloadKind::kReplicationController:
+      return replication_controllers;
+    case WorkloadKind::kReplicaSet:
+      return replica_sets;
+    case WorkloadKind::kStatefulSet:
+      break;
+  }
+  return stateful_sets;
+}
+
 }  // namespace kext

@@ -28,6 +28,15 @@ using NodeMap = ShardedMap<V, kNodeShards, StringHash, kNodeSlotBytes>;
 template <class V>
 using NodeMapWriter = ShardedMapWriter<V, kNodeShards, StringHash, kNodeSlotBytes>;
 
+// The kinds kept as WorkloadSelectors: what DefaultSelector (pkg/scheduler/framework/plugins/helper/
+// spread.go) reads for PodTopologySpread's system default constraints.
+enum class WorkloadKind { kService, kReplicationController, kReplicaSet, kStatefulSet };
+inline constexpr WorkloadKind kWorkloadKinds[] = {WorkloadKind::kService,
+                                                  WorkloadKind::kReplicationController,
+                                                  WorkloadKind::kReplicaSet, WorkloadKind::kStatefulSet};
+// The API's resource name of the kind ("services"): the dump's and the metrics' name for it.
+std::string_view workload_resource(WorkloadKind kind);
+
 struct ClusterState {
   // Every node name that has a node object or a bound pod. NodeInfo::node is null when only pods
   // reference the name (a full-Nodes request can still supply the object).
@@ -48,6 +57,9 @@ struct ClusterState {
   size_t node_objects = 0;
   // The bound pods grouped by namespace, labels and affinity terms (pod_group_index.h).
   PodGroupMap pod_groups;
+
+  // services, replication_controllers, replica_sets or stateful_sets.
+  const std::shared_ptr<const std::vector<WorkloadSelector>>& workloads(WorkloadKind kind) const;
 
   const NodeInfo* find_node(std::string_view name) const;
   // out[i] = find_node(names[i]), with each found node's record (its NodeInfo up to the exact totals,

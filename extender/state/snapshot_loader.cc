@@ -2,6 +2,7 @@
 
 #include "common/read_file.h"
 #include "extender/codec/k8s_decode.h"
+#include "extender/codec/workload_decode.h"
 #include "json/json.h"
 #include "yaml/yaml.h"
 
@@ -12,16 +13,37 @@ namespace {
 // hostile nesting cannot exhaust the stack.
 constexpr int kMaxListDepth = 8;
 
-void add_object(const json::Value& item, std::string_view path, ClusterStateBuilder& builder, int depth = 0) {
-  json::expect_object(item, path);
-  std::string kind = json::get_string(item, "kind", path);
+// Adds an object of a kind the cache keeps; false for any other kind.
+bool add_kind(std::string_view kind, const json::Value& item, std::string_view path,
+              ClusterStateBuilder& builder) {
   if (kind == "Node") {
     builder.add_node(decode_node(item, path));
   } else if (kind == "Pod") {
     builder.add_pod(decode_pod(item, path));
   } else if (kind == "PodDisruptionBudget") {
     builder.add_pdb(decode_pdb(item, path));
-  } else if (kind == "List" || kind.ends_with("List")) {
+  } else if (kind == "Namespace") {
+    NamespaceLabels ns = decode_namespace(item, path);
+    builder.add_namespace(std::move(ns.name), std::move(ns.labels));
+  } else if (kind == "Service") {
+    builder.add_workload(WorkloadKind::kService, decode_service(item, path));
+  } else if (kind == "ReplicationController") {
+    builder.add_workload(WorkloadKind::kReplicationController, decode_replication_controller(item, path));
+  } else if (kind == "ReplicaSet") {
+    builder.add_workload(WorkloadKind::kReplicaSet, decode_replica_set(item, path));
+  } else if (kind == "StatefulSet") {
+    builder.add_workload(WorkloadKind::kStatefulSet, decode_stateful_set(item, path));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void add_object(const json::Value& item, std::string_view path, ClusterStateBuilder& builder, int depth = 0) {
+  json::expect_object(item, path);
+  std::string kind = json::get_string(item, "kind", path);
+  if (add_kind(kind, item, path, builder)) return;
+  if (kind == "List" || kind.ends_with("List")) {
     if (depth == kMaxListDepth) {
       throw DecodeError(std::string(path) + ": Lists nested deeper than " + std::to_string(kMaxListDepth) +
                         " levels");
@@ -35,13 +57,7 @@ void add_object(const json::Value& item, std::string_view path, ClusterStateBuil
       const json::Value& child = (*items)[i];
       // Typed lists (NodeList) omit kind on their items.
       if (kind != "List" && json::find_non_null(child, "kind") == nullptr) {
-        std::string item_kind = kind.substr(0, kind.size() - 4);
-        if (item_kind == "Node")
-          builder.add_node(decode_node(child, p));
-        else if (item_kind == "Pod")
-          builder.add_pod(decode_pod(child, p));
-        else if (item_kind == "PodDisruptionBudget")
-          builder.add_pdb(decode_pdb(child, p));
+        add_kind(std::string_view(kind).substr(0, kind.size() - 4), child, p, builder);
         continue;
       }
       add_object(child, p, builder, depth + 1);

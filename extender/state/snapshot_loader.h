@@ -1,6 +1,6 @@
 #pragma once
-// Loads what `kubectl get nodes,pods,poddisruptionbudgets -A -o json` (or -o yaml) prints (a List, or one
-// object).
+// Loads what `kubectl get nodes,pods,poddisruptionbudgets,namespaces,services,replicationcontrollers,
+// replicasets,statefulsets -A -o json` (or -o yaml) prints (a List, or one object).
 #include <string>
 #include <vector>
 
@@ -9,7 +9,8 @@
 namespace kext {
 
 // Adds the objects of one JSON document to the builder. Throws DecodeError naming the item on bad input;
-// kinds other than Node, Pod and PodDisruptionBudget are skipped.
+// kinds other than Node, Pod, PodDisruptionBudget, Namespace, Service, ReplicationController, ReplicaSet
+// and StatefulSet are skipped, as are Services and controllers whose selector is nil or empty.
 void load_snapshot_json(std::string_view text, ClusterStateBuilder& builder);
 
 // The same from JSON or YAML (`kubectl get … -o yaml`; several `---` documents add up). YAML errors are

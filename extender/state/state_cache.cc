@@ -3,12 +3,14 @@
 #include <unordered_set>
 
 #include "algorithms/pod_requests.h"
+#include "extender/codec/workload_decode.h"
 
 namespace kext {
 
 namespace {
 
-std::string pdb_key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+// PDBs and workloads: namespace/name.
+std::string object_key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
 
 // Enough of the terms to tell most rule sets apart; equality decides.
 size_t affinity_hash(const PodAffinityRules& r) {
@@ -86,13 +88,13 @@ void StateCache::Batch::upsert_pod(Pod pod) { c_.upsert_pod_locked(std::move(pod
 void StateCache::Batch::delete_pod(const std::string& key) { c_.delete_pod_locked(key); }
 
 void StateCache::Batch::upsert_pdb(PodDisruptionBudget pdb) {
-  std::string key = pdb_key(pdb.namespace_, pdb.name);
+  std::string key = object_key(pdb.namespace_, pdb.name);
   c_.pdbs_[key] = std::move(pdb);
   c_.pdbs_dirty_ = true;
 }
 
 void StateCache::Batch::delete_pdb(const std::string& namespace_, const std::string& name) {
-  c_.pdbs_dirty_ |= c_.pdbs_.erase(pdb_key(namespace_, name)) > 0;
+  c_.pdbs_dirty_ |= c_.pdbs_.erase(object_key(namespace_, name)) > 0;
 }
 
 void StateCache::Batch::replace_nodes(std::vector<Node> nodes) {
@@ -121,6 +123,45 @@ void StateCache::Batch::replace_pdbs(std::vector<PodDisruptionBudget> pdbs) {
   c_.pdbs_.clear();
   c_.pdbs_dirty_ = true;
   for (auto& b : pdbs) upsert_pdb(std::move(b));
+}
+
+void StateCache::Batch::upsert_namespace(std::string name, Labels labels) {
+  c_.namespaces_.insert_or_assign(std::move(name), std::move(labels));
+  c_.namespaces_dirty_ = true;
+}
+
+void StateCache::Batch::delete_namespace(const std::string& name) {
+  c_.namespaces_dirty_ |= c_.namespaces_.erase(name) > 0;
+}
+
+void StateCache::Batch::replace_namespaces(std::vector<std::pair<std::string, Labels>> namespaces) {
+  c_.namespaces_.clear();
+  c_.namespaces_dirty_ = true;
+  for (auto& [name, labels] : namespaces) upsert_namespace(std::move(name), std::move(labels));
+}
+
+void StateCache::Batch::upsert_workload(WorkloadKind kind, WorkloadSelector w) {
+  auto& ws = c_.workloads_[static_cast<size_t>(kind)];
+  std::string key = object_key(w.namespace_, w.name);
+  if (selects_no_pods(w)) {
+    ws.dirty |= ws.by_key.erase(key) > 0;
+    return;
+  }
+  ws.by_key.insert_or_assign(std::move(key), std::move(w));
+  ws.dirty = true;
+}
+
+void StateCache::Batch::delete_workload(WorkloadKind kind, const std::string& namespace_,
+                                        const std::string& name) {
+  auto& ws = c_.workloads_[static_cast<size_t>(kind)];
+  ws.dirty |= ws.by_key.erase(object_key(namespace_, name)) > 0;
+}
+
+void StateCache::Batch::replace_workloads(WorkloadKind kind, std::vector<WorkloadSelector> all) {
+  auto& ws = c_.workloads_[static_cast<size_t>(kind)];
+  ws.by_key.clear();
+  ws.dirty = true;
+  for (auto& w : all) upsert_workload(kind, std::move(w));
 }
 
 bool StateCache::Batch::assume_pod(const std::string& key, const std::string& node, Clock::time_point until) {
@@ -174,6 +215,25 @@ std::shared_ptr<const ClusterState> StateCache::view_locked() {
     pdbs_dirty_ = false;
   }
   s->pdbs = pdb_view_;
+  if (namespaces_dirty_) {
+    namespace_view_ = std::make_shared<const std::map<std::string, Labels, std::less<>>>(namespaces_);
+    namespaces_dirty_ = false;
+  }
+  s->namespace_labels = namespace_view_;
+  for (WorkloadKind kind : kWorkloadKinds) {
+    auto& ws = workloads_[static_cast<size_t>(kind)];
+    if (ws.dirty) {
+      auto v = std::make_shared<std::vector<WorkloadSelector>>();
+      v->reserve(ws.by_key.size());
+      for (const auto& [_, w] : ws.by_key) v->push_back(w);
+      ws.view = std::move(v);
+      ws.dirty = false;
+    }
+  }
+  s->services = workloads_[static_cast<size_t>(WorkloadKind::kService)].view;
+  s->replication_controllers = workloads_[static_cast<size_t>(WorkloadKind::kReplicationController)].view;
+  s->replica_sets = workloads_[static_cast<size_t>(WorkloadKind::kReplicaSet)].view;
+  s->stateful_sets = workloads_[static_cast<size_t>(WorkloadKind::kStatefulSet)].view;
   return s;
 }
 

@@ -3,11 +3,13 @@
 // per-node aggregates change incrementally with each pod, and publish() hands readers a new immutable
 // ClusterState. One writer at a time (a mutex between the watch threads); readers never lock.
 #include <chrono>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "extender/state/cluster_state.h"
@@ -35,6 +37,16 @@ class StateCache {
     void replace_nodes(std::vector<Node> nodes);
     void replace_pods(std::vector<Pod> pods);
     void replace_pdbs(std::vector<PodDisruptionBudget> pdbs);
+    // Namespaces: only their labels (InterPodAffinity's namespaceSelector).
+    void upsert_namespace(std::string name, Labels labels);
+    void delete_namespace(const std::string& name);
+    void replace_namespaces(std::vector<std::pair<std::string, Labels>> namespaces);
+    // Services, ReplicationControllers, ReplicaSets, StatefulSets. One whose selector is nil or empty
+    // selects no pod and is dropped (selects_no_pods, extender/codec/workload_decode.h), also when an
+    // update empties it.
+    void upsert_workload(WorkloadKind kind, WorkloadSelector w);
+    void delete_workload(WorkloadKind kind, const std::string& namespace_, const std::string& name);
+    void replace_workloads(WorkloadKind kind, std::vector<WorkloadSelector> all);
 
     // Bind: the pod counts against `node` at once, until the watch shows it bound or `until` passes.
     // Returns false if the pod is unknown.
@@ -89,6 +101,18 @@ class StateCache {
   std::map<std::string, PodDisruptionBudget> pdbs_;  // by namespace/name
   std::shared_ptr<const std::vector<PodDisruptionBudget>> pdb_view_ = std::make_shared<std::vector<PodDisruptionBudget>>();
   bool pdbs_dirty_ = false;
+  std::map<std::string, Labels, std::less<>> namespaces_;
+  std::shared_ptr<const std::map<std::string, Labels, std::less<>>> namespace_view_ =
+      std::make_shared<std::map<std::string, Labels, std::less<>>>();
+  bool namespaces_dirty_ = false;
+  // Per WorkloadKind, by namespace/name; the view is rebuilt when dirty, as pdbs'.
+  struct Workloads {
+    std::map<std::string, WorkloadSelector> by_key;
+    std::shared_ptr<const std::vector<WorkloadSelector>> view =
+        std::make_shared<std::vector<WorkloadSelector>>();
+    bool dirty = false;
+  };
+  Workloads workloads_[std::size(kWorkloadKinds)];
   std::map<std::string, Assumed> assumed_;  // by pod key
   // Label sets shared by cached pods; expired entries are swept when the table has doubled.
   std::map<Labels, std::weak_ptr<const Labels>> interned_labels_;
@@ -107,6 +131,12 @@ class ClusterStateBuilder {
   void add_node(Node node) { cache_.batch().upsert_node(std::move(node)); }
   void add_pod(Pod pod) { cache_.batch().upsert_pod(std::move(pod)); }
   void add_pdb(PodDisruptionBudget pdb) { cache_.batch().upsert_pdb(std::move(pdb)); }
+  void add_namespace(std::string name, Labels labels) {
+    cache_.batch().upsert_namespace(std::move(name), std::move(labels));
+  }
+  void add_workload(WorkloadKind kind, WorkloadSelector w) {
+    cache_.batch().upsert_workload(kind, std::move(w));
+  }
   std::shared_ptr<const ClusterState> build() && { return cache_.view(); }
 
  private:

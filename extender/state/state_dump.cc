@@ -68,23 +68,36 @@ std::string pod_line(std::string_view key, const PodInfo& info) {
   return line;
 }
 
+void selector(std::string& out, const LabelSelector& s) {
+  labels(out, s.match_labels);
+  for (const auto& r : s.match_expressions) {
+    out += ";" + r.key + " " + r.op + " (";
+    for (size_t i = 0; i < r.values.size(); ++i) out += (i ? "," : "") + r.values[i];
+    out += ")";
+  }
+}
+
 std::string pdb_line(const PodDisruptionBudget& b) {
   std::string line = "pdb " + b.namespace_ + "/" + b.name +
                      " allowed=" + std::to_string(b.disruptions_allowed) + " selector=";
   if (!b.selector) {
     line += "nil";
   } else {
-    labels(line, b.selector->match_labels);
-    for (const auto& r : b.selector->match_expressions) {
-      line += ";" + r.key + " " + r.op + " (";
-      for (size_t i = 0; i < r.values.size(); ++i) line += (i ? "," : "") + r.values[i];
-      line += ")";
-    }
+    selector(line, *b.selector);
   }
   std::vector<std::string> disrupted = b.disrupted_pods;
   std::sort(disrupted.begin(), disrupted.end());
   line += " disrupted=";
   for (size_t i = 0; i < disrupted.size(); ++i) line += (i ? "," : "") + disrupted[i];
+  return line;
+}
+
+// "service default/web selector=app=web": the kind's resource name, singular.
+std::string workload_line(WorkloadKind kind, const WorkloadSelector& w) {
+  std::string_view resource = workload_resource(kind);
+  std::string line =
+      std::string(resource.substr(0, resource.size() - 1)) + " " + w.namespace_ + "/" + w.name + " selector=";
+  selector(line, w.selector);
   return line;
 }
 
@@ -100,6 +113,23 @@ std::string dump_state(const ClusterState& state) {
     lines.push_back(pod_line(key, *p));
   });
   for (const auto& b : *state.pdbs) lines.push_back(pdb_line(b));
+  // The namespaces and the objects that select pods: a count line per kind present ("count
+  // services=2"; none for an empty kind, so a state without them dumps as before), then one line per
+  // object, as for PDBs (they are few).
+  if (state.namespace_labels && !state.namespace_labels->empty()) {
+    lines.push_back("count namespaces=" + std::to_string(state.namespace_labels->size()));
+    for (const auto& [name, l] : *state.namespace_labels) {
+      std::string line = "namespace " + name + " labels=";
+      labels(line, l);
+      lines.push_back(std::move(line));
+    }
+  }
+  for (WorkloadKind kind : kWorkloadKinds) {
+    const auto& list = state.workloads(kind);
+    if (!list || list->empty()) continue;
+    lines.push_back("count " + std::string(workload_resource(kind)) + "=" + std::to_string(list->size()));
+    for (const auto& w : *list) lines.push_back(workload_line(kind, w));
+  }
   std::sort(lines.begin(), lines.end());
   size_t bytes = 0;
   for (const auto& l : lines) bytes += l.size() + 1;

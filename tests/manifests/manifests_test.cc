@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "extender/kube/cache_sinks.h"
 #include "extender/options.h"
 #include "json/json.h"
 #include "policy/config.h"
@@ -213,13 +214,19 @@ TEST(Manifests, ExtenderRbacIsReadOnlyPlusASeparateBindRole) {
   Manifests m = load();
   const Node* role = m.find("ClusterRole", "kube-extender");
   ASSERT_TRUE(role);
-  std::map<std::string, std::vector<std::string>> granted;  // resource -> verbs
+  std::map<std::string, std::vector<std::string>> granted;  // group/resource -> verbs
   for (const auto& rule : role->get("rules")->seq) {
-    for (const auto& r : strings(rule.get("resources"))) granted[r] = strings(rule.get("verbs"));
+    for (const auto& g : strings(rule.get("apiGroups")))
+      for (const auto& r : strings(rule.get("resources"))) granted[g + "/" + r] = strings(rule.get("verbs"));
   }
+  // Exactly what the extender lists and watches (LiveState's reflectors), in its API group: a resource
+  // added to the watch without its rule would leave the extender unready forever (403 on the list).
   const std::vector<std::string> read = {"get", "list", "watch"};
-  EXPECT_EQ(granted, (std::map<std::string, std::vector<std::string>>{
-                         {"nodes", read}, {"pods", read}, {"poddisruptionbudgets", read}}));
+  std::map<std::string, std::vector<std::string>> watched;
+  for (const kube::WatchedResource& w : kube::watched_resources())
+    watched[std::string(w.group) + "/" + std::string(w.name)] = read;
+  EXPECT_EQ(granted, watched);
+  EXPECT_TRUE(watched.contains("/namespaces") && watched.contains("apps/statefulsets"));
   const Node* bind = m.find("ClusterRole", "kube-extender-bind");
   ASSERT_TRUE(bind);
   ASSERT_EQ(bind->get("rules")->seq.size(), 1u);
@@ -303,11 +310,12 @@ TEST(Manifests, SimFollowRbacIsGetListWatchOnly) {
     for (const auto& g : strings(rule.get("apiGroups")))
       for (const auto& r : strings(rule.get("resources"))) granted[g + "/" + r] = strings(rule.get("verbs"));
   }
-  EXPECT_EQ(granted,
-            (std::map<std::string, std::vector<std::string>>{{"/nodes", read},
-                                                             {"/pods", read},
-                                                             {"policy/poddisruptionbudgets", read},
-                                                             {"scheduling.k8s.io/priorityclasses", read}}));
+  // What the extender watches (the simulator mirrors its cluster state) plus PriorityClasses.
+  std::map<std::string, std::vector<std::string>> wanted = {{"scheduling.k8s.io/priorityclasses", read}};
+  for (const kube::WatchedResource& w : kube::watched_resources())
+    wanted[std::string(w.group) + "/" + std::string(w.name)] = read;
+  EXPECT_EQ(granted, wanted);
+  EXPECT_TRUE(granted.contains("/services") && granted.contains("apps/replicasets"));
   // Nothing else grants anything: one ClusterRole, bound to the account.
   EXPECT_EQ(m.all("ClusterRole").size(), 1u);
   EXPECT_TRUE(m.all("Role").empty());

@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include "common/read_file.h"
+#include "extender/kube/cache_sinks.h"
 #include "json/json.h"
 
 namespace kext::testing {
@@ -28,11 +29,13 @@ std::string status_json(int code, const std::string& reason, const std::string& 
   return sb.GetString();
 }
 
-std::string list_kind(const std::string& resource) {
-  if (resource == "nodes") return "NodeList";
-  if (resource == "pods") return "PodList";
-  return "PodDisruptionBudgetList";
+// The kind of the resource's objects, as the extender's table of watched resources gives it.
+std::string object_kind(const std::string& resource) {
+  const kube::WatchedResource* r = kube::find_watched_resource(resource);
+  return r ? std::string(r->kind) : std::string();
 }
+
+std::string list_kind(const std::string& resource) { return object_kind(resource) + "List"; }
 
 std::string object_key(const std::string& json) {
   rapidjson::Document d;
@@ -260,6 +263,14 @@ void FakeApiServer::fail_requests(int count, int status) {
   fail_status_ = status;
 }
 
+void FakeApiServer::forbid(const std::string& resource, bool forbidden) {
+  std::lock_guard lock(mu_);
+  if (forbidden)
+    forbidden_.insert(resource);
+  else
+    forbidden_.erase(resource);
+}
+
 void FakeApiServer::set_list_delay(std::chrono::milliseconds d) {
   std::lock_guard lock(mu_);
   list_delay_ = d;
@@ -398,7 +409,7 @@ bool FakeApiServer::pump(const std::shared_ptr<Stream>& st, httplib::DataSink& s
     }
     if (st->bookmarks_seen != bookmark_gen_) {
       st->bookmarks_seen = bookmark_gen_;
-      std::string kind = st->resource == "nodes" ? "Node" : st->resource == "pods" ? "Pod" : "PodDisruptionBudget";
+      std::string kind = object_kind(st->resource);
       std::string ev = "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"" + kind +
                        "\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(rv_) +
                        "\",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}}}\n";
@@ -461,6 +472,14 @@ void FakeApiServer::install_routes() {
   auto list_or_watch = [this, authorized, injected_failure](const std::string& resource) {
     return [this, resource, authorized, injected_failure](const httplib::Request& req, httplib::Response& res) {
       if (!authorized(req, res) || injected_failure(res)) return;
+      {
+        std::lock_guard lock(mu_);
+        if (forbidden_.contains(resource)) {
+          res.status = 403;
+          res.set_content(status_json(403, "Forbidden", resource + " is forbidden"), kJson);
+          return;
+        }
+      }
       if (req.get_param_value("watch") != "1" && req.get_param_value("watch") != "true") {
         std::chrono::milliseconds delay;
         {
@@ -502,9 +521,8 @@ void FakeApiServer::install_routes() {
       });
     };
   };
-  http_->Get("/api/v1/nodes", list_or_watch("nodes"));
-  http_->Get("/api/v1/pods", list_or_watch("pods"));
-  http_->Get("/apis/policy/v1/poddisruptionbudgets", list_or_watch("poddisruptionbudgets"));
+  for (const kube::WatchedResource& r : kube::watched_resources())
+    http_->Get(std::string(r.path), list_or_watch(std::string(r.name)));
 
   // Leases as the API server keeps them: create refuses an existing name (409 AlreadyExists), update
   // refuses a resourceVersion other than the current one (409 Conflict, optimistic concurrency).

@@ -1,7 +1,8 @@
 #pragma once
 // An in-repo Kubernetes API server for tests and benchmarks: list (paginated, consistent snapshots,
 // expiring continue tokens) and watch (chunked stream, one JSON event per line, bookmarks, 410 for a
-// compacted resourceVersion) of nodes, pods and poddisruptionbudgets, pod bindings, over TLS with a
+// compacted resourceVersion) of every resource the extender watches (kube::watched_resources(): nodes,
+// pods, poddisruptionbudgets, namespaces, services, ...), pod bindings, over TLS with a
 // client certificate; and faults to inject.
 #include <chrono>
 #include <condition_variable>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -28,7 +30,11 @@ class FakeApiServer {
     bool tls = true;
     bool require_client_cert = true;  // client.crt from tests/fixtures/certs
     std::string token;                // when set, requests need "Authorization: Bearer <token>"
-    size_t threads = 64;
+    // A watch holds a thread until an event, its deadline or a fault: one the client abandoned (idle
+    // timeout, reconnect) too, since the socket's close goes unseen while nothing is written. Eight
+    // watched resources, most of them silent in tests, abandon and reopen often with the tests' short
+    // idle timeout.
+    size_t threads = 256;
   };
 
   FakeApiServer();
@@ -40,7 +46,8 @@ class FakeApiServer {
   // A kubeconfig for this server with the test certificates (as files, or inline as *-data).
   std::string kubeconfig(bool inline_data = false) const;
 
-  // Objects. resource: "nodes", "pods" or "poddisruptionbudgets"; key: "namespace/name" or "name".
+  // Objects. resource: one of kube::watched_resources()' names ("nodes", "pods", "poddisruptionbudgets",
+  // "namespaces", "services", ...); key: "namespace/name" or "name".
   void put(const std::string& resource, const std::string& json);
   void remove(const std::string& resource, const std::string& key);
   std::map<std::string, std::string> objects(const std::string& resource) const;
@@ -59,6 +66,8 @@ class FakeApiServer {
   void hang_streams();                 // open streams go silent, connections left open
   void expire_streams();               // open streams send a 410 ERROR event and end (as after compaction)
   void fail_requests(int count, int status);  // the next list/watch requests answer this status
+  // List and watch of `resource` answer 403 Forbidden (RBAC without it) until forbidden again with false.
+  void forbid(const std::string& resource, bool forbidden = true);
   void set_list_delay(std::chrono::milliseconds d);
   void set_gone_as_http_status(bool b);  // 410 as an HTTP status instead of an ERROR event
   void expire_next_watch();            // the next watch gets 410 whatever its resourceVersion
@@ -128,6 +137,7 @@ class FakeApiServer {
   uint64_t bookmark_gen_ = 0;
   int fail_count_ = 0;
   int fail_status_ = 500;
+  std::set<std::string> forbidden_;
   bool gone_as_http_ = false;
   bool expire_next_watch_ = false;
   std::chrono::milliseconds list_delay_{0};

@@ -47,4 +47,24 @@ inline std::string pdb_json(const std::string& ns, const std::string& name, cons
   return kubeobjects::to_json(b, kubeobjects::TypeMeta::kWrite);
 }
 
+// A Namespace with the label team=<team> ("" for none).
+inline std::string namespace_json(const std::string& name, const std::string& team) {
+  return R"({"kind":"Namespace","apiVersion":"v1","metadata":{"name":")" + name + R"(")" +
+         (team.empty() ? "" : R"(,"labels":{"team":")" + team + R"("})") + "}}";
+}
+
+// A Service or ReplicationController (kind) selecting app=<app> by spec.selector's map; "" for none.
+inline std::string map_selector_json(const std::string& kind, const std::string& ns, const std::string& name,
+                                     const std::string& app) {
+  return R"({"kind":")" + kind + R"(","apiVersion":"v1","metadata":{"name":")" + name + R"(","namespace":")" +
+         ns + R"("},"spec":{)" + (app.empty() ? "" : R"("selector":{"app":")" + app + R"("})") + "}}";
+}
+
+// A ReplicaSet or StatefulSet (kind) selecting app=<app> by spec.selector.matchLabels.
+inline std::string label_selector_json(const std::string& kind, const std::string& ns,
+                                       const std::string& name, const std::string& app) {
+  return R"({"kind":")" + kind + R"(","apiVersion":"apps/v1","metadata":{"name":")" + name +
+         R"(","namespace":")" + ns + R"("},"spec":{"selector":{"matchLabels":{"app":")" + app + R"("}}}})";
+}
+
 }  // namespace kext::testing

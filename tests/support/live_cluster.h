@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "extender/kube/api_config.h"
+#include "extender/kube/cache_sinks.h"
 #include "extender/kube/live_state.h"
 #include "extender/state/snapshot_loader.h"
 #include "extender/state/state_dump.h"
@@ -60,8 +61,8 @@ inline bool wait_until(const std::function<bool()>& done, std::chrono::milliseco
 // dump_state() of the server's objects loaded from scratch, as a snapshot file would be.
 inline std::string dump_from_scratch(const FakeApiServer& api) {
   ClusterStateBuilder b;
-  for (const char* r : {"nodes", "pods", "poddisruptionbudgets"})
-    for (const auto& [_, json] : api.objects(r)) load_snapshot_json(json, b);
+  for (const kube::WatchedResource& r : kube::watched_resources())
+    for (const auto& [_, json] : api.objects(std::string(r.name))) load_snapshot_json(json, b);
   return dump_state(*std::move(b).build());
 }
 

@@ -6,19 +6,26 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "extender/kube/cache_sinks.h"
+
 namespace kext::simtool {
 namespace {
 
 constexpr const char* kJson = "application/json";
+constexpr std::chrono::seconds kBookmarkEvery{60};
 
-std::string list_kind(std::string_view resource) {
-  if (resource == SimApiServer::kNodes) return "NodeList";
-  if (resource == SimApiServer::kPods) return "PodList";
-  return "PodDisruptionBudgetList";
+// The extender's own table of what it lists and watches (extender/kube/cache_sinks.h): the server
+// answers every one of them, or the extender would never be ready.
+std::string object_kind(std::string_view resource) {
+  const kube::WatchedResource* r = kube::find_watched_resource(resource);
+  return r ? std::string(r->kind) : std::string();
 }
 
+std::string list_kind(std::string_view resource) { return object_kind(resource) + "List"; }
+
 std::string api_version(std::string_view resource) {
-  return resource == SimApiServer::kPdbs ? "policy/v1" : "v1";
+  const kube::WatchedResource* r = kube::find_watched_resource(resource);
+  return r && !r->group.empty() ? std::string(r->group) + "/v1" : std::string("v1");
 }
 
 }  // namespace
@@ -38,8 +45,8 @@ std::string with_resource_version(const std::string& object_json, uint64_t rv) {
 
 SimApiServer::SimApiServer(const std::string& host, int port)
     : http_(std::make_unique<httplib::Server>()), host_(host) {
-  // Three watches stay open, plus lists, check_api_access and reconnections.
-  http_->new_task_queue = [] { return new httplib::ThreadPool(8); };
+  // A watch per resource stays open (eight), plus lists, check_api_access and reconnections.
+  http_->new_task_queue = [] { return new httplib::ThreadPool(16); };
   http_->set_tcp_nodelay(true);
   // One request per connection: a worker waiting on an idle keep-alive connection would hold up the
   // end of the run (stop() waits for it) by the keep-alive timeout; the extender's lists are rare and
@@ -51,9 +58,9 @@ SimApiServer::SimApiServer(const std::string& host, int port)
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
-  for (std::string_view r : {kNodes, kPods, kPdbs}) {
-    const std::string resource(r);
-    const std::string path = r == kPdbs ? "/apis/policy/v1/poddisruptionbudgets" : "/api/v1/" + resource;
+  for (const kube::WatchedResource& r : kube::watched_resources()) {
+    const std::string resource(r.name);
+    const std::string path(r.path);
     http_->Get(path, [this, resource](const httplib::Request& req, httplib::Response& res) {
       const std::string watch = req.get_param_value("watch");
       if (watch != "1" && watch != "true") {
@@ -83,12 +90,13 @@ SimApiServer::SimApiServer(const std::string& host, int port)
         } catch (const std::exception&) {
         }
       }
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
-      auto state = std::make_shared<uint64_t>(cursor);
-      res.set_chunked_content_provider(kJson,
-                                       [this, resource, state, deadline](size_t, httplib::DataSink& sink) {
-                                         return pump(resource, *state, deadline, sink);
-                                       });
+      const auto now = std::chrono::steady_clock::now();
+      const std::string bookmarks = req.get_param_value("allowWatchBookmarks");
+      auto state = std::make_shared<Watch>(
+          Watch{cursor, now + std::chrono::seconds(timeout), bookmarks == "true" || bookmarks == "1", now});
+      res.set_chunked_content_provider(kJson, [this, resource, state](size_t, httplib::DataSink& sink) {
+        return pump(resource, *state, sink);
+      });
     });
   }
   port_ = port == 0 ? http_->bind_to_any_port(host) : (http_->bind_to_port(host, port) ? port : -1);
@@ -164,12 +172,13 @@ std::string SimApiServer::list_body(const std::string& resource) {
   return out + "]}";
 }
 
-bool SimApiServer::pump(const std::string& resource, uint64_t& cursor,
-                        std::chrono::steady_clock::time_point deadline, httplib::DataSink& sink) {
+bool SimApiServer::pump(const std::string& resource, Watch& w, httplib::DataSink& sink) {
+  uint64_t& cursor = w.cursor;
   std::unique_lock lock(mu_);
   for (;;) {
     if (stopping_) return false;
-    if (std::chrono::steady_clock::now() >= deadline) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= w.deadline) {
       lock.unlock();
       sink.done();
       return true;
@@ -182,7 +191,18 @@ bool SimApiServer::pump(const std::string& resource, uint64_t& cursor,
       if (it->resource == resource) out += it->line;
       cursor = it->rv;
     }
+    // kube-apiserver's watch cache sends a BOOKMARK about once a minute to a watch that allows them
+    // (k8s.io/apiserver/pkg/storage/cacher/cacher.go, bookmarkFrequency). Without one, a kind the
+    // simulation never changes (namespaces, services, ...) would hit the extender's idle timeout and
+    // reopen its watch, leaving this server's worker in the abandoned one until its deadline: a write
+    // is how a closed connection shows.
+    if (out.empty() && w.bookmarks && now - w.last_sent >= kBookmarkEvery) {
+      out = R"({"type":"BOOKMARK","object":{"kind":")" + object_kind(resource) + R"(","apiVersion":")" +
+            api_version(resource) + R"(","metadata":{"resourceVersion":")" + std::to_string(cursor) +
+            "\"}}}\n";
+    }
     if (!out.empty()) {
+      w.last_sent = now;
       lock.unlock();
       return sink.write(out.data(), out.size());
     }

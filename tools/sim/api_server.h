@@ -5,10 +5,13 @@
 // https://, extender/kube/api_client.cc), no authentication.
 //
 // Only what the extender's reflectors (extender/kube/reflector.cc) and check_api_access ask for:
-// GET /api/v1/nodes, /api/v1/pods and /apis/policy/v1/poddisruptionbudgets as a list (every item in
+// GET of each path kube::watched_resources() lists (/api/v1/nodes, /api/v1/pods,
+// /apis/policy/v1/poddisruptionbudgets, /api/v1/namespaces, /api/v1/services, ...; the simulation
+// serves objects of the first three, the others answer empty) as a list (every item in
 // one page: `limit` is ignored and no `continue` is returned, which a client must accept from any API
 // server) or, with watch=1, as a watch from `resourceVersion`: one JSON event per line
-// ({"type":"ADDED|MODIFIED|DELETED","object":...}), the stream ending at `timeoutSeconds`. Every
+// ({"type":"ADDED|MODIFIED|DELETED","object":...}; with allowWatchBookmarks, a BOOKMARK after a minute
+// without any, as kube-apiserver sends), the stream ending at `timeoutSeconds`. Every
 // change has the next resourceVersion (one counter for all kinds, as etcd's revision) and the whole
 // history is kept, so a watch from any version the server gave out resumes exactly (no 410 Gone).
 #include <condition_variable>
@@ -31,7 +34,7 @@ namespace kext::simtool {
 
 class SimApiServer {
  public:
-  // The three resources, as their paths name them.
+  // The resources the simulation serves objects of, as their paths name them.
   static constexpr std::string_view kNodes = "nodes";
   static constexpr std::string_view kPods = "pods";
   static constexpr std::string_view kPdbs = "poddisruptionbudgets";
@@ -61,8 +64,13 @@ class SimApiServer {
     uint64_t rv;
   };
   std::string list_body(const std::string& resource);
-  bool pump(const std::string& resource, uint64_t& cursor, std::chrono::steady_clock::time_point deadline,
-            httplib::DataSink& sink);
+  struct Watch {
+    uint64_t cursor;  // events after this resourceVersion are still to send
+    std::chrono::steady_clock::time_point deadline;
+    bool bookmarks;  // allowWatchBookmarks
+    std::chrono::steady_clock::time_point last_sent;
+  };
+  bool pump(const std::string& resource, Watch& w, httplib::DataSink& sink);
   void record(const std::string& resource, const char* type, const std::string& object_json);
 
   std::unique_ptr<httplib::Server> http_;

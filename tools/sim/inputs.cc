@@ -6,6 +6,7 @@
 
 #include "common/rfc3339.h"
 #include "extender/codec/k8s_decode.h"
+#include "extender/codec/workload_decode.h"
 #include "json/json.h"
 
 namespace kext::simtool {
@@ -223,6 +224,12 @@ ClusterInput decode_cluster(std::string_view text, bool keep_node_images) {
   std::vector<PodDisruptionBudget> pdbs;
   std::vector<PriorityClass> priority_classes;
   std::unordered_map<std::string, std::string> node_images;
+  ClusterInput in;
+  // As the extender's cache keeps them (StateCache::Batch::upsert_workload): a nil or empty selector
+  // selects no pod (client-go listers' GetPodServices and the like skip it).
+  auto keep_workload = [](std::vector<WorkloadSelector>& into, WorkloadSelector w) {
+    if (!selects_no_pods(w)) into.push_back(std::move(w));
+  };
   for_each_object(doc, "", [&](std::string_view kind, const Value& item, const std::string& path) {
     if (kind == "Node") {
       nodes.push_back(decode_node(item, path));
@@ -242,11 +249,21 @@ ClusterInput decode_cluster(std::string_view text, bool keep_node_images) {
       pods.emplace_back(std::move(p), bound);
     } else if (kind == "PodDisruptionBudget") {
       pdbs.push_back(decode_pdb(item, path));
+    } else if (kind == "Namespace") {
+      NamespaceLabels ns = decode_namespace(item, path);
+      in.namespace_labels.insert_or_assign(std::move(ns.name), std::move(ns.labels));
+    } else if (kind == "Service") {
+      keep_workload(in.services, decode_service(item, path));
+    } else if (kind == "ReplicationController") {
+      keep_workload(in.replication_controllers, decode_replication_controller(item, path));
+    } else if (kind == "ReplicaSet") {
+      keep_workload(in.replica_sets, decode_replica_set(item, path));
+    } else if (kind == "StatefulSet") {
+      keep_workload(in.stateful_sets, decode_stateful_set(item, path));
     } else if (kind == "PriorityClass") {
       priority_classes.push_back(decode_priority_class(item, path));
     }
   });
-  ClusterInput in;
   in.priority_classes = std::move(priority_classes);
   in.node_images = std::move(node_images);
   for (auto& n : nodes) in.cluster.add_node(std::move(n));

@@ -1,7 +1,8 @@
 #pragma once
-// extender-sim's inputs: the cluster (what `kubectl get nodes,pods,pdb -A -o json` prints) and the
-// workload (Pods and the controllers that create them), decoded with the extender's own decoders
-// (extender/codec/k8s_decode.h) into the simulator's model.
+// extender-sim's inputs: the cluster (what `kubectl get nodes,pods,pdb,namespaces,services,rc,rs,sts
+// -A -o json` prints) and the workload (Pods and the controllers that create them), decoded with the
+// extender's own decoders (extender/codec/k8s_decode.h, workload_decode.h) into the simulator's model.
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "algorithms/model.h"
+#include "algorithms/plugin.h"
 #include "json/json.h"
 #include "sim/clock.h"
 #include "sim/cluster.h"
@@ -70,10 +72,19 @@ struct ClusterInput {
   // the model keeps only hashes of image names (algorithms/image_names.h), and a running extender
   // served these nodes must score ImageLocality on the same images.
   std::unordered_map<std::string, std::string> node_images;
+  // The namespaces' labels and the objects that select pods (those with a nil or empty selector are
+  // dropped): what PodTopologySpread's system default constraints and InterPodAffinity's
+  // namespaceSelector read (ClusterView, algorithms/plugin.h), for the simulator to hand to the engine.
+  std::map<std::string, Labels, std::less<>> namespace_labels;
+  std::vector<WorkloadSelector> services;
+  std::vector<WorkloadSelector> replication_controllers;
+  std::vector<WorkloadSelector> replica_sets;
+  std::vector<WorkloadSelector> stateful_sets;
 };
 
 // A List (kubectl's output, Lists nested in it too), a JSON array of objects, or one object. Kinds
-// other than Node, Pod, PodDisruptionBudget and PriorityClass are skipped. Nodes are added first, whatever
+// other than Node, Pod, PodDisruptionBudget, PriorityClass, Namespace, Service, ReplicationController,
+// ReplicaSet and StatefulSet are skipped. Nodes are added first, whatever
 // the order of the items. A pod without metadata.uid gets "<namespace>/<name>"; an empty namespace is
 // "default". Throws DecodeError naming the item and field, or sim::ClusterError (a duplicate node or
 // UID, a pod bound to a node the file does not have) naming the pod.

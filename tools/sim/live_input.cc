@@ -1,10 +1,14 @@
 #include "tools/sim/live_input.h"
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
+#include <vector>
 
 #include "common/read_file.h"
 #include "extender/kube/api_client.h"
 #include "extender/kube/api_config.h"
+#include "extender/kube/cache_sinks.h"
 #include "extender/kube/lister.h"
 #include "json/json.h"
 #include "tools/sim/run.h"
@@ -33,7 +37,18 @@ std::string list_live_cluster(const std::string& kubeconfig, const std::string& 
   doc.AddMember("kind", "List", alloc);
   doc.AddMember("apiVersion", "v1", alloc);
   rapidjson::Value lists(rapidjson::kArrayType);
-  for (const LiveResource& r : kLiveResources) {
+  // kLiveResources, then what else the extender watches (namespaces, services, replicationcontrollers,
+  // replicasets, statefulsets: extender/kube/cache_sinks.h), which only PodTopologySpread's default
+  // constraints and namespaceSelector read: optional as PriorityClasses are, so that a role granting
+  // only the first three still simulates.
+  std::vector<LiveResource> resources(std::begin(kLiveResources), std::end(kLiveResources));
+  for (const kube::WatchedResource& w : kube::watched_resources()) {
+    const bool listed = std::any_of(std::begin(kLiveResources), std::end(kLiveResources),
+                                    [&](const LiveResource& r) { return w.kind == r.kind; });
+    // The table's views are of string literals: data() is NUL-terminated.
+    if (!listed) resources.push_back(LiveResource{w.kind.data(), w.path.data(), true});
+  }
+  for (const LiveResource& r : resources) {
     rapidjson::Value items(rapidjson::kArrayType);
     kube::ListHooks hooks;
     hooks.begin = [&](bool) { items.Clear(); };  // started over: the pages so far are stale

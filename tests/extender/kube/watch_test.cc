@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 #include <memory>
+#include <thread>
 
 #include "extender/kube/api_config.h"
+#include "extender/kube/cache_sinks.h"
 #include "extender/kube/live_state.h"
 #include "extender/state/state_dump.h"
 #include "tests/support/fake_apiserver.h"
@@ -45,7 +48,8 @@ class Watch : public ::testing::Test {
   // Faults hit the streams open when they are injected, so wait until the server has registered a watch
   // of each resource. One that has ended since was silent past the idle timeout: a failure already.
   ::testing::AssertionResult watching() {
-    for (const char* r : {"nodes", "pods", "poddisruptionbudgets"}) {
+    for (const kube::WatchedResource& w : kube::watched_resources()) {
+      const std::string r(w.name);
       if (!wait_until([&] { return api_.watches_served(r) >= 1; }, kPatience))
         return ::testing::AssertionFailure() << "no watch of " << r;
     }
@@ -102,6 +106,85 @@ TEST_F(Watch, ReadyOnlyAfterEveryResourceListed) {
   EXPECT_FALSE(store_.ready());
   ASSERT_TRUE(converges());
   EXPECT_TRUE(store_.ready());
+}
+
+// Readiness waits on the initial list of every watched resource, the new ones included: with
+// namespaces forbidden (a ClusterRole from before they were watched), the store never becomes ready.
+TEST_F(Watch, NotReadyUntilEveryWatchedResourceListed) {
+  seed();
+  for (const kube::WatchedResource& w : kube::watched_resources()) {
+    const std::string r(w.name);
+    api_.forbid(r);
+    start();
+    std::this_thread::sleep_for(300ms);
+    EXPECT_FALSE(store_.ready()) << r;
+    api_.forbid(r, false);
+    EXPECT_TRUE(converges()) << r;
+    live_.reset();
+    store_.set_ready(false);
+  }
+}
+
+// Namespaces, Services, ReplicationControllers, ReplicaSets and StatefulSets: listed, then each
+// added, modified and deleted by events, as ClusterState shows them.
+TEST_F(Watch, NamespacesServicesAndControllersFollowListAndEvents) {
+  seed();
+  api_.put("namespaces", namespace_json("shop", "a"));
+  api_.put("services", map_selector_json("Service", "shop", "web", "web"));
+  api_.put("replicationcontrollers", map_selector_json("ReplicationController", "shop", "old", "old"));
+  api_.put("replicasets", label_selector_json("ReplicaSet", "shop", "web-1", "web"));
+  api_.put("statefulsets", label_selector_json("StatefulSet", "shop", "db", "db"));
+  start();
+  ASSERT_TRUE(converges());
+  auto s = store_.current();
+  EXPECT_EQ(*s->namespace_labels, (std::map<std::string, Labels, std::less<>>{{"shop", {{"team", "a"}}}}));
+  for (WorkloadKind kind : kWorkloadKinds)
+    EXPECT_EQ(s->workloads(kind)->size(), 1u) << workload_resource(kind);
+
+  // Added.
+  api_.put("namespaces", namespace_json("bare", ""));
+  api_.put("services", map_selector_json("Service", "shop", "api", "api"));
+  api_.put("services", map_selector_json("Service", "default", "kubernetes", ""));  // no selector: not kept
+  api_.put("replicationcontrollers", map_selector_json("ReplicationController", "shop", "older", "older"));
+  api_.put("replicasets", label_selector_json("ReplicaSet", "shop", "web-2", "web"));
+  api_.put("statefulsets", label_selector_json("StatefulSet", "shop", "cache", "cache"));
+  ASSERT_TRUE(converges());
+  s = store_.current();
+  EXPECT_EQ(s->namespace_labels->size(), 2u);
+  for (WorkloadKind kind : kWorkloadKinds)
+    EXPECT_EQ(s->workloads(kind)->size(), 2u) << workload_resource(kind);
+
+  // Modified: new labels and selectors; a selector emptied drops the object.
+  api_.put("namespaces", namespace_json("shop", "b"));
+  api_.put("services", map_selector_json("Service", "shop", "web", "web-v2"));
+  api_.put("replicationcontrollers", map_selector_json("ReplicationController", "shop", "old", ""));
+  api_.put("replicasets", label_selector_json("ReplicaSet", "shop", "web-1", "web-v2"));
+  api_.put("statefulsets", label_selector_json("StatefulSet", "shop", "db", "db-v2"));
+  ASSERT_TRUE(converges());
+  s = store_.current();
+  EXPECT_EQ(s->namespace_labels->at("shop"), (Labels{{"team", "b"}}));
+  EXPECT_EQ(s->replication_controllers->size(), 1u);
+  for (const auto* list : {s->services.get(), s->replica_sets.get(), s->stateful_sets.get()}) {
+    bool v2 = false;
+    for (const auto& w : *list) v2 |= w.selector.match_labels.at("app").ends_with("-v2");
+    EXPECT_TRUE(v2);
+  }
+
+  // Deleted.
+  api_.remove("namespaces", "shop");
+  api_.remove("services", "shop/web");
+  api_.remove("services", "default/kubernetes");
+  api_.remove("replicationcontrollers", "shop/older");
+  api_.remove("replicasets", "shop/web-1");
+  api_.remove("statefulsets", "shop/db");
+  ASSERT_TRUE(converges());
+  s = store_.current();
+  EXPECT_EQ(*s->namespace_labels, (std::map<std::string, Labels, std::less<>>{{"bare", {}}}));
+  EXPECT_TRUE(s->replication_controllers->empty());
+  for (WorkloadKind kind : {WorkloadKind::kService, WorkloadKind::kReplicaSet, WorkloadKind::kStatefulSet})
+    EXPECT_EQ(s->workloads(kind)->size(), 1u) << workload_resource(kind);
+  EXPECT_EQ((*s->services)[0].name, "api");
+  EXPECT_EQ((*s->stateful_sets)[0].name, "cache");
 }
 
 TEST_F(Watch, StreamDroppedMidEventReconnectsWithoutLosingIt) {

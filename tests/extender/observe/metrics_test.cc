@@ -19,7 +19,12 @@ std::string cluster() {
   return R"({"kind":"List","items":[)" + node("n1") + "," + node("n2") + "," +
          node("n3", R"("unschedulable":true)") +
          R"(,{"kind":"Pod","metadata":{"name":"p","namespace":"default","uid":"u-p"},"spec":{"nodeName":"n1","containers":[{"name":"c"}]},"status":{"phase":"Running"}})" +
-         R"(,{"kind":"PodDisruptionBudget","apiVersion":"policy/v1","metadata":{"name":"b","namespace":"default"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"a":"b"}}},"status":{"disruptionsAllowed":0}}]})";
+         R"(,{"kind":"PodDisruptionBudget","apiVersion":"policy/v1","metadata":{"name":"b","namespace":"default"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"a":"b"}}},"status":{"disruptionsAllowed":0}})" +
+         R"(,{"kind":"Namespace","metadata":{"name":"default"}},{"kind":"Namespace","metadata":{"name":"kube-system"}})" +
+         R"(,{"kind":"Service","metadata":{"name":"s","namespace":"default"},"spec":{"selector":{"a":"b"}}})" +
+         R"(,{"kind":"Service","metadata":{"name":"none","namespace":"default"},"spec":{}})" +
+         R"(,{"kind":"ReplicaSet","metadata":{"name":"r","namespace":"default"},"spec":{"selector":{"matchLabels":{"a":"b"}}}})" +
+         R"(,{"kind":"StatefulSet","metadata":{"name":"t","namespace":"default"},"spec":{"selector":{"matchLabels":{"a":"b"}}}}]})";
 }
 
 const std::string kRequest =
@@ -127,6 +132,12 @@ TEST(Metrics, CountsLatenciesAndCacheAfterKnownTraffic) {
   EXPECT_EQ(value_of(samples, "kube_extender_cache_objects", R"(resource="nodes")"), 3);
   EXPECT_EQ(value_of(samples, "kube_extender_cache_objects", R"(resource="pods")"), 1);
   EXPECT_EQ(value_of(samples, "kube_extender_cache_objects", R"(resource="poddisruptionbudgets")"), 1);
+  EXPECT_EQ(value_of(samples, "kube_extender_cache_objects", R"(resource="namespaces")"), 2);
+  // The Service without a selector is not kept.
+  EXPECT_EQ(value_of(samples, "kube_extender_cache_objects", R"(resource="services")"), 1);
+  EXPECT_EQ(value_of(samples, "kube_extender_cache_objects", R"(resource="replicationcontrollers")"), 0);
+  EXPECT_EQ(value_of(samples, "kube_extender_cache_objects", R"(resource="replicasets")"), 1);
+  EXPECT_EQ(value_of(samples, "kube_extender_cache_objects", R"(resource="statefulsets")"), 1);
   EXPECT_EQ(value_of(samples, "kube_extender_watch_lag_seconds", R"(resource="pods")"), 1.5);
 
   // Every histogram: buckets in increasing `le`, cumulative counts never decrease, +Inf = _count.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <map>
 
 #include "json/json.h"
 #include "tests/support/temp_dir.h"
@@ -29,6 +30,47 @@ TEST(SnapshotLoader, FixtureClusterLoadsNodesPodsAndPdbs) {
   ASSERT_NE(e, nullptr);
   ASSERT_EQ(e->node->taints.size(), 1u);
   EXPECT_EQ(e->node->taints[0].effect, "NoSchedule");
+}
+
+// `kubectl get nodes,pods,poddisruptionbudgets,namespaces,services,replicationcontrollers,replicasets,
+// statefulsets -A -o json`: the objects that select pods and the namespaces' labels load too, from a
+// List with kinds and from typed Lists whose items omit theirs.
+TEST(SnapshotLoader, NamespacesServicesAndControllersLoad) {
+  ClusterStateBuilder b;
+  load_snapshot_json(R"({"kind":"List","items":[
+    {"kind":"Namespace","apiVersion":"v1","metadata":{"name":"shop","labels":{"team":"a"}}},
+    {"kind":"Service","apiVersion":"v1","metadata":{"name":"web","namespace":"shop"},"spec":{"selector":{"app":"web"}}},
+    {"kind":"Service","apiVersion":"v1","metadata":{"name":"kubernetes","namespace":"default"},"spec":{}},
+    {"kind":"ReplicationController","apiVersion":"v1","metadata":{"name":"old","namespace":"shop"},"spec":{"selector":{"app":"old"}}},
+    {"kind":"ReplicationController","apiVersion":"v1","metadata":{"name":"none","namespace":"shop"},"spec":{"selector":{}}},
+    {"kind":"ReplicaSet","apiVersion":"apps/v1","metadata":{"name":"web-1","namespace":"shop"},
+     "spec":{"selector":{"matchExpressions":[{"key":"app","operator":"In","values":["web"]}]}}},
+    {"kind":"StatefulSetList","items":[{"metadata":{"name":"db","namespace":"shop"},"spec":{"selector":{"matchLabels":{"app":"db"}}}}]},
+    {"kind":"NamespaceList","items":[{"metadata":{"name":"default"}}]}]})",
+                     b);
+  auto s = std::move(b).build();
+  EXPECT_EQ(*s->namespace_labels,
+            (std::map<std::string, Labels, std::less<>>{{"default", {}}, {"shop", {{"team", "a"}}}}));
+  ASSERT_EQ(s->services->size(), 1u) << "a Service without selector selects nothing";
+  EXPECT_EQ((*s->services)[0].name, "web");
+  EXPECT_EQ((*s->services)[0].selector.match_labels, (Labels{{"app", "web"}}));
+  ASSERT_EQ(s->replication_controllers->size(), 1u);
+  EXPECT_EQ((*s->replication_controllers)[0].name, "old");
+  ASSERT_EQ(s->replica_sets->size(), 1u);
+  EXPECT_EQ((*s->replica_sets)[0].selector.match_expressions.size(), 1u);
+  ASSERT_EQ(s->stateful_sets->size(), 1u);
+  EXPECT_EQ((*s->stateful_sets)[0].namespace_, "shop");
+  EXPECT_EQ((*s->stateful_sets)[0].selector.match_labels, (Labels{{"app", "db"}}));
+
+  ClusterStateBuilder bad;
+  try {
+    load_snapshot_json(
+        R"({"kind":"List","items":[{"kind":"Service","metadata":{"name":"a"},"spec":{"selector":{"app":1}}}]})",
+        bad);
+    ADD_FAILURE() << "no error";
+  } catch (const DecodeError& e) {
+    EXPECT_EQ(std::string(e.what()), "items[0].spec.selector.app: expected string, got number");
+  }
 }
 
 TEST(SnapshotLoader, TerminalPodsDoNotCountAndSingleObjectsLoad) {

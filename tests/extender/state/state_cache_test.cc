@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <limits>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -170,6 +171,84 @@ TEST(StateCache, ReplaceDropsWhatTheListDoesNotHave) {
   EXPECT_EQ(s->find_pod("p2"), nullptr);
   ASSERT_EQ(s->pdbs->size(), 1u);
   EXPECT_EQ((*s->pdbs)[0].name, "new");
+}
+
+WorkloadSelector workload(const std::string& ns, const std::string& name, const std::string& app) {
+  WorkloadSelector w;
+  w.namespace_ = ns;
+  w.name = name;
+  if (!app.empty()) w.selector.match_labels = {{"app", app}};
+  return w;
+}
+
+std::vector<std::string> names(const std::vector<WorkloadSelector>& ws) {
+  std::vector<std::string> out;
+  for (const auto& w : ws) out.push_back(w.namespace_ + "/" + w.name);
+  return out;
+}
+
+TEST(StateCache, NamespacesUpsertDeleteAndReplaceWithEarlierViewsUnchanged) {
+  StateCache cache;
+  const auto empty = cache.view();
+  {
+    auto b = cache.batch();
+    b.upsert_namespace("a", {{"team", "x"}});
+    b.upsert_namespace("b", {});
+  }
+  const auto first = cache.view();
+  ASSERT_EQ(first->namespace_labels->size(), 2u);
+  EXPECT_EQ(first->namespace_labels->at("a"), (Labels{{"team", "x"}}));
+  EXPECT_TRUE(empty->namespace_labels->empty()) << "an earlier view never changes";
+  {
+    auto b = cache.batch();
+    b.upsert_namespace("a", {{"team", "y"}});
+    b.delete_namespace("b");
+    b.delete_namespace("never");
+  }
+  const auto second = cache.view();
+  EXPECT_EQ(*second->namespace_labels, (std::map<std::string, Labels, std::less<>>{{"a", {{"team", "y"}}}}));
+  EXPECT_EQ(first->namespace_labels->at("a"), (Labels{{"team", "x"}}));
+  // An unrelated change shares the map with the previous view.
+  cache.batch().upsert_node(node("n"));
+  EXPECT_EQ(cache.view()->namespace_labels, second->namespace_labels);
+  cache.batch().replace_namespaces({{"c", {{"k", "v"}}}});
+  EXPECT_EQ(*cache.view()->namespace_labels,
+            (std::map<std::string, Labels, std::less<>>{{"c", {{"k", "v"}}}}));
+}
+
+TEST(StateCache, WorkloadsOfEachKindUpsertDeleteAndReplaceApart) {
+  StateCache cache;
+  for (WorkloadKind kind : kWorkloadKinds) {
+    auto b = cache.batch();
+    b.upsert_workload(kind, workload("default", "web", "web"));
+    b.upsert_workload(kind, workload("default", "db", "db"));
+    // A nil or empty selector selects no pod: not kept.
+    b.upsert_workload(kind, workload("default", "headless", ""));
+  }
+  auto s = cache.view();
+  for (WorkloadKind kind : kWorkloadKinds)
+    EXPECT_EQ(names(*s->workloads(kind)), (std::vector<std::string>{"default/db", "default/web"}))
+        << workload_resource(kind);
+  EXPECT_EQ(s->services, s->workloads(WorkloadKind::kService));
+  EXPECT_EQ(s->stateful_sets, s->workloads(WorkloadKind::kStatefulSet));
+  {
+    auto b = cache.batch();
+    b.delete_workload(WorkloadKind::kService, "default", "web");
+    // An update that empties the selector drops the object.
+    b.upsert_workload(WorkloadKind::kReplicationController, workload("default", "db", ""));
+    b.upsert_workload(WorkloadKind::kReplicaSet, workload("default", "db", "db-v2"));
+    b.replace_workloads(WorkloadKind::kStatefulSet,
+                        {workload("other", "cache", "cache"), workload("x", "y", "")});
+  }
+  auto t = cache.view();
+  EXPECT_EQ(names(*t->services), (std::vector<std::string>{"default/db"}));
+  EXPECT_EQ(names(*t->replication_controllers), (std::vector<std::string>{"default/web"}));
+  ASSERT_EQ(t->replica_sets->size(), 2u);
+  EXPECT_EQ((*t->replica_sets)[0].selector.match_labels.at("app"), "db-v2");
+  EXPECT_EQ(names(*t->stateful_sets), (std::vector<std::string>{"other/cache"}));
+  // The earlier view still has what it had.
+  EXPECT_EQ(names(*s->services), (std::vector<std::string>{"default/db", "default/web"}));
+  EXPECT_EQ((*s->replica_sets)[0].selector.match_labels.at("app"), "db");
 }
 
 TEST(StateCache, AssumptionsCountUntilConfirmedForgottenOrExpired) {

@@ -40,6 +40,27 @@ TEST(StateDump, OneSortedLinePerNodePodAndBudget) {
       "nonzero=100m,209715200,0\n");
 }
 
+TEST(StateDump, NamespacesAndSelectorsWithTheirCounts) {
+  const auto s = build(R"({"kind":"List","items":[
+    {"kind":"Namespace","metadata":{"name":"shop","labels":{"team":"a"}}},
+    {"kind":"Namespace","metadata":{"name":"default"}},
+    {"kind":"Service","metadata":{"name":"web","namespace":"shop"},"spec":{"selector":{"app":"web"}}},
+    {"kind":"Service","metadata":{"name":"kubernetes","namespace":"default"},"spec":{}},
+    {"kind":"ReplicaSet","metadata":{"name":"web-1","namespace":"shop"},
+     "spec":{"selector":{"matchLabels":{"app":"web"},"matchExpressions":[{"key":"v","operator":"In","values":["1","2"]}]}}},
+    {"kind":"StatefulSet","metadata":{"name":"db","namespace":"shop"},"spec":{"selector":{"matchLabels":{"app":"db"}}}}]})");
+  EXPECT_EQ(dump_state(*s),
+            "count namespaces=2\n"
+            "count replicasets=1\n"
+            "count services=1\n"
+            "count statefulsets=1\n"
+            "namespace default labels=\n"
+            "namespace shop labels=team=a\n"
+            "replicaset shop/web-1 selector=app=web;v In (1,2)\n"
+            "service shop/web selector=app=web\n"
+            "statefulset shop/db selector=app=db\n");
+}
+
 Pod pod(const std::string& uid, const std::string& node_name, int64_t milli_cpu) {
   Pod p;
   p.name = uid;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "extender/codec/extender_args.h"
@@ -388,6 +389,18 @@ TEST(SimApiServer, ListsAndWatchesFromAResourceVersion) {
   const auto pdbs = parse(c.Get("/apis/policy/v1/poddisruptionbudgets")->body);
   EXPECT_STREQ(pdbs["kind"].GetString(), "PodDisruptionBudgetList");
   EXPECT_EQ(pdbs["items"].Size(), 0u);
+  // Every other resource the extender watches answers too (empty), or it would never be ready.
+  for (const auto& [path, kind, version] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"/api/v1/namespaces", "NamespaceList", "v1"},
+           {"/api/v1/services", "ServiceList", "v1"},
+           {"/api/v1/replicationcontrollers", "ReplicationControllerList", "v1"},
+           {"/apis/apps/v1/replicasets", "ReplicaSetList", "apps/v1"},
+           {"/apis/apps/v1/statefulsets", "StatefulSetList", "apps/v1"}}) {
+    const auto list = parse(c.Get(path)->body);
+    EXPECT_EQ(std::string(list["kind"].GetString()), kind) << path;
+    EXPECT_EQ(std::string(list["apiVersion"].GetString()), version) << path;
+    EXPECT_EQ(list["items"].Size(), 0u) << path;
+  }
 
   // Changes after the list: a bind (MODIFIED), a node change that a pod watch must not see, a deletion.
   p.node_name = "n1";

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -218,6 +219,33 @@ TEST(SimCluster, BoundPodsRunPendingPodsArriveTerminalPodsAreGone) {
   EXPECT_EQ(in.epoch_unix_seconds, 1795518000);
 }
 
+// What PodTopologySpread's default constraints and namespaceSelector read, kept for the engine: the
+// namespaces' labels and the objects that select pods, those with an empty selector left out.
+TEST(SimInputs, ClusterKeepsNamespacesServicesAndControllers) {
+  const ClusterInput in = decode_cluster(R"({"kind":"List","items":[
+    {"kind":"Namespace","metadata":{"name":"a","labels":{"team":"x"}}},
+    {"kind":"NamespaceList","items":[{"metadata":{"name":"b"}}]},
+    {"kind":"Service","metadata":{"name":"web","namespace":"a"},"spec":{"selector":{"app":"web"}}},
+    {"kind":"Service","metadata":{"name":"external","namespace":"a"},"spec":{"type":"ExternalName"}},
+    {"kind":"ReplicationController","metadata":{"name":"rc","namespace":"a"},"spec":{"selector":{"app":"old"}}},
+    {"kind":"ReplicaSet","metadata":{"name":"rs","namespace":"a"},"spec":{"selector":{"matchLabels":{"app":"web"}}}},
+    {"kind":"ReplicaSet","metadata":{"name":"empty","namespace":"a"},"spec":{"selector":{}}},
+    {"kind":"StatefulSet","metadata":{"name":"db","namespace":"b"},"spec":{"selector":{"matchLabels":{"app":"db"}}}}
+  ]})");
+  EXPECT_EQ(in.namespace_labels,
+            (std::map<std::string, Labels, std::less<>>{{"a", {{"team", "x"}}}, {"b", {}}}));
+  ASSERT_EQ(in.services.size(), 1u);
+  EXPECT_EQ(in.services[0].name, "web");
+  EXPECT_EQ(in.services[0].selector.match_labels, (Labels{{"app", "web"}}));
+  ASSERT_EQ(in.replication_controllers.size(), 1u);
+  EXPECT_EQ(in.replication_controllers[0].selector.match_labels, (Labels{{"app", "old"}}));
+  ASSERT_EQ(in.replica_sets.size(), 1u);
+  EXPECT_EQ(in.replica_sets[0].name, "rs");
+  ASSERT_EQ(in.stateful_sets.size(), 1u);
+  EXPECT_EQ(in.stateful_sets[0].namespace_, "b");
+  EXPECT_TRUE(in.cluster.nodes().empty());
+}
+
 TEST(SimInputs, BadInputNamesTheField) {
   struct Case {
     std::string name;
@@ -260,6 +288,12 @@ TEST(SimInputs, BadInputNamesTheField) {
       {"a pod on an unknown node", false,
        R"([{"kind":"Pod","metadata":{"name":"p","uid":"u-p"},"spec":{"nodeName":"gone"}}])",
        "pod default/p: spec.nodeName gone is not a node of the cluster"},
+      {"a Service selector that is not a map", false,
+       R"({"kind":"List","items":[{"kind":"Service","metadata":{"name":"s","namespace":"a"},"spec":{"selector":["x"]}}]})",
+       "items[0].spec.selector: expected object, got array"},
+      {"a StatefulSet without a name", false,
+       R"({"kind":"List","items":[{"kind":"StatefulSet","metadata":{},"spec":{"selector":{"matchLabels":{"a":"b"}}}}]})",
+       "items[0].metadata.name: missing"},
       {"Lists nested too deep", false,
        R"({"kind":"List","items":[{"kind":"List","items":[{"kind":"List","items":[{"kind":"List","items":[
           {"kind":"List","items":[{"kind":"List","items":[{"kind":"List","items":[{"kind":"List","items":[

@@ -62,6 +62,10 @@ struct Cluster {
       {"pods", pod("vip", "", "800m", 1000)},
       {"pods", pod("small", "", "300m", 0)},
       {"poddisruptionbudgets", pdb("a-pdb", "a")},
+      {"namespaces", R"({"metadata":{"name":"batch","labels":{"team":"t"}}})"},
+      {"services", R"({"metadata":{"name":"a","namespace":"batch"},"spec":{"selector":{"app":"a"}}})"},
+      {"statefulsets",
+       R"({"metadata":{"name":"c","namespace":"batch"},"spec":{"selector":{"matchLabels":{"app":"c"}}}})"},
   };
   void put_into(FakeApiServer& api) const {
     for (const auto& [resource, json] : objects) api.put(resource, json);
@@ -69,8 +73,13 @@ struct Cluster {
   // What `kubectl get nodes,pods,pdb -A -o json` prints of the server's objects, in its list order.
   std::string kubectl_json(const FakeApiServer& api) const {
     std::string items;
-    for (const auto& [resource, kind] : std::vector<std::pair<std::string, std::string>>{
-             {"nodes", "Node"}, {"pods", "Pod"}, {"poddisruptionbudgets", "PodDisruptionBudget"}}) {
+    for (const auto& [resource, kind] :
+         std::vector<std::pair<std::string, std::string>>{{"nodes", "Node"},
+                                                          {"pods", "Pod"},
+                                                          {"poddisruptionbudgets", "PodDisruptionBudget"},
+                                                          {"namespaces", "Namespace"},
+                                                          {"services", "Service"},
+                                                          {"statefulsets", "StatefulSet"}}) {
       for (const auto& [key, json] : api.objects(resource))
         items += (items.empty() ? "" : ",") + with_kind(kind, json);
     }
@@ -136,15 +145,21 @@ TEST(SimLive, ListsPageByPage) {
 
   int lists = api.lists_served();
   const ClusterInput whole = read_cluster(live);
-  EXPECT_EQ(api.lists_served() - lists, 3)
-      << "nodes, pods, PDBs in one page each (no PriorityClasses here: 404)";
+  EXPECT_EQ(api.lists_served() - lists, 8)
+      << "nodes, pods, PDBs, namespaces, services, replicationcontrollers, replicasets, statefulsets in "
+         "one page each (no PriorityClasses here: 404)";
   lists = api.lists_served();
   const ClusterInput paged = read_cluster(live, 2);
-  EXPECT_EQ(api.lists_served() - lists, 2 + 4 + 1) << "3 nodes, 8 pods, 1 PDB two at a time";
+  EXPECT_EQ(api.lists_served() - lists, 2 + 4 + 1 + 5)
+      << "3 nodes, 8 pods, 1 PDB two at a time, then one each";
 
   for (const ClusterInput* in : {&whole, &paged}) {
     EXPECT_EQ(in->cluster.nodes().size(), 3u);
     EXPECT_EQ(in->cluster.pdbs().size(), 1u);
+    EXPECT_EQ(in->namespace_labels.size(), 1u);
+    EXPECT_EQ(in->services.size(), 1u);
+    EXPECT_EQ(in->stateful_sets.size(), 1u);
+    EXPECT_TRUE(in->replica_sets.empty());
     std::set<std::string> running, pending;
     for (const auto& [uid, traits] : in->running) running.insert(uid);
     for (const auto& p : in->pending) pending.insert(p.pod.uid);
@@ -152,6 +167,28 @@ TEST(SimLive, ListsPageByPage) {
     EXPECT_EQ(pending, (std::set<std::string>{"u-vip", "u-small"}));
     EXPECT_EQ(in->epoch_unix_seconds, 1795516200) << "b's start, 2026-11-24T10:30:00Z";
   }
+}
+
+// Namespaces, Services and the controllers are optional, as PriorityClasses are: a role without them
+// (manifests/sim-follow before they were added) still simulates, without them.
+TEST(SimLive, ForbiddenSelectorsAndNamespacesAreLeftOut) {
+  FakeApiServer api;
+  Cluster cluster;
+  cluster.put_into(api);
+  api.forbid("namespaces");
+  api.forbid("services");
+  TempDir dir("sim-live-forbidden");
+  SimCommand live;
+  live.kubeconfig = (dir.path() / "kubeconfig").string();
+  kext::testing::spit(live.kubeconfig, api.kubeconfig());
+  const ClusterInput in = read_cluster(live);
+  EXPECT_EQ(in.cluster.nodes().size(), 3u);
+  EXPECT_TRUE(in.namespace_labels.empty());
+  EXPECT_TRUE(in.services.empty());
+  EXPECT_EQ(in.stateful_sets.size(), 1u);
+  // The required ones are not optional.
+  api.forbid("pods");
+  EXPECT_THROW(read_cluster(live), InputError);
 }
 
 void expect_error(const SimCommand& c, const std::string& prefix, const std::string& contains = "") {
