@@ -30,6 +30,8 @@ class InterPodAffinityScore final : public ScorePlugin {
   std::string_view name() const override { return "InterPodAffinity"; }
 
   bool reads_cluster() const override { return true; }
+  // The map and reduce per node once prepare has run: bench/topology_bench.cc BM_TopologyPluginCost.
+  uint64_t cost_per_node_ns() const override { return 63; }
 
   std::unique_ptr<ScorePrepared> prepare(const PodContext& ctx,
                                          std::span<const NodeInfo* const> nodes) const override {

@@ -97,9 +97,9 @@ WorkloadSelector decode_label_selector_owner(const Value& v, std::string_view pa
 
 }  // namespace
 
-NamespaceLabels decode_namespace(const Value& v, std::string_view path) {
+NamespaceObject decode_namespace(const Value& v, std::string_view path) {
   expect_object(v, path);
-  NamespaceLabels ns;
+  NamespaceObject ns;
   if (const Value* md = find_non_null(v, "metadata")) {
     std::string mp = join_path(path, "metadata");
     expect_object(*md, mp);

@@ -12,13 +12,13 @@
 
 namespace kext {
 
-struct NamespaceLabels {
+struct NamespaceObject {
   std::string name;
   Labels labels;
 };
 
 // core/v1 Namespace: metadata.name (required) and metadata.labels.
-NamespaceLabels decode_namespace(const json::Value& v, std::string_view path);
+NamespaceObject decode_namespace(const json::Value& v, std::string_view path);
 
 // metadata.namespace, metadata.name (required) and spec.selector, which may be missing or empty: such
 // an object is still decoded (a delete event or an update that drops the selector names it), and

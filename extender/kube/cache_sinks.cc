@@ -36,13 +36,13 @@ struct PdbKind {
 };
 
 struct NamespaceKind {
-  using Object = NamespaceLabels;
-  static NamespaceLabels decode(const json::Value& v) { return decode_namespace(v, "namespace"); }
-  static void upsert(StateCache::Batch& b, NamespaceLabels o) {
+  using Object = NamespaceObject;
+  static NamespaceObject decode(const json::Value& v) { return decode_namespace(v, "namespace"); }
+  static void upsert(StateCache::Batch& b, NamespaceObject o) {
     b.upsert_namespace(std::move(o.name), std::move(o.labels));
   }
-  static void remove(StateCache::Batch& b, const NamespaceLabels& o) { b.delete_namespace(o.name); }
-  static void replace(StateCache::Batch& b, std::vector<NamespaceLabels> all) {
+  static void remove(StateCache::Batch& b, const NamespaceObject& o) { b.delete_namespace(o.name); }
+  static void replace(StateCache::Batch& b, std::vector<NamespaceObject> all) {
     std::vector<std::pair<std::string, Labels>> v;
     v.reserve(all.size());
     for (auto& n : all) v.emplace_back(std::move(n.name), std::move(n.labels));

@@ -57,6 +57,8 @@ struct ClusterState {
   size_t node_objects = 0;
   // The bound pods grouped by namespace, labels and affinity terms (pod_group_index.h).
   PodGroupMap pod_groups;
+  // The node objects' labels, counted by key and value.
+  std::shared_ptr<const NodeLabelIndex> node_labels = std::make_shared<NodeLabelIndex>();
 
   // services, replication_controllers, replica_sets or stateful_sets.
   const std::shared_ptr<const std::vector<WorkloadSelector>>& workloads(WorkloadKind kind) const;

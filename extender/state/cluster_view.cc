@@ -17,6 +17,7 @@ std::unique_ptr<const StateClusterView> cluster_view_of(std::shared_ptr<const Cl
   v.replica_sets = *state->replica_sets;
   v.stateful_sets = *state->stateful_sets;
   v.pod_groups = &out->groups;
+  v.node_labels = state->node_labels.get();
   return out;
 }
 

@@ -24,9 +24,7 @@ void PodGroupIndex::add(const std::shared_ptr<const PodInfo>& pod) {
   if (const auto* old = groups_.find(key)) {
     *next = **old;
   } else {
-    next->namespace_ = pod->pod->namespace_;
-    next->labels = pod->pod->labels;
-    next->affinity = pod->pod->affinity;
+    next->first = *pod->pod;
   }
   next->pods.push_back(pod);
   groups_.put(key, std::move(next));

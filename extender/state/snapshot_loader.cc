@@ -23,7 +23,7 @@ bool add_kind(std::string_view kind, const json::Value& item, std::string_view p
   } else if (kind == "PodDisruptionBudget") {
     builder.add_pdb(decode_pdb(item, path));
   } else if (kind == "Namespace") {
-    NamespaceLabels ns = decode_namespace(item, path);
+    NamespaceObject ns = decode_namespace(item, path);
     builder.add_namespace(std::move(ns.name), std::move(ns.labels));
   } else if (kind == "Service") {
     builder.add_workload(WorkloadKind::kService, decode_service(item, path));

@@ -205,6 +205,8 @@ std::shared_ptr<const ClusterState> StateCache::view_locked() {
   auto s = std::make_shared<ClusterState>();
   s->nodes = nodes_.publish();
   s->pod_groups = groups_.publish();
+  s->node_labels = node_labels_;
+  node_labels_published_ = true;
   s->pods_by_uid = pods_.publish();
   s->node_objects = node_objects_;
   if (pdbs_dirty_) {
@@ -237,10 +239,27 @@ std::shared_ptr<const ClusterState> StateCache::view_locked() {
   return s;
 }
 
+void StateCache::count_node_labels(const Labels& labels, int delta) {
+  if (node_labels_published_) {
+    node_labels_ = std::make_shared<NodeLabelIndex>(*node_labels_);
+    node_labels_published_ = false;
+  }
+  for (const auto& [key, value] : labels) {
+    LabelValues& v = (*node_labels_)[key];
+    v.nodes += delta;
+    if ((v.values[value] += delta) == 0) v.values.erase(value);
+    if (v.nodes == 0) node_labels_->erase(key);
+  }
+}
+
 void StateCache::upsert_node_locked(Node node) {
   std::string name = node.name;
   auto next = std::make_shared<NodeInfo>();
   if (const auto* old = nodes_.find(name)) *next = **old;
+  if (!next->node || next->node->labels != node.labels) {
+    if (next->node) count_node_labels(next->node->labels, -1);
+    count_node_labels(node.labels, 1);
+  }
   if (!next->node) ++node_objects_;
   next->node = std::make_shared<const Node>(std::move(node));
   nodes_.put(name, std::move(next));
@@ -250,6 +269,7 @@ void StateCache::delete_node_locked(const std::string& name) {
   const auto* old = nodes_.find(name);
   if (!old || !(*old)->node) return;
   --node_objects_;
+  count_node_labels((*old)->node->labels, -1);
   if ((*old)->pods.empty()) {
     nodes_.erase(name);
     return;

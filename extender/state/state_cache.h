@@ -96,6 +96,11 @@ class StateCache {
   StateStore* store_;
   NodeMapWriter<std::shared_ptr<const NodeInfo>> nodes_;
   PodGroupIndex groups_;  // the bound pods of nodes_, grouped
+  // The node objects' labels counted; copied on the first label change after a publish (labels rarely
+  // change: a node's status updates keep them).
+  std::shared_ptr<NodeLabelIndex> node_labels_ = std::make_shared<NodeLabelIndex>();
+  bool node_labels_published_ = false;
+  void count_node_labels(const Labels& labels, int delta);
   ShardedMapWriter<std::shared_ptr<const PodInfo>, kPodShards> pods_;
   size_t node_objects_ = 0;
   std::map<std::string, PodDisruptionBudget> pdbs_;  // by namespace/name

@@ -167,9 +167,24 @@ PodTraits pod_traits(const Value& item, const std::string& path) {
 }
 
 // The identity defaults both inputs share.
+// An object without metadata.namespace is in "default", as the API server places it.
+constexpr std::string_view kDefaultNamespace = "default";
+
+// A Deployment's pod-template-hash: ten characters of rand.SafeEncodeString's alphabet from a hash of
+// the Deployment (kube-controller-manager hashes the template, which a simulation need not match:
+// only that the Deployment's pods share it).
+std::string template_hash(std::string_view of) {
+  constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+  uint64_t h = 14695981039346656037ULL;  // FNV-1a, as controller.ComputeHash uses
+  for (char c : of) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  std::string out;
+  for (int i = 0; i < 10; ++i, h /= kAlphabet.size()) out.push_back(kAlphabet[h % kAlphabet.size()]);
+  return out;
+}
+
 void complete_identity(Pod& pod, const std::string& path) {
   if (pod.name.empty()) throw DecodeError(json::join_path(path, "metadata.name") + ": missing");
-  if (pod.namespace_.empty()) pod.namespace_ = "default";
+  if (pod.namespace_.empty()) pod.namespace_ = kDefaultNamespace;
   if (pod.uid.empty()) pod.uid = pod.namespace_ + "/" + pod.name;
 }
 
@@ -250,7 +265,7 @@ ClusterInput decode_cluster(std::string_view text, bool keep_node_images) {
     } else if (kind == "PodDisruptionBudget") {
       pdbs.push_back(decode_pdb(item, path));
     } else if (kind == "Namespace") {
-      NamespaceLabels ns = decode_namespace(item, path);
+      NamespaceObject ns = decode_namespace(item, path);
       in.namespace_labels.insert_or_assign(std::move(ns.name), std::move(ns.labels));
     } else if (kind == "Service") {
       keep_workload(in.services, decode_service(item, path));
@@ -300,14 +315,20 @@ WorkloadInput decode_workload(std::string_view text) {
       out.push_back(std::move(p));
       return;
     }
+    if (kind == "Service") {
+      WorkloadSelector s = decode_service(item, path);
+      if (s.namespace_.empty()) s.namespace_ = std::string(kDefaultNamespace);
+      if (!selects_no_pods(s)) in.services.push_back(std::move(s));
+      return;
+    }
     std::string_view count_field;
-    if (kind == "Deployment" || kind == "ReplicaSet") {
+    if (kind == "Deployment" || kind == "ReplicaSet" || kind == "StatefulSet") {
       count_field = "replicas";
     } else if (kind == "Job") {
       count_field = "parallelism";
     } else {
       throw DecodeError(json::join_path(path, "kind") + ": \"" + std::string(kind) +
-                        "\" is not a Pod, Deployment, ReplicaSet, Job or PriorityClass");
+                        "\" is not a Pod, Deployment, ReplicaSet, StatefulSet, Job, Service or PriorityClass");
     }
     const int64_t n = replicas(item, path, count_field);
     std::string name;
@@ -331,8 +352,29 @@ WorkloadInput decode_workload(std::string_view text) {
     PodTraits traits = traits_of(*tmpl, tp, true);
     traits.owner = std::string(kind) + "/" + name;
     if (!traits.runtime) traits.runtime = runtime_annotation(item, path);
+    // The pods' controller, as the workload controllers create them: a Deployment's pods belong to
+    // its ReplicaSet "<name>-<pod-template-hash>" and carry that label (pkg/controller/deployment
+    // sync.go getNewReplicaSet), whose selector is the Deployment's plus the hash.
+    Pod controlled = from_template;
+    controlled.controller_kind = kind == "Deployment" ? "ReplicaSet" : std::string(kind);
+    controlled.controller_name = name;
+    const std::string pod_namespace = namespace_.empty() ? std::string(kDefaultNamespace) : namespace_;
+    if (kind != "Job") {
+      WorkloadSelector owner = decode_replica_set(item, path);  // metadata and spec.selector
+      owner.namespace_ = pod_namespace;
+      if (kind == "Deployment") {
+        const std::string hash = template_hash(pod_namespace + "/" + name);
+        owner.name = controlled.controller_name = name + "-" + hash;
+        owner.selector.match_labels["pod-template-hash"] = hash;
+        Labels labels = controlled.labels.get();
+        labels["pod-template-hash"] = hash;
+        controlled.labels = std::move(labels);
+      }
+      if (!selects_no_pods(owner))
+        (kind == "StatefulSet" ? in.stateful_sets : in.replica_sets).push_back(std::move(owner));
+    }
     for (int64_t i = 0; i < n; ++i) {
-      InputPod p{from_template, traits};
+      InputPod p{controlled, traits};
       p.pod.name = name + "-" + std::to_string(i);
       p.pod.namespace_ = namespace_;
       p.pod.uid.clear();

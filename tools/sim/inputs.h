@@ -100,6 +100,11 @@ PriorityClass decode_priority_class(const json::Value& item, const std::string& 
 struct WorkloadInput {
   std::vector<InputPod> pods;
   std::vector<PriorityClass> priority_classes;
+  // Services in the file, and the selectors of the ReplicaSets (a Deployment's too) and StatefulSets
+  // its pods come from: PodTopologySpread's system default constraints read them (DefaultSelector).
+  std::vector<WorkloadSelector> services;
+  std::vector<WorkloadSelector> replica_sets;
+  std::vector<WorkloadSelector> stateful_sets;
 };
 
 // The same envelopes, of Pods, Deployments, ReplicaSets, Jobs (apps/v1, batch/v1) and PriorityClasses

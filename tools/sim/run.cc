@@ -149,6 +149,15 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
     options.scoring.in_tree_scores = loaded.scheduler_configuration;
     options.scoring.extender_weight = extender_weight(loaded.extender_weights, command.extender_url);
   }
+  // What selects pods, from the cluster and the workload: PodTopologySpread's default constraints.
+  auto append = [](std::vector<WorkloadSelector>& to, std::vector<WorkloadSelector>& from) {
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+    return std::move(to);
+  };
+  cluster.cluster.set_namespace_labels(std::move(cluster.namespace_labels));
+  cluster.cluster.set_workloads(append(cluster.services, input.services), std::move(cluster.replication_controllers),
+                                append(cluster.replica_sets, input.replica_sets),
+                                append(cluster.stateful_sets, input.stateful_sets));
   sim::Simulator simulator(std::move(cluster.cluster), *loaded.engine, options);
   // Events after max_time never happen: times past it are clamped to just after it, so that no
   // input (a deletionTimestamp in year 9999, a long interval times many pods) overflows the clock.

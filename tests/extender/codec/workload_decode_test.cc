@@ -24,7 +24,7 @@ std::string error_of(WorkloadSelector (*decode)(const json::Value&, std::string_
 }
 
 TEST(WorkloadDecode, NamespaceNameAndLabels) {
-  NamespaceLabels ns =
+  NamespaceObject ns =
       decode_namespace(doc(R"({"metadata":{"name":"team-a","labels":{"team":"a","x":null}}})"), "ns");
   EXPECT_EQ(ns.name, "team-a");
   EXPECT_EQ(ns.labels, (Labels{{"team", "a"}}));

@@ -255,8 +255,8 @@ TEST(SimInputs, BadInputNamesTheField) {
   };
   const std::vector<Case> cases = {
       {"not JSON", true, "[{", "invalid JSON at offset"},
-      {"another kind", true, R"([{"kind":"StatefulSet","metadata":{"name":"s"}}])",
-       R"([0].kind: "StatefulSet" is not a Pod, Deployment, ReplicaSet, Job or PriorityClass)"},
+      {"another kind", true, R"([{"kind":"CronJob","metadata":{"name":"s"}}])",
+       R"([0].kind: "CronJob" is not a Pod, Deployment, ReplicaSet, StatefulSet, Job, Service or PriorityClass)"},
       {"no kind", true, R"([{"metadata":{"name":"s"}}])", "[0].kind: missing"},
       {"negative replicas", true,
        R"({"kind":"List","items":[{"kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":-1}}]})",
