@@ -85,10 +85,12 @@ Fixture& fixture() {
         b.upsert_node(std::move(n));
       }
       for (size_t d = 0; d < kDeployments; ++d)
-        for (size_t r = 0; r < kReplicas; ++r) b.upsert_pod(replica(d, r, node_name((d * 7919 + r * 53) % kNodes)));
+        for (size_t r = 0; r < kReplicas; ++r)
+          b.upsert_pod(replica(d, r, node_name((d * 7919 + r * 53) % kNodes)));
     }
     f->state = f->cache.view();
-    for (size_t i = 0; i < kNames; ++i) f->names.push_back(f->state->find_node(node_name(i * (kNodes / kNames))));
+    for (size_t i = 0; i < kNames; ++i)
+      f->names.push_back(f->state->find_node(node_name(i * (kNodes / kNames))));
     f->pod = replica(0, kReplicas, "");
     kext::TopologySpreadConstraint zone;
     zone.topology_key = "topology.kubernetes.io/zone";
@@ -114,8 +116,8 @@ double process_cpu_us() {
 std::string only(std::string_view plugins) {
   return std::string(R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration","plugins":{
       "filter":{"disabled":[{"name":"*"}],"enabled":[)") +
-         std::string(plugins) + R"(]},"score":{"disabled":[{"name":"*"}],"enabled":[)" + std::string(plugins) +
-         "]}}}";
+         std::string(plugins) + R"(]},"score":{"disabled":[{"name":"*"}],"enabled":[)" +
+         std::string(plugins) + "]}}}";
 }
 
 // range(0): 0 the whole default profile (kube-scheduler's plugins and weights), 1 only
@@ -207,6 +209,28 @@ void BM_WatchEventUpkeep(benchmark::State& st) {
   st.SetItemsProcessed(static_cast<int64_t>(st.iterations()) * 2);
 }
 BENCHMARK(BM_WatchEventUpkeep)->Unit(benchmark::kMicrosecond);
+
+// The index upkeep alone: a replica joining its Deployment's group of 100 and leaving it again, with a
+// publish between events as the reflector does (so that each write copies the group's shard).
+void BM_PodGroupUpkeep(benchmark::State& st) {
+  Fixture& f = fixture();
+  kext::PodGroupIndex index;
+  std::vector<std::shared_ptr<const kext::PodInfo>> pods;
+  f.state->pod_groups.for_each([&](const auto&, const std::shared_ptr<const kext::PodGroup>& g) {
+    for (const auto& p : g->pods) pods.push_back(p);
+  });
+  for (const auto& p : pods) index.add(p);
+  size_t i = 0;
+  for (auto _ : st) {
+    const auto& p = pods[(i++ * 7919) % pods.size()];
+    index.remove(p.get());
+    benchmark::DoNotOptimize(index.publish());
+    index.add(p);
+    benchmark::DoNotOptimize(index.publish());
+  }
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations()) * 2);
+}
+BENCHMARK(BM_PodGroupUpkeep)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

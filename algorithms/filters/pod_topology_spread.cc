@@ -157,14 +157,16 @@ class PodTopologySpreadFilter final : public FilterPlugin {
         const NodeInclusion inclusion(pod.pod, node);
         for (size_t i = 0; i < n_constraints; ++i) {
           const SpreadConstraint& c = (*constraints)[i];
-          if (inclusion.includes(c)) state->counts[i].try_emplace(node.labels.find(c.topology_key)->second, 0);
+          if (inclusion.includes(c))
+            state->counts[i].try_emplace(node.labels.find(c.topology_key)->second, 0);
         }
       }
     }
-    for_each_spread_match(pod.cluster, all, *constraints, pod.pod.namespace_, [&](size_t i, const NodeInfo& node) {
-      if (!node.node) return;
-      if (const std::string* value = domain(*node.node, i)) ++state->counts[i][*value];
-    });
+    for_each_spread_match(pod.cluster, all, *constraints, pod.pod.namespace_,
+                          [&](size_t i, const NodeInfo& node) {
+                            if (!node.node) return;
+                            if (const std::string* value = domain(*node.node, i)) ++state->counts[i][*value];
+                          });
     for (size_t i = 0; i < n_constraints; ++i)
       for (const auto& [value, num] : state->counts[i]) state->paths[i].update(value, num);
     return state;

@@ -31,9 +31,9 @@ struct SpreadScorePrepared final : ScorePrepared {
   // Hostname constraints: the matching pods of each scored node (its own domain), by name: a request
   // in full-node mode scores its own NodeInfos, which are not the cluster's.
   std::vector<std::unordered_map<std::string_view, int64_t>> host_counts;
-  std::vector<double> weights;                                   // TopologyNormalizingWeight
-  std::vector<int64_t> node_scores;                              // per node given to prepare()
-  std::unordered_map<std::string, size_t> index;                 // node name -> position there
+  std::vector<double> weights;                    // TopologyNormalizingWeight
+  std::vector<int64_t> node_scores;               // per node given to prepare()
+  std::unordered_map<std::string, size_t> index;  // node name -> position there
 };
 
 bool is_hostname(const SpreadConstraint& c) { return c.topology_key == kHostnameLabel; }

@@ -28,6 +28,8 @@ std::optional<int32_t> get_int32(const Value& obj, std::string_view key, std::st
   return static_cast<int32_t>(*v);
 }
 
+}  // namespace
+
 Labels decode_string_map(const Value& obj, std::string_view key, std::string_view path) {
   Labels out;
   const Value* v = find_non_null(obj, key);
@@ -42,6 +44,8 @@ Labels decode_string_map(const Value& obj, std::string_view key, std::string_vie
   }
   return out;
 }
+
+namespace {
 
 // Calls fn(element, element_path) for each element of an optional array member.
 template <typename Fn>
@@ -63,6 +67,8 @@ void with_object(const Value& obj, std::string_view key, std::string_view path, 
   fn(*v, p);
 }
 
+}  // namespace
+
 std::vector<std::string> decode_string_array(const Value& obj, std::string_view key, std::string_view path) {
   std::vector<std::string> out;
   for_each_element(obj, key, path, [&](const Value& e, const std::string& p) {
@@ -70,6 +76,8 @@ std::vector<std::string> decode_string_array(const Value& obj, std::string_view 
   });
   return out;
 }
+
+namespace {
 
 std::vector<SelectorRequirement> decode_requirements(const Value& obj, std::string_view key,
                                                      std::string_view path) {
@@ -85,6 +93,8 @@ std::vector<SelectorRequirement> decode_requirements(const Value& obj, std::stri
   return out;
 }
 
+}  // namespace
+
 // metav1.LabelSelector, the one decoder for every selector (PDBs, pod affinity terms, spread
 // constraints). nullopt when the member is absent or null: metav1.LabelSelectorAsSelector turns nil
 // into labels.Nothing() and {} into labels.Everything(), so the two stay apart.
@@ -99,6 +109,8 @@ std::optional<LabelSelector> decode_label_selector(const Value& obj, std::string
   });
   return out;
 }
+
+namespace {
 
 NodeSelectorTerm decode_term(const Value& v, std::string_view path) {
   expect_object(v, path);

@@ -1,5 +1,7 @@
 #include "extender/codec/workload_decode.h"
 
+#include "extender/codec/k8s_decode.h"
+
 namespace kext {
 
 namespace {
@@ -9,53 +11,6 @@ using json::find_non_null;
 using json::get_string;
 using json::join_path;
 using json::Value;
-
-// Duplicates of k8s_decode.cc's decode_string_map / decode_requirements (in its anonymous
-// namespace): to be folded into one shared helper.
-Labels decode_string_map(const Value& obj, std::string_view key, std::string_view path) {
-  Labels out;
-  const Value* v = find_non_null(obj, key);
-  if (!v) return out;
-  std::string p = join_path(path, key);
-  expect_object(*v, p);
-  for (auto it = v->MemberBegin(); it != v->MemberEnd(); ++it) {
-    std::string_view k = json::view(it->name);
-    if (it->value.IsNull()) continue;
-    if (!it->value.IsString()) json::fail_type(join_path(p, k), "string", it->value);
-    out.insert_or_assign(std::string(k), std::string(json::view(it->value)));
-  }
-  return out;
-}
-
-std::vector<std::string> decode_string_array(const Value& obj, std::string_view key, std::string_view path) {
-  std::vector<std::string> out;
-  const Value* v = find_non_null(obj, key);
-  if (!v) return out;
-  std::string p = join_path(path, key);
-  json::expect_array(*v, p);
-  for (rapidjson::SizeType i = 0; i < v->Size(); ++i)
-    out.emplace_back(json::expect_string((*v)[i], p + "[" + std::to_string(i) + "]"));
-  return out;
-}
-
-// metav1.LabelSelector: matchLabels and matchExpressions.
-LabelSelector decode_label_selector(const Value& sel, std::string_view path) {
-  expect_object(sel, path);
-  LabelSelector ls;
-  ls.match_labels = decode_string_map(sel, "matchLabels", path);
-  if (const Value* exprs = find_non_null(sel, "matchExpressions")) {
-    std::string p = join_path(path, "matchExpressions");
-    json::expect_array(*exprs, p);
-    for (rapidjson::SizeType i = 0; i < exprs->Size(); ++i) {
-      std::string ep = p + "[" + std::to_string(i) + "]";
-      const Value& e = (*exprs)[i];
-      expect_object(e, ep);
-      ls.match_expressions.push_back(SelectorRequirement{
-          get_string(e, "key", ep), get_string(e, "operator", ep), decode_string_array(e, "values", ep)});
-    }
-  }
-  return ls;
-}
 
 // metadata.namespace and metadata.name; the name is required (it keys the cache).
 WorkloadSelector decode_meta(const Value& v, std::string_view path) {
@@ -89,8 +44,8 @@ WorkloadSelector decode_map_selector(const Value& v, std::string_view path) {
 WorkloadSelector decode_label_selector_owner(const Value& v, std::string_view path) {
   WorkloadSelector w = decode_meta(v, path);
   if (const Value* spec = find_spec(v, path)) {
-    if (const Value* sel = find_non_null(*spec, "selector"))
-      w.selector = decode_label_selector(*sel, join_path(join_path(path, "spec"), "selector"));
+    if (auto sel = decode_label_selector(*spec, "selector", join_path(path, "spec")))
+      w.selector = std::move(*sel);
   }
   return w;
 }

@@ -1,12 +1,13 @@
 // What the cluster state keeps for PodTopologySpread and InterPodAffinity, as watch events arrive:
 // the bound pods grouped by namespace, labels and affinity terms (interned, so a Deployment's replicas
 // are one group), the node labels counted by key and value, and the ClusterView a request reads.
+#include "extender/state/cluster_view.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 
-#include "extender/state/cluster_view.h"
 #include "extender/state/state_cache.h"
 
 namespace kext {
@@ -104,7 +105,8 @@ TEST(ClusterView, NodeLabelsCountedByKeyAndValue) {
   EXPECT_EQ(view->view.nodes.size(), 3u);
   EXPECT_EQ(view->view.node_labels, second->node_labels.get());
   EXPECT_NE(view->view.pod_groups, nullptr);
-  EXPECT_EQ(cluster_view_of(StateCache().view()), nullptr) << "no node objects: the request's nodes are the cluster";
+  EXPECT_EQ(cluster_view_of(StateCache().view()), nullptr)
+      << "no node objects: the request's nodes are the cluster";
 }
 
 }  // namespace

@@ -13,8 +13,8 @@ namespace kext::testing {
 namespace {
 
 std::string node(const std::string& name, const std::string& zone) {
-  return R"({"kind":"Node","metadata":{"name":")" + name + R"(","labels":{"kubernetes.io/hostname":")" + name +
-         R"(","topology.kubernetes.io/zone":")" + zone +
+  return R"({"kind":"Node","metadata":{"name":")" + name + R"(","labels":{"kubernetes.io/hostname":")" +
+         name + R"(","topology.kubernetes.io/zone":")" + zone +
          R"("}},"status":{"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"}}})";
 }
 
@@ -37,7 +37,11 @@ const std::string kHostPort =
 // its host with a web pod); n5 in zone b is in the state but never in a request.
 std::shared_ptr<const ClusterState> cluster() {
   const std::vector<std::string> items = {
-      node("n1", "a"), node("n2", "a"), node("n3", "b"), node("n4", "b"), node("n5", "b"),
+      node("n1", "a"),
+      node("n2", "a"),
+      node("n3", "b"),
+      node("n4", "b"),
+      node("n5", "b"),
       pod("web-1", "n1", "web"),
       R"({"kind":"Pod","metadata":{"name":"proxy","namespace":"default","uid":"uid-proxy"},"spec":{"nodeName":"n2",)" +
           kHostPort.substr(0, kHostPort.size() - 1) + R"(},"status":{"phase":"Running"}})",
@@ -71,7 +75,8 @@ std::map<std::string, std::string> members(const rapidjson::Document& reply, con
 
 std::string full_request(const std::string& pod_json, const std::vector<std::string>& names) {
   std::string items;
-  for (const auto& n : names) items += (items.empty() ? "" : ",") + node(n, n == "n1" || n == "n2" ? "a" : "b");
+  for (const auto& n : names)
+    items += (items.empty() ? "" : ",") + node(n, n == "n1" || n == "n2" ? "a" : "b");
   return R"({"Pod":)" + pod_json + R"(,"Nodes":{"items":[)" + items + "]}}";
 }
 
@@ -89,7 +94,8 @@ TEST(TopologyOverHttp, FiltersCountTheWholeClusterInBothNodeModes) {
   TestServer server(cluster(), kModern);
   for (bool names_mode : {true, false}) {
     SCOPED_TRACE(names_mode ? "NodeNames" : "Nodes");
-    auto res = server.post("/filter", names_mode ? names_request(kWebPod, kNames) : full_request(kWebPod, kNames));
+    auto res =
+        server.post("/filter", names_mode ? names_request(kWebPod, kNames) : full_request(kWebPod, kNames));
     ASSERT_TRUE(res);
     ASSERT_EQ(res->status, 200) << res->body;
     const auto r = parse(res->body);
@@ -112,21 +118,22 @@ TEST(TopologyOverHttp, SpreadSkewFailsTheCrowdedZone) {
       R"({"metadata":{"name":"web-3","namespace":"default","uid":"uid-web-3","labels":{"app":"web"}},"spec":{)"
       R"("topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone",)"
       R"("whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchLabels":{"app":"web"}}}]}})";
-  const std::string list = std::string(R"({"kind":"List","items":[)") + node("n1", "a") + "," + node("n2", "a") +
-                           "," + node("n3", "b") + "," + pod("web-1", "n1", "web") + "]}";
+  const std::string list = std::string(R"({"kind":"List","items":[)") + node("n1", "a") + "," +
+                           node("n2", "a") + "," + node("n3", "b") + "," + pod("web-1", "n1", "web") + "]}";
   TestServer server(state_from_json(list), kModern);
   auto res = server.post("/filter", names_request(pod_json, {"n1", "n2", "n3"}));
   ASSERT_TRUE(res);
   const auto r = parse(res->body);
   EXPECT_EQ(passed(r), std::vector<std::string>{"n3"}) << res->body;
-  EXPECT_EQ(members(r, "FailedNodes"),
-            (std::map<std::string, std::string>{{"n1", "node(s) didn't match pod topology spread constraints"},
-                                                {"n2", "node(s) didn't match pod topology spread constraints"}}))
+  EXPECT_EQ(members(r, "FailedNodes"), (std::map<std::string, std::string>{
+                                           {"n1", "node(s) didn't match pod topology spread constraints"},
+                                           {"n2", "node(s) didn't match pod topology spread constraints"}}))
       << res->body;
 }
 
 TEST(TopologyOverHttp, PreferredAntiAffinityScoresTheOtherZoneHigher) {
-  const std::string only_affinity = R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration",
+  const std::string only_affinity =
+      R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration",
     "plugins":{"score":{"disabled":[{"name":"*"}],"enabled":[{"name":"InterPodAffinity"}]}}})";
   const std::string pod_json =
       R"({"metadata":{"name":"web-3","namespace":"default","uid":"uid-web-3","labels":{"app":"web"}},"spec":{)"
@@ -139,7 +146,8 @@ TEST(TopologyOverHttp, PreferredAntiAffinityScoresTheOtherZoneHigher) {
                            names_mode ? names_request(pod_json, kNames) : full_request(pod_json, kNames));
     // n1 holds a web pod (−100 there), the others none: normalised to 0..100, sent as /10. n5's web
     // pod is outside the request and does not lower any of these.
-    EXPECT_EQ(host_scores(res, 4), (std::map<std::string, int64_t>{{"n1", 0}, {"n2", 10}, {"n3", 10}, {"n4", 10}}));
+    EXPECT_EQ(host_scores(res, 4),
+              (std::map<std::string, int64_t>{{"n1", 0}, {"n2", 10}, {"n3", 10}, {"n4", 10}}));
   }
 }
 
@@ -147,14 +155,18 @@ TEST(TopologyOverHttp, PreemptionEvictsThePodThatBlocksAntiAffinity) {
   // n1 has room for the preemptor; only web-1's presence (priority 0) stands in its way.
   const std::string preemptor =
       R"({"metadata":{"name":"web-3","namespace":"default","uid":"uid-web-3","labels":{"app":"web"}},"spec":{)" +
-      kAntiWebOnHost + R"("priority":1000,"containers":[{"name":"c","resources":{"requests":{"cpu":"100m"}}}]}})";
+      kAntiWebOnHost +
+      R"("priority":1000,"containers":[{"name":"c","resources":{"requests":{"cpu":"100m"}}}]}})";
   TestServer server(cluster(), kModern);
-  auto res = server.post("/preempt", R"({"Pod":)" + preemptor +
-                                         R"(,"NodeNameToMetaVictims":{"n1":{"Pods":[{"UID":"uid-web-1"}],"NumPDBViolations":0}}})");
+  auto res = server.post(
+      "/preempt",
+      R"({"Pod":)" + preemptor +
+          R"(,"NodeNameToMetaVictims":{"n1":{"Pods":[{"UID":"uid-web-1"}],"NumPDBViolations":0}}})");
   ASSERT_TRUE(res);
   ASSERT_EQ(res->status, 200) << res->body;
   const auto r = parse(res->body);
-  ASSERT_TRUE(r.HasMember("NodeNameToMetaVictims") && r["NodeNameToMetaVictims"].HasMember("n1")) << res->body;
+  ASSERT_TRUE(r.HasMember("NodeNameToMetaVictims") && r["NodeNameToMetaVictims"].HasMember("n1"))
+      << res->body;
   const auto& pods = r["NodeNameToMetaVictims"]["n1"]["Pods"];
   ASSERT_EQ(pods.Size(), 1u) << res->body;
   EXPECT_STREQ(pods[0]["UID"].GetString(), "uid-web-1");

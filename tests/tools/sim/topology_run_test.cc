@@ -17,8 +17,8 @@ namespace {
 using kext::sim::testing::SimFiles;
 
 std::string zoned_node(const std::string& name, const std::string& zone) {
-  return R"({"kind":"Node","metadata":{"name":")" + name + R"(","labels":{"kubernetes.io/hostname":")" + name +
-         R"(","topology.kubernetes.io/zone":")" + zone +
+  return R"({"kind":"Node","metadata":{"name":")" + name + R"(","labels":{"kubernetes.io/hostname":")" +
+         name + R"(","topology.kubernetes.io/zone":")" + zone +
          R"("}},"status":{"allocatable":{"cpu":"8","memory":"32Gi","pods":"110"}}})";
 }
 
@@ -26,11 +26,12 @@ std::string zoned_node(const std::string& name, const std::string& zone) {
 std::string web(const std::string& kind, int replicas, const std::string& spec = "") {
   return R"({"kind":")" + kind + R"(","metadata":{"name":"web","namespace":"shop"},"spec":{"replicas":)" +
          std::to_string(replicas) +
-         R"(,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{)" + spec +
-         R"("containers":[{"name":"c","resources":{"requests":{"cpu":"100m"}}}]}}}})";
+         R"(,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{)" +
+         spec + R"("containers":[{"name":"c","resources":{"requests":{"cpu":"100m"}}}]}}}})";
 }
 
-constexpr const char* kModern = R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration"})";
+constexpr const char* kModern =
+    R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration"})";
 
 // Node -> how many of the run's pods it got.
 std::map<std::string, int> per_node(const SimResult& r) {
@@ -47,9 +48,10 @@ TEST(SimTopology, TemplateAntiAffinityPlacesOneReplicaPerNode) {
                                                zoned_node("n2", "a") + "," + zoned_node("n3", "b") + "]}");
   c.workload_file = f.write(
       "workload.json",
-      "[" + web("StatefulSet", 4,
-                R"("affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
-                R"({"labelSelector":{"matchLabels":{"app":"web"}},"topologyKey":"kubernetes.io/hostname"}]}},)") +
+      "[" +
+          web("StatefulSet", 4,
+              R"("affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
+              R"({"labelSelector":{"matchLabels":{"app":"web"}},"topologyKey":"kubernetes.io/hostname"}]}},)") +
           "]");
   c.config_file = f.write("config.json", kModern);
   const SimResult r = run_sim(c, nullptr);
@@ -66,9 +68,10 @@ TEST(SimTopology, TemplateSpreadConstraintBalancesZones) {
                                                zoned_node("n2", "a") + "," + zoned_node("n3", "b") + "]}");
   c.workload_file = f.write(
       "workload.json",
-      "[" + web("Deployment", 6,
-                R"("topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone",)"
-                R"("whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchLabels":{"app":"web"}}}],)") +
+      "[" +
+          web("Deployment", 6,
+              R"("topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone",)"
+              R"("whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchLabels":{"app":"web"}}}],)") +
           "]");
   c.config_file = f.write("config.json", kModern);
   const auto placed = per_node(run_sim(c, nullptr));
@@ -84,7 +87,8 @@ TEST(SimTopology, DeploymentPodsAreSpreadByDefault) {
   c.workload_file = f.write("workload.json", "[" + web("Deployment", 10) + "]");
   // Only PodTopologySpread scores: every other plugin ties, so the balance is the system default
   // constraints' doing (the ReplicaSet's selector found through the pods' owner).
-  c.config_file = f.write("config.json", R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration",
+  c.config_file =
+      f.write("config.json", R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration",
     "plugins":{"score":{"disabled":[{"name":"*"}],"enabled":[{"name":"PodTopologySpread"}]}}})");
   EXPECT_EQ(per_node(run_sim(c, nullptr)), (std::map<std::string, int>{{"n1", 5}, {"n2", 5}}));
 }
@@ -106,8 +110,7 @@ TEST(SimTopology, WorkloadControllersBecomeOwnersAndSelectors) {
   ASSERT_EQ(in.replica_sets.size(), 1u);
   EXPECT_EQ(in.replica_sets[0].name, "web-" + hash);
   EXPECT_EQ(in.replica_sets[0].namespace_, "shop");
-  EXPECT_EQ(in.replica_sets[0].selector.match_labels,
-            (Labels{{"app", "web"}, {"pod-template-hash", hash}}));
+  EXPECT_EQ(in.replica_sets[0].selector.match_labels, (Labels{{"app", "web"}, {"pod-template-hash", hash}}));
   ASSERT_EQ(in.stateful_sets.size(), 1u);
   EXPECT_EQ(in.stateful_sets[0].selector.match_labels, (Labels{{"app", "web"}}));
   ASSERT_EQ(in.services.size(), 1u) << "a Service without a selector selects no pod";
