@@ -10,8 +10,8 @@
 #include "algorithms/filters/node_ports.h"
 #include "algorithms/filters/pod_fits_host.h"
 #include "algorithms/filters/pod_fits_resources.h"
-#include "algorithms/filters/pod_topology_spread.h"
 #include "algorithms/filters/pod_tolerates_node_taints.h"
+#include "algorithms/filters/pod_topology_spread.h"
 #include "algorithms/scores/balanced_resource_allocation.h"
 #include "algorithms/scores/image_locality.h"
 #include "algorithms/scores/inter_pod_affinity.h"
@@ -70,8 +70,8 @@ constexpr FilterNames kInterPodAffinity{kInterPodAffinityPlugin, {}};
 
 // pkg/scheduler/apis/config/v1/default_plugins.go getDefaultPlugins: the MultiPoint plugins that filter,
 // in their listed order (the framework runs Filter plugins in that order).
-constexpr std::array kCurrentFilterOrder{&kNodeUnschedulable, &kNodeName,          &kTaintToleration,
-                                         &kNodeAffinity,      &kNodePorts,         &kNodeResourcesFit,
+constexpr std::array kCurrentFilterOrder{&kNodeUnschedulable, &kNodeName,        &kTaintToleration,
+                                         &kNodeAffinity,      &kNodePorts,       &kNodeResourcesFit,
                                          &kPodTopologySpread, &kInterPodAffinity};
 // v1.16 pkg/scheduler/algorithm/predicates/predicates.go predicatesOrdering (ordered by "restrictiveness
 // & complexity"), restricted to these filters: taints after resources.

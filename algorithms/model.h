@@ -115,10 +115,10 @@ struct TopologySpreadConstraint {
   int32_t max_skew = 1;
   std::string topology_key;
   std::string when_unsatisfiable = "DoNotSchedule";  // or ScheduleAnyway
-  std::optional<LabelSelector> label_selector;        // nullopt (nil) matches no pod
-  std::optional<int32_t> min_domains;                 // nullopt: 1
-  std::string node_affinity_policy;                   // "" (Honor), Honor, Ignore
-  std::string node_taints_policy;                     // "" (Ignore), Honor, Ignore
+  std::optional<LabelSelector> label_selector;       // nullopt (nil) matches no pod
+  std::optional<int32_t> min_domains;                // nullopt: 1
+  std::string node_affinity_policy;                  // "" (Honor), Honor, Ignore
+  std::string node_taints_policy;                    // "" (Ignore), Honor, Ignore
   std::vector<std::string> match_label_keys;
   bool operator==(const TopologySpreadConstraint&) const = default;
 };
@@ -167,7 +167,7 @@ struct PodMeta {
   bool terminating = false;          // metadata.deletionTimestamp set
   // Read about every pod on a node by InterPodAffinity (the existing pods' terms) and NodePorts.
   std::shared_ptr<const PodAffinityRules> affinity;  // null when the pod has none (most pods)
-  std::vector<HostPort> host_ports;                   // containers' ports with a hostPort
+  std::vector<HostPort> host_ports;                  // containers' ports with a hostPort
 
   int32_t effective_priority() const { return priority.value_or(0); }
   bool is_terminal() const { return phase == "Succeeded" || phase == "Failed"; }

@@ -24,7 +24,7 @@ class PodGroups;
 // as nodes change, so that PodTopologySpread knows a constraint's domains without reading 5,000 nodes'
 // labels (one cache miss each, most of PreFilter: bench/topology_bench.cc BM_TopologyRequest).
 struct LabelValues {
-  size_t nodes = 0;  // nodes with the key
+  size_t nodes = 0;                                   // nodes with the key
   std::map<std::string, size_t, std::less<>> values;  // value -> nodes with it
   bool operator==(const LabelValues&) const = default;
 };

@@ -276,9 +276,12 @@ void parse_spread_args(const Object& args, PluginArgs& out) {
   check_args_type(args, "PodTopologySpreadArgs");
   TopologySpreadArgs& spread = out.topology_spread;
   if (auto t = args.string("defaultingType")) {
-    if (*t == "System") spread.defaulting = SpreadDefaulting::kSystem;
-    else if (*t == "List") spread.defaulting = SpreadDefaulting::kList;
-    else fail(args.path("defaultingType"), "must be \"System\" or \"List\", got \"" + *t + "\"");
+    if (*t == "System")
+      spread.defaulting = SpreadDefaulting::kSystem;
+    else if (*t == "List")
+      spread.defaulting = SpreadDefaulting::kList;
+    else
+      fail(args.path("defaultingType"), "must be \"System\" or \"List\", got \"" + *t + "\"");
   }
   const Value* list = args.array("defaultConstraints");
   if (!list) return;
@@ -289,9 +292,11 @@ void parse_spread_args(const Object& args, PluginArgs& out) {
   for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
     const Object c((*list)[i], at(path, i),
                    {"maxSkew", "topologyKey", "whenUnsatisfiable", "labelSelector", "matchLabelKeys"});
-    if (c.get("labelSelector")) fail(c.path("labelSelector"), "forbidden: default constraints deduce their selector");
+    if (c.get("labelSelector"))
+      fail(c.path("labelSelector"), "forbidden: default constraints deduce their selector");
     TopologySpreadConstraint tc;
-    tc.max_skew = static_cast<int32_t>(in_range(c.integer("maxSkew").value_or(0), 1, std::numeric_limits<int32_t>::max(), c.path("maxSkew")));
+    tc.max_skew = static_cast<int32_t>(in_range(c.integer("maxSkew").value_or(0), 1,
+                                                std::numeric_limits<int32_t>::max(), c.path("maxSkew")));
     tc.topology_key = c.string("topologyKey").value_or("");
     if (tc.topology_key.empty()) fail(c.path("topologyKey"), "required");
     tc.when_unsatisfiable = c.string("whenUnsatisfiable").value_or("");
@@ -309,7 +314,8 @@ void parse_affinity_args(const Object& args, PluginArgs& out) {
   check_args_type(args, "InterPodAffinityArgs");
   InterPodAffinityArgs& a = out.inter_pod_affinity;
   if (auto w = args.integer("hardPodAffinityWeight"))
-    a.hard_pod_affinity_weight = static_cast<int32_t>(in_range(*w, 0, 100, args.path("hardPodAffinityWeight")));
+    a.hard_pod_affinity_weight =
+        static_cast<int32_t>(in_range(*w, 0, 100, args.path("hardPodAffinityWeight")));
   a.ignore_preferred_terms_of_existing_pods =
       args.boolean("ignorePreferredTermsOfExistingPods").value_or(a.ignore_preferred_terms_of_existing_pods);
 }
@@ -340,10 +346,10 @@ void parse_plugin_config(const Value& list, const std::string& path, PluginArgs&
             out);
     } else if (name == kInterPodAffinityPlugin) {
       if (args)
-        parse_affinity_args(Object(*args, entry.path("args"),
-                                   {"apiVersion", "kind", "hardPodAffinityWeight",
-                                    "ignorePreferredTermsOfExistingPods"}),
-                            out);
+        parse_affinity_args(
+            Object(*args, entry.path("args"),
+                   {"apiVersion", "kind", "hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"}),
+            out);
     } else {
       const auto known = plugin_score_names();
       const bool is_plugin =
@@ -352,7 +358,7 @@ void parse_plugin_config(const Value& list, const std::string& path, PluginArgs&
            is_plugin ? "the extender takes no args for " + name
                      : "unknown plugin \"" + name +
                            "\" (args are read for: NodeResourcesFit, NodeResourcesBalancedAllocation, "
-                             "PodTopologySpread, InterPodAffinity)");
+                           "PodTopologySpread, InterPodAffinity)");
     }
   }
 }

@@ -40,9 +40,13 @@ class SimCluster {
   void set_pdbs(std::vector<PodDisruptionBudget> pdbs) { pdbs_ = std::move(pdbs); }
   // The namespaces' labels and the objects that select pods (PodTopologySpread's default
   // constraints, InterPodAffinity's namespaceSelector), replacing those there were.
-  void set_namespace_labels(std::map<std::string, Labels, std::less<>> labels) { namespace_labels_ = std::move(labels); }
-  void set_workloads(std::vector<WorkloadSelector> services, std::vector<WorkloadSelector> replication_controllers,
-                     std::vector<WorkloadSelector> replica_sets, std::vector<WorkloadSelector> stateful_sets) {
+  void set_namespace_labels(std::map<std::string, Labels, std::less<>> labels) {
+    namespace_labels_ = std::move(labels);
+  }
+  void set_workloads(std::vector<WorkloadSelector> services,
+                     std::vector<WorkloadSelector> replication_controllers,
+                     std::vector<WorkloadSelector> replica_sets,
+                     std::vector<WorkloadSelector> stateful_sets) {
     services_ = std::move(services);
     replication_controllers_ = std::move(replication_controllers);
     replica_sets_ = std::move(replica_sets);
@@ -50,8 +54,8 @@ class SimCluster {
   }
   // The cluster as the plugins that read all of it see it; valid until the next change.
   ClusterView view() const {
-    return ClusterView{node_ptrs_, &namespace_labels_, services_, replication_controllers_, replica_sets_,
-                       stateful_sets_};
+    return ClusterView{node_ptrs_,    &namespace_labels_, services_, replication_controllers_,
+                       replica_sets_, stateful_sets_};
   }
   // A pod: bound if spec.nodeName names a node (which must exist), pending otherwise. Terminal pods
   // (Succeeded, Failed) hold no resources and are not added. Throws ClusterError on a duplicate UID or

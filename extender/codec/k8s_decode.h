@@ -18,7 +18,8 @@ PodDisruptionBudget decode_pdb(const json::Value& v, std::string_view path);
 // An optional map of strings (labels, a Service's selector); empty when absent or null.
 Labels decode_string_map(const json::Value& obj, std::string_view key, std::string_view path);
 // An optional array of strings; empty when absent or null.
-std::vector<std::string> decode_string_array(const json::Value& obj, std::string_view key, std::string_view path);
+std::vector<std::string> decode_string_array(const json::Value& obj, std::string_view key,
+                                             std::string_view path);
 // metav1.LabelSelector, the one decoder for every selector. nullopt when the member is absent or
 // null: metav1.LabelSelectorAsSelector turns nil into labels.Nothing() and {} into labels.Everything().
 std::optional<LabelSelector> decode_label_selector(const json::Value& obj, std::string_view key,

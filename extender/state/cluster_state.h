@@ -49,11 +49,14 @@ struct ClusterState {
   // changes, as pdbs: they are few and change rarely.
   std::shared_ptr<const std::map<std::string, Labels, std::less<>>> namespace_labels =
       std::make_shared<std::map<std::string, Labels, std::less<>>>();
-  std::shared_ptr<const std::vector<WorkloadSelector>> services = std::make_shared<std::vector<WorkloadSelector>>();
+  std::shared_ptr<const std::vector<WorkloadSelector>> services =
+      std::make_shared<std::vector<WorkloadSelector>>();
   std::shared_ptr<const std::vector<WorkloadSelector>> replication_controllers =
       std::make_shared<std::vector<WorkloadSelector>>();
-  std::shared_ptr<const std::vector<WorkloadSelector>> replica_sets = std::make_shared<std::vector<WorkloadSelector>>();
-  std::shared_ptr<const std::vector<WorkloadSelector>> stateful_sets = std::make_shared<std::vector<WorkloadSelector>>();
+  std::shared_ptr<const std::vector<WorkloadSelector>> replica_sets =
+      std::make_shared<std::vector<WorkloadSelector>>();
+  std::shared_ptr<const std::vector<WorkloadSelector>> stateful_sets =
+      std::make_shared<std::vector<WorkloadSelector>>();
   size_t node_objects = 0;
   // The bound pods grouped by namespace, labels and affinity terms (pod_group_index.h).
   PodGroupMap pod_groups;

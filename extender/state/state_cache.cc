@@ -58,7 +58,8 @@ SharedLabels StateCache::intern(const SharedLabels& labels) {
   return labels;
 }
 
-std::shared_ptr<const PodAffinityRules> StateCache::intern(const std::shared_ptr<const PodAffinityRules>& affinity) {
+std::shared_ptr<const PodAffinityRules> StateCache::intern(
+    const std::shared_ptr<const PodAffinityRules>& affinity) {
   if (!affinity) return nullptr;
   const size_t h = affinity_hash(*affinity);
   auto [first, last] = interned_affinity_.equal_range(h);

@@ -86,7 +86,8 @@ struct ResolvedNodes {
 };
 
 // The whole cluster for an engine whose plugins read it (Engine::reads_cluster), else nullptr.
-std::unique_ptr<const StateClusterView> cluster_for(const Engine& engine, const std::shared_ptr<const ClusterState>& state);
+std::unique_ptr<const StateClusterView> cluster_for(const Engine& engine,
+                                                    const std::shared_ptr<const ClusterState>& state);
 
 struct NodesRequest {
   Request<ExtenderArgs> request;

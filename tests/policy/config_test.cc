@@ -60,14 +60,16 @@ TEST(Config, StrictDecodingNamesTheField) {
        "MostAllocated, RequestedToCapacityRatio)"},
       {cfg(R"("plugins":{"score":{"enabled":[{"name":"VolumeBinding"}]}})"),
        "plugins.score.enabled[0].name: unknown score plugin \"VolumeBinding\" (known: TaintToleration, "
-       "NodeAffinity, NodeResourcesFit, PodTopologySpread, InterPodAffinity, NodeResourcesBalancedAllocation, "
+       "NodeAffinity, NodeResourcesFit, PodTopologySpread, InterPodAffinity, "
+       "NodeResourcesBalancedAllocation, "
        "ImageLocality)"},
       {cfg(R"("plugins":{"filter":{"disabled":[{"name":"VolumeZone"}]}})"),
        "plugins.filter.disabled[0].name: unknown filter plugin \"VolumeZone\" (known: NodeUnschedulable, "
        "NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, PodTopologySpread, "
        "InterPodAffinity)"},
       {cfg(R"("plugins":{"score":{"enabled":[{"name":"InterPodAffinity","arithmetic":"v1.16"}]}})"),
-       "plugins.score.enabled[0].arithmetic: \"v1.16\" for this pluginConfig: v1.16 arithmetic is offered for "
+       "plugins.score.enabled[0].arithmetic: \"v1.16\" for this pluginConfig: v1.16 arithmetic is offered "
+       "for "
        "the plugins that replaced a v1.16 node-level priority only"},
       {cfg(R"("plugins":{"score":{"enabled":[{"name":"ImageLocality","arithmetic":"v1.15"}]}})"),
        "plugins.score.enabled[0].arithmetic: unknown value \"v1.15\" (known: current, v1.16)"},
@@ -91,9 +93,11 @@ TEST(Config, StrictDecodingNamesTheField) {
       {cfg(R"("pluginConfig":[{"name":"PodTopologySpread","args":{"defaultingType":"List","defaultConstraints":[{"maxSkew":1,"whenUnsatisfiable":"ScheduleAnyway"}]}}])"),
        "pluginConfig[0].args.defaultConstraints[0].topologyKey: required"},
       {cfg(R"("pluginConfig":[{"name":"PodTopologySpread","args":{"defaultingType":"List","defaultConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"Sometimes"}]}}])"),
-       "pluginConfig[0].args.defaultConstraints[0].whenUnsatisfiable: must be \"DoNotSchedule\" or \"ScheduleAnyway\""},
+       "pluginConfig[0].args.defaultConstraints[0].whenUnsatisfiable: must be \"DoNotSchedule\" or "
+       "\"ScheduleAnyway\""},
       {cfg(R"("pluginConfig":[{"name":"PodTopologySpread","args":{"defaultingType":"List","defaultConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway","labelSelector":{}}]}}])"),
-       "pluginConfig[0].args.defaultConstraints[0].labelSelector: forbidden: default constraints deduce their selector"},
+       "pluginConfig[0].args.defaultConstraints[0].labelSelector: forbidden: default constraints deduce "
+       "their selector"},
       {cfg(R"("pluginConfig":[{"name":"PodTopologySpread","args":{"defaultingType":"List","defaultConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway"},{"maxSkew":2,"topologyKey":"zone","whenUnsatisfiable":"ScheduleAnyway"}]}}])"),
        "pluginConfig[0].args.defaultConstraints[1].topologyKey: duplicate {topologyKey, whenUnsatisfiable}"},
       {cfg(R"("pluginConfig":[{"name":"NodeResourcesFit","args":{"kind":"NodeResourcesBalancedAllocationArgs"}}])"),
@@ -163,9 +167,9 @@ TEST(Config, DefaultsAreKubeSchedulersPluginsMergedWithTheFile) {
   std::vector<std::string> filters, scores;
   for (const auto& f : c.filters) filters.push_back(f.name);
   // pkg/scheduler/apis/config/v1/default_plugins.go getDefaultPlugins, volume plugins aside.
-  EXPECT_EQ(filters, (std::vector<std::string>{"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
-                                               "NodePorts", "NodeResourcesFit", "PodTopologySpread",
-                                               "InterPodAffinity"}));
+  EXPECT_EQ(filters, (std::vector<std::string>{"NodeUnschedulable", "NodeName", "TaintToleration",
+                                               "NodeAffinity", "NodePorts", "NodeResourcesFit",
+                                               "PodTopologySpread", "InterPodAffinity"}));
   ASSERT_EQ(c.scores.size(), 7u);
   EXPECT_EQ(c.scores[0], (PluginEntry{"TaintToleration", 3, Arithmetic::kCurrent}));
   EXPECT_EQ(c.scores[1], (PluginEntry{"NodeAffinity", 2, Arithmetic::kCurrent}));

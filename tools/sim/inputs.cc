@@ -327,8 +327,9 @@ WorkloadInput decode_workload(std::string_view text) {
     } else if (kind == "Job") {
       count_field = "parallelism";
     } else {
-      throw DecodeError(json::join_path(path, "kind") + ": \"" + std::string(kind) +
-                        "\" is not a Pod, Deployment, ReplicaSet, StatefulSet, Job, Service or PriorityClass");
+      throw DecodeError(
+          json::join_path(path, "kind") + ": \"" + std::string(kind) +
+          "\" is not a Pod, Deployment, ReplicaSet, StatefulSet, Job, Service or PriorityClass");
     }
     const int64_t n = replicas(item, path, count_field);
     std::string name;

@@ -155,9 +155,9 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
     return std::move(to);
   };
   cluster.cluster.set_namespace_labels(std::move(cluster.namespace_labels));
-  cluster.cluster.set_workloads(append(cluster.services, input.services), std::move(cluster.replication_controllers),
-                                append(cluster.replica_sets, input.replica_sets),
-                                append(cluster.stateful_sets, input.stateful_sets));
+  cluster.cluster.set_workloads(
+      append(cluster.services, input.services), std::move(cluster.replication_controllers),
+      append(cluster.replica_sets, input.replica_sets), append(cluster.stateful_sets, input.stateful_sets));
   sim::Simulator simulator(std::move(cluster.cluster), *loaded.engine, options);
   // Events after max_time never happen: times past it are clamped to just after it, so that no
   // input (a deletionTimestamp in year 9999, a long interval times many pods) overflows the clock.
