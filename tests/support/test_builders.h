@@ -89,6 +89,27 @@ inline NodeInfo node_info(Node node, std::vector<Pod> pods = {}) {
   return info;
 }
 
+// cache.NewSnapshot: each pod on the node it names; a pod naming no listed node is in no NodeInfo.
+inline std::vector<NodeInfo> snapshot(const std::vector<Node>& nodes, const std::vector<Pod>& pods) {
+  std::vector<NodeInfo> out;
+  for (const auto& n : nodes) {
+    NodeInfo info;
+    info.node = std::make_shared<const Node>(n);
+    for (const auto& p : pods) {
+      if (p.node_name == n.name) {
+        info.add_pod(std::make_shared<const PodInfo>(make_pod_info(std::make_shared<const Pod>(p))));
+      }
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+// A label selector `key Exists`, as kube-scheduler's tests build them (st.MakeLabelSelector().Exists).
+inline LabelSelector exists_selector(std::string key) {
+  return LabelSelector{{}, {{std::move(key), "Exists", {}}}};
+}
+
 // Pointers in the form Engine / ScorePlugin::prepare take them.
 inline std::vector<const NodeInfo*> node_ptrs(const std::vector<NodeInfo>& nodes) {
   std::vector<const NodeInfo*> out;

@@ -14,6 +14,7 @@ namespace {
 
 using testing::make_node;
 using testing::make_pod;
+using testing::snapshot;
 using testing::node_ptrs;
 
 // The facts of kube-scheduler's pkg/scheduler/framework/plugins/interpodaffinity/filtering_test.go
@@ -69,21 +70,6 @@ Node node(std::string name, Labels labels) {
   return n;
 }
 
-// cache.NewSnapshot: each pod on the node it names; a pod naming no listed node is in no NodeInfo.
-std::vector<NodeInfo> snapshot(const std::vector<Node>& nodes, const std::vector<Pod>& pods) {
-  std::vector<NodeInfo> out;
-  for (const auto& n : nodes) {
-    NodeInfo info;
-    info.node = std::make_shared<const Node>(n);
-    for (const auto& p : pods) {
-      if (p.node_name == n.name) {
-        info.add_pod(std::make_shared<const PodInfo>(make_pod_info(std::make_shared<const Pod>(p))));
-      }
-    }
-    out.push_back(std::move(info));
-  }
-  return out;
-}
 
 struct Want {
   FilterCode code = FilterCode::kSuccess;

@@ -23,7 +23,7 @@ using testing::make_pod;
 using testing::node_info;
 using testing::node_ptrs;
 
-LabelSelector exists(std::string key) { return LabelSelector{{}, {{std::move(key), "Exists", {}}}}; }
+LabelSelector exists(std::string key) { return testing::exists_selector(std::move(key)); }
 const LabelSelector kFoo = exists("foo");
 const LabelSelector kBar = exists("bar");
 const std::vector<Taint> kUnschedulableTaint = {{"node.kubernetes.io/unschedulable", "", "NoSchedule"}};

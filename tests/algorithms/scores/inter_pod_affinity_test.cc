@@ -15,6 +15,7 @@ namespace {
 
 using testing::make_node;
 using testing::make_pod;
+using testing::snapshot;
 using testing::node_ptrs;
 
 // The facts of kube-scheduler's pkg/scheduler/framework/plugins/interpodaffinity/scoring_test.go
@@ -53,20 +54,6 @@ Node node(std::string name, Labels labels) {
   return n;
 }
 
-std::vector<NodeInfo> snapshot(const std::vector<Node>& nodes, const std::vector<Pod>& pods) {
-  std::vector<NodeInfo> out;
-  for (const auto& n : nodes) {
-    NodeInfo info;
-    info.node = std::make_shared<const Node>(n);
-    for (const auto& p : pods) {
-      if (p.node_name == n.name) {
-        info.add_pod(std::make_shared<const PodInfo>(make_pod_info(std::make_shared<const Pod>(p))));
-      }
-    }
-    out.push_back(std::move(info));
-  }
-  return out;
-}
 
 const std::map<std::string, Labels, std::less<>> kNamespaces = {
     {"subteam1.team1", {{"team", "team1"}}},
