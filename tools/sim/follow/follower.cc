@@ -171,6 +171,7 @@ void Follower::run() {
   LiveStreamOptions options;
   options.backoff_initial = tuning_.backoff_initial;
   stream_ = std::make_unique<LiveStream>(*api_, queue_, options);
+  live_stream_.store(stream_.get(), std::memory_order_release);
   if (!stream_->start(tuning_.sync_timeout)) {
     const auto status = stream_->status();
     stream_->stop();
@@ -297,7 +298,8 @@ void Follower::track(const LiveEvent& e) {
 }
 
 std::vector<StreamStatus> Follower::stream_status() const {
-  return stream_ ? stream_->status() : std::vector<StreamStatus>{};
+  const LiveStream* stream = live_stream_.load(std::memory_order_acquire);
+  return stream ? stream->status() : std::vector<StreamStatus>{};
 }
 
 void Follower::inspect(

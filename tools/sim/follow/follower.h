@@ -76,6 +76,8 @@ class Follower {
   std::unique_ptr<kube::ApiClient> api_;
   LiveEventQueue queue_;
   std::unique_ptr<LiveStream> stream_;
+  // stream_ for the page and /metrics, which the HTTP threads serve while run() creates it.
+  std::atomic<const LiveStream*> live_stream_{nullptr};
   std::unique_ptr<Divergence> divergence_;
   std::unique_ptr<std::ostream> log_;
   mutable std::mutex loop_mu_;  // held while a batch is applied
