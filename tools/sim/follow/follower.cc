@@ -171,7 +171,6 @@ void Follower::run() {
   LiveStreamOptions options;
   options.backoff_initial = tuning_.backoff_initial;
   stream_ = std::make_unique<LiveStream>(*api_, queue_, options);
-  live_stream_.store(stream_.get(), std::memory_order_release);
   if (!stream_->start(tuning_.sync_timeout)) {
     const auto status = stream_->status();
     stream_->stop();
@@ -180,6 +179,8 @@ void Follower::run() {
                      (status.empty() || status.front().last_error.empty() ? std::string("no answer in time")
                                                                           : status.front().last_error));
   }
+  // Published once start() has filled its list of reflectors, which status() walks.
+  live_stream_.store(stream_.get(), std::memory_order_release);
   const bool bounded = command_.duration_seconds > 0;
   const sim::SimTime deadline = bounded ? seconds_to_sim(command_.duration_seconds) : sim::kNever;
   while (!stopping_.load()) {
