@@ -53,15 +53,9 @@ WorkloadSelector decode_label_selector_owner(const Value& v, std::string_view pa
 }  // namespace
 
 NamespaceObject decode_namespace(const Value& v, std::string_view path) {
-  expect_object(v, path);
   NamespaceObject ns;
-  if (const Value* md = find_non_null(v, "metadata")) {
-    std::string mp = join_path(path, "metadata");
-    expect_object(*md, mp);
-    ns.name = get_string(*md, "name", mp);
-    ns.labels = decode_string_map(*md, "labels", mp);
-  }
-  if (ns.name.empty()) throw DecodeError(join_path(path, "metadata.name") + ": missing");
+  ns.name = decode_meta(v, path).name;  // checks the object and its metadata; the name is required
+  ns.labels = decode_string_map(*find_non_null(v, "metadata"), "labels", join_path(path, "metadata"));
   return ns;
 }
 

@@ -89,6 +89,13 @@ inline NodeInfo node_info(Node node, std::vector<Pod> pods = {}) {
   return info;
 }
 
+// A 4-CPU node with these labels (the topology plugins' tests read only labels).
+inline Node make_labelled_node(std::string name, Labels labels) {
+  Node n = make_node(std::move(name), 4000, 0);
+  n.labels = std::move(labels);
+  return n;
+}
+
 // cache.NewSnapshot: each pod on the node it names; a pod naming no listed node is in no NodeInfo.
 inline std::vector<NodeInfo> snapshot(const std::vector<Node>& nodes, const std::vector<Pod>& pods) {
   std::vector<NodeInfo> out;

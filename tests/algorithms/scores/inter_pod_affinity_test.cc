@@ -48,11 +48,7 @@ Pod pod(std::string node, Labels labels, Rules rules = nullptr, std::string ns =
   return p;
 }
 
-Node node(std::string name, Labels labels) {
-  Node n = make_node(std::move(name), 4000, 0);
-  n.labels = std::move(labels);
-  return n;
-}
+Node node(std::string name, Labels labels) { return testing::make_labelled_node(std::move(name), std::move(labels)); }
 
 
 const std::map<std::string, Labels, std::less<>> kNamespaces = {
