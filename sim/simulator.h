@@ -133,6 +133,21 @@ class Simulator {
   void delete_node(const std::string& name, SimTime at);
   // The disruption budgets from now on (SimCluster::set_pdbs), for preemption's next dry runs.
   void set_pdbs(std::vector<PodDisruptionBudget> pdbs) { cluster_.set_pdbs(std::move(pdbs)); }
+  // The namespaces' labels and the workload selectors from now on (SimCluster::set_namespace_labels,
+  // set_workloads), for the next cycles' PodTopologySpread and InterPodAffinity. As in kube-scheduler,
+  // their changes move no pod out of unschedulablePods: both plugins' EventsToRegister
+  // (pkg/scheduler/framework/plugins/{podtopologyspread,interpodaffinity}/plugin.go) name only pod
+  // and node events.
+  void set_namespace_labels(std::map<std::string, Labels, std::less<>> labels) {
+    cluster_.set_namespace_labels(std::move(labels));
+  }
+  void set_workloads(std::vector<WorkloadSelector> services,
+                     std::vector<WorkloadSelector> replication_controllers,
+                     std::vector<WorkloadSelector> replica_sets,
+                     std::vector<WorkloadSelector> stateful_sets) {
+    cluster_.set_workloads(std::move(services), std::move(replication_controllers), std::move(replica_sets),
+                           std::move(stateful_sets));
+  }
 
   // Runs until nothing can change any more (no future event, activeQ and podBackoffQ empty: pods
   // left in unschedulablePods have seen every event that could help them) or max_time. Calls

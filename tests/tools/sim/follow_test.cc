@@ -261,6 +261,84 @@ TEST(Follow, MirrorsDeletionsNewNodesBoundPodsAndARelistAfterGone) {
   expect_only_gets(api);
 }
 
+// A pod of `ns` labelled app=`app`, bound to `node` or pending; `anti` adds a required anti-affinity
+// to app=db pods in the namespaces labelled tier=data.
+std::string labelled_pod(const std::string& name, const std::string& ns, const std::string& app,
+                         const std::string& node, bool anti = false) {
+  return R"({"metadata":{"name":")" + name + R"(","namespace":")" + ns + R"(","uid":"u-)" + name +
+         R"(","labels":{"app":")" + app + R"("}},"spec":{)" +
+         (node.empty() ? "" : R"("nodeName":")" + node + R"(",)") +
+         (anti
+              ? R"("affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{)"
+                R"("labelSelector":{"matchLabels":{"app":"db"}},"namespaceSelector":{"matchLabels":{"tier":"data"}},)"
+                R"("topologyKey":"kubernetes.io/hostname"}]}},)"
+              : "") +
+         R"("priority":0,"containers":[{"name":"c","resources":{"requests":{"cpu":"100m"}}}]},"status":{"phase":")" +
+         (node.empty() ? "Pending" : "Running") + R"("}})";
+}
+
+TEST(Follow, MirrorsNamespacesAndWorkloadsForTheTopologyPlugins) {
+  FakeApiServer api;
+  api.put("nodes", node_json("n1"));
+  api.put("namespaces", R"({"metadata":{"name":"team","labels":{"tier":"data"}}})");
+  api.put("pods", labelled_pod("db", "team", "db", "n1"));
+  api.put("services", R"({"metadata":{"name":"web","namespace":"live"},"spec":{"selector":{"app":"web"}}})");
+  api.put(
+      "replicasets",
+      R"({"metadata":{"name":"web-1","namespace":"live"},"spec":{"selector":{"matchLabels":{"app":"web"}}}})");
+  TempDir conf("sim-follow-modern");
+  const std::string modern = (conf.path() / "modern.json").string();
+  kext::testing::spit(modern, R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration"})");
+  Following f(api, {modern});
+  // What the first policy's simulation hands PodTopologySpread and InterPodAffinity.
+  auto seen = [&](const std::function<bool(const ClusterView&)>& check) {
+    bool ok = false;
+    f.follower->inspect([&](const auto& m) { ok = check(m[0]->simulator().cluster().view()); });
+    return ok;
+  };
+  auto tier_of_team = [&](const ClusterView& v) {
+    auto it = v.namespace_labels->find("team");
+    if (it == v.namespace_labels->end()) return std::string("-");
+    auto tier = it->second.find("tier");
+    return tier == it->second.end() ? std::string() : tier->second;
+  };
+  ASSERT_TRUE(wait_for([&] {
+    return f.simulated_node("u-db") == "n1" && seen([&](const ClusterView& v) {
+             return tier_of_team(v) == "data" && v.services.size() == 1 && v.replica_sets.size() == 1;
+           });
+  })) << f.err.str();
+
+  // The namespaceSelector picks team by its label: db's node is out for p.
+  api.put("pods", labelled_pod("p", "live", "web", "", true));
+  ASSERT_TRUE(wait_for([&] {
+    bool failed = false;
+    f.follower->inspect([&](const auto& m) { failed = m[0]->summary().unschedulable > 0; });
+    return failed;
+  })) << f.err.str();
+  EXPECT_EQ(f.simulated_node("u-p"), "");
+
+  // Relabelled live, team is no longer selected: the next such pod fits beside db.
+  ASSERT_TRUE(api.update("namespaces", "team", [](const std::string&) -> std::optional<std::string> {
+    return R"({"metadata":{"name":"team","labels":{"tier":"web"}}})";
+  }));
+  ASSERT_TRUE(wait_for([&] { return seen([&](const ClusterView& v) { return tier_of_team(v) == "web"; }); }));
+  api.put("pods", labelled_pod("p2", "live", "web", "", true));
+  ASSERT_TRUE(wait_for([&] { return f.simulated_node("u-p2") == "n1"; })) << f.err.str();
+
+  // Deletions, and a selector dropped by an update, leave the simulation.
+  api.remove("services", "live/web");
+  ASSERT_TRUE(api.update("replicasets", "live/web-1", [](const std::string&) -> std::optional<std::string> {
+    return R"({"metadata":{"name":"web-1","namespace":"live"},"spec":{}})";
+  }));
+  api.remove("namespaces", "team");
+  ASSERT_TRUE(wait_for([&] {
+    return seen([&](const ClusterView& v) {
+      return v.services.empty() && v.replica_sets.empty() && tier_of_team(v) == "-";
+    });
+  }));
+  expect_only_gets(api);
+}
+
 TEST(Follow, AServerWithoutPriorityClassesIsProbedOnce) {
   FakeApiServer api;
   api.put("nodes", node_json("n1"));

@@ -294,6 +294,10 @@ void Follower::track(const LiveEvent& e) {
     case Kind::kPdbUpsert:
     case Kind::kPdbDelete:
     case Kind::kPriorityClass:
+    case Kind::kNamespaceUpsert:
+    case Kind::kNamespaceDelete:
+    case Kind::kWorkloadUpsert:
+    case Kind::kWorkloadDelete:
       return;
   }
 }

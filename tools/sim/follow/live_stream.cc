@@ -5,7 +5,9 @@
 #include <utility>
 
 #include "extender/codec/k8s_decode.h"
+#include "extender/codec/workload_decode.h"
 #include "extender/kube/api_client.h"
+#include "extender/kube/cache_sinks.h"
 #include "extender/kube/lister.h"
 #include "extender/kube/reflector.h"
 #include "extender/kube/resource_sink.h"
@@ -123,6 +125,46 @@ struct PriorityClassTraits {
   }
 };
 
+struct NamespaceTraits {
+  static constexpr const char* kPath = "namespace";
+  static LiveEvent upsert(const json::Value& v) {
+    LiveEvent e;
+    e.kind = Kind::kNamespaceUpsert;
+    e.namespace_object = decode_namespace(v, kPath);
+    return e;
+  }
+  static std::string key(const LiveEvent& e) { return e.namespace_object.name; }
+  static LiveEvent gone(const std::string& key) {
+    LiveEvent e;
+    e.kind = Kind::kNamespaceDelete;
+    e.namespace_object.name = key;
+    return e;
+  }
+};
+
+// Services, ReplicationControllers, ReplicaSets, StatefulSets: their selectors, decoded as the
+// extender's cache decodes them (extender/codec/workload_decode.h).
+template <WorkloadKind K, WorkloadSelector (*Decode)(const json::Value&, std::string_view)>
+struct WorkloadTraits {
+  static LiveEvent upsert(const json::Value& v) {
+    LiveEvent e;
+    e.kind = Kind::kWorkloadUpsert;
+    e.workload_kind = K;
+    e.workload = Decode(v, workload_resource(K));
+    return e;
+  }
+  static std::string key(const LiveEvent& e) { return e.workload.namespace_ + "/" + e.workload.name; }
+  static LiveEvent gone(const std::string& key) {
+    LiveEvent e;
+    e.kind = Kind::kWorkloadDelete;
+    e.workload_kind = K;
+    const auto slash = key.find('/');
+    e.workload.namespace_ = key.substr(0, slash);
+    e.workload.name = slash == std::string::npos ? key : key.substr(slash + 1);
+    return e;
+  }
+};
+
 // A ResourceSink that remembers each object's resourceVersion (and nothing else: bounded by the live
 // objects), so that a relist turns into the events the watch missed.
 template <class T>
@@ -235,10 +277,23 @@ bool LiveStream::start(std::chrono::milliseconds sync_timeout) {
   start_one("pods", pods.path, std::make_unique<DiffSink<PodTraitsOf>>(queue_));
   start_one("poddisruptionbudgets", pdbs.path, std::make_unique<DiffSink<PdbTraits>>(queue_));
   // Optional: a reflector on a resource the server does not serve, or does not let us list, would
-  // retry (with backoff) forever; one probe decides whether to watch it at all.
-  const kube::ApiResponse probe = api_.get(std::string(classes.path) + "?limit=1");
-  if (probe.ok())
-    start_one("priorityclasses", classes.path, std::make_unique<DiffSink<PriorityClassTraits>>(queue_));
+  // retry (with backoff) forever; one probe each decides whether to watch it at all.
+  auto start_optional = [&](const char* resource, std::string_view path, auto make_sink) {
+    if (api_.get(std::string(path) + "?limit=1").ok()) start_one(resource, std::string(path), make_sink());
+  };
+  start_optional("priorityclasses", classes.path,
+                 [&] { return std::make_unique<DiffSink<PriorityClassTraits>>(queue_); });
+  start_optional("namespaces", kube::find_watched_resource("namespaces")->path,
+                 [&] { return std::make_unique<DiffSink<NamespaceTraits>>(queue_); });
+  auto start_workload = [&]<WorkloadKind K, auto Decode>() {
+    const std::string_view resource = workload_resource(K);
+    start_optional(resource.data(), kube::find_watched_resource(resource)->path,
+                   [&] { return std::make_unique<DiffSink<WorkloadTraits<K, Decode>>>(queue_); });
+  };
+  start_workload.operator()<WorkloadKind::kService, decode_service>();
+  start_workload.operator()<WorkloadKind::kReplicationController, decode_replication_controller>();
+  start_workload.operator()<WorkloadKind::kReplicaSet, decode_replica_set>();
+  start_workload.operator()<WorkloadKind::kStatefulSet, decode_stateful_set>();
   return nodes_synced;
 }
 

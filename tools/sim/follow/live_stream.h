@@ -1,10 +1,12 @@
 #pragma once
 // extender-sim --follow's view of the live cluster: the extender's own reflector (extender/kube/
 // reflector.h: paginated list, watch with bookmarks, relist on 410 Gone, backoff) over nodes, pods,
-// PodDisruptionBudgets and PriorityClasses, whose objects are decoded as a --cluster file's are and
-// pushed as typed events into one thread-safe queue. A relist (the first list, or one after a 410 or
-// a broken stream) is diffed against what was known: objects gone meanwhile become deletions, new
-// ones additions, changed ones (another resourceVersion) modifications. Only GET requests are sent.
+// PodDisruptionBudgets, PriorityClasses, and what PodTopologySpread and InterPodAffinity read beyond
+// them (Namespaces, Services, ReplicationControllers, ReplicaSets, StatefulSets), whose objects are decoded
+// as a --cluster file's are and pushed as typed events into one thread-safe queue. A relist (the first list,
+// or one after a 410 or a broken stream) is diffed against what was known: objects gone meanwhile become
+// deletions, new ones additions, changed ones (another resourceVersion) modifications. Only GET requests are
+// sent.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -15,6 +17,9 @@
 #include <vector>
 
 #include "algorithms/model.h"
+#include "algorithms/plugin.h"
+#include "extender/codec/workload_decode.h"
+#include "extender/state/cluster_state.h"
 #include "tools/sim/inputs.h"
 
 namespace kext::kube {
@@ -34,13 +39,20 @@ struct LiveEvent {
     kPodDelete,
     kPdbUpsert,
     kPdbDelete,
-    kPriorityClass
+    kPriorityClass,
+    kNamespaceUpsert,
+    kNamespaceDelete,
+    kWorkloadUpsert,
+    kWorkloadDelete
   };
   Kind kind = Kind::kPodUpsert;
   Node node;                     // kNodeUpsert; kNodeDelete: only its name
   InputPod pod;                  // kPodUpsert; kPodDelete: the last state seen
   PodDisruptionBudget pdb;       // kPdbUpsert; kPdbDelete: only its namespace and name
   PriorityClass priority_class;  // kPriorityClass (added or changed; deletions do not matter)
+  NamespaceObject namespace_object;                     // kNamespaceUpsert; kNamespaceDelete: only its name
+  WorkloadKind workload_kind = WorkloadKind::kService;  // kWorkload*
+  WorkloadSelector workload;     // kWorkloadUpsert; kWorkloadDelete: only its namespace and name
   bool relist = false;           // from a list's diff rather than a watch event
 };
 
@@ -90,10 +102,11 @@ class LiveStream {
   LiveStream& operator=(const LiveStream&) = delete;
 
   // Starts the nodes' reflector and waits (up to `sync_timeout`, or three failed attempts) for its
-  // first list, so that the pods' first list finds their nodes; then the pods', PDBs' and, if the
-  // server lets us list them (one probe GET; a 404 or 403 means it has none for us),
-  // PriorityClasses' reflectors. Returns false, having started only the nodes', if the nodes were not
-  // listed (status() says why).
+  // first list, so that the pods' first list finds their nodes; then the pods', PDBs' and, each if the
+  // server lets us list it (one probe GET; a 404 or 403 means it has none for us), the
+  // PriorityClasses', Namespaces', Services', ReplicationControllers', ReplicaSets' and StatefulSets'
+  // reflectors (live_input.h's optional resources). Returns false, having started only the nodes', if the
+  // nodes were not listed (status() says why).
   bool start(std::chrono::milliseconds sync_timeout);
   void stop();
   // Whether every started reflector has listed once.

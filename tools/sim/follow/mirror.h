@@ -11,8 +11,12 @@
 //  - a pod this simulation preempted stays gone from it: later live updates of it are ignored until
 //    its live deletion (tombstones, bounded);
 //  - other updates of a pod already here are ignored (nothing runs controllers; owners only label
-//    the comparison).
+//    the comparison);
+//  - namespaces' labels and the selectors of Services, ReplicationControllers, ReplicaSets and
+//    StatefulSets are mirrored whole, as PodTopologySpread and InterPodAffinity read them, from the
+//    next cycle on.
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <ostream>
 #include <string>
@@ -59,6 +63,7 @@ class PolicyMirror {
   void delete_pod(const std::string& uid, sim::SimTime at);
   void bury(const std::string& uid);
   void on_decision(const sim::CycleRecord& d);
+  void publish_cluster_objects();
 
   size_t index_;
   std::string name_;
@@ -76,6 +81,12 @@ class PolicyMirror {
   std::map<uint64_t, std::string> tombstone_order_;
   uint64_t next_tombstone_ = 0;
   std::map<std::string, PodDisruptionBudget> pdbs_;  // namespace/name ->
+  std::map<std::string, Labels, std::less<>> namespace_labels_;
+  // Per WorkloadKind: namespace/name -> selector (those selecting no pod are not kept).
+  std::map<std::string, WorkloadSelector> workloads_[std::size(kWorkloadKinds)];
+  // Handed to the simulator at the next advance(), once per batch of events rather than per event.
+  bool namespaces_changed_ = false;
+  bool workloads_changed_ = false;
 };
 
 }  // namespace kext::simtool::follow
