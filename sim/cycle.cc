@@ -9,18 +9,24 @@
 namespace kext::sim {
 namespace {
 
-// addNominatedPods (schedule_one.go / framework runtime): the node as it would be with the pods
-// nominated to it that are of equal or higher priority than `pod`, or nullptr if there are none.
-std::unique_ptr<NodeInfo> with_nominated_pods(const Pod& pod, const NodeInfo& node,
-                                              const std::vector<std::string>& nominated,
-                                              const SimCluster& cluster) {
-  std::unique_ptr<NodeInfo> out;
+// A node as it would be with the pods nominated to it, and those pods.
+struct HeldNode {
+  std::unique_ptr<NodeInfo> node;
+  std::vector<std::shared_ptr<const PodInfo>> pods;
+};
+
+// addNominatedPods (pkg/scheduler/framework/runtime/framework.go): the node as it would be with the
+// pods nominated to it that are of equal or higher priority than `pod`; no node if there are none.
+HeldNode with_nominated_pods(const Pod& pod, const NodeInfo& node, const std::vector<std::string>& nominated,
+                             const SimCluster& cluster) {
+  HeldNode out;
   for (const std::string& uid : nominated) {
     if (uid == pod.uid) continue;
     auto info = cluster.pod_info(uid);
     if (info == nullptr || info->pod->effective_priority() < pod.effective_priority()) continue;
-    if (!out) out = std::make_unique<NodeInfo>(node);
-    out->add_pod(std::move(info));
+    if (!out.node) out.node = std::make_unique<NodeInfo>(node);
+    out.pods.push_back(info);
+    out.node->add_pod(std::move(info));
   }
   return out;
 }
@@ -89,7 +95,7 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
   // them (nullptr elsewhere): the filter and preemption's dry runs both see them so
   // (RunFilterPluginsWithNominatedPods, which SelectVictimsOnNode's podPassesFiltersOnNode calls too),
   // so that two preemptors do not free the same room. Visits only the nodes with nominations.
-  std::vector<std::unique_ptr<NodeInfo>> held(nodes.size());
+  std::vector<HeldNode> held(nodes.size());
   for (const auto& [node_name, uids] : queue.nominated_pods()) {
     if (auto i = cluster.node_position(node_name))
       held[*i] = with_nominated_pods(*pod, *nodes[*i], uids, cluster);
@@ -101,10 +107,16 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
   // A node with nominated pods must pass both with them (resources held for the preemptors) and
   // without them (RunFilterPluginsWithNominatedPods); the run without comes first here, and a node
   // failing it keeps that status.
+  // The run with them sees them in the PreFilter states too (addNominatedPods calls
+  // RunPreFilterExtensionAddPod on a clone of the cycle state): PodTopologySpread counts them,
+  // InterPodAffinity matches their terms.
   auto with_held = [&](size_t i, FilterStatus without) {
-    if (!without.ok() || held[i] == nullptr) return without;
-    const NodeInfo* one[] = {held[i].get()};
-    return std::move(engine.filter(ctx, one)[0]);
+    if (!without.ok() || held[i].node == nullptr) return without;
+    const NodeInfo* one[] = {held[i].node.get()};
+    if (ctx.filter_states.empty()) return std::move(engine.filter(ctx, one)[0]);
+    PodContext with = ctx.with_cloned_states();
+    for (const auto& p : held[i].pods) with.add_pod(*p, *held[i].node);
+    return std::move(engine.filter(with, one)[0]);
   };
   std::vector<FilterStatus> statuses(nodes.size());  // failures only; success elsewhere
   std::vector<size_t> feasible;
@@ -203,7 +215,7 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
   for (size_t i = 0; i < nodes.size(); ++i) {
     for (const auto& r : statuses[i].reasons) ++d.reasons[r];
     if (statuses[i].code == FilterCode::kUnschedulable) {
-      might_help.push_back(held[i] != nullptr ? held[i].get() : nodes[i]);
+      might_help.push_back(held[i].node != nullptr ? held[i].node.get() : nodes[i]);
       events |= static_cast<EventMask>(ClusterEvent::kPodDeleted);
     }
   }

@@ -35,6 +35,10 @@ std::optional<NodeVictims> select_victims_on_node(const PodContext& preemptor, c
   // a skew violation (default_preemption.go SelectVictimsOnNode: removePod/addPod run
   // RunPreFilterExtensionRemovePod/AddPod on a clone of the cycle state).
   PodContext state = preemptor.with_cloned_states();
+  // Pods nominated to the node that the caller holds on it (pending, so not bound here: extender-sim's
+  // addNominatedPods) count in the states too, as RunFilterPluginsWithNominatedPods adds them there.
+  for (const auto& p : node.pods)
+    if (p->pod->node_name.empty()) state.add_pod(*p, dry);
   auto remove = [&](const std::shared_ptr<const PodInfo>& p) {
     dry.remove_pod(p->pod->uid);
     state.remove_pod(*p, dry);

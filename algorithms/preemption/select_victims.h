@@ -32,8 +32,9 @@ struct NodeVictims {
 // nullopt when the node cannot be a candidate: the preemptor does not fit even with every
 // lower-priority pod removed, or (kCurrent only) there are no lower-priority pods or none needs to go.
 // With kV1_16 a node where the preemptor fits without evictions is returned with no victims, as
-// v1.16's selectVictimsOnNode did. The node is not modified: the dry run works on a copy. Nominated pods are
-// not considered (the extender does not see the scheduler's nomination queue).
+// v1.16's selectVictimsOnNode did. The node is not modified: the dry run works on a copy. The extender
+// does not see the scheduler's nomination queue; a caller that does (extender-sim) adds the pods
+// nominated to the node to its NodeInfo, pending (no nodeName), and they count in the filters' states.
 std::optional<NodeVictims> select_victims_on_node(const PodContext& preemptor, const NodeInfo& node,
                                                   std::span<const PodDisruptionBudget> pdbs, const Engine& engine,
                                                   int64_t now_unix_seconds, Semantics semantics);

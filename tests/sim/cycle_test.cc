@@ -349,6 +349,56 @@ TEST(Cycle, HigherPriorityPodsIgnoreLowerNominations) {
   EXPECT_EQ(d->outcome, Outcome::kUnschedulable) << "equal priority: 800m held of n2's 700m free";
 }
 
+// "db" (priority 10, app=db) is nominated to n1 by an earlier preemption; n2 and n3 are full. "x"
+// (priority 10) must not share a host with app=db. n1 has room for both, with `low` (priority 0) of
+// CPU bound there too.
+std::optional<CycleRecord> nominated_db_then_apart(int64_t low) {
+  Sim s;
+  s.engine = std::make_unique<Engine>(std::move(
+      compile(parse_config(R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration"})"))
+          .engine));
+  s.config.engine = s.engine.get();
+  for (const char* n : {"n1", "n2", "n3"}) {
+    Node node = make_node(n, 1000, 4 * GiB);
+    node.labels = Labels{{"kubernetes.io/hostname", std::string(n)}};
+    s.cluster.replace_node(std::move(node));
+  }
+  s.cluster.add_pod(sim_pod("full2", 1000, 50, "n2"));
+  s.cluster.add_pod(sim_pod("full3", 1000, 50, "n3"));
+  if (low > 0) s.cluster.add_pod(sim_pod("low", low, 0, "n1"));
+  Pod db = sim_pod("db", 300, 10);
+  db.labels = Labels{{"app", "db"}};
+  s.cluster.add_pod(std::move(db));
+  s.queue.add_nominated_pod("uid-db", "n1");
+  s.cluster.set_nominated_node("uid-db", "n1");
+  Pod x = sim_pod("x", 300, 10);
+  auto rules = std::make_shared<PodAffinityRules>();
+  PodAffinityTerm apart;
+  apart.label_selector = LabelSelector{};
+  apart.label_selector->match_labels = Labels{{"app", "db"}};
+  apart.topology_key = "kubernetes.io/hostname";
+  rules->required_anti_affinity.push_back(apart);
+  x.affinity = std::move(rules);
+  s.pending(std::move(x));
+  return s.cycle();
+}
+
+TEST(Cycle, NominatedPodsCountInTheTopologyPluginsState) {
+  // With db held on n1 (addNominatedPods adds it to InterPodAffinity's PreFilter state, not only to
+  // the node), x fits nowhere.
+  auto d = nominated_db_then_apart(0);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->uid, "uid-x");
+  EXPECT_EQ(d->outcome, Outcome::kUnschedulable) << "placed on " << d->node;
+  EXPECT_EQ(d->reasons["node(s) didn't match pod anti-affinity rules"], 1u);
+  // With 500m of low on n1, x does not fit there beside db; evicting low would not help it either,
+  // since preemption's dry run sees db in the state too (RunFilterPluginsWithNominatedPods).
+  d = nominated_db_then_apart(500);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->outcome, Outcome::kUnschedulable) << "preempted on " << d->node;
+  EXPECT_TRUE(d->victims.empty());
+}
+
 TEST(Cycle, SameSeedSameDecisions) {
   // Three identical empty nodes tie for every pod until they fill: the seed decides.
   auto run = [](uint64_t seed) {
