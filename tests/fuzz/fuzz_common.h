@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "algorithms/engine.h"
 #include "extender/state/cluster_state.h"
@@ -167,6 +168,33 @@ inline void check_state(const ClusterState& s) {
     for (const auto& q : n->pods) listed = listed || q.get() == p.get();
     check(listed, "state: pod " + key + " is missing from node " + p->pod->node_name + "'s list");
   });
+  // The indexes the topology plugins read, against the nodes they index: every bound pod in exactly
+  // one group, with the group's namespace and labels; the label counts those of the node objects.
+  std::unordered_map<const PodInfo*, int> grouped;
+  s.pod_groups.for_each([&](std::string_view, const std::shared_ptr<const PodGroup>& g) {
+    check(g != nullptr, "state: null pod group");
+    for (const auto& p : g->pods) {
+      check(p->pod->namespace_ == g->first.namespace_ && p->pod->labels.get() == g->first.labels.get(),
+            "state: pod " + p->pod->name + " grouped with other pods' namespace or labels");
+      ++grouped[p.get()];
+    }
+  });
+  size_t bound = 0;
+  NodeLabelIndex labels;
+  s.nodes.for_each([&](std::string_view, const std::shared_ptr<const NodeInfo>& info) {
+    for (const auto& p : info->pods) {
+      ++bound;
+      check(grouped[p.get()] == 1,
+            "state: bound pod " + p->pod->name + " in " + std::to_string(grouped[p.get()]) + " pod groups");
+    }
+    if (!info->node) return;
+    for (const auto& [k, v] : info->node->labels) {
+      ++labels[k].nodes;
+      ++labels[k].values[v];
+    }
+  });
+  check(grouped.size() == bound, "state: pod groups hold pods bound to no node");
+  check(labels == *s.node_labels, "state: the node label index differs from the nodes' labels");
 }
 
 }  // namespace kext::fuzz

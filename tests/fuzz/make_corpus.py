@@ -162,6 +162,27 @@ def main():
     listed = compact({"kind": "PodList", "metadata": {"resourceVersion": "1"}, "items": unkinded})
     write("watch", "list-then-events.bin", b"\x40" + (listed + ev("DELETED", unkinded[0]) + listed).encode())
     write("watch", "node-list.bin", b"\x83" + compact({"kind": "NodeList", "items": nodes}).encode())
+    # What the topology plugins read: namespaces and the objects that select pods, listed, changed
+    # (a selector dropped) and deleted.
+    team = {"kind": "Namespace", "metadata": {"name": "team", "labels": {"tier": "data"}, "resourceVersion": "5"}}
+    web_svc = {"kind": "Service", "metadata": {"name": "web", "namespace": "shop"}, "spec": {"selector": {"app": "web"}}}
+    web_rs = {"kind": "ReplicaSet", "metadata": {"name": "web-1", "namespace": "shop"},
+              "spec": {"selector": {"matchLabels": {"app": "web"},
+                                    "matchExpressions": [{"key": "tier", "operator": "In", "values": ["a"]}]}}}
+    db_ss = {"kind": "StatefulSet", "metadata": {"name": "db", "namespace": "shop"},
+             "spec": {"selector": {"matchLabels": {"app": "db"}}}}
+    rc = {"kind": "ReplicationController", "metadata": {"name": "old", "namespace": "shop"},
+          "spec": {"selector": {"app": "old"}}}
+    no_selector = copy.deepcopy(web_rs)
+    no_selector["spec"] = {}
+    topology = "".join([compact({"kind": "NamespaceList", "items": [team]}),
+                        compact({"kind": "ServiceList", "items": [web_svc]})] +
+                       [ev("ADDED", o) for o in (web_rs, db_ss, rc) + tuple(nodes[:2] + pods[:4])] +
+                       [ev("MODIFIED", no_selector), ev("DELETED", team), ev("DELETED", web_svc)])
+    write("watch", "topology-objects.bin", b"\x83" + topology.encode())
+    unkinded_ns = dict(team)
+    unkinded_ns.pop("kind")
+    write("watch", "namespace-no-kind.bin", b"\x21" + ev("ADDED", unkinded_ns).encode())
 
     write("snapshot", "cluster.json", fixture("cluster.json"))
     write("snapshot", "slim-list.json", compact({"kind": "List", "items": nodes[:2] + pods[:3] + pdbs}))

@@ -1,8 +1,8 @@
 // Watch streams: the bytes a reflector reads, cut by EventSplitter, each event handled as
-// Reflector::watch's on_event does and applied through the cache sinks; a JSON object with "items"
-// is handled as a list page (Reflector::list). The first byte picks the piece size the stream arrives
-// in and the sink for objects without a kind. Checks that the pieces do not change the events, and
-// the cache's cross-references after the stream, and that an empty relist empties it.
+// Reflector::watch's on_event does and applied through the cache sinks of every watched resource; a
+// JSON object with "items" is handled as a list page (Reflector::list). The first byte picks the piece
+// size the stream arrives in and the sink for objects without a kind. Checks that the pieces do not change
+// the events, and the cache's cross-references after the stream, and that an empty relist empties it.
 #include <vector>
 
 #include "extender/kube/cache_sinks.h"
@@ -13,24 +13,31 @@ using namespace kext;
 
 namespace {
 
+// A sink per watched resource (kube::watched_resources()), picked by the object's kind or its list's.
 struct Sinks {
-  std::unique_ptr<kube::ResourceSink> node, pod, pdb;
-  explicit Sinks(StateCache& c)
-      : node(kube::make_node_sink(c)), pod(kube::make_pod_sink(c)), pdb(kube::make_pdb_sink(c)) {}
+  std::vector<std::unique_ptr<kube::ResourceSink>> all;  // in watched_resources() order
+  kube::ResourceSink* node = nullptr;
+  kube::ResourceSink* pod = nullptr;
+  explicit Sinks(StateCache& c) {
+    for (const kube::WatchedResource& r : kube::watched_resources()) all.push_back(r.make_sink(c));
+    node = all[0].get();
+    pod = all[1].get();
+  }
   kube::ResourceSink& for_object(const json::Value& obj, kube::ResourceSink& fallback) {
     auto kind = obj.IsObject() ? obj.FindMember("kind") : obj.MemberEnd();
     if (obj.IsObject() && kind != obj.MemberEnd() && kind->value.IsString()) {
-      const std::string_view k = json::view(kind->value);
-      if (k == "Node" || k == "NodeList") return *node;
-      if (k == "Pod" || k == "PodList") return *pod;
-      if (k == "PodDisruptionBudget" || k == "PodDisruptionBudgetList") return *pdb;
+      std::string_view k = json::view(kind->value);
+      if (k.ends_with("List")) k.remove_suffix(4);
+      size_t i = 0;
+      for (const kube::WatchedResource& r : kube::watched_resources()) {
+        if (r.kind == k) return *all[i];
+        ++i;
+      }
     }
     return fallback;
   }
   void flush() {
-    node->flush();
-    pod->flush();
-    pdb->flush();
+    for (auto& s : all) s->flush();
   }
 };
 
@@ -100,7 +107,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // One cache for every input (building one costs more than a run): emptied by a relist at the end.
   static StateCache& cache = *new StateCache();
   static Sinks& sinks = *new Sinks(cache);
-  kube::ResourceSink& fallback = (sel & 0x40) ? *sinks.pod : *sinks.node;
+  // The sink for objects without a kind, by bits 0x60: nodes, namespaces (0x20), pods (0x40), services.
+  static constexpr size_t kFallback[] = {0, 3, 1, 4};
+  kube::ResourceSink& fallback = *sinks.all[kFallback[(sel >> 5) & 3]];
   kube::EventSplitter splitter(1 << 20);
   size_t seen = 0;
   bool watching = true, split_ok = true;
@@ -122,13 +131,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::check_state(*cache.view());
 
   // A relist that finds nothing empties the cache (Reflector::list after a 410 Gone).
-  for (kube::ResourceSink* sink : {sinks.node.get(), sinks.pod.get(), sinks.pdb.get()}) {
+  for (auto& sink : sinks.all) {
     sink->list_begin();
     sink->list_end();
   }
   auto empty = cache.view();
+  bool workloads = false;
+  for (WorkloadKind k : kWorkloadKinds) workloads = workloads || !empty->workloads(k)->empty();
   fuzz::check(empty->nodes.size() == 0 && empty->pods_by_uid.size() == 0 && empty->pdbs->empty() &&
-                  empty->node_object_count() == 0,
+                  empty->node_object_count() == 0 && empty->namespace_labels->empty() && !workloads &&
+                  empty->pod_groups.size() == 0 && empty->node_labels->empty(),
               "watch: an empty relist left objects in the cache");
   return 0;
 }
