@@ -1,0 +1,125 @@
+#include "algorithms/gang/admission.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+namespace kext::gang {
+namespace {
+
+std::string group_prefix(const PodGroupSpec& group) { return "pod group " + group.key() + ": "; }
+
+// "3 Insufficient cpu, 1 node(s) had untolerated taint", most frequent first (then by name), as
+// kube-scheduler's FitError summarises a pod's failures.
+std::string summarise(const std::vector<FilterStatus>& statuses) {
+  std::map<std::string, size_t> counts;
+  for (const FilterStatus& s : statuses)
+    for (const std::string& r : s.reasons) ++counts[r];
+  std::vector<std::pair<std::string, size_t>> sorted(counts.begin(), counts.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out;
+  for (const auto& [reason, n] : sorted) out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
+  return out;
+}
+
+__int128 free_of(int64_t allocatable, int64_t requested) {
+  return std::max<__int128>(0, static_cast<__int128>(allocatable) - requested);
+}
+
+std::string to_string(__int128 v) {
+  if (v == 0) return "0";
+  std::string out;
+  const bool negative = v < 0;
+  for (; v != 0; v /= 10) out.insert(out.begin(), static_cast<char>('0' + (negative ? -(v % 10) : v % 10)));
+  return negative ? "-" + out : out;
+}
+
+}  // namespace
+
+std::string resource_gap(const Resources& wanted, std::span<const NodeInfo* const> nodes) {
+  __int128 cpu = 0, memory = 0, storage = 0;
+  std::map<std::string, __int128, std::less<>> scalars;
+  for (const ScalarResource& s : wanted.scalars) scalars[s.name] = 0;
+  for (const NodeInfo* n : nodes) {
+    if (n->node == nullptr) continue;
+    const Resources& a = n->node->allocatable;
+    const Resources& r = n->requested;
+    cpu += free_of(a.milli_cpu, r.milli_cpu);
+    memory += free_of(a.memory, r.memory);
+    storage += free_of(a.ephemeral_storage, r.ephemeral_storage);
+    for (auto& [name, total] : scalars) total += free_of(a.scalar(name), r.scalar(name));
+  }
+  auto gap = [](std::string_view name, int64_t want, __int128 have, std::string_view unit) -> std::string {
+    if (want <= have) return "";
+    return std::string(name) + ": wants " + to_string(want) + std::string(unit) + ", " + to_string(have) +
+           std::string(unit) + " free";
+  };
+  for (std::string g : {gap("cpu", wanted.milli_cpu, cpu, "m"), gap("memory", wanted.memory, memory, ""),
+                        gap("ephemeral-storage", wanted.ephemeral_storage, storage, "")})
+    if (!g.empty()) return g;
+  for (const ScalarResource& s : wanted.scalars)
+    if (std::string g = gap(s.name, s.value, scalars[s.name], ""); !g.empty()) return g;
+  return "";
+}
+
+Admission admit(const Engine& engine, const PodGroupSpec& group,
+                std::span<const std::shared_ptr<const Pod>> members, std::span<const NodeInfo* const> nodes,
+                const ClusterView* cluster) {
+  Admission out;
+  const size_t need = static_cast<size_t>(std::max(group.min_member, 1));
+  if (members.size() < need) {
+    out.reason = group_prefix(group) + std::to_string(members.size()) + " pods pending of minMember " +
+                 std::to_string(need);
+    return out;
+  }
+  if (!group.min_resources.requests_nothing()) {
+    if (std::string gap = resource_gap(group.min_resources, nodes); !gap.empty()) {
+      out.reason = group_prefix(group) + "minResources not free in the cluster: " + gap;
+      return out;
+    }
+  }
+  // The nodes as the members placed so far leave them: a copy of each node that got one.
+  std::vector<const NodeInfo*> view(nodes.begin(), nodes.end());
+  std::vector<std::unique_ptr<NodeInfo>> trial(nodes.size());
+  std::vector<std::pair<std::shared_ptr<const PodInfo>, size_t>> placed;  // member, node index
+  for (size_t m = 0; m < need; ++m) {
+    const Pod& pod = *members[m];
+    PodContext ctx(pod, cluster);
+    engine.prepare(ctx, nodes);
+    for (const auto& [info, i] : placed) ctx.add_pod(*info, *view[i]);
+    const std::vector<FilterStatus> statuses = engine.filter(ctx, view);
+    std::vector<size_t> feasible;
+    for (size_t i = 0; i < statuses.size(); ++i)
+      if (statuses[i].ok()) feasible.push_back(i);
+    if (feasible.empty()) {
+      out.placements.clear();
+      out.reason = group_prefix(group) + "member " + pod.namespace_ + "/" + pod.name + " fits no node with " +
+                   std::to_string(m) + " of " + std::to_string(need) + " members placed (" +
+                   summarise(statuses) + ")";
+      return out;
+    }
+    size_t best = feasible.front();
+    if (feasible.size() > 1) {
+      std::vector<const NodeInfo*> candidates;
+      for (size_t i : feasible) candidates.push_back(view[i]);
+      const ScoreMatrix scores = engine.score(ctx, candidates, ScoreScale::kSchedulerTotal);
+      size_t pick = 0;
+      for (size_t k = 1; k < candidates.size(); ++k)
+        if (scores.combined[k] > scores.combined[pick]) pick = k;
+      best = feasible[pick];
+    }
+    if (!trial[best]) {
+      trial[best] = std::make_unique<NodeInfo>(*nodes[best]);
+      view[best] = trial[best].get();
+    }
+    auto info = std::make_shared<const PodInfo>(make_pod_info(members[m]));
+    trial[best]->add_pod(info);
+    placed.emplace_back(std::move(info), best);
+    out.placements.push_back({pod.uid, view[best]->name()});
+  }
+  out.admitted = true;
+  return out;
+}
+
+}  // namespace kext::gang

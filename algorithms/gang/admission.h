@@ -1,0 +1,50 @@
+#pragma once
+// Admission of a gang: whether the whole group can be placed now, and where. Coscheduling
+// (scheduler-plugins pkg/coscheduling/core/core.go PreFilter) checks only that the group has
+// minMember pods and that the cluster's free resources cover minResources, then lets members
+// reserve one at a time, so two gangs can each hold part of the cluster and deadlock it. Here the
+// first member's filter places every member the group needs, each through the profile's own filters
+// on the nodes as the members before it left them, before anything is held: a group is admitted
+// whole or not at all.
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "algorithms/engine.h"
+#include "algorithms/gang/pod_group.h"
+#include "algorithms/model.h"
+#include "algorithms/plugin.h"
+
+namespace kext::gang {
+
+struct MemberPlacement {
+  std::string uid;
+  std::string node;
+  bool operator==(const MemberPlacement&) const = default;
+};
+
+struct Admission {
+  bool admitted = false;
+  // Admitted: one node per member placed (min_member of them, in the members' order).
+  std::vector<MemberPlacement> placements;
+  // Not admitted: why, naming the group ("pod group ns/name: ..."), for every node's filter reason.
+  std::string reason;
+};
+
+// Places min_member of `members` (the group's pending pods, in the order they should be placed:
+// the caller's stable order) on `nodes`, the nodes as the reservations already held leave them. Each
+// member goes through the engine's filters (prepared against `cluster`, or `nodes` when null, with the
+// members placed before it added to the PreFilter states) onto its best-scored feasible node, the
+// first such node on ties. Not admitted when the group has fewer than min_member pending members,
+// when the nodes' free resources do not cover min_resources, or when a member fits no node.
+Admission admit(const Engine& engine, const PodGroupSpec& group,
+                std::span<const std::shared_ptr<const Pod>> members, std::span<const NodeInfo* const> nodes,
+                const ClusterView* cluster = nullptr);
+
+// The nodes' free resources (allocatable less requested, none below zero) against `wanted`: the first
+// resource short, as "cpu: wants 16, 12 free", or "" when `wanted` is covered. Quantities are printed
+// in their API units (cores for cpu, bytes for memory).
+std::string resource_gap(const Resources& wanted, std::span<const NodeInfo* const> nodes);
+
+}  // namespace kext::gang
