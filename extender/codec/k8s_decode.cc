@@ -232,6 +232,8 @@ Container decode_container(const Value& v, std::string_view path) {
   return c;
 }
 
+}  // namespace
+
 std::optional<int64_t> decode_time(const Value& obj, std::string_view key, std::string_view path) {
   const Value* v = find_non_null(obj, key);
   if (!v) return std::nullopt;
@@ -240,8 +242,6 @@ std::optional<int64_t> decode_time(const Value& obj, std::string_view key, std::
   if (!t) throw DecodeError(p + ": not an RFC 3339 time");
   return t;
 }
-
-}  // namespace
 
 Resources decode_resource_list(const Value& v, std::string_view path) {
   expect_object(v, path);

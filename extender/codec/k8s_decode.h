@@ -25,6 +25,9 @@ std::vector<std::string> decode_string_array(const json::Value& obj, std::string
 std::optional<LabelSelector> decode_label_selector(const json::Value& obj, std::string_view key,
                                                    std::string_view path);
 
+// An optional RFC 3339 time (metadata.creationTimestamp, status.startTime) as Unix seconds.
+std::optional<int64_t> decode_time(const json::Value& obj, std::string_view key, std::string_view path);
+
 // A map of name -> quantity string (requests, allocatable, overhead) into Resources.
 Resources decode_resource_list(const json::Value& v, std::string_view path);
 

@@ -1,0 +1,84 @@
+// scheduler-plugins' PodGroup objects decoded for gang scheduling.
+#include "extender/codec/pod_group_decode.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace kext {
+namespace {
+
+rapidjson::Document doc(const std::string& text) {
+  rapidjson::Document d;
+  d.Parse(text.c_str());
+  EXPECT_FALSE(d.HasParseError()) << text;
+  return d;
+}
+
+TEST(PodGroupDecode, EveryField) {
+  const gang::PodGroupSpec g =
+      decode_pod_group(doc(R"({"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"PodGroup",
+              "metadata":{"name":"bert","namespace":"train","creationTimestamp":"2026-11-27T04:00:00Z"},
+              "spec":{"minMember":8,"scheduleTimeoutSeconds":120,
+                      "minResources":{"cpu":"16","memory":"64Gi","nvidia.com/gpu":"8"}},
+              "status":{"phase":"Pending"}})"),
+                       "podgroup");
+  EXPECT_EQ(g.key(), "train/bert");
+  EXPECT_EQ(g.min_member, 8);
+  EXPECT_EQ(g.schedule_timeout_seconds, 120);
+  EXPECT_EQ(g.timeout_seconds(), 120);
+  EXPECT_EQ(g.creation_unix_seconds, 1795752000);
+  EXPECT_EQ(g.min_resources.milli_cpu, 16000);
+  EXPECT_EQ(g.min_resources.memory, int64_t{64} << 30);
+  EXPECT_EQ(g.min_resources.scalar("nvidia.com/gpu"), 8);
+}
+
+TEST(PodGroupDecode, DefaultsOfAnEmptySpec) {
+  for (const char* spec : {"", R"(,"spec":null)", R"(,"spec":{})"}) {
+    const gang::PodGroupSpec g =
+        decode_pod_group(doc(std::string(R"({"metadata":{"name":"g","namespace":"n"})") + spec + "}"), "pg");
+    EXPECT_EQ(g.min_member, 0) << spec;
+    EXPECT_FALSE(g.schedule_timeout_seconds.has_value()) << spec;
+    EXPECT_EQ(g.timeout_seconds(), gang::kDefaultScheduleTimeoutSeconds) << spec;
+    EXPECT_TRUE(g.min_resources.requests_nothing()) << spec;
+  }
+}
+
+struct BadCase {
+  std::string name;
+  std::string json;
+  std::string error;
+};
+
+class PodGroupDecodeErrors : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(PodGroupDecodeErrors, NameTheField) {
+  try {
+    decode_pod_group(doc(GetParam().json), "podgroup");
+    ADD_FAILURE() << "no error";
+  } catch (const DecodeError& e) {
+    EXPECT_NE(std::string(e.what()).find(GetParam().error), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, PodGroupDecodeErrors,
+    ::testing::Values(
+        BadCase{"NoName", R"({"metadata":{"namespace":"n"}})", "podgroup.metadata.name: missing"},
+        BadCase{"NotAnObject", R"([1])", "podgroup"},
+        BadCase{"NegativeMinMember", R"({"metadata":{"name":"g"},"spec":{"minMember":-1}})",
+                "podgroup.spec.minMember: -1 is not a count"},
+        BadCase{"MinMemberTooLarge", R"({"metadata":{"name":"g"},"spec":{"minMember":4294967296}})",
+                "podgroup.spec.minMember: 4294967296 is not a count"},
+        BadCase{"MinMemberAString", R"({"metadata":{"name":"g"},"spec":{"minMember":"8"}})",
+                "podgroup.spec.minMember"},
+        BadCase{"BadTimeout", R"({"metadata":{"name":"g"},"spec":{"scheduleTimeoutSeconds":1.5}})",
+                "podgroup.spec.scheduleTimeoutSeconds"},
+        BadCase{"BadQuantity", R"({"metadata":{"name":"g"},"spec":{"minResources":{"cpu":"lots"}}})",
+                "podgroup.spec.minResources.cpu"},
+        BadCase{"BadCreationTimestamp", R"({"metadata":{"name":"g","creationTimestamp":"yesterday"}})",
+                "podgroup.metadata.creationTimestamp: not an RFC 3339 time"}),
+    [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace kext
