@@ -55,23 +55,37 @@ namespace {
 
 using Kind = LiveEvent::Kind;
 
+// A namespaced object's key, "namespace/name", back into its two parts.
+void split_key(const std::string& key, std::string& namespace_, std::string& name) {
+  const auto slash = key.find('/');
+  namespace_ = key.substr(0, slash);
+  name = slash == std::string::npos ? key : key.substr(slash + 1);
+}
+
 // One resource's decoding into LiveEvents: its key, and the events of an object seen or gone.
-struct NodeTraits {
-  static constexpr const char* kPath = "node";
+// Nodes and namespaces: one object in `Field`, keyed by its name.
+template <Kind Up, Kind Down, auto Field, auto Decode, const char* Path>
+struct NamedTraits {
   static LiveEvent upsert(const json::Value& v) {
     LiveEvent e;
-    e.kind = Kind::kNodeUpsert;
-    e.node = decode_node(v, kPath);
+    e.kind = Up;
+    e.*Field = Decode(v, Path);
     return e;
   }
-  static std::string key(const LiveEvent& e) { return e.node.name; }
+  static std::string key(const LiveEvent& e) { return (e.*Field).name; }
   static LiveEvent gone(const std::string& key) {
     LiveEvent e;
-    e.kind = Kind::kNodeDelete;
-    e.node.name = key;
+    e.kind = Down;
+    (e.*Field).name = key;
     return e;
   }
 };
+inline constexpr char kNodePath[] = "node";
+inline constexpr char kNamespacePath[] = "namespace";
+using NodeTraits =
+    NamedTraits<Kind::kNodeUpsert, Kind::kNodeDelete, &LiveEvent::node, decode_node, kNodePath>;
+using NamespaceTraits = NamedTraits<Kind::kNamespaceUpsert, Kind::kNamespaceDelete,
+                                    &LiveEvent::namespace_object, decode_namespace, kNamespacePath>;
 
 struct PodTraitsOf {
   static constexpr const char* kPath = "pod";
@@ -102,9 +116,7 @@ struct PdbTraits {
   static LiveEvent gone(const std::string& key) {
     LiveEvent e;
     e.kind = Kind::kPdbDelete;
-    const auto slash = key.find('/');
-    e.pdb.namespace_ = key.substr(0, slash);
-    e.pdb.name = slash == std::string::npos ? key : key.substr(slash + 1);
+    split_key(key, e.pdb.namespace_, e.pdb.name);
     return e;
   }
 };
@@ -125,23 +137,6 @@ struct PriorityClassTraits {
   }
 };
 
-struct NamespaceTraits {
-  static constexpr const char* kPath = "namespace";
-  static LiveEvent upsert(const json::Value& v) {
-    LiveEvent e;
-    e.kind = Kind::kNamespaceUpsert;
-    e.namespace_object = decode_namespace(v, kPath);
-    return e;
-  }
-  static std::string key(const LiveEvent& e) { return e.namespace_object.name; }
-  static LiveEvent gone(const std::string& key) {
-    LiveEvent e;
-    e.kind = Kind::kNamespaceDelete;
-    e.namespace_object.name = key;
-    return e;
-  }
-};
-
 // Services, ReplicationControllers, ReplicaSets, StatefulSets: their selectors, decoded as the
 // extender's cache decodes them (extender/codec/workload_decode.h).
 template <WorkloadKind K, WorkloadSelector (*Decode)(const json::Value&, std::string_view)>
@@ -158,9 +153,7 @@ struct WorkloadTraits {
     LiveEvent e;
     e.kind = Kind::kWorkloadDelete;
     e.workload_kind = K;
-    const auto slash = key.find('/');
-    e.workload.namespace_ = key.substr(0, slash);
-    e.workload.name = slash == std::string::npos ? key : key.substr(slash + 1);
+    split_key(key, e.workload.namespace_, e.workload.name);
     return e;
   }
 };
