@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "extender/codec/k8s_decode.h"
+#include "extender/codec/pod_group_decode.h"
 #include "extender/codec/workload_decode.h"
 
 namespace kext::kube {
@@ -47,6 +48,18 @@ struct NamespaceKind {
     v.reserve(all.size());
     for (auto& n : all) v.emplace_back(std::move(n.name), std::move(n.labels));
     b.replace_namespaces(std::move(v));
+  }
+};
+
+struct GangKind {
+  using Object = gang::PodGroupSpec;
+  static gang::PodGroupSpec decode(const json::Value& v) { return decode_pod_group(v, "podgroup"); }
+  static void upsert(StateCache::Batch& b, gang::PodGroupSpec o) { b.upsert_gang(std::move(o)); }
+  static void remove(StateCache::Batch& b, const gang::PodGroupSpec& o) {
+    b.delete_gang(o.namespace_, o.name);
+  }
+  static void replace(StateCache::Batch& b, std::vector<gang::PodGroupSpec> all) {
+    b.replace_gangs(std::move(all));
   }
 };
 
@@ -115,6 +128,10 @@ std::unique_ptr<ResourceSink> make_namespace_sink(StateCache& cache) {
   return std::make_unique<KindSink<NamespaceKind>>(cache);
 }
 
+std::unique_ptr<ResourceSink> make_gang_sink(StateCache& cache) {
+  return std::make_unique<KindSink<GangKind>>(cache);
+}
+
 std::unique_ptr<ResourceSink> make_workload_sink(WorkloadKind kind, StateCache& cache) {
   switch (kind) {
     case WorkloadKind::kService:
@@ -153,6 +170,9 @@ constexpr WatchedResource kWatched[] = {
      make_workload_sink_of<WorkloadKind::kReplicaSet>},
     {"statefulsets", "apps", "/apis/apps/v1/statefulsets", "StatefulSet",
      make_workload_sink_of<WorkloadKind::kStatefulSet>},
+    // Gang scheduling's groups (scheduler-plugins' CRD): watched where the cluster serves them.
+    {"podgroups", "scheduling.x-k8s.io", "/apis/scheduling.x-k8s.io/v1alpha1/podgroups", "PodGroup",
+     make_gang_sink, true},
 };
 
 }  // namespace

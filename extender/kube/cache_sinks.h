@@ -15,6 +15,7 @@ std::unique_ptr<ResourceSink> make_pod_sink(StateCache& cache);
 std::unique_ptr<ResourceSink> make_pdb_sink(StateCache& cache);
 std::unique_ptr<ResourceSink> make_namespace_sink(StateCache& cache);
 std::unique_ptr<ResourceSink> make_workload_sink(WorkloadKind kind, StateCache& cache);
+std::unique_ptr<ResourceSink> make_gang_sink(StateCache& cache);
 
 // A resource the extender lists and watches, cluster-wide, into its StateCache.
 struct WatchedResource {
@@ -23,6 +24,9 @@ struct WatchedResource {
   std::string_view path;   // of the list and the watch
   std::string_view kind;   // of its objects ("PodDisruptionBudget"); the list's is kind + "List"
   std::unique_ptr<ResourceSink> (*make_sink)(StateCache&);
+  // Watched only where the API server serves it and lets us list it (a CRD that may not be
+  // installed): one probe at start, a 404 or 403 leaves it out, and readiness does not wait on it.
+  bool optional = false;
 };
 
 // Every watched resource, in the order LiveState starts them. Readiness waits on all of them.

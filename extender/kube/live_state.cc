@@ -5,7 +5,8 @@
 namespace kext::kube {
 
 LiveState::LiveState(ApiClient& api, StateStore& store, LiveStateOptions opts)
-    : store_(store), cache_(&store), opts_(std::move(opts)) {
+    : api_(api), store_(store), cache_(&store), opts_(std::move(opts)) {
+  watching_ = std::make_unique<std::atomic<bool>[]>(watched_resources().size());
   for (const WatchedResource& r : watched_resources()) {
     sinks_.push_back(r.make_sink(cache_));
     ReflectorOptions o = opts_.reflector;
@@ -19,7 +20,21 @@ LiveState::~LiveState() { stop(); }
 
 void LiveState::start() {
   store_.set_ready(false);
-  for (auto& r : reflectors_) r->start();
+  size_t i = 0;
+  for (const WatchedResource& w : watched_resources()) {
+    // A CRD that is not installed (404), or that the role does not grant (403): not watched, and
+    // readiness does not wait for it. Any other answer (an error, no answer) is the reflector's to
+    // retry.
+    auto absent = [&] {
+      const int status = api_.get(std::string(w.path) + "?limit=1").status;
+      return status == 404 || status == 403;
+    };
+    if (!w.optional || !absent()) {
+      reflectors_[i]->start();
+      watching_[i].store(true);
+    }
+    ++i;
+  }
   housekeeper_ = std::thread([this] { housekeeping(); });
 }
 
@@ -34,14 +49,16 @@ void LiveState::stop() {
 }
 
 bool LiveState::synced() const {
-  for (const auto& r : reflectors_)
-    if (!r->status().synced) return false;
+  for (const ResourceStatus& r : status())
+    if (!r.status.synced) return false;
   return true;
 }
 
 std::vector<LiveState::ResourceStatus> LiveState::status() const {
   std::vector<ResourceStatus> out;
-  for (const auto& r : reflectors_) out.push_back({r->resource(), r->status()});
+  for (size_t i = 0; i < reflectors_.size(); ++i)
+    if (watching_[i].load() || !watched_resources()[i].optional)
+      out.push_back({reflectors_[i]->resource(), reflectors_[i]->status()});
   return out;
 }
 

@@ -5,6 +5,7 @@
 // of bind assumptions the watch never confirmed.
 #include <malloc.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -37,7 +38,8 @@ class LiveState {
   LiveState(ApiClient& api, StateStore& store, LiveStateOptions opts = {});
   ~LiveState();
 
-  // Marks the store not ready, then lists and watches in the background.
+  // Marks the store not ready, probes the optional resources (WatchedResource::optional), then lists
+  // and watches in the background.
   void start();
   void stop();
   bool synced() const;
@@ -46,6 +48,7 @@ class LiveState {
     std::string resource;
     ReflectorStatus status;
   };
+  // The resources watched: an optional one only once its probe found it served.
   std::vector<ResourceStatus> status() const;
 
   StateCache& cache() { return cache_; }
@@ -53,11 +56,14 @@ class LiveState {
  private:
   void housekeeping();
 
+  ApiClient& api_;
   StateStore& store_;
   StateCache cache_;
   LiveStateOptions opts_;
   std::vector<std::unique_ptr<ResourceSink>> sinks_;
   std::vector<std::unique_ptr<Reflector>> reflectors_;
+  // Per reflector: started (read by status() from other threads while start() probes).
+  std::unique_ptr<std::atomic<bool>[]> watching_;
   std::thread housekeeper_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -201,6 +201,10 @@ std::string Metrics::render(const ClusterState* state) const {
   out.append("kube_extender_cache_objects{resource=\"namespaces\"} ")
       .append(std::to_string(namespaces))
       .append("\n");
+  const size_t podgroups = state && state->gangs ? state->gangs->size() : 0;
+  out.append("kube_extender_cache_objects{resource=\"podgroups\"} ")
+      .append(std::to_string(podgroups))
+      .append("\n");
   // Objects with an empty selector are not kept (StateCache::Batch::upsert_workload), so not counted.
   for (WorkloadKind kind : kWorkloadKinds) {
     const auto* list = state ? state->workloads(kind).get() : nullptr;

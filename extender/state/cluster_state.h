@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "algorithms/gang/pod_group.h"
 #include "algorithms/model.h"
 #include "algorithms/plugin.h"
 #include "extender/state/pod_group_index.h"
@@ -37,6 +38,9 @@ inline constexpr WorkloadKind kWorkloadKinds[] = {WorkloadKind::kService,
 // The API's resource name of the kind ("services"): the dump's and the metrics' name for it.
 std::string_view workload_resource(WorkloadKind kind);
 
+// Gang scheduling's PodGroups (scheduler-plugins' CRD), by "namespace/name".
+using GangMap = std::map<std::string, gang::PodGroupSpec, std::less<>>;
+
 struct ClusterState {
   // Every node name that has a node object or a bound pod. NodeInfo::node is null when only pods
   // reference the name (a full-Nodes request can still supply the object).
@@ -57,6 +61,8 @@ struct ClusterState {
       std::make_shared<std::vector<WorkloadSelector>>();
   std::shared_ptr<const std::vector<WorkloadSelector>> stateful_sets =
       std::make_shared<std::vector<WorkloadSelector>>();
+  // The PodGroups, when the cluster serves their CRD; replaced whole when one changes, as pdbs.
+  std::shared_ptr<const GangMap> gangs = std::make_shared<GangMap>();
   size_t node_objects = 0;
   // The bound pods grouped by namespace, labels and affinity terms (pod_group_index.h).
   PodGroupMap pod_groups;

@@ -2,6 +2,7 @@
 
 #include "common/read_file.h"
 #include "extender/codec/k8s_decode.h"
+#include "extender/codec/pod_group_decode.h"
 #include "extender/codec/workload_decode.h"
 #include "json/json.h"
 #include "yaml/yaml.h"
@@ -33,6 +34,8 @@ bool add_kind(std::string_view kind, const json::Value& item, std::string_view p
     builder.add_workload(WorkloadKind::kReplicaSet, decode_replica_set(item, path));
   } else if (kind == "StatefulSet") {
     builder.add_workload(WorkloadKind::kStatefulSet, decode_stateful_set(item, path));
+  } else if (kind == "PodGroup") {
+    builder.add_gang(decode_pod_group(item, path));
   } else {
     return false;
   }

@@ -165,6 +165,22 @@ void StateCache::Batch::replace_workloads(WorkloadKind kind, std::vector<Workloa
   for (auto& w : all) upsert_workload(kind, std::move(w));
 }
 
+void StateCache::Batch::upsert_gang(gang::PodGroupSpec group) {
+  std::string key = group.key();
+  c_.gangs_.insert_or_assign(std::move(key), std::move(group));
+  c_.gangs_dirty_ = true;
+}
+
+void StateCache::Batch::delete_gang(const std::string& namespace_, const std::string& name) {
+  c_.gangs_dirty_ |= c_.gangs_.erase(object_key(namespace_, name)) > 0;
+}
+
+void StateCache::Batch::replace_gangs(std::vector<gang::PodGroupSpec> groups) {
+  c_.gangs_.clear();
+  c_.gangs_dirty_ = true;
+  for (auto& g : groups) upsert_gang(std::move(g));
+}
+
 bool StateCache::Batch::assume_pod(const std::string& key, const std::string& node, Clock::time_point until) {
   const auto* found = c_.pods_.find(key);
   if (!found) return false;
@@ -223,6 +239,11 @@ std::shared_ptr<const ClusterState> StateCache::view_locked() {
     namespaces_dirty_ = false;
   }
   s->namespace_labels = namespace_view_;
+  if (gangs_dirty_) {
+    gang_view_ = std::make_shared<const GangMap>(gangs_);
+    gangs_dirty_ = false;
+  }
+  s->gangs = gang_view_;
   for (WorkloadKind kind : kWorkloadKinds) {
     auto& ws = workloads_[static_cast<size_t>(kind)];
     if (ws.dirty) {

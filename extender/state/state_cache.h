@@ -46,6 +46,10 @@ class StateCache {
     // update empties it.
     void upsert_workload(WorkloadKind kind, WorkloadSelector w);
     void delete_workload(WorkloadKind kind, const std::string& namespace_, const std::string& name);
+    // Gang scheduling's PodGroups.
+    void upsert_gang(gang::PodGroupSpec group);
+    void delete_gang(const std::string& namespace_, const std::string& name);
+    void replace_gangs(std::vector<gang::PodGroupSpec> groups);
     void replace_workloads(WorkloadKind kind, std::vector<WorkloadSelector> all);
 
     // Bind: the pod counts against `node` at once, until the watch shows it bound or `until` passes.
@@ -118,6 +122,9 @@ class StateCache {
     bool dirty = false;
   };
   Workloads workloads_[std::size(kWorkloadKinds)];
+  GangMap gangs_;
+  std::shared_ptr<const GangMap> gang_view_ = std::make_shared<GangMap>();
+  bool gangs_dirty_ = false;
   std::map<std::string, Assumed> assumed_;  // by pod key
   // Label sets shared by cached pods; expired entries are swept when the table has doubled.
   std::map<Labels, std::weak_ptr<const Labels>> interned_labels_;
@@ -142,6 +149,7 @@ class ClusterStateBuilder {
   void add_workload(WorkloadKind kind, WorkloadSelector w) {
     cache_.batch().upsert_workload(kind, std::move(w));
   }
+  void add_gang(gang::PodGroupSpec group) { cache_.batch().upsert_gang(std::move(group)); }
   std::shared_ptr<const ClusterState> build() && { return cache_.view(); }
 
  private:

@@ -101,6 +101,15 @@ std::string workload_line(WorkloadKind kind, const WorkloadSelector& w) {
   return line;
 }
 
+// "podgroup train/bert minMember=8 timeout=120s minResources=16000m,0,0 created=1795752000".
+std::string gang_line(const gang::PodGroupSpec& g) {
+  std::string line = "podgroup " + g.key() + " minMember=" + std::to_string(g.min_member) +
+                     " timeout=" + std::to_string(g.timeout_seconds()) + "s minResources=";
+  resources(line, g.min_resources);
+  line += " created=" + std::to_string(g.creation_unix_seconds);
+  return line;
+}
+
 }  // namespace
 
 std::string dump_state(const ClusterState& state) {
@@ -129,6 +138,10 @@ std::string dump_state(const ClusterState& state) {
     if (!list || list->empty()) continue;
     lines.push_back("count " + std::string(workload_resource(kind)) + "=" + std::to_string(list->size()));
     for (const auto& w : *list) lines.push_back(workload_line(kind, w));
+  }
+  if (state.gangs && !state.gangs->empty()) {
+    lines.push_back("count podgroups=" + std::to_string(state.gangs->size()));
+    for (const auto& [key, g] : *state.gangs) lines.push_back(gang_line(g));
   }
   std::sort(lines.begin(), lines.end());
   size_t bytes = 0;

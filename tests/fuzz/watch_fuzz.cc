@@ -140,7 +140,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (WorkloadKind k : kWorkloadKinds) workloads = workloads || !empty->workloads(k)->empty();
   fuzz::check(empty->nodes.size() == 0 && empty->pods_by_uid.size() == 0 && empty->pdbs->empty() &&
                   empty->node_object_count() == 0 && empty->namespace_labels->empty() && !workloads &&
-                  empty->pod_groups.size() == 0 && empty->node_labels->empty(),
+                  empty->pod_groups.size() == 0 && empty->node_labels->empty() && empty->gangs->empty(),
               "watch: an empty relist left objects in the cache");
   return 0;
 }

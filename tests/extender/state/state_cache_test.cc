@@ -251,6 +251,41 @@ TEST(StateCache, WorkloadsOfEachKindUpsertDeleteAndReplaceApart) {
   EXPECT_EQ((*s->replica_sets)[0].selector.match_labels.at("app"), "db");
 }
 
+TEST(StateCache, PodGroupsUpsertDeleteAndReplaceWithEarlierViewsUnchanged) {
+  auto group = [](std::string name, int32_t min_member) {
+    gang::PodGroupSpec g;
+    g.namespace_ = "train";
+    g.name = std::move(name);
+    g.min_member = min_member;
+    return g;
+  };
+  StateCache cache;
+  auto empty = cache.view();
+  {
+    auto b = cache.batch();
+    b.upsert_gang(group("bert", 8));
+    b.upsert_gang(group("gpt", 16));
+  }
+  auto first = cache.view();
+  ASSERT_EQ(first->gangs->size(), 2u);
+  EXPECT_EQ(first->gangs->at("train/bert").min_member, 8);
+  EXPECT_TRUE(empty->gangs->empty()) << "an earlier view never changes";
+  {
+    auto b = cache.batch();
+    b.upsert_gang(group("bert", 4));
+    b.delete_gang("train", "gpt");
+    b.delete_gang("train", "never");
+  }
+  auto second = cache.view();
+  ASSERT_EQ(second->gangs->size(), 1u);
+  EXPECT_EQ(second->gangs->at("train/bert").min_member, 4);
+  EXPECT_EQ(first->gangs->at("train/bert").min_member, 8);
+  EXPECT_EQ(cache.view()->gangs, second->gangs) << "unchanged: the same map is shared";
+  cache.batch().replace_gangs({group("t5", 2)});
+  EXPECT_EQ(cache.view()->gangs->count("train/t5"), 1u);
+  EXPECT_EQ(cache.view()->gangs->size(), 1u);
+}
+
 TEST(StateCache, AssumptionsCountUntilConfirmedForgottenOrExpired) {
   StateCache cache;
   cache.batch().upsert_node(node("a"));
