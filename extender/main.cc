@@ -124,6 +124,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<kext::kube::LeaderElector> elector;
     std::unique_ptr<kext::BindForwarder> forwarder;
     std::unique_ptr<kext::BindVerb> binder;
+    std::unique_ptr<kext::GangCoordinator> gangs;
     if (opts.api.enabled()) {
       api = std::make_unique<kext::kube::ApiClient>(kext::kube::resolve_api_config(opts.api));
       kext::kube::check_api_access(*api);
@@ -153,12 +154,18 @@ int main(int argc, char** argv) {
         forwarder = std::make_unique<kext::BindForwarder>(*elector, std::move(forward), &metrics);
       }
       if (opts.api.bind) {
+        // Gang scheduling holds members' binds: it needs the bind verb, and runs wherever it does.
+        kext::GangConfig gang = opts.gang;
+        gang.max_held_binds = opts.gang_max_held_binds > 0
+                                  ? opts.gang_max_held_binds
+                                  : std::max<size_t>(1, opts.server.limits.threads / 2);
+        gangs = std::make_unique<kext::GangCoordinator>(profile.engine, store, gang, &metrics);
         binder = std::make_unique<kext::BindVerb>(*api, live->cache(), opts.api.assume_ttl, elector.get(),
-                                                  forwarder.get());
+                                                  forwarder.get(), gangs.get());
       }
     }
 
-    kext::Verbs verbs(profile, store, opts.node_cache_entries, binder.get());
+    kext::Verbs verbs(profile, store, opts.node_cache_entries, binder.get(), gangs.get());
     kext::Server server(opts.server, verbs, store, kext::ServerObservers{&metrics, decisions.get()});
     std::string error;
     if (!server.bind(&error)) throw std::runtime_error(error);
@@ -174,10 +181,11 @@ int main(int argc, char** argv) {
     }
     const auto delay = std::chrono::seconds(opts.shutdown_delay_seconds);
     const auto grace = std::chrono::seconds(opts.shutdown_grace_seconds);
-    signals.start([&server, &elector, delay, grace](int sig) {
+    signals.start([&server, &elector, &gangs, delay, grace](int sig) {
       // Not ready first: the endpoints controller removes this replica from the Service only after the
       // kubelet's next failed readiness probe, and the scheduler keeps sending until then.
       server.set_terminating();
+      if (gangs) gangs->stop();  // held binds answered now: the scheduler retries them elsewhere
       // The Lease goes at once: binds sent here from now on are refused and retried by the scheduler,
       // and another replica takes over at its next retry instead of after a lease duration.
       if (elector) elector->stop();

@@ -118,6 +118,23 @@ void define_flags(CLI::App& app, Options& o) {
       ->check(CLI::Range(0, 10))
       ->type_name("N");
   kube::add_api_flags(app, o.api);
+  const std::string gang = "Gang scheduling (with --enable-bind; docs/gang-scheduling.md)";
+  cli::add_duration(app, "--gang-bind-hold", o.gang.max_hold, std::chrono::milliseconds(100),
+                    std::chrono::hours(1),
+                    "a gang member's bind waits at most D for the rest of its group, then gets an error and "
+                    "is retried (keep it below the scheduler's httpTimeout)")
+      ->type_name("D")
+      ->group(gang);
+  cli::add_duration(app, "--gang-backoff", o.gang.backoff, std::chrono::milliseconds(0),
+                    std::chrono::hours(1), "a pod group that timed out is not admitted again for D")
+      ->type_name("D")
+      ->group(gang);
+  app.add_option("--gang-max-held-binds", o.gang_max_held_binds,
+                 "binds held at once waiting for their groups; more are answered with an error (0 = half of "
+                 "--threads)")
+      ->check(CLI::Range(size_t{0}, size_t{100'000}))
+      ->type_name("N")
+      ->group(gang);
   app.add_flag("--version", o.version, "print the version and exit");
   // The old names, still accepted so that deployments and scripts that use them keep working.
   cli::deprecate(cli::non_empty(app.add_option("--address", o.server.address))->type_name("ADDR"),

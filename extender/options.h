@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "extender/gang/coordinator.h"
 #include "extender/kube/api_flags.h"
 #include "extender/server/server.h"
 
@@ -22,6 +23,8 @@ struct Options {
   int shutdown_delay_seconds = 0;
   int shutdown_grace_seconds = 10;  // then: how long requests in flight may take to finish
   kube::ApiFlags api;               // --in-cluster / --kubeconfig / --api-server, --enable-bind
+  GangConfig gang;                  // with --enable-bind: --gang-bind-hold, --gang-backoff, ...
+  size_t gang_max_held_binds = 0;   // 0: half of --threads
   bool help = false;
   bool write_config = false;  // --write-config: print the effective configuration and exit
   bool version = false;       // --version: print "kube-extender VERSION" and exit

@@ -8,6 +8,7 @@ namespace kext::gang {
 void GangTracker::admit(const PodGroupSpec& group, std::vector<HeldMember> placed, Time now) {
   Group& g = groups_[group.key()];
   g.spec = group;
+  if (g.held.empty() && g.waiting.empty() && g.bound.empty()) g.admitted_at = now;
   g.deadline = now + std::chrono::seconds(group.timeout_seconds());
   g.held = std::move(placed);
   std::erase_if(g.held, [&](const HeldMember& m) { return g.bound.count(m.pod->pod->uid) != 0; });
@@ -59,6 +60,25 @@ void GangTracker::bound(std::string_view group, std::string_view uid) {
   Group& g = it->second;
   g.bound.emplace(uid);
   std::erase_if(g.held, [&](const HeldMember& m) { return m.pod->pod->uid == uid; });
+}
+
+void GangTracker::unplace(std::string_view group, std::string_view uid) {
+  auto it = groups_.find(group);
+  if (it == groups_.end()) return;
+  std::erase_if(it->second.held, [&](const HeldMember& m) { return m.pod->pod->uid == uid; });
+}
+
+void GangTracker::withdraw(std::string_view group, std::string_view uid) {
+  auto it = groups_.find(group);
+  if (it == groups_.end()) return;
+  std::erase(it->second.waiting, uid);
+}
+
+std::optional<GroupStatus> GangTracker::status(std::string_view group) const {
+  auto it = groups_.find(group);
+  if (it == groups_.end()) return std::nullopt;
+  const Group& g = it->second;
+  return GroupStatus{g.complete, g.held.size(), g.waiting.size(), g.bound.size(), g.deadline, g.admitted_at};
 }
 
 Expired GangTracker::release(std::map<std::string, Group, std::less<>>::iterator it, std::string reason) {

@@ -53,6 +53,15 @@ struct Expired {
   std::string reason;
 };
 
+struct GroupStatus {
+  bool complete = false;  // min_member reached bind together
+  size_t held = 0;        // members placed and not yet bound
+  size_t waiting = 0;     // binds held
+  size_t bound = 0;
+  Time deadline{};
+  Time admitted_at{};
+};
+
 class GangTracker {
  public:
   explicit GangTracker(Time backoff = kDefaultGroupBackoff) : backoff_(backoff) {}
@@ -72,6 +81,13 @@ class GangTracker {
   PermitDecision permit(std::string_view group, std::string_view uid, Time now);
   // The member's bind succeeded: its room is now its own, no longer held.
   void bound(std::string_view group, std::string_view uid);
+  // The member's bind, released, failed: its room is no longer held (it comes back through filter).
+  void unplace(std::string_view group, std::string_view uid);
+  // The member's held bind was answered before the group completed (the caller's wait is bounded
+  // below the scheduler's HTTP timeout): it no longer counts as arrived; its room stays held.
+  void withdraw(std::string_view group, std::string_view uid);
+  // Where the group stands, or nullopt when it is not admitted.
+  std::optional<GroupStatus> status(std::string_view group) const;
   // The groups whose timeout passed by `now`, each released (room and waiting binds) and backing off.
   std::vector<Expired> expire(Time now);
   // The group's PodGroup is gone: as a timeout, without backoff. Returns the waiting binds to reject.
@@ -87,6 +103,7 @@ class GangTracker {
   struct Group {
     PodGroupSpec spec;
     Time deadline{};
+    Time admitted_at{};
     std::vector<HeldMember> held;      // placed and not yet bound
     std::vector<std::string> waiting;  // binds held, in arrival order
     std::set<std::string, std::less<>> bound;

@@ -101,6 +101,7 @@ void write_decision(Writer& w, const Decision& d) {
   json::write_member(w, "podUID", d.pod_uid);
   json::write_member(w, "status", d.status);
   json::write_member(w, "durationSeconds", d.seconds);
+  if (!d.gang.empty()) json::write_member(w, "gang", d.gang);
   if (!d.error_body.empty()) {
     // The reply body as sent; the verbs only produce well-formed {"Error":…} objects.
     w.Key("reply");
@@ -130,7 +131,7 @@ void write_decision(Writer& w, const Decision& d) {
 
 size_t approximate_bytes(const Decision& d) {
   auto str = [](const std::string& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; };
-  size_t b = sizeof(Decision) + str(d.pod) + str(d.pod_uid) + str(d.error_body);
+  size_t b = sizeof(Decision) + str(d.pod) + str(d.pod_uid) + str(d.error_body) + str(d.gang);
   b += d.nodes.capacity_bytes();
   b += d.filter.passed.capacity() * sizeof(size_t);
   for (const auto* rejected : {&d.filter.failed, &d.filter.unresolvable}) {

@@ -44,6 +44,7 @@ struct Decision {
   int status = 0;
   double seconds = 0;
   std::string error_body;  // the reply's {"Error":…} when status != 200
+  std::string gang;        // filter of a gang member: its group and the group's state
 
   NameList nodes;  // filter/prioritize: the request's nodes, in order
 

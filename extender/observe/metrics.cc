@@ -14,6 +14,8 @@ namespace {
 
 constexpr double kSecondsBuckets[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
                                       0.05,   0.1,     0.25,   0.5,   1,      2.5,   5,    10};
+// A gang binds in milliseconds when its members arrive together, in seconds up to its timeout when not.
+constexpr double kGangSecondsBuckets[] = {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300};
 constexpr double kNodesBuckets[] = {1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000};
 constexpr double kBytesBuckets[] = {256,    1024,    4096,    16384,    65536,
                                     262144, 1048576, 4194304, 16777216, 67108864};
@@ -86,7 +88,10 @@ Metrics::RouteStats::RouteStats()
       nodes(kNodesBuckets),
       phases{Histogram(kSecondsBuckets), Histogram(kSecondsBuckets), Histogram(kSecondsBuckets)} {}
 
-Metrics::Metrics(std::string version) : version_(std::move(version)), forward_seconds_(kSecondsBuckets) {}
+Metrics::Metrics(std::string version)
+    : version_(std::move(version)),
+      forward_seconds_(kSecondsBuckets),
+      gang_bound_seconds_(kGangSecondsBuckets) {}
 
 void Metrics::observe_request(Route route, int status, double seconds, size_t request_bytes) {
   RouteStats& s = routes_[static_cast<size_t>(route) % kRouteCount];
@@ -261,6 +266,29 @@ std::string Metrics::render(const ClusterState* state) const {
         .append("\"} ");
     out.append(std::to_string(forward_failures_[i].load(std::memory_order_relaxed))).append("\n");
   }
+
+  auto gauge = [&out](std::string_view name, std::string_view help, int64_t v) {
+    header(out, name, "gauge", help);
+    out.append(name).append(" ").append(std::to_string(v)).append("\n");
+  };
+  auto counter = [&out](std::string_view name, std::string_view help, uint64_t v) {
+    header(out, name, "counter", help);
+    out.append(name).append(" ").append(std::to_string(v)).append("\n");
+  };
+  gauge("kube_extender_gang_groups_waiting", "Pod groups whose members reach filter and are not admitted.",
+        gangs_waiting_.load(std::memory_order_relaxed));
+  gauge("kube_extender_gang_groups_admitted", "Pod groups holding room, their binds not all done.",
+        gangs_admitted_now_.load(std::memory_order_relaxed));
+  gauge("kube_extender_gang_held_binds", "Binds of gang members held until their group is complete.",
+        gang_held_binds_.load(std::memory_order_relaxed));
+  counter("kube_extender_gang_admissions_total", "Pod groups admitted: room held for minMember members.",
+          gangs_admitted());
+  counter("kube_extender_gang_timeouts_total",
+          "Admitted pod groups whose timeout passed before minMember members reached bind.",
+          gangs_timed_out());
+  header(out, "kube_extender_gang_time_to_bound_seconds", "histogram",
+         "Time from a pod group's admission to its minMember-th member bound.");
+  gang_bound_seconds_.render(out, "kube_extender_gang_time_to_bound_seconds", {});
   return out;
 }
 

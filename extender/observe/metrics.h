@@ -111,6 +111,19 @@ class Metrics {
   uint64_t forward_failures(ForwardFailure cause) const {
     return forward_failures_[static_cast<size_t>(cause)].load(std::memory_order_relaxed);
   }
+  // Gang scheduling (extender/gang): groups admitted and timed out, the time from a group's admission
+  // to its minMember bound, and, when rendered, the groups waiting and the binds held.
+  void count_gang_admitted() { gangs_admitted_.fetch_add(1, std::memory_order_relaxed); }
+  void count_gang_timed_out(uint64_t n = 1) { gangs_timed_out_.fetch_add(n, std::memory_order_relaxed); }
+  void observe_gang_bound(double seconds) { gang_bound_seconds_.observe(seconds); }
+  void set_gang_gauges(int64_t waiting_groups, int64_t admitted_groups, int64_t held_binds) {
+    gangs_waiting_.store(waiting_groups, std::memory_order_relaxed);
+    gangs_admitted_now_.store(admitted_groups, std::memory_order_relaxed);
+    gang_held_binds_.store(held_binds, std::memory_order_relaxed);
+  }
+  uint64_t gangs_admitted() const { return gangs_admitted_.load(std::memory_order_relaxed); }
+  uint64_t gangs_timed_out() const { return gangs_timed_out_.load(std::memory_order_relaxed); }
+
   // The transport's bounds at work.
   void count_refusal(Refusal cause) {
     refusals_[static_cast<size_t>(cause)].fetch_add(1, std::memory_order_relaxed);
@@ -148,6 +161,12 @@ class Metrics {
   std::atomic<uint64_t> forwards_{0};
   Histogram forward_seconds_;
   std::array<std::atomic<uint64_t>, kForwardFailureCount> forward_failures_{};
+  std::atomic<uint64_t> gangs_admitted_{0};
+  std::atomic<uint64_t> gangs_timed_out_{0};
+  std::atomic<int64_t> gangs_waiting_{0};
+  std::atomic<int64_t> gangs_admitted_now_{0};
+  std::atomic<int64_t> gang_held_binds_{0};
+  Histogram gang_bound_seconds_;
   mutable std::mutex lag_mutex_;
   std::map<std::string, double, std::less<>> watch_lag_;
   std::string leader_identity_;  // empty: no election (under lag_mutex_)

@@ -37,7 +37,15 @@ Reply BindVerb::bind(std::string_view body, VerbTrace* trace, BindOrigin origin)
       return std::move(*relayed);
     }
   }
-  const std::string error = bind_pod(r.args);
+  std::string error;
+  if (gangs_) {
+    // Held here, on the replica that binds: the Lease holder, where forwarding brings every bind.
+    const BindPermit permit = gangs_->permit(r.args.pod_uid, r.args.pod_namespace, r.args.pod_name);
+    error = permit.error.empty() ? bind_pod(r.args) : permit.error;
+    gangs_->bound(permit, r.args.pod_uid, error.empty());
+  } else {
+    error = bind_pod(r.args);
+  }
   r.clock.end(Phase::kCompute);
   Reply out{200, json::error_body(error)};
   r.clock.end(Phase::kEncode);

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "extender/gang/coordinator.h"
 #include "extender/kube/api_client.h"
 #include "extender/kube/leader_election.h"
 #include "extender/state/state_cache.h"
@@ -18,10 +19,12 @@ namespace kext {
 class BindVerb final : public Binder {
  public:
   // elector (may be null: every bind is served) must outlive the verb; so must forwarder (may be null:
-  // a replica that does not hold the Lease refuses binds).
+  // a replica that does not hold the Lease refuses binds) and gangs (may be null: no gang scheduling;
+  // else a gang member's bind waits for its group: GangCoordinator::permit).
   BindVerb(kube::ApiClient& api, StateCache& cache, std::chrono::milliseconds assume_ttl,
-           const kube::LeaderElector* elector = nullptr, const BindForwarder* forwarder = nullptr)
-      : api_(api), cache_(cache), ttl_(assume_ttl), elector_(elector), forwarder_(forwarder) {}
+           const kube::LeaderElector* elector = nullptr, const BindForwarder* forwarder = nullptr,
+           GangCoordinator* gangs = nullptr)
+      : api_(api), cache_(cache), ttl_(assume_ttl), elector_(elector), forwarder_(forwarder), gangs_(gangs) {}
 
   // 400 for a malformed request; otherwise 200 with {"Error":""} or the API's reason. With an elector,
   // a replica that does not hold the Lease creates no Binding: it relays the holder's reply to a bind
@@ -42,6 +45,7 @@ class BindVerb final : public Binder {
   std::chrono::milliseconds ttl_;
   const kube::LeaderElector* elector_;
   const BindForwarder* forwarder_;
+  GangCoordinator* gangs_;
 };
 
 }  // namespace kext

@@ -45,6 +45,23 @@ FilterReply filter_nodes(const Engine& engine, const Pod& pod, const ResolvedNod
   return reply;
 }
 
+// A gang member's filter decided by its group (extender/gang/coordinator.h): only the node held for it,
+// or none. Unresolvable, so that the scheduler does not preempt for it (pkg/scheduler/framework/
+// preemption/preemption.go nodesWherePreemptionMightHelp): a group's room comes from admission.
+FilterReply gated_nodes(const GangGate& gate, const ResolvedNodes& nodes) {
+  FilterReply reply;
+  for (size_t i = 0; i < nodes.infos.size(); ++i) {
+    if (!nodes.infos[i]) {
+      reply.unresolvable.push_back({i, std::string(kUnknownNode)});
+    } else if (gate.kind == GangGate::Kind::kOnlyNode && nodes.infos[i]->name() == gate.node) {
+      reply.passed.push_back(i);
+    } else {
+      reply.unresolvable.push_back({i, gate.reason});
+    }
+  }
+  return reply;
+}
+
 }  // namespace
 
 Reply Verbs::filter_traced(std::string_view body, VerbTrace* trace) const {
@@ -53,7 +70,17 @@ Reply Verbs::filter_traced(std::string_view body, VerbTrace* trace) const {
   auto& [r, nodes] = std::get<NodesRequest>(decoded);
 
   const auto cluster = cluster_for(profile_.engine, r.state);
-  FilterReply reply = filter_nodes(profile_.engine, *r.args.pod, nodes, cluster ? &cluster->view : nullptr);
+  GangGate gate;
+  std::deque<NodeInfo> held;  // nodes with room held for gang members, as this pod must see them
+  if (gangs_) {
+    gate = gangs_->gate(*r.args.pod, *r.state, cluster ? &cluster->view : nullptr);
+    if (gate.kind == GangGate::Kind::kOrdinary)
+      apply_held_room(*gangs_->held_room(), nodes.known, held, r.args.pod->uid);
+  }
+  FilterReply reply =
+      gate.kind == GangGate::Kind::kOrdinary
+          ? filter_nodes(profile_.engine, *r.args.pod, nodes, cluster ? &cluster->view : nullptr)
+          : gated_nodes(gate, nodes);
   r.clock.end(Phase::kCompute);
   Reply out{200, encode_filter_reply(r.args, reply)};
   r.clock.end(Phase::kEncode);
@@ -61,6 +88,7 @@ Reply Verbs::filter_traced(std::string_view body, VerbTrace* trace) const {
     // Moved, not copied: the reply no longer needs them.
     r.decision->nodes = std::move(r.args.node_names);
     r.decision->filter = std::move(reply);
+    r.decision->gang = gate.group.empty() ? "" : "pod group " + gate.group + ": " + gate.state;
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "extender/codec/decode_cache.h"
+#include "extender/gang/coordinator.h"
 #include "extender/observe/verb_trace.h"
 #include "extender/state/cluster_state.h"
 #include "extender/verbs/preamble.h"
@@ -35,13 +36,15 @@ inline constexpr size_t kPodCacheEntries = 256;
 
 class Verbs {
  public:
-  // profile, state and bind must outlive the Verbs. node_cache_entries: decoded full-mode node objects
-  // kept between requests (0 = none). bind: null while binding is not enabled, and /bind answers 404.
+  // profile, state, bind and gangs must outlive the Verbs. node_cache_entries: decoded full-mode node
+  // objects kept between requests (0 = none). bind: null while binding is not enabled, and /bind
+  // answers 404. gangs: null without gang scheduling (it needs bind: BindVerb holds the members' binds).
   Verbs(const Profile& profile, const StateStore& state, size_t node_cache_entries = kDefaultNodeCacheEntries,
-        const Binder* bind = nullptr)
+        const Binder* bind = nullptr, GangCoordinator* gangs = nullptr)
       : profile_(profile),
         state_(state),
         bind_(bind),
+        gangs_(gangs),
         node_cache_(node_cache_entries),
         algorithms_(algorithm_infos(profile.engine)) {}
 
@@ -63,6 +66,7 @@ class Verbs {
   const Profile& profile_;
   const StateStore& state_;
   const Binder* bind_;
+  GangCoordinator* gangs_;
   // The server's caches of decoded node objects and pods (thread-safe): the mutable members.
   mutable NodeDecodeCache node_cache_;
   mutable PodDecodeCache pod_cache_{kPodCacheEntries};

@@ -38,6 +38,34 @@ inline std::string pod_json(const std::string& ns, const std::string& name, cons
   return kubeobjects::to_json(p, kubeobjects::TypeMeta::kWrite);
 }
 
+// A pending member of pod group `group` (label scheduling.x-k8s.io/pod-group), as pod_json makes it.
+inline std::string gang_pod_json(const std::string& ns, const std::string& name, const std::string& group,
+                                 const std::string& cpu, const std::string& node = "") {
+  kubeobjects::Pod p;
+  p.metadata.name = name;
+  p.metadata.namespace_ = ns;
+  p.metadata.uid = "uid-" + ns + "-" + name;
+  p.metadata.labels = {{"app", group}, {"scheduling.x-k8s.io/pod-group", group}};
+  kubeobjects::Container c;
+  c.name = "worker";
+  c.image = "trainer";
+  c.requests = {{"cpu", cpu}, {"memory", "64Mi"}};
+  p.containers.push_back(std::move(c));
+  p.node_name = node;
+  p.phase = node.empty() ? "Pending" : "Running";
+  return kubeobjects::to_json(p, kubeobjects::TypeMeta::kWrite);
+}
+
+// scheduler-plugins' PodGroup (scheduling.x-k8s.io/v1alpha1); created at `created` (RFC 3339).
+inline std::string pod_group_json(const std::string& ns, const std::string& name, int min_member,
+                                  int timeout_seconds = 0,
+                                  const std::string& created = "2026-01-01T00:00:00Z") {
+  return R"({"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"PodGroup","metadata":{"name":")" + name +
+         R"(","namespace":")" + ns + R"(","creationTimestamp":")" + created + R"("},"spec":{"minMember":)" +
+         std::to_string(min_member) +
+         (timeout_seconds ? R"(,"scheduleTimeoutSeconds":)" + std::to_string(timeout_seconds) : "") + "}}";
+}
+
 inline std::string pdb_json(const std::string& ns, const std::string& name, const std::string& app, int allowed) {
   kubeobjects::PodDisruptionBudget b;
   b.metadata.name = name;

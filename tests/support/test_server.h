@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,11 +33,12 @@ class TestServer {
  public:
   explicit TestServer(std::shared_ptr<const ClusterState> state,
                       std::string policy_text = std::string(default_policy_json()), ServerConfig config = {},
-                      std::function<Reply(std::string_view)> bind_handler = {})
+                      std::function<Reply(std::string_view)> bind_handler = {},
+                      std::optional<GangConfig> gang = std::nullopt)
       : profile_(load_scheduling_file(policy_text).profile),
         binder_(bind_handler ? std::make_unique<FunctionBinder>(std::move(bind_handler)) : nullptr),
-        verbs_(profile_, store_, kDefaultNodeCacheEntries, binder_.get()),
-        metrics_("test"),
+        gangs_(gang ? std::make_unique<GangCoordinator>(profile_.engine, store_, *gang, &metrics_) : nullptr),
+        verbs_(profile_, store_, kDefaultNodeCacheEntries, binder_.get(), gangs_.get()),
         decisions_(64) {
     store_.publish(std::move(state));
     config.address = "127.0.0.1";
@@ -50,6 +52,7 @@ class TestServer {
   }
   ~TestServer() {
     client_.reset();
+    if (gangs_) gangs_->stop();
     server_->stop();
     thread_.join();
   }
@@ -59,6 +62,8 @@ class TestServer {
   int port() const { return server_->port(); }
   Server& server() { return *server_; }
   Metrics& metrics() { return metrics_; }
+  // Non-null when constructed with a GangConfig.
+  GangCoordinator* gangs() { return gangs_.get(); }
   DecisionLog& decisions() { return decisions_; }
 
   httplib::Result post(const std::string& path, const std::string& body,
@@ -79,9 +84,10 @@ class TestServer {
 
   Profile profile_;
   StateStore store_;
+  Metrics metrics_{"test"};
   std::unique_ptr<FunctionBinder> binder_;
+  std::unique_ptr<GangCoordinator> gangs_;
   Verbs verbs_;
-  Metrics metrics_;
   DecisionLog decisions_;
   std::unique_ptr<Server> server_;
   std::thread thread_;

@@ -171,3 +171,38 @@ TEST(GangTracker, GroupsTimeOutIndependently) {
 
 }  // namespace
 }  // namespace kext::gang
+
+namespace kext::gang {
+namespace {
+
+// A hold answered early no longer counts as arrived; a failed bind gives its room back; status says
+// where the group stands.
+TEST(GangTracker, WithdrawUnplaceAndStatus) {
+  GangTracker t;
+  EXPECT_FALSE(t.status("train/g"));
+  t.admit(group(3), placed({"a", "b", "c"}), Time(1000));
+  EXPECT_EQ(t.permit("train/g", "a", Time(1100)).verdict, Verdict::kWait);
+  EXPECT_EQ(t.permit("train/g", "b", Time(1200)).verdict, Verdict::kWait);
+  t.withdraw("train/g", "a");
+  auto s = t.status("train/g");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->waiting, 1u);
+  EXPECT_EQ(s->held, 3u);
+  EXPECT_EQ(s->admitted_at, Time(1000));
+  EXPECT_EQ(s->deadline, Time(31'000));
+  EXPECT_FALSE(s->complete);
+  EXPECT_EQ(t.permit("train/g", "c", Time(1300)).verdict, Verdict::kWait) << "a withdrew: 2 of 3";
+  PermitDecision d = t.permit("train/g", "a", Time(1400));
+  EXPECT_EQ(d.verdict, Verdict::kRelease);
+  EXPECT_EQ(d.release, (Uids{"b", "c", "a"}));
+  t.unplace("train/g", "b");
+  t.bound("train/g", "c");
+  EXPECT_EQ(held(t), (Uids{"a@n0"}));
+  s = t.status("train/g");
+  EXPECT_TRUE(s->complete);
+  EXPECT_EQ(s->bound, 1u);
+  EXPECT_EQ(s->held, 1u);
+}
+
+}  // namespace
+}  // namespace kext::gang

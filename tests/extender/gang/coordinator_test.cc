@@ -1,0 +1,275 @@
+// GangCoordinator on a fixed cluster state: what filter lets a gang member and every other pod through,
+// and how binds are held, released, timed out and answered when a group is deleted.
+#include "extender/gang/coordinator.h"
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <thread>
+
+#include "extender/codec/k8s_decode.h"
+#include "tests/support/kube_objects.h"
+#include "tests/support/live_cluster.h"
+#include "tests/support/test_server.h"
+
+namespace kext::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::shared_ptr<const Pod> pod_of(const std::string& json) {
+  rapidjson::Document d = parse(json);
+  return std::make_shared<const Pod>(decode_pod(d, "pod"));
+}
+
+class Gangs : public ::testing::Test {
+ protected:
+  // Four nodes of 4 CPU; `objects` are added to them (pods, PodGroups).
+  void load(const std::vector<std::string>& objects) {
+    std::string items = R"({"kind":"List","items":[)";
+    for (int i = 0; i < 4; ++i) items += (i ? "," : "") + node_json("n" + std::to_string(i), "4");
+    for (const std::string& o : objects) items += "," + o;
+    store_.publish(state_from_json(items + "]}"));
+  }
+  // `group`'s n pending members of `cpu` each: "<group>-0" ...
+  static std::vector<std::string> members(const std::string& group, int n, const std::string& cpu) {
+    std::vector<std::string> out;
+    for (int i = 0; i < n; ++i)
+      out.push_back(gang_pod_json("train", group + "-" + std::to_string(i), group, cpu));
+    return out;
+  }
+  GangGate gate(const std::string& group, int i, const std::string& cpu = "2") {
+    auto pod = pod_of(gang_pod_json("train", group + "-" + std::to_string(i), group, cpu));
+    return coordinator_.gate(*pod, *store_.current(), nullptr);
+  }
+  static std::string uid(const std::string& group, int i) {
+    return "uid-train-" + group + "-" + std::to_string(i);
+  }
+  BindPermit permit(const std::string& group, int i) {
+    return coordinator_.permit(uid(group, i), "train", group + "-" + std::to_string(i));
+  }
+  // Free CPU (millicores) on `node` for an ordinary pod, with the held room counted.
+  int64_t free_cpu(const std::string& node) {
+    const NodeInfo* n = store_.current()->find_node(node);
+    std::vector<const NodeInfo*> nodes{n};
+    std::deque<NodeInfo> copies;
+    apply_held_room(*coordinator_.held_room(), nodes, copies, "");
+    return nodes[0]->node->allocatable.milli_cpu - nodes[0]->requested.milli_cpu;
+  }
+
+  Profile profile_ = load_scheduling_file(std::string(default_policy_json())).profile;
+  StateStore store_;
+  GangConfig config_{std::chrono::milliseconds(300), gang::Time(0), 16};
+  GangCoordinator coordinator_{profile_.engine, store_, config_};
+};
+
+TEST_F(Gangs, PodsOfNoGroupAreOrdinary) {
+  load({});
+  auto pod = pod_of(pod_json("default", "web", "", "1"));
+  GangGate g = coordinator_.gate(*pod, *store_.current(), nullptr);
+  EXPECT_EQ(g.kind, GangGate::Kind::kOrdinary);
+  EXPECT_EQ(g.group, "");
+  EXPECT_EQ(coordinator_.permit("uid-default-web", "default", "web").group, "");
+}
+
+TEST_F(Gangs, UnknownGroupAndTooFewMembersWaitWithAReason) {
+  auto objects = members("a", 2, "1");
+  load(objects);
+  GangGate g = gate("a", 0, "1");
+  EXPECT_EQ(g.kind, GangGate::Kind::kRefuse);
+  EXPECT_EQ(g.reason, "pod group train/a: no such PodGroup: the pod waits until it exists");
+
+  objects.push_back(pod_group_json("train", "a", 3));
+  load(objects);
+  g = gate("a", 0, "1");
+  EXPECT_EQ(g.kind, GangGate::Kind::kRefuse);
+  EXPECT_EQ(g.reason, "pod group train/a: 2 pods of minMember 3: waiting for the rest");
+  EXPECT_EQ(g.state, "waiting for members");
+  EXPECT_TRUE(coordinator_.held_room()->empty());
+}
+
+TEST_F(Gangs, AdmissionHoldsRoomForTheWholeGroupAndFiltersEachMemberToItsNode) {
+  auto objects = members("a", 4, "2");
+  objects.push_back(pod_group_json("train", "a", 4));
+  load(objects);
+  std::set<std::string> nodes;
+  for (int i = 0; i < 4; ++i) {
+    GangGate g = gate("a", i);
+    ASSERT_EQ(g.kind, GangGate::Kind::kOnlyNode) << i << ": " << g.reason;
+    nodes.insert(g.node);
+    EXPECT_EQ(g.reason, "pod group train/a: node " + g.node + " is held for this member");
+  }
+  // 8 CPU held in all; LeastRequested spreads the members one a node.
+  int64_t free = 0;
+  for (int n = 0; n < 4; ++n) free += free_cpu("n" + std::to_string(n));
+  EXPECT_EQ(free, 16000 - 8000);
+  EXPECT_EQ(nodes.size(), 4u);
+  // The member's own room is not in its way.
+  const NodeInfo* own = store_.current()->find_node(*nodes.begin());
+  std::vector<const NodeInfo*> view{own};
+  std::deque<NodeInfo> copies;
+  apply_held_room(*coordinator_.held_room(), view, copies, uid("a", 0));
+  EXPECT_LE(view[0]->pods.size(), 1u);
+}
+
+TEST_F(Gangs, TwoGangsThatFitOnlyOneAtATimeNeverBothHoldRoom) {
+  // 16 CPU: each group wants 12.
+  auto objects = members("a", 3, "4");
+  for (auto& m : members("b", 3, "4")) objects.push_back(m);
+  objects.push_back(pod_group_json("train", "a", 3, 0, "2026-01-01T00:00:00Z"));
+  objects.push_back(pod_group_json("train", "b", 3, 0, "2026-01-01T00:00:01Z"));
+  load(objects);
+  GangGate b = gate("b", 0, "4");
+  ASSERT_EQ(b.kind, GangGate::Kind::kOnlyNode);
+  GangGate a = gate("a", 0, "4");
+  EXPECT_EQ(a.kind, GangGate::Kind::kRefuse);
+  EXPECT_EQ(a.state, "waiting for room");
+  EXPECT_NE(a.reason.find("pod group train/a: member train/a-"), std::string::npos) << a.reason;
+  EXPECT_NE(a.reason.find("fits no node with 1 of 3 members placed"), std::string::npos) << a.reason;
+  EXPECT_TRUE(coordinator_.admitted("train/b"));
+  EXPECT_FALSE(coordinator_.admitted("train/a"));
+}
+
+TEST_F(Gangs, AnOlderWaitingGroupIsAdmittedBeforeAYoungerOne) {
+  // Room for one group of 3 x 4 CPU at a time. a (older) waits behind c; once c is gone, b's filter
+  // admits a first, and b waits.
+  auto objects = members("a", 3, "4");
+  for (auto& m : members("b", 3, "4")) objects.push_back(m);
+  for (auto& m : members("c", 3, "4")) objects.push_back(m);
+  objects.push_back(pod_group_json("train", "a", 3, 0, "2026-01-01T00:00:01Z"));
+  objects.push_back(pod_group_json("train", "b", 3, 0, "2026-01-01T00:00:02Z"));
+  objects.push_back(pod_group_json("train", "c", 3, 1, "2026-01-01T00:00:00Z"));
+  load(objects);
+  ASSERT_EQ(gate("c", 0, "4").kind, GangGate::Kind::kOnlyNode);
+  EXPECT_EQ(gate("a", 0, "4").kind, GangGate::Kind::kRefuse);
+  std::this_thread::sleep_for(1100ms);  // c times out (1 s), nothing held
+  GangGate b = gate("b", 0, "4");
+  EXPECT_EQ(b.kind, GangGate::Kind::kRefuse) << b.reason;
+  EXPECT_TRUE(coordinator_.admitted("train/a"));
+  EXPECT_FALSE(coordinator_.admitted("train/b"));
+}
+
+TEST_F(Gangs, AMemberThatFitsNowhereLeavesNothingHeld) {
+  auto objects = members("a", 2, "2");
+  objects.push_back(gang_pod_json("train", "a-2", "a", "6"));
+  objects.push_back(pod_group_json("train", "a", 3));
+  load(objects);
+  GangGate g = gate("a", 0);
+  EXPECT_EQ(g.kind, GangGate::Kind::kRefuse);
+  EXPECT_NE(g.reason.find("member train/a-2 fits no node with 2 of 3 members placed (4 Insufficient cpu)"),
+            std::string::npos)
+      << g.reason;
+  EXPECT_TRUE(coordinator_.held_room()->empty());
+}
+
+TEST_F(Gangs, BindsAreHeldUntilMinMemberArriveThenAllGo) {
+  auto objects = members("a", 3, "1");
+  objects.push_back(pod_group_json("train", "a", 3));
+  load(objects);
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(gate("a", i, "1").kind, GangGate::Kind::kOnlyNode);
+  auto first = std::async(std::launch::async, [&] { return permit("a", 0); });
+  auto second = std::async(std::launch::async, [&] { return permit("a", 1); });
+  ASSERT_TRUE(wait_until([&] { return coordinator_.held_binds() == 2; }));
+  EXPECT_EQ(first.wait_for(50ms), std::future_status::timeout) << "released before the group is complete";
+  BindPermit third = permit("a", 2);
+  EXPECT_EQ(third.error, "");
+  EXPECT_EQ(third.group, "train/a");
+  EXPECT_EQ(first.get().error, "");
+  EXPECT_EQ(second.get().error, "");
+  for (int i = 0; i < 3; ++i) coordinator_.bound({"train/a", ""}, uid("a", i), true);
+  EXPECT_TRUE(coordinator_.held_room()->empty());
+  EXPECT_FALSE(coordinator_.admitted("train/a")) << "done: forgotten";
+}
+
+TEST_F(Gangs, AHoldEndsBelowTheHttpTimeoutAndTheNodeStaysHeld) {
+  auto objects = members("a", 2, "1");
+  objects.push_back(pod_group_json("train", "a", 2));
+  load(objects);
+  ASSERT_EQ(gate("a", 0, "1").kind, GangGate::Kind::kOnlyNode);
+  const auto start = std::chrono::steady_clock::now();
+  BindPermit p = permit("a", 0);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 250ms);
+  EXPECT_NE(p.error.find("not binding pod train/a-0 yet: pod group train/a has 1 members at bind after 0.3s"),
+            std::string::npos)
+      << p.error;
+  EXPECT_TRUE(coordinator_.admitted("train/a"));
+  EXPECT_FALSE(coordinator_.held_room()->empty());
+  EXPECT_EQ(coordinator_.held_binds(), 0u);
+}
+
+TEST_F(Gangs, AtTheTimeoutEveryHeldBindFailsAndTheRoomIsReleased) {
+  auto objects = members("a", 3, "1");
+  objects.push_back(pod_group_json("train", "a", 3, 1));
+  load(objects);
+  GangCoordinator c(profile_.engine, store_, GangConfig{5s, gang::Time(60'000), 16});
+  auto pod = pod_of(gang_pod_json("train", "a-0", "a", "1"));
+  ASSERT_EQ(c.gate(*pod, *store_.current(), nullptr).kind, GangGate::Kind::kOnlyNode);
+  BindPermit p = c.permit(uid("a", 0), "train", "a-0");
+  EXPECT_EQ(p.error,
+            "not binding pod train/a-0: pod group train/a timed out after 1s with 1 of minMember 3 "
+            "members at bind");
+  EXPECT_TRUE(c.held_room()->empty());
+  GangGate again = c.gate(*pod, *store_.current(), nullptr);
+  EXPECT_EQ(again.kind, GangGate::Kind::kRefuse);
+  EXPECT_EQ(again.state, "backing off");
+}
+
+TEST_F(Gangs, ADeletedGroupAnswersItsHeldBinds) {
+  auto objects = members("a", 3, "1");
+  objects.push_back(pod_group_json("train", "a", 3));
+  load(objects);
+  GangCoordinator c(profile_.engine, store_, GangConfig{10s, gang::Time(0), 16});
+  auto pod = pod_of(gang_pod_json("train", "a-0", "a", "1"));
+  ASSERT_EQ(c.gate(*pod, *store_.current(), nullptr).kind, GangGate::Kind::kOnlyNode);
+  auto held = std::async(std::launch::async, [&] { return c.permit(uid("a", 0), "train", "a-0"); });
+  ASSERT_TRUE(wait_until([&] { return c.held_binds() == 1; }));
+  load(members("a", 3, "1"));  // the PodGroup is gone
+  BindPermit other = c.permit(uid("a", 1), "train", "a-1");
+  EXPECT_EQ(other.error, "not binding pod train/a-1: pod group train/a is not admitted");
+  EXPECT_EQ(held.get().error, "not binding pod train/a-0: pod group train/a was deleted");
+  EXPECT_TRUE(c.held_room()->empty());
+}
+
+TEST_F(Gangs, StopAnswersHeldBindsAtOnce) {
+  auto objects = members("a", 2, "1");
+  objects.push_back(pod_group_json("train", "a", 2));
+  load(objects);
+  GangCoordinator c(profile_.engine, store_, GangConfig{10s, gang::Time(0), 16});
+  auto pod = pod_of(gang_pod_json("train", "a-0", "a", "1"));
+  ASSERT_EQ(c.gate(*pod, *store_.current(), nullptr).kind, GangGate::Kind::kOnlyNode);
+  auto held = std::async(std::launch::async, [&] { return c.permit(uid("a", 0), "train", "a-0"); });
+  ASSERT_TRUE(wait_until([&] { return c.held_binds() == 1; }));
+  c.stop();
+  EXPECT_EQ(held.get().error, "not binding pod train/a-0: the extender is shutting down");
+}
+
+TEST_F(Gangs, HeldBindsAreBounded) {
+  auto objects = members("a", 3, "1");
+  objects.push_back(pod_group_json("train", "a", 3));
+  load(objects);
+  GangCoordinator c(profile_.engine, store_, GangConfig{10s, gang::Time(0), 1});
+  auto pod = pod_of(gang_pod_json("train", "a-0", "a", "1"));
+  ASSERT_EQ(c.gate(*pod, *store_.current(), nullptr).kind, GangGate::Kind::kOnlyNode);
+  auto held = std::async(std::launch::async, [&] { return c.permit(uid("a", 0), "train", "a-0"); });
+  ASSERT_TRUE(wait_until([&] { return c.held_binds() == 1; }));
+  EXPECT_EQ(c.permit(uid("a", 1), "train", "a-1").error,
+            "not binding pod train/a-1: 1 binds are held already (--gang-max-held-binds)");
+  c.stop();
+  held.get();
+}
+
+TEST_F(Gangs, ARunningGroupsLaterMembersAreOrdinary) {
+  std::vector<std::string> objects{gang_pod_json("train", "a-0", "a", "1", "n0"),
+                                   gang_pod_json("train", "a-1", "a", "1", "n1"),
+                                   gang_pod_json("train", "a-2", "a", "1"), pod_group_json("train", "a", 2)};
+  load(objects);
+  GangGate g = gate("a", 2, "1");
+  EXPECT_EQ(g.kind, GangGate::Kind::kOrdinary);
+  EXPECT_EQ(g.state, "running, 2 bound");
+  BindPermit p = permit("a", 2);
+  EXPECT_EQ(p.group, "train/a");
+  EXPECT_EQ(p.error, "");
+}
+
+}  // namespace
+}  // namespace kext::testing
