@@ -297,4 +297,9 @@ ApiResponse ApiClient::stream(const std::string& path, std::chrono::milliseconds
   return out;
 }
 
+bool resource_absent(ApiClient& api, std::string_view list_path) {
+  const int status = api.get(std::string(list_path) + "?limit=1").status;
+  return status == 404 || status == 403;
+}
+
 }  // namespace kext::kube

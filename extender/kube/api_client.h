@@ -97,4 +97,9 @@ class ApiClient {
   std::chrono::steady_clock::time_point token_read_{};
 };
 
+// Whether a list path (an optional resource: a CRD) is absent from the cluster: not served (404), or not
+// granted to this client's role (403). Any other answer, an error or none, is not absence: the
+// reflector that lists it retries.
+bool resource_absent(ApiClient& api, std::string_view list_path);
+
 }  // namespace kext::kube

@@ -22,14 +22,9 @@ void LiveState::start() {
   store_.set_ready(false);
   size_t i = 0;
   for (const WatchedResource& w : watched_resources()) {
-    // A CRD that is not installed (404), or that the role does not grant (403): not watched, and
-    // readiness does not wait for it. Any other answer (an error, no answer) is the reflector's to
-    // retry.
-    auto absent = [&] {
-      const int status = api_.get(std::string(w.path) + "?limit=1").status;
-      return status == 404 || status == 403;
-    };
-    if (!w.optional || !absent()) {
+    // An optional resource the cluster does not serve or grant: not watched, and readiness does not
+    // wait for it.
+    if (!w.optional || !resource_absent(api_, w.path)) {
       reflectors_[i]->start();
       watching_[i].store(true);
     }

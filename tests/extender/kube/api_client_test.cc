@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "common/read_file.h"
+#include "extender/kube/cache_sinks.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/live_cluster.h"
 
@@ -59,3 +60,24 @@ TEST(ApiClient, DoesNotReuseAConnectionTheServerClosed) {
 
 }  // namespace
 }  // namespace kext::testing
+
+namespace kext::kube {
+namespace {
+
+// What both the extender's watch and extender-sim --follow skip: a resource not served or not granted;
+// a server error is not absence (the reflector retries it).
+TEST(ResourceAbsent, OnlyNotFoundAndForbiddenAreAbsence) {
+  testing::FakeApiServer api;
+  auto client = testing::client_for(api);
+  const std::string podgroups(find_watched_resource("podgroups")->path);
+  EXPECT_FALSE(resource_absent(*client, podgroups));
+  api.forbid("podgroups");
+  EXPECT_TRUE(resource_absent(*client, podgroups));
+  api.forbid("podgroups", false);
+  EXPECT_TRUE(resource_absent(*client, "/apis/example.com/v1/nothings"));
+  api.fail_requests(1, 500);
+  EXPECT_FALSE(resource_absent(*client, podgroups));
+}
+
+}  // namespace
+}  // namespace kext::kube

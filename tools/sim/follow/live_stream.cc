@@ -272,7 +272,7 @@ bool LiveStream::start(std::chrono::milliseconds sync_timeout) {
   // Optional: a reflector on a resource the server does not serve, or does not let us list, would
   // retry (with backoff) forever; one probe each decides whether to watch it at all.
   auto start_optional = [&](const char* resource, std::string_view path, auto make_sink) {
-    if (api_.get(std::string(path) + "?limit=1").ok()) start_one(resource, std::string(path), make_sink());
+    if (!kube::resource_absent(api_, path)) start_one(resource, std::string(path), make_sink());
   };
   start_optional("priorityclasses", classes.path,
                  [&] { return std::make_unique<DiffSink<PriorityClassTraits>>(queue_); });
