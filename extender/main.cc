@@ -159,6 +159,12 @@ int main(int argc, char** argv) {
         gang.max_held_binds = opts.gang_max_held_binds > 0
                                   ? opts.gang_max_held_binds
                                   : std::max<size_t>(1, opts.server.limits.threads / 2);
+        if (elector && gang.max_hold >= elector->config().forward_timeout) {
+          // A bind forwarded to the holder waits there: the hold must end before the forward gives up.
+          gang.max_hold = elector->config().forward_timeout * 3 / 4;
+          kext::log_line("--gang-bind-hold lowered to " + std::to_string(gang.max_hold.count()) +
+                         " ms: below --bind-forward-timeout");
+        }
         gangs = std::make_unique<kext::GangCoordinator>(profile.engine, store, gang, &metrics);
         binder = std::make_unique<kext::BindVerb>(*api, live->cache(), opts.api.assume_ttl, elector.get(),
                                                   forwarder.get(), gangs.get());

@@ -121,6 +121,11 @@ std::optional<Time> GangTracker::next_deadline() const {
   return out;
 }
 
+bool GangTracker::any_backing_off(Time now) const {
+  return std::any_of(backoff_until_.begin(), backoff_until_.end(),
+                     [now](const auto& b) { return now < b.second; });
+}
+
 bool GangTracker::backing_off(std::string_view group, Time now) const {
   auto it = backoff_until_.find(group);
   return it != backoff_until_.end() && now < it->second;

@@ -96,6 +96,8 @@ class GangTracker {
   std::optional<Time> next_deadline() const;
   // Whether the group timed out less than the backoff ago (it is not admitted again until then).
   bool backing_off(std::string_view group, Time now) const;
+  // Whether any group is backing off at `now`.
+  bool any_backing_off(Time now) const;
 
   size_t admitted_groups() const { return groups_.size(); }
 

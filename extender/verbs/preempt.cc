@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "algorithms/gang/preemption.h"
 #include "algorithms/preemption/preemption.h"
 #include "extender/codec/preemption_args.h"
 #include "extender/verbs/verbs.h"
@@ -125,21 +126,6 @@ std::vector<ChosenVictims> choose(const std::vector<preemption::Candidate>& cand
   return chosen;
 }
 
-// Gang scheduling: a group's room comes from its admission (extender/gang/coordinator.h), never from
-// evictions one member at a time, which would leave the rest of the group pending on room taken from
-// others; and evicting one member of a running group would stop the whole group's work, so a node
-// whose victims include one is not chosen.
-void keep_gangs_whole(const Pod& preemptor, std::vector<preemption::Candidate>& candidates) {
-  if (gang::pod_group_key(preemptor)) {
-    candidates.clear();
-    return;
-  }
-  std::erase_if(candidates, [](const preemption::Candidate& c) {
-    return std::any_of(c.victims.begin(), c.victims.end(),
-                       [](const auto& v) { return gang::pod_group_key(*v->pod).has_value(); });
-  });
-}
-
 }  // namespace
 
 Reply Verbs::preempt_traced(std::string_view body, VerbTrace* trace) const {
@@ -156,7 +142,7 @@ Reply Verbs::preempt_traced(std::string_view body, VerbTrace* trace) const {
   } catch (const DecodeError& e) {
     return bad_request(e.what());
   }
-  if (gangs_) keep_gangs_whole(r.args.pod, candidates);
+  if (gangs_) gang::keep_gangs_whole(r.args.pod, candidates);
   const std::vector<ChosenVictims> chosen = choose(candidates, profile_.preemption.max_candidates);
   r.clock.end(Phase::kCompute);
   Reply out{200, encode_preemption_reply(chosen)};

@@ -18,40 +18,39 @@ inline std::string node_json(const std::string& name, const std::string& cpu = "
   return kubeobjects::to_json(n, kubeobjects::TypeMeta::kWrite);
 }
 
-// UID "uid-<ns>-<name>"; one container "c" (nginx) requesting `cpu` and 64Mi.
-inline std::string pod_json(const std::string& ns, const std::string& name, const std::string& node,
-                            const std::string& cpu = "100m", const std::string& phase = "Running",
-                            int priority = 0, const std::string& app = "web") {
+// A Pod with UID "uid-<ns>-<name>" and one container requesting `cpu` and 64Mi.
+inline kubeobjects::Pod pod_object(const std::string& ns, const std::string& name, const std::string& node,
+                                   const std::string& cpu, const std::string& container,
+                                   const std::string& image) {
   kubeobjects::Pod p;
   p.metadata.name = name;
   p.metadata.namespace_ = ns;
   p.metadata.uid = "uid-" + ns + "-" + name;
-  p.metadata.labels = {{"app", app}};
   kubeobjects::Container c;
-  c.name = "c";
-  c.image = "nginx";
+  c.name = container;
+  c.image = image;
   c.requests = {{"cpu", cpu}, {"memory", "64Mi"}};
   p.containers.push_back(std::move(c));
   p.node_name = node;
+  return p;
+}
+
+// One container "c" (nginx), label app=<app>.
+inline std::string pod_json(const std::string& ns, const std::string& name, const std::string& node,
+                            const std::string& cpu = "100m", const std::string& phase = "Running",
+                            int priority = 0, const std::string& app = "web") {
+  kubeobjects::Pod p = pod_object(ns, name, node, cpu, "c", "nginx");
+  p.metadata.labels = {{"app", app}};
   p.priority = priority;
   p.phase = phase;
   return kubeobjects::to_json(p, kubeobjects::TypeMeta::kWrite);
 }
 
-// A pending member of pod group `group` (label scheduling.x-k8s.io/pod-group), as pod_json makes it.
+// A member of pod group `group` (label scheduling.x-k8s.io/pod-group), pending unless `node` is set.
 inline std::string gang_pod_json(const std::string& ns, const std::string& name, const std::string& group,
                                  const std::string& cpu, const std::string& node = "") {
-  kubeobjects::Pod p;
-  p.metadata.name = name;
-  p.metadata.namespace_ = ns;
-  p.metadata.uid = "uid-" + ns + "-" + name;
+  kubeobjects::Pod p = pod_object(ns, name, node, cpu, "worker", "trainer");
   p.metadata.labels = {{"app", group}, {"scheduling.x-k8s.io/pod-group", group}};
-  kubeobjects::Container c;
-  c.name = "worker";
-  c.image = "trainer";
-  c.requests = {{"cpu", cpu}, {"memory", "64Mi"}};
-  p.containers.push_back(std::move(c));
-  p.node_name = node;
   p.phase = node.empty() ? "Pending" : "Running";
   return kubeobjects::to_json(p, kubeobjects::TypeMeta::kWrite);
 }
@@ -66,7 +65,8 @@ inline std::string pod_group_json(const std::string& ns, const std::string& name
          (timeout_seconds ? R"(,"scheduleTimeoutSeconds":)" + std::to_string(timeout_seconds) : "") + "}}";
 }
 
-inline std::string pdb_json(const std::string& ns, const std::string& name, const std::string& app, int allowed) {
+inline std::string pdb_json(const std::string& ns, const std::string& name, const std::string& app,
+                            int allowed) {
   kubeobjects::PodDisruptionBudget b;
   b.metadata.name = name;
   b.metadata.namespace_ = ns;

@@ -48,6 +48,28 @@ class Gangs : public ::testing::Test {
   BindPermit permit(const std::string& group, int i) {
     return coordinator_.permit(uid(group, i), "train", group + "-" + std::to_string(i));
   }
+  // Group a of `pods` pending 1-CPU members and its PodGroup.
+  void group_a(int pods, int min_member, int timeout_seconds = 0) {
+    auto objects = members("a", pods, "1");
+    objects.push_back(pod_group_json("train", "a", min_member, timeout_seconds));
+    load(objects);
+  }
+  // A coordinator of its own whose filter of a-0 admitted group a.
+  std::unique_ptr<GangCoordinator> admitted_a(GangConfig config) {
+    auto c = std::make_unique<GangCoordinator>(profile_.engine, store_, config);
+    auto pod = pod_of(gang_pod_json("train", "a-0", "a", "1"));
+    EXPECT_EQ(c->gate(*pod, *store_.current(), nullptr).kind, GangGate::Kind::kOnlyNode);
+    return c;
+  }
+  // a-i's bind, held by `c` (on another thread).
+  static std::future<BindPermit> held_bind(GangCoordinator& c, int i) {
+    const size_t before = c.held_binds();
+    auto f = std::async(std::launch::async,
+                        [&c, i] { return c.permit(uid("a", i), "train", "a-" + std::to_string(i)); });
+    EXPECT_TRUE(wait_until([&] { return c.held_binds() == before + 1; }));
+    return f;
+  }
+
   // Free CPU (millicores) on `node` for an ordinary pod, with the held room counted.
   int64_t free_cpu(const std::string& node) {
     const NodeInfo* n = store_.current()->find_node(node);
@@ -163,13 +185,10 @@ TEST_F(Gangs, AMemberThatFitsNowhereLeavesNothingHeld) {
 }
 
 TEST_F(Gangs, BindsAreHeldUntilMinMemberArriveThenAllGo) {
-  auto objects = members("a", 3, "1");
-  objects.push_back(pod_group_json("train", "a", 3));
-  load(objects);
+  group_a(3, 3);
   for (int i = 0; i < 3; ++i) ASSERT_EQ(gate("a", i, "1").kind, GangGate::Kind::kOnlyNode);
-  auto first = std::async(std::launch::async, [&] { return permit("a", 0); });
-  auto second = std::async(std::launch::async, [&] { return permit("a", 1); });
-  ASSERT_TRUE(wait_until([&] { return coordinator_.held_binds() == 2; }));
+  auto first = held_bind(coordinator_, 0);
+  auto second = held_bind(coordinator_, 1);
   EXPECT_EQ(first.wait_for(50ms), std::future_status::timeout) << "released before the group is complete";
   BindPermit third = permit("a", 2);
   EXPECT_EQ(third.error, "");
@@ -182,9 +201,7 @@ TEST_F(Gangs, BindsAreHeldUntilMinMemberArriveThenAllGo) {
 }
 
 TEST_F(Gangs, AHoldEndsBelowTheHttpTimeoutAndTheNodeStaysHeld) {
-  auto objects = members("a", 2, "1");
-  objects.push_back(pod_group_json("train", "a", 2));
-  load(objects);
+  group_a(2, 2);
   ASSERT_EQ(gate("a", 0, "1").kind, GangGate::Kind::kOnlyNode);
   const auto start = std::chrono::steady_clock::now();
   BindPermit p = permit("a", 0);
@@ -198,64 +215,67 @@ TEST_F(Gangs, AHoldEndsBelowTheHttpTimeoutAndTheNodeStaysHeld) {
 }
 
 TEST_F(Gangs, AtTheTimeoutEveryHeldBindFailsAndTheRoomIsReleased) {
-  auto objects = members("a", 3, "1");
-  objects.push_back(pod_group_json("train", "a", 3, 1));
-  load(objects);
-  GangCoordinator c(profile_.engine, store_, GangConfig{5s, gang::Time(60'000), 16});
-  auto pod = pod_of(gang_pod_json("train", "a-0", "a", "1"));
-  ASSERT_EQ(c.gate(*pod, *store_.current(), nullptr).kind, GangGate::Kind::kOnlyNode);
-  BindPermit p = c.permit(uid("a", 0), "train", "a-0");
+  group_a(3, 3, 1);
+  auto c = admitted_a(GangConfig{5s, gang::Time(60'000), 16});
+  BindPermit p = c->permit(uid("a", 0), "train", "a-0");
   EXPECT_EQ(p.error,
             "not binding pod train/a-0: pod group train/a timed out after 1s with 1 of minMember 3 "
             "members at bind");
-  EXPECT_TRUE(c.held_room()->empty());
-  GangGate again = c.gate(*pod, *store_.current(), nullptr);
+  EXPECT_TRUE(c->held_room()->empty());
+  auto pod = pod_of(gang_pod_json("train", "a-0", "a", "1"));
+  GangGate again = c->gate(*pod, *store_.current(), nullptr);
   EXPECT_EQ(again.kind, GangGate::Kind::kRefuse);
   EXPECT_EQ(again.state, "backing off");
 }
 
 TEST_F(Gangs, ADeletedGroupAnswersItsHeldBinds) {
-  auto objects = members("a", 3, "1");
-  objects.push_back(pod_group_json("train", "a", 3));
-  load(objects);
-  GangCoordinator c(profile_.engine, store_, GangConfig{10s, gang::Time(0), 16});
-  auto pod = pod_of(gang_pod_json("train", "a-0", "a", "1"));
-  ASSERT_EQ(c.gate(*pod, *store_.current(), nullptr).kind, GangGate::Kind::kOnlyNode);
-  auto held = std::async(std::launch::async, [&] { return c.permit(uid("a", 0), "train", "a-0"); });
-  ASSERT_TRUE(wait_until([&] { return c.held_binds() == 1; }));
+  group_a(3, 3);
+  auto c = admitted_a(GangConfig{10s, gang::Time(0), 16});
+  auto held = held_bind(*c, 0);
   load(members("a", 3, "1"));  // the PodGroup is gone
-  BindPermit other = c.permit(uid("a", 1), "train", "a-1");
+  BindPermit other = c->permit(uid("a", 1), "train", "a-1");
   EXPECT_EQ(other.error, "not binding pod train/a-1: pod group train/a is not admitted");
   EXPECT_EQ(held.get().error, "not binding pod train/a-0: pod group train/a was deleted");
-  EXPECT_TRUE(c.held_room()->empty());
+  EXPECT_TRUE(c->held_room()->empty());
 }
 
 TEST_F(Gangs, StopAnswersHeldBindsAtOnce) {
-  auto objects = members("a", 2, "1");
-  objects.push_back(pod_group_json("train", "a", 2));
-  load(objects);
-  GangCoordinator c(profile_.engine, store_, GangConfig{10s, gang::Time(0), 16});
-  auto pod = pod_of(gang_pod_json("train", "a-0", "a", "1"));
-  ASSERT_EQ(c.gate(*pod, *store_.current(), nullptr).kind, GangGate::Kind::kOnlyNode);
-  auto held = std::async(std::launch::async, [&] { return c.permit(uid("a", 0), "train", "a-0"); });
-  ASSERT_TRUE(wait_until([&] { return c.held_binds() == 1; }));
-  c.stop();
+  group_a(2, 2);
+  auto c = admitted_a(GangConfig{10s, gang::Time(0), 16});
+  auto held = held_bind(*c, 0);
+  c->stop();
   EXPECT_EQ(held.get().error, "not binding pod train/a-0: the extender is shutting down");
 }
 
 TEST_F(Gangs, HeldBindsAreBounded) {
-  auto objects = members("a", 3, "1");
-  objects.push_back(pod_group_json("train", "a", 3));
-  load(objects);
-  GangCoordinator c(profile_.engine, store_, GangConfig{10s, gang::Time(0), 1});
-  auto pod = pod_of(gang_pod_json("train", "a-0", "a", "1"));
-  ASSERT_EQ(c.gate(*pod, *store_.current(), nullptr).kind, GangGate::Kind::kOnlyNode);
-  auto held = std::async(std::launch::async, [&] { return c.permit(uid("a", 0), "train", "a-0"); });
-  ASSERT_TRUE(wait_until([&] { return c.held_binds() == 1; }));
-  EXPECT_EQ(c.permit(uid("a", 1), "train", "a-1").error,
+  group_a(3, 3);
+  auto c = admitted_a(GangConfig{10s, gang::Time(0), 1});
+  auto held = held_bind(*c, 0);
+  EXPECT_EQ(c->permit(uid("a", 1), "train", "a-1").error,
             "not binding pod train/a-1: 1 binds are held already (--gang-max-held-binds)");
-  c.stop();
+  c->stop();
   held.get();
+}
+
+// With several replicas the scheduler may filter on one and bind through the Lease holder, which never
+// saw the group: the holder admits it at the first bind, and holds the binds as if it had.
+TEST_F(Gangs, AGroupFilteredElsewhereIsAdmittedAtItsFirstBind) {
+  group_a(2, 2);
+  GangCoordinator c(profile_.engine, store_, GangConfig{10s, gang::Time(0), 16});
+  auto first = held_bind(c, 0);
+  EXPECT_TRUE(c.admitted("train/a"));
+  EXPECT_EQ(c.permit(uid("a", 1), "train", "a-1").error, "");
+  EXPECT_EQ(first.get().error, "");
+
+  // A group that does not fit here is refused at bind; nothing of it is held.
+  auto objects = members("b", 8, "3");
+  objects.push_back(pod_group_json("train", "b", 8));
+  load(objects);
+  GangCoordinator other(profile_.engine, store_, GangConfig{10s, gang::Time(0), 16});
+  BindPermit p = other.permit(uid("b", 0), "train", "b-0");
+  EXPECT_EQ(p.group, "train/b");
+  EXPECT_EQ(p.error, "not binding pod train/b-0: pod group train/b is not admitted");
+  EXPECT_TRUE(other.held_room()->empty());
 }
 
 TEST_F(Gangs, ARunningGroupsLaterMembersAreOrdinary) {

@@ -59,6 +59,22 @@ class GangVerbs : public ::testing::Test {
     return out;
   }
 
+  // The most pods of group `app` seen bound at once while `run` runs (sampled every 2 ms).
+  int most_bound_while(const std::string& app, const std::function<void()>& run) {
+    std::atomic<bool> stop{false};
+    std::atomic<int> most{0};
+    std::thread monitor([&] {
+      while (!stop) {
+        most = std::max(most.load(), bound_by_app()[app]);
+        std::this_thread::sleep_for(2ms);
+      }
+    });
+    run();
+    stop = true;
+    monitor.join();
+    return std::max(most.load(), bound_by_app()[app]);
+  }
+
   // The scheduler: pods in queue order, each filtered against every node, bound on the first node that
   // passes, retried 200 ms after a failure; until `done` or 30 s.
   void schedule(const std::vector<std::string>& pods, const std::function<bool()>& done) {
@@ -115,7 +131,7 @@ class GangVerbs : public ::testing::Test {
       });
       // The scheduler assumes the pod on its node before binding it; here the extender's own assumption
       // (made as the bind starts) stands in for it: the next filter waits for it, or for a held bind.
-      for (int i = 0; i < 20 && !*finished; ++i) std::this_thread::sleep_for(5ms);
+      for (int i = 0; i < 10 && !*finished; ++i) std::this_thread::sleep_for(2ms);
     }
     for (auto& t : binds) t.join();
   }
@@ -143,20 +159,12 @@ TEST_F(GangVerbs, TwoOfThreeGangsBindWholeTheThirdNoneAndOrdinaryPodsKeepSchedul
     api_.put("pods", pods.back());
   }
   start();
-  std::atomic<bool> stop{false};
-  std::atomic<int> most_c{0};
-  std::thread monitor([&] {
-    while (!stop) {
-      most_c = std::max(most_c.load(), bound_by_app()["c"]);
-      std::this_thread::sleep_for(2ms);
-    }
+  const int most_c = most_bound_while("c", [&] {
+    schedule(pods, [&] {
+      auto b = bound_by_app();
+      return b["a"] == 8 && b["b"] == 8 && b["web"] == 4;
+    });
   });
-  schedule(pods, [&] {
-    auto b = bound_by_app();
-    return b["a"] == 8 && b["b"] == 8 && b["web"] == 4;
-  });
-  stop = true;
-  monitor.join();
   auto bound = bound_by_app();
   EXPECT_EQ(bound["a"], 8);
   EXPECT_EQ(bound["b"], 8);
@@ -180,20 +188,12 @@ TEST_F(GangVerbs, AGangThatCannotCompleteBindsNothingAndHoldsNothingAfterItsTime
   std::vector<std::string> pods = gang("d", 4, 4, 2, "2026-01-01T00:00:00Z");
   pods.pop_back();  // d-3 exists, but never comes to the extender
   start();
-  std::atomic<bool> stop{false};
-  std::atomic<int> most{0};
-  std::thread monitor([&] {
-    while (!stop) {
-      most = std::max(most.load(), bound_by_app()["d"]);
-      std::this_thread::sleep_for(2ms);
-    }
-  });
   const auto start_at = Clock::now();
-  schedule(pods, [&] {
-    return Clock::now() - start_at > 3500ms;  // past the 2 s timeout, and into the 1 s backoff
+  const int most = most_bound_while("d", [&] {
+    schedule(pods, [&] {
+      return Clock::now() - start_at > 3500ms;  // past the 2 s timeout, and into the 1 s backoff
+    });
   });
-  stop = true;
-  monitor.join();
   EXPECT_EQ(most, 0);
   EXPECT_GE(server_.metrics().gangs_timed_out(), 1u);
   EXPECT_EQ(server_.gangs()->held_binds(), 0u);

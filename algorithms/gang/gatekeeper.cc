@@ -1,0 +1,217 @@
+#include "algorithms/gang/gatekeeper.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "algorithms/gang/admission.h"
+
+namespace kext::gang {
+
+namespace {
+
+// A waiting group whose members have not been filtered for this long has left the queue (its job was
+// deleted, or the scheduler gave up on it): it no longer goes before younger groups.
+constexpr Time kWaitingForgetAfter = std::chrono::seconds(120);
+
+}  // namespace
+
+std::string seconds_text(Time t) {
+  const auto ms = t.count();
+  return std::to_string(ms / 1000) + (ms % 1000 >= 100 ? "." + std::to_string(ms % 1000 / 100) : "") + "s";
+}
+
+void apply_held_room(const HeldRoom& room, std::span<const NodeInfo*> nodes, std::deque<NodeInfo>& copies,
+                     std::string_view except_uid) {
+  if (room.empty()) return;
+  for (const NodeInfo*& n : nodes) {
+    if (!n || !n->node) continue;
+    auto it = room.by_node.find(n->name());
+    if (it == room.by_node.end()) continue;
+    NodeInfo* copy = nullptr;
+    for (const auto& held : it->second) {
+      if (held->pod->uid == except_uid) continue;
+      if (!copy) copy = &copies.emplace_back(*n);
+      copy->add_pod(held);
+    }
+    if (copy) n = copy;
+  }
+}
+
+void Gatekeeper::rebuild_room() {
+  room_.by_node.clear();
+  tracker_.for_each_held([&](const HeldMember& m) { room_.by_node[m.node].push_back(m.pod); });
+}
+
+std::vector<Expired> Gatekeeper::sweep(Time now, const GroupMap* groups) {
+  std::vector<Expired> gone = tracker_.expire(now);
+  for (const Expired& e : gone) notify(GroupEvent::kTimedOut, e.group, now);
+  if (groups) {
+    std::vector<std::string> deleted;
+    for (const auto& [uid, group] : member_group_)
+      if (groups->find(group) == groups->end() &&
+          std::find(deleted.begin(), deleted.end(), group) == deleted.end())
+        deleted.push_back(group);
+    for (const std::string& group : deleted) {
+      if (auto e = tracker_.forget(group)) {
+        notify(GroupEvent::kDeleted, group, now);
+        gone.push_back(std::move(*e));
+      }
+    }
+  }
+  std::erase_if(waiting_, [&](const auto& w) { return w.second.seen + kWaitingForgetAfter < now; });
+  if (gone.empty()) return gone;
+  for (const Expired& e : gone)
+    std::erase_if(member_group_, [&](const auto& m) { return m.second == e.group; });
+  rebuild_room();
+  return gone;
+}
+
+std::optional<std::string> Gatekeeper::group_of(std::string_view uid) const {
+  auto it = member_group_.find(uid);
+  if (it == member_group_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool Gatekeeper::try_admit(const Engine& engine, const Waiting& w, const GroupMembers& members,
+                           std::span<const NodeInfo* const> all_nodes, const ClusterView* cluster, Time now,
+                           std::string* reason) {
+  // The members still to place: minMember less those already bound (a group that lost a member).
+  PodGroupSpec need = w.spec;
+  need.min_member = std::max<int32_t>(1, w.spec.min_member - static_cast<int32_t>(members.bound));
+  std::vector<std::shared_ptr<const Pod>> pods;
+  pods.reserve(members.pending.size() + 1);
+  pods.push_back(w.pod);  // the pod filtered last goes first: it gets its best node
+  for (const auto& p : members.pending)
+    if (p->uid != w.pod->uid) pods.push_back(p);
+
+  std::vector<const NodeInfo*> nodes(all_nodes.begin(), all_nodes.end());
+  std::deque<NodeInfo> copies;
+  apply_held_room(room_, nodes, copies, "");
+  const Admission a = admit(engine, need, pods, nodes, cluster);
+  if (!a.admitted) {
+    *reason = a.reason;
+    return false;
+  }
+  std::map<std::string_view, const std::shared_ptr<const Pod>*> by_uid;
+  for (const auto& p : pods) by_uid.emplace(p->uid, &p);
+  std::vector<HeldMember> held;
+  for (const MemberPlacement& p : a.placements) {
+    held.push_back({std::make_shared<const PodInfo>(make_pod_info(*by_uid.at(p.uid))), p.node});
+    member_group_[p.uid] = w.spec.key();
+  }
+  tracker_.admit(w.spec, std::move(held), now);
+  waiting_.erase(w.spec.key());
+  rebuild_room();
+  notify(GroupEvent::kAdmitted, w.spec.key(), now);
+  return true;
+}
+
+Gate Gatekeeper::gate(const Engine& engine, const Pod& pod, const GroupMap& groups,
+                      const MembersOf& members_of, std::span<const NodeInfo* const> nodes,
+                      const ClusterView* cluster, Time now) {
+  Gate g;
+  std::optional<std::string> key = pod_group_key(pod);
+  if (!key) return g;
+  g.group = *key;
+  const std::string prefix = "pod group " + g.group + ": ";
+  sweep(now, &groups);
+  auto spec = groups.find(g.group);
+  if (spec == groups.end()) {
+    g.kind = Gate::Kind::kRefuse;
+    g.state = "unknown";
+    g.reason = prefix + "no such PodGroup: the pod waits until it exists";
+    return g;
+  }
+  const size_t min = static_cast<size_t>(std::max(spec->second.min_member, 1));
+  if (auto status = tracker_.status(g.group)) {
+    if (status->complete) {
+      g.state = "complete";
+      return g;
+    }
+    g.state = "admitted, " + std::to_string(status->waiting + status->bound) + " of minMember " +
+              std::to_string(min) + " at bind, times out in " + seconds_text(status->deadline - now);
+    if (auto node = tracker_.placement(g.group, pod.uid)) {
+      g.kind = Gate::Kind::kOnlyNode;
+      g.node = *node;
+      g.reason = prefix + "node " + *node + " is held for this member";
+    }
+    return g;  // a member beyond those placed: as any pod, in the room left
+  }
+
+  GroupMembers mine = members_of(g.group, pod);
+  if (mine.bound >= min) {
+    g.state = "running, " + std::to_string(mine.bound) + " bound";
+    return g;
+  }
+  g.kind = Gate::Kind::kRefuse;
+  if (tracker_.backing_off(g.group, now)) {
+    g.state = "backing off";
+    g.reason = prefix + "timed out and backs off before it is admitted again";
+    return g;
+  }
+  const bool listed =
+      std::any_of(mine.pending.begin(), mine.pending.end(), [&](const auto& p) { return p->uid == pod.uid; });
+  const size_t pods = mine.pending.size() + (listed ? 0 : 1) + mine.bound;
+  if (pods < min) {
+    g.state = "waiting for members";
+    g.reason = prefix + std::to_string(pods) + " pods of minMember " + std::to_string(min) +
+               ": waiting for the rest";
+    return g;
+  }
+  Waiting& self = waiting_[g.group];
+  self.spec = spec->second;
+  self.pod = std::make_shared<const Pod>(pod);
+  self.seen = now;
+
+  auto priority = [](const Waiting& w) { return w.pod->effective_priority(); };
+  std::vector<const Waiting*> ahead;
+  for (const auto& [k, w] : waiting_)
+    if (k != g.group && !tracker_.backing_off(k, now) && groups.count(k) &&
+        admitted_before(w.spec, priority(w), self.spec, priority(self)))
+      ahead.push_back(&w);
+  std::sort(ahead.begin(), ahead.end(), [&](const Waiting* a, const Waiting* b) {
+    return admitted_before(a->spec, priority(*a), b->spec, priority(*b));
+  });
+  std::vector<Waiting> copies;  // try_admit erases an admitted group from waiting_
+  for (const Waiting* w : ahead) copies.push_back(*w);
+  for (const Waiting& w : copies) {
+    std::string ignored;
+    try_admit(engine, w, members_of(w.spec.key(), *w.pod), nodes, cluster, now, &ignored);
+  }
+
+  std::string reason;
+  const Waiting copy = self;
+  if (!try_admit(engine, copy, mine, nodes, cluster, now, &reason)) {
+    g.state = "waiting for room";
+    g.reason = std::move(reason);
+    return g;
+  }
+  auto node = tracker_.placement(g.group, pod.uid);
+  g.kind = node ? Gate::Kind::kOnlyNode : Gate::Kind::kOrdinary;
+  g.node = node.value_or("");
+  g.reason = prefix + "node " + g.node + " is held for this member";
+  g.state = "admitted now";
+  return g;
+}
+
+PermitDecision Gatekeeper::permit(std::string_view group, std::string_view uid, Time now) {
+  return tracker_.permit(group, uid, now);
+}
+
+void Gatekeeper::bound(std::string_view group, std::string_view uid, Time now) {
+  tracker_.bound(group, uid);
+  member_group_.erase(std::string(uid));
+  if (auto s = tracker_.status(group); s && s->complete && s->held == 0 && s->waiting == 0) {
+    // Done: its members are bound, and later ones (beyond minMember) bind as any pod of a running group.
+    tracker_.forget(group);
+    notify(GroupEvent::kComplete, std::string(group), now);
+  }
+  rebuild_room();
+}
+
+void Gatekeeper::unplace(std::string_view group, std::string_view uid) {
+  tracker_.unplace(group, uid);
+  rebuild_room();
+}
+
+}  // namespace kext::gang

@@ -1,0 +1,136 @@
+#pragma once
+// Gang scheduling's decisions for one scheduler, whoever drives it: the extender's verbs
+// (extender/gang/coordinator.h, on the wall clock, behind a lock) and extender-sim's cycle
+// (sim/cycle.h, on the virtual clock). Two points of a pod's cycle:
+//   - filter (gate): a group's first member admits the whole group or none of it (admission.h) and
+//     holds room for its members; an admitted member may go only to the node held for it; a pod of no
+//     group sees the held room as taken (held_room);
+//   - bind (permit): a member waits until minMember of its group have reached bind, then all go
+//     (GangTracker).
+// Groups are admitted one at a time, in a stable order: before a group is admitted, the waiting
+// groups that go before it (higher priority, then older: admitted_before) are admitted if they fit,
+// so that a group whose members reach filter more often cannot take the room of one that waits longer.
+// Pure: the caller passes the time and the cluster. Not thread-safe.
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/engine.h"
+#include "algorithms/gang/pod_group.h"
+#include "algorithms/gang/tracker.h"
+#include "algorithms/model.h"
+#include "algorithms/plugin.h"
+
+namespace kext::gang {
+
+// The PodGroups by "namespace/name".
+using GroupMap = std::map<std::string, PodGroupSpec, std::less<>>;
+
+// What a pod's filter may pass.
+struct Gate {
+  enum class Kind {
+    kOrdinary,  // no group, or its group is complete or running: filter as any pod, in the room left
+    kOnlyNode,  // an admitted member: only `node`, the one held for it
+    kRefuse,    // no node: `reason`
+  };
+  Kind kind = Kind::kOrdinary;
+  std::string group;   // "namespace/name"; empty for a pod of no group
+  std::string node;    // kOnlyNode
+  std::string reason;  // kOnlyNode: the other nodes' reason; kRefuse: every node's
+  std::string state;   // the group's state, for decision logs ("" for a pod of no group)
+};
+
+// A group's pods as the caller's cluster has them.
+struct GroupMembers {
+  // Not bound and not terminating, in a stable order (by name); the pod being filtered may be among
+  // them or not (a watch that lags the scheduler).
+  std::vector<std::shared_ptr<const Pod>> pending;
+  size_t bound = 0;
+};
+// The members of `group`; `like` is the group's pod filtered last, for a caller that keeps only some
+// of its pods' fields (extender/gang/coordinator.cc member_like).
+using MembersOf = std::function<GroupMembers(std::string_view group, const Pod& like)>;
+
+// The room held for admitted members, by node name.
+struct HeldRoom {
+  std::map<std::string, std::vector<std::shared_ptr<const PodInfo>>, std::less<>> by_node;
+  bool empty() const { return by_node.empty(); }
+};
+
+// `nodes` with the held room counted: each node holding room for a member other than `except_uid` is
+// replaced by a copy (in `copies`) with the held members added.
+void apply_held_room(const HeldRoom& room, std::span<const NodeInfo*> nodes, std::deque<NodeInfo>& copies,
+                     std::string_view except_uid);
+
+// What happens to a group, for metrics and timelines.
+enum class GroupEvent { kAdmitted, kComplete, kTimedOut, kDeleted };
+using GroupObserver = std::function<void(GroupEvent, const std::string& group, Time at)>;
+
+// "1.5s": a duration as the reasons print it.
+std::string seconds_text(Time t);
+
+class Gatekeeper {
+ public:
+  Gatekeeper() : Gatekeeper(kDefaultGroupBackoff) {}
+  explicit Gatekeeper(Time backoff) : tracker_(backoff) {}
+  void set_observer(GroupObserver observer) { observer_ = std::move(observer); }
+
+  // The filter's gate for `pod` at `now`: `groups` are the PodGroups, `nodes` every node of the
+  // cluster in a stable order, `cluster` what the engine's PreFilters read (may be null). Runs
+  // sweep(now, &groups) first.
+  Gate gate(const Engine& engine, const Pod& pod, const GroupMap& groups, const MembersOf& members,
+            std::span<const NodeInfo* const> nodes, const ClusterView* cluster, Time now);
+  // The room held now; valid until the next call that changes it.
+  const HeldRoom& held_room() const { return room_; }
+
+  // Timeouts by `now`, and (with groups) the admitted groups whose PodGroup is gone: released, their
+  // waiting binds returned.
+  std::vector<Expired> sweep(Time now, const GroupMap* groups);
+  // The group of an admitted member, or nullopt.
+  std::optional<std::string> group_of(std::string_view uid) const;
+
+  // Member `uid` of `group` reached bind (GangTracker::permit). A rejection for a group not admitted
+  // is the caller's to overrule for a running group (minMember of its pods bound already), whose
+  // later members bind as any pod.
+  PermitDecision permit(std::string_view group, std::string_view uid, Time now);
+  // How the member's Binding went after kRelease: bound, or not (its room is released).
+  void bound(std::string_view group, std::string_view uid, Time now);
+  void unplace(std::string_view group, std::string_view uid);
+  void withdraw(std::string_view group, std::string_view uid) { tracker_.withdraw(group, uid); }
+
+  std::optional<GroupStatus> status(std::string_view group) const { return tracker_.status(group); }
+  bool admitted(std::string_view group) const { return tracker_.admitted(group); }
+  std::optional<Time> next_deadline() const { return tracker_.next_deadline(); }
+  size_t admitted_groups() const { return tracker_.admitted_groups(); }
+  size_t waiting_groups() const { return waiting_.size(); }
+  bool any_backing_off(Time now) const { return tracker_.any_backing_off(now); }
+
+ private:
+  struct Waiting {  // a group whose members reach filter and which is not admitted
+    PodGroupSpec spec;
+    std::shared_ptr<const Pod> pod;  // its member filtered last
+    Time seen{};
+  };
+  // Tries to admit `w` with `pod` placed first, on the nodes as held room leaves them.
+  bool try_admit(const Engine& engine, const Waiting& w, const GroupMembers& members,
+                 std::span<const NodeInfo* const> nodes, const ClusterView* cluster, Time now,
+                 std::string* reason);
+  void rebuild_room();
+  void notify(GroupEvent e, const std::string& group, Time at) const {
+    if (observer_) observer_(e, group, at);
+  }
+
+  GangTracker tracker_;
+  HeldRoom room_;
+  std::map<std::string, std::string, std::less<>> member_group_;  // uid -> group, for admitted members
+  std::map<std::string, Waiting, std::less<>> waiting_;
+  GroupObserver observer_;
+};
+
+}  // namespace kext::gang
