@@ -113,6 +113,20 @@ void SimCluster::bind(std::string_view uid, std::string_view node_name, int64_t 
   it->second = Entry{std::move(next), std::move(info)};
 }
 
+void SimCluster::unbind(std::string_view uid) {
+  auto it = pods_.find(std::string(uid));
+  if (it == pods_.end() || it->second.pod->node_name.empty())
+    throw ClusterError("unbind: pod " + std::string(uid) + " is not bound");
+  if (NodeInfo* n = node(it->second.pod->node_name)) n->remove_pod(it->second.info.get());
+  auto next = std::make_shared<Pod>(*it->second.pod);
+  next->node_name.clear();
+  next->start_time.reset();
+  next->phase = "Pending";
+  auto info = std::make_shared<PodInfo>(*it->second.info);
+  info->pod = next;
+  it->second = Entry{std::move(next), std::move(info)};
+}
+
 void SimCluster::set_nominated_node(std::string_view uid, const std::string& node_name) {
   auto it = pods_.find(std::string(uid));
   if (it == pods_.end()) throw ClusterError("nominate: unknown pod " + std::string(uid));

@@ -82,6 +82,9 @@ class SimCluster {
 
   // Assume + bind: sets spec.nodeName and status.startTime (now) and adds the pod to its node.
   void bind(std::string_view uid, std::string_view node_name, int64_t now_unix_seconds);
+  // Undoes bind: the pod leaves its node and is pending again (an assumed pod forgotten: a gang member
+  // whose group timed out at permit). Throws ClusterError for a pod that is not bound.
+  void unbind(std::string_view uid);
   // The pod's status.nominatedNodeName (empty clears it), as the scheduler's status update writes it.
   void set_nominated_node(std::string_view uid, const std::string& node_name);
   // A victim's deletionTimestamp: it keeps its resources until delete_pod (after its grace period).

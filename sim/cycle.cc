@@ -6,6 +6,8 @@
 #include <span>
 #include <utility>
 
+#include "algorithms/gang/preemption.h"
+
 namespace kext::sim {
 namespace {
 
@@ -28,6 +30,24 @@ HeldNode with_nominated_pods(const Pod& pod, const NodeInfo& node, const std::ve
     out.pods.push_back(info);
     out.node->add_pod(std::move(info));
   }
+  return out;
+}
+
+// The group's pods in the cluster: pending ones by name, and how many are bound.
+gang::GroupMembers members_of(const SimCluster& cluster, std::string_view group) {
+  gang::GroupMembers out;
+  cluster.for_each_pod([&](const std::shared_ptr<const Pod>& p) {
+    if (p->terminating) return;
+    std::optional<std::string> key = gang::pod_group_key(*p);
+    if (!key || *key != group) return;
+    if (p->node_name.empty()) {
+      out.pending.push_back(p);
+    } else {
+      ++out.bound;
+    }
+  });
+  std::sort(out.pending.begin(), out.pending.end(),
+            [](const auto& a, const auto& b) { return a->name < b->name; });
   return out;
 }
 
@@ -100,6 +120,33 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
     if (auto i = cluster.node_position(node_name))
       held[*i] = with_nominated_pods(*pod, *nodes[*i], uids, cluster);
   }
+  // Gang scheduling, as the extender's filter runs it (algorithms/gang/gatekeeper.h): a member may go
+  // only where its group's admission put it, or nowhere yet; every pod sees the room held for other
+  // groups' members as taken, as it sees nominated pods.
+  gang::Gate gate;
+  if (!state.groups.empty() && gang::pod_group_key(*pod)) {
+    auto members = [&cluster](std::string_view group, const Pod&) { return members_of(cluster, group); };
+    gate = state.gangs.gate(engine, *pod, state.groups, members, nodes, &view, gang_time(now));
+    d.gang = "pod group " + gate.group + ": " + gate.state;
+  }
+  for (const auto& [node_name, infos] : state.gangs.held_room().by_node) {
+    auto i = cluster.node_position(node_name);
+    if (!i) continue;
+    for (const auto& info : infos) {
+      if (info->pod->uid == pod->uid) continue;
+      if (!held[*i].node) held[*i].node = std::make_unique<NodeInfo>(*nodes[*i]);
+      held[*i].pods.push_back(info);
+      held[*i].node->add_pod(info);
+    }
+  }
+  if (gate.kind == gang::Gate::Kind::kRefuse) {
+    // Unresolvable on every node: no preemption for a group's room (it comes from admission).
+    d.reasons[gate.reason] = nodes.size();
+    d.message = fit_error_message(nodes.size(), d.reasons);
+    popped.unschedulable_events = kAnyEvent;
+    queue.add_unschedulable_if_not_present(std::move(popped), cycle);
+    return d;
+  }
   // The first filter pass: the engine, or the backend (an extender over HTTP) in its place.
   auto filter = [&](std::span<const NodeInfo* const> some) {
     return config.backend != nullptr ? config.backend->filter(cluster, *pod, some) : engine.filter(ctx, some);
@@ -120,14 +167,27 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
   };
   std::vector<FilterStatus> statuses(nodes.size());  // failures only; success elsewhere
   std::vector<size_t> feasible;
-  // evaluateNominatedNode: a pod that preempted tries its nominated node first, alone.
-  if (!pod->nominated_node_name.empty()) {
+  if (gate.kind == gang::Gate::Kind::kOnlyNode) {
+    // The node held for this member, alone; the others fail as the extender fails them.
+    for (size_t i = 0; i < nodes.size(); ++i) statuses[i] = FilterStatus::unresolvable({gate.reason});
+    if (auto i = cluster.node_position(gate.node)) {
+      const NodeInfo* one[] = {nodes[*i]};
+      FilterStatus st = with_held(*i, std::move(filter(one)[0]));
+      if (st.ok()) {
+        feasible.push_back(*i);
+        statuses[*i] = FilterStatus{};
+      } else {
+        statuses[*i] = std::move(st);
+      }
+    }
+  } else if (!pod->nominated_node_name.empty()) {
+    // evaluateNominatedNode: a pod that preempted tries its nominated node first, alone.
     if (auto i = cluster.node_position(pod->nominated_node_name)) {
       const NodeInfo* one[] = {nodes[*i]};
       if (with_held(*i, std::move(filter(one)[0])).ok()) feasible.push_back(*i);
     }
   }
-  if (feasible.empty() && !nodes.empty()) {
+  if (gate.kind != gang::Gate::Kind::kOnlyNode && feasible.empty() && !nodes.empty()) {
     // findNodesThatPassFilters: from nextStartNodeIndex round the node list until `want` nodes are
     // feasible. Go filters in parallel and cancels once enough are found; here the engine filters a
     // chunk of `want` nodes at a time (in parallel as it sees fit) and the results are taken in node
@@ -190,7 +250,8 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
             {std::string(engine.scores()[a].plugin->name()), engine.scores()[a].weight, in_tree.at(a, pick)});
       }
       if (!reply.empty()) {
-        d.score_terms.push_back({std::string(kExtenderTerm), scheduler_total ? config.scoring.extender_weight : 1,
+        d.score_terms.push_back({std::string(kExtenderTerm),
+                                 scheduler_total ? config.scoring.extender_weight : 1,
                                  reply[pick] * (scheduler_total ? kWireDivisor : 1)});
       }
       for (size_t k = 0; k < combined.size(); ++k) {
@@ -203,6 +264,22 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
     d.node = nodes[chosen]->name();
     // assume: the pod leaves the nominator, then binds.
     queue.delete_nominated_pod_if_exists(pod->uid);
+    if (!gate.group.empty() && state.gangs.admitted(gate.group)) {
+      // The extender's bind holds a member until minMember of its group have reached bind. A waiting
+      // member is assumed on its node: its room is the pod's now, no longer held for it.
+      gang::PermitDecision permit = state.gangs.permit(gate.group, pod->uid, gang_time(now));
+      cluster.bind(pod->uid, d.node, now_unix);
+      if (permit.verdict == gang::Verdict::kWait) {
+        state.gangs.unplace(gate.group, pod->uid);
+        d.outcome = Outcome::kWaiting;
+        return d;
+      }
+      for (const std::string& uid : permit.release) {
+        state.gangs.bound(gate.group, uid, gang_time(now));
+        if (uid != pod->uid) d.released.push_back(uid);
+      }
+      return d;
+    }
     cluster.bind(pod->uid, d.node, now_unix);
     return d;
   }
@@ -227,11 +304,13 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
   std::optional<std::string> nominate;
   const NodeInfo* nominated =
       pod->nominated_node_name.empty() ? nullptr : cluster.node(pod->nominated_node_name);
-  if (preemption::eligible_to_preempt(*pod, nominated)) {
+  // A gang member never preempts: its group's room comes from admission (extender/verbs/preempt.cc).
+  if (gate.group.empty() && preemption::eligible_to_preempt(*pod, nominated)) {
     std::vector<preemption::Candidate> candidates;
     if (!might_help.empty()) {
       candidates = find_candidates(ctx, might_help, cluster, config, now_unix, state.rng);
     }
+    if (!state.groups.empty()) gang::keep_gangs_whole(*pod, candidates);  // nor is one a victim
     if (config.backend != nullptr && !candidates.empty()) {
       // callExtenders, then SelectCandidate over what the extender kept.
       candidates = config.backend->preempt(cluster, *pod, std::move(candidates));

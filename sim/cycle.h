@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "algorithms/engine.h"
+#include "algorithms/gang/gatekeeper.h"
 #include "algorithms/preemption/preemption.h"
 #include "sim/clock.h"
 #include "sim/cluster.h"
@@ -89,6 +90,9 @@ enum class Outcome {
   kScheduled,      // bound to `node`
   kPreempted,      // nominated to `node`; `victims` are terminating
   kUnschedulable,  // no node, no preemption; back to the queue
+  // A gang member assumed on `node` whose bind waits for the rest of its group (the extender holds
+  // it: extender/gang/coordinator.h); bound when the group completes, back to the queue at its timeout.
+  kWaiting,
 };
 
 // One line of the decision log.
@@ -120,6 +124,10 @@ struct CycleRecord {
   // With SimulatorOptions::record_moves: the pod's queue moves since its previous decision, up to and
   // including this cycle's own (a failure's return to podBackoffQ or unschedulablePods), in order.
   std::vector<QueueMove> moves;
+  // A gang member's: its group and where the group stood ("pod group train/a: admitted now"), and the
+  // members that were waiting and bind with this one as the group completes (UIDs, in arrival order).
+  std::string gang;
+  std::vector<std::string> released;
 };
 
 // What kube-scheduler carries from one cycle to the next.
@@ -128,7 +136,15 @@ struct SchedulerState {
   // nextStartNodeIndex: where the next filter pass starts, so that with percentageOfNodesToScore
   // below 100 successive pods see different nodes first.
   size_t next_start_node_index = 0;
+  // Gang scheduling: the PodGroups, and the extender's decisions about them (admission at filter,
+  // permit at bind) on the virtual clock. No groups: no pod is a gang member.
+  gang::GroupMap groups;
+  gang::Gatekeeper gangs;
 };
+
+// The virtual clock as gang decisions read it.
+inline gang::Time gang_time(SimTime t) { return std::chrono::duration_cast<gang::Time>(t); }
+inline SimTime sim_time(gang::Time t) { return std::chrono::duration_cast<SimTime>(t); }
 
 // numFeasibleNodesToFind (schedule_one.go): how many feasible nodes the filter looks for among
 // `all_nodes`; every node below 100 nodes.

@@ -47,6 +47,8 @@ std::string_view move_event_name(MoveEvent event) {
       return "AssignedPodDelete";
     case MoveEvent::kAssignedPodUpdate:
       return "AssignedPodUpdate";
+    case MoveEvent::kPodGroupChange:
+      return "PodGroupChange";
   }
   return "";
 }
@@ -61,6 +63,8 @@ MoveEvent move_event_of(ClusterEvent event) {
       return MoveEvent::kNodeChange;
     case ClusterEvent::kPodUpdated:
       return MoveEvent::kAssignedPodUpdate;
+    case ClusterEvent::kGangChanged:
+      return MoveEvent::kPodGroupChange;
   }
   return MoveEvent::kUnschedulableTimeout;
 }

@@ -34,6 +34,10 @@ enum class ClusterEvent : uint32_t {
   kNodeAdded = 1u << 1,    // a node joined
   kNodeChanged = 1u << 2,  // a node's allocatable, labels, taints or schedulability changed
   kPodUpdated = 1u << 3,   // an assigned pod changed (labels: affinity, spreading)
+  // A pod group changed: a member created, a group's room released (timed out) or its members bound.
+  // What Coscheduling's EventsToRegister (scheduler-plugins pkg/coscheduling/coscheduling.go: Pod Add)
+  // moves its rejected pods on.
+  kGangChanged = 1u << 4,
 };
 using EventMask = uint32_t;
 // framework.ClusterEvent{Resource: WildCard, ActionType: All}: helps every pod. UnschedulableTimeout,
@@ -78,6 +82,7 @@ enum class MoveEvent : uint8_t {
   kNodeChange,
   kAssignedPodDelete,  // ClusterEvent::kPodDeleted
   kAssignedPodUpdate,  // ClusterEvent::kPodUpdated
+  kPodGroupChange,     // ClusterEvent::kGangChanged
 };
 std::string_view move_event_name(MoveEvent event);
 MoveEvent move_event_of(ClusterEvent event);

@@ -12,13 +12,16 @@ Simulator::Simulator(SimCluster cluster, const Engine& engine, SimulatorOptions 
       engine_(&engine),
       options_(options),
       queue_(clock_, options.queue),
-      state_{Rng(options.seed)} {
+      state_{Rng(options.seed), 0, {}, gang::Gatekeeper(options.gang_backoff)} {
   config_.engine = engine_;
   config_.backend = options_.backend;
   config_.preemption = options_.preemption;
   config_.epoch_unix_seconds = options_.epoch_unix_seconds;
   config_.percentage_of_nodes_to_score = options_.percentage_of_nodes_to_score;
   config_.scoring = options_.scoring;
+  state_.gangs.set_observer([this](gang::GroupEvent e, const std::string& group, gang::Time) {
+    gang_events_.push_back({clock_.now(), group, e});
+  });
   if (options_.record_moves) {
     queue_.set_move_observer(
         [this](const std::string& uid, const QueueMove& move) { moves_[uid].push_back(move); });
@@ -55,7 +58,9 @@ void Simulator::add_arriving(Pod pod, SimTime at, Lifecycle lifecycle, EventKind
   schedule(at, kind, std::move(uid));
 }
 
-void Simulator::delete_node(const std::string& name, SimTime at) { schedule(at, EventKind::kNodeDelete, name); }
+void Simulator::delete_node(const std::string& name, SimTime at) {
+  schedule(at, EventKind::kNodeDelete, name);
+}
 
 void Simulator::set_lifecycle(const std::string& uid, Lifecycle lifecycle) {
   auto pod = cluster_.pod(uid);
@@ -110,9 +115,12 @@ void Simulator::handle(const Event& e, RunSummary& summary) {
       Pod pod = std::move(it->second);
       arriving_.erase(it);
       const int32_t priority = pod.effective_priority();
+      const bool member = !state_.groups.empty() && gang::pod_group_key(pod).has_value();
       cluster_.add_pod(std::move(pod));
       queue_.add(e.uid, priority);
       arrived_at_[e.uid] = clock_.now();
+      // A member created: its group's pods waiting for the rest try again (Coscheduling's Pod Add).
+      if (member) queue_.move_all_to_active_or_backoff(ClusterEvent::kGangChanged);
       return;
     }
     case EventKind::kArriveBound: {
@@ -240,8 +248,36 @@ SimTime Simulator::next_due() const {
   return std::max(next, clock_.now());
 }
 
+void Simulator::expire_gangs() {
+  const std::optional<gang::Time> due = state_.gangs.next_deadline();
+  if (!due || sim_time(*due) > clock_.now()) return;
+  const std::vector<gang::Expired> gone = state_.gangs.sweep(gang_time(clock_.now()), &state_.groups);
+  for (const gang::Expired& e : gone) {
+    for (const std::string& uid : e.rejected) {
+      auto pod = cluster_.pod(uid);
+      if (pod == nullptr || pod->node_name.empty()) continue;  // deleted while it waited
+      cluster_.unbind(uid);
+      queue_.add(uid, pod->effective_priority());
+    }
+  }
+  if (!gone.empty()) queue_.move_all_to_active_or_backoff(ClusterEvent::kGangChanged);
+}
+
+void Simulator::on_bound(const std::string& uid, RunSummary& summary) {
+  ++summary.scheduled;
+  if (auto at = arrived_at_.find(uid); at != arrived_at_.end()) {
+    summary.latencies.push_back(clock_.now() - at->second);
+    arrived_at_.erase(at);
+  }
+  auto lc = lifecycles_.find(uid);
+  if (lc != lifecycles_.end() && lc->second.runtime.has_value()) {
+    schedule(clock_.now() + *lc->second.runtime, EventKind::kComplete, uid);
+  }
+}
+
 void Simulator::loop(SimTime end, RunSummary& summary,
                      const std::function<void(const CycleRecord&)>& on_decision) {
+  summary.gangs = !state_.groups.empty();
   for (;;) {
     // Everything due now, then the queue's flushes, then one cycle; the clock stands still during a
     // cycle (a cycle takes no simulated time).
@@ -252,6 +288,7 @@ void Simulator::loop(SimTime end, RunSummary& summary,
       record_pending(summary);
     }
     if (queue_.next_timer_due() <= clock_.now()) queue_.run_due_timers();
+    expire_gangs();
     if (queue_.active_size() > 0) {
       std::optional<CycleRecord> d = run_cycle(queue_, cluster_, config_, state_, clock_.now());
       if (!d.has_value()) continue;  // only skipped pods were popped
@@ -261,18 +298,12 @@ void Simulator::loop(SimTime end, RunSummary& summary,
       }
       ++summary.cycles;
       switch (d->outcome) {
-        case Outcome::kScheduled: {
-          ++summary.scheduled;
-          if (auto at = arrived_at_.find(d->uid); at != arrived_at_.end()) {
-            summary.latencies.push_back(clock_.now() - at->second);
-            arrived_at_.erase(at);
-          }
-          auto lc = lifecycles_.find(d->uid);
-          if (lc != lifecycles_.end() && lc->second.runtime.has_value()) {
-            schedule(clock_.now() + *lc->second.runtime, EventKind::kComplete, d->uid);
-          }
+        case Outcome::kScheduled:
+          on_bound(d->uid, summary);
+          for (const std::string& uid : d->released) on_bound(uid, summary);
           break;
-        }
+        case Outcome::kWaiting:
+          break;
         case Outcome::kPreempted:
           ++summary.preemptions;
           for (const std::string& v : d->victims) {
@@ -291,13 +322,23 @@ void Simulator::loop(SimTime end, RunSummary& summary,
           break;
       }
       record_pending(summary);
+      std::move(gang_events_.begin(), gang_events_.end(), std::back_inserter(summary.gang_events));
+      gang_events_.clear();
       if (on_decision) on_decision(*d);
       continue;
     }
     // Idle: jump to the next event, or to the next flush while pods wait in podBackoffQ. Pods in
     // unschedulablePods alone do not keep the run going: nothing has changed that could help them.
     SimTime next = events_.empty() ? kNever : events_.top().at;
-    if (queue_.backoff_size() > 0 || !events_.empty()) next = std::min(next, queue_.next_timer_due());
+    // A group backing off is retried by the queue's flushes as the scheduler retries it: its refused
+    // members wait in unschedulablePods for the leftover flush.
+    if (queue_.backoff_size() > 0 || !events_.empty() ||
+        state_.gangs.any_backing_off(gang_time(clock_.now())))
+      next = std::min(next, queue_.next_timer_due());
+    if (auto due = state_.gangs.next_deadline())
+      next = std::min(next, std::max(clock_.now(), sim_time(*due)));
+    std::move(gang_events_.begin(), gang_events_.end(), std::back_inserter(summary.gang_events));
+    gang_events_.clear();
     if (next == kNever || next > end) break;
     clock_.advance_to(next);
   }
@@ -313,8 +354,22 @@ std::string seconds_text(SimDuration d) {
 
 }  // namespace
 
+std::string_view gang_event_name(gang::GroupEvent e) {
+  switch (e) {
+    case gang::GroupEvent::kAdmitted:
+      return "admitted";
+    case gang::GroupEvent::kComplete:
+      return "complete";
+    case gang::GroupEvent::kTimedOut:
+      return "timed out";
+    case gang::GroupEvent::kDeleted:
+      return "deleted";
+  }
+  return "";
+}
+
 std::vector<std::pair<std::string, std::string>> summary_rows(const RunSummary& s) {
-  return {
+  std::vector<std::pair<std::string, std::string>> rows = {
       {"cycles", std::to_string(s.cycles)},
       {"scheduled", std::to_string(s.scheduled)},
       {"preemptions", std::to_string(s.preemptions)},
@@ -329,6 +384,15 @@ std::vector<std::pair<std::string, std::string>> summary_rows(const RunSummary& 
       {"latency p99", seconds_text(quantile(s.latencies, 0.99))},
       {"latency max", seconds_text(quantile(s.latencies, 1.0))},
   };
+  if (s.gangs) {
+    for (gang::GroupEvent e :
+         {gang::GroupEvent::kAdmitted, gang::GroupEvent::kComplete, gang::GroupEvent::kTimedOut}) {
+      const auto n = std::count_if(s.gang_events.begin(), s.gang_events.end(),
+                                   [e](const GangEvent& g) { return g.what == e; });
+      rows.emplace_back("pod groups " + std::string(gang_event_name(e)), std::to_string(n));
+    }
+  }
+  return rows;
 }
 
 std::string format_summary(const RunSummary& summary, const std::string& name, const RunSummary* other,

@@ -39,7 +39,19 @@ struct SimulatorOptions {
   bool record_moves = false;
   CycleBackend* backend = nullptr;  // CycleConfig's: filter and score elsewhere than the engine
   Scoring scoring;                  // CycleConfig's
+  // How long a pod group that timed out waits before it is admitted again (kube-extender --gang-backoff).
+  gang::Time gang_backoff = gang::kDefaultGroupBackoff;
 };
+
+// One step of a pod group's timeline: admitted (room held for it), complete (its members bound),
+// timed out (room released, its waiting members back to the queue), deleted.
+struct GangEvent {
+  SimTime at{0};
+  std::string group;
+  gang::GroupEvent what = gang::GroupEvent::kAdmitted;
+  bool operator==(const GangEvent&) const = default;
+};
+std::string_view gang_event_name(gang::GroupEvent e);
 
 // How a pod's life goes on once it runs.
 struct Lifecycle {
@@ -68,6 +80,9 @@ struct RunSummary {
   // changes, the last one at a time standing for that time (the HTML report's chart). At most one
   // point per event or cycle.
   std::vector<std::pair<SimTime, size_t>> pending_over_time;
+  // With PodGroups in the inputs: every group's timeline, in time order.
+  bool gangs = false;
+  std::vector<GangEvent> gang_events;
 };
 
 // The q-quantile (0 <= q <= 1) of `values` by the nearest-rank method (the smallest value with at
@@ -133,6 +148,9 @@ class Simulator {
   void delete_node(const std::string& name, SimTime at);
   // The disruption budgets from now on (SimCluster::set_pdbs), for preemption's next dry runs.
   void set_pdbs(std::vector<PodDisruptionBudget> pdbs) { cluster_.set_pdbs(std::move(pdbs)); }
+  // The PodGroups (scheduler-plugins' CRD) from now on: their members are scheduled all-or-nothing, as
+  // kube-extender's gang scheduling does (docs/gang-scheduling.md).
+  void set_pod_groups(gang::GroupMap groups) { state_.groups = std::move(groups); }
   // The namespaces' labels and the workload selectors from now on (SimCluster::set_namespace_labels,
   // set_workloads), for the next cycles' PodTopologySpread and InterPodAffinity. As in kube-scheduler,
   // their changes move no pod out of unschedulablePods: both plugins' EventsToRegister
@@ -169,7 +187,16 @@ class Simulator {
   SimTime now() const { return clock_.now(); }
 
  private:
-  enum class EventKind { kArrive, kDeleteVictim, kComplete, kNodeAdd, kNodeChange, kDelete, kArriveBound, kNodeDelete };
+  enum class EventKind {
+    kArrive,
+    kDeleteVictim,
+    kComplete,
+    kNodeAdd,
+    kNodeChange,
+    kDelete,
+    kArriveBound,
+    kNodeDelete
+  };
   struct Event {
     SimTime at;
     uint64_t sequence;  // events at the same time run in the order they were scheduled
@@ -188,6 +215,10 @@ class Simulator {
   void remove_bound(const std::string& uid);
   // What is known of a pod that left the simulation, forgotten (bounded memory when following).
   void forget(const std::string& uid);
+  // Gang timeouts due now: the groups' room released, their waiting members unbound and queued again.
+  void expire_gangs();
+  // A pod bound (alone, or as its group completed): counted, and its runtime started.
+  void on_bound(const std::string& uid, RunSummary& summary);
   // run()'s loop: events and cycles up to `until`.
   void loop(SimTime until, RunSummary& summary, const std::function<void(const CycleRecord&)>& on_decision);
 
@@ -209,6 +240,7 @@ class Simulator {
   std::unordered_set<std::string> evicted_;           // victims chosen so far (RunSummary::victims)
   // With record_moves: each pod's moves since its last decision.
   std::unordered_map<std::string, std::vector<QueueMove>> moves_;
+  std::vector<GangEvent> gang_events_;  // since the last loop() handed them to its summary
 };
 
 }  // namespace kext::sim

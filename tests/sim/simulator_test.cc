@@ -478,6 +478,9 @@ TEST(Simulator, InvariantsHoldOnARandomWorkload) {
         EXPECT_TRUE(pod->node_name.empty());
         EXPECT_FALSE(d.reasons.empty());
         break;
+      case Outcome::kWaiting:
+        ADD_FAILURE() << d.uid << " waits at bind in a run without pod groups";
+        break;
     }
   });
   EXPECT_EQ(decisions, summary.cycles);

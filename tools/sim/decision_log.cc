@@ -14,6 +14,8 @@ std::string_view outcome_name(sim::Outcome outcome) {
       return "preempted";
     case sim::Outcome::kUnschedulable:
       return "unschedulable";
+    case sim::Outcome::kWaiting:
+      return "waiting";
   }
   return "unknown";
 }
@@ -59,7 +61,15 @@ std::string decision_json(const sim::CycleRecord& d) {
     }
     w.EndArray();
   }
-  if (d.outcome != sim::Outcome::kScheduled) {
+  if (!d.gang.empty()) json::write_member(w, "gang", d.gang);
+  if (!d.released.empty()) {
+    // The members of its group that waited at bind and bound with it.
+    w.Key("released");
+    w.StartArray();
+    for (const auto& uid : d.released) json::write_string(w, uid);
+    w.EndArray();
+  }
+  if (d.outcome != sim::Outcome::kScheduled && d.outcome != sim::Outcome::kWaiting) {
     w.Key("reasons");
     w.StartObject();
     for (const auto& [reason, count] : d.reasons) {

@@ -33,7 +33,6 @@ constexpr size_t kNameChars = 36;   // longer node names are cut (the bar's titl
 constexpr size_t kNameTail = 16;    // of which the end, where cloud names keep their zone and domain
 constexpr size_t kMovesShown = 10;  // "by move" rows; the rest are summed in one
 
-
 // Seconds as short as they print exactly enough ("0", "2.5", "86400").
 std::string seconds_value(sim::SimTime t) {
   char buf[48];
@@ -281,6 +280,21 @@ std::string evictions_table(const std::string& name, const SimResult& res) {
   return out + "</table>\n";
 }
 
+// Gang scheduling: each pod group's timeline (admitted, complete, timed out, deleted), in time order.
+std::string pod_groups_table(const std::string& name, const SimResult& res) {
+  if (!res.summary.gangs) return "";
+  const auto& events = res.summary.gang_events;
+  std::string out =
+      "<h2>Pod groups (" + html_escape(name) + "): " + std::to_string(events.size()) + " events</h2>\n";
+  if (events.empty()) return out + "<p>No pod group was admitted.</p>\n";
+  out += "<table class=\"pod-groups\">\n" + header_row({"time (s)", "pod group", "event"});
+  for (const sim::GangEvent& e : events) {
+    out += "<tr>" + cell(seconds_value(e.at), true) + cell(e.group, false) +
+           cell(std::string(sim::gang_event_name(e.what)), false) + "</tr>\n";
+  }
+  return out + "</table>\n";
+}
+
 // The pods placed differently: counts by namespace, owner and move (shown after the summary), and
 // each pod in order (at the end of the report, where a long list keeps nothing else out of sight).
 struct PlacedDifferently {
@@ -422,8 +436,8 @@ std::string html_report(const std::vector<ReportRun>& runs, const std::vector<Pl
                         const SimCommand& command) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out +=
-      "<title>extender-sim report</title>\n<style>\n" + std::string(kReportStyle) + "</style>\n</head>\n<body>\n";
+  out += "<title>extender-sim report</title>\n<style>\n" + std::string(kReportStyle) +
+         "</style>\n</head>\n<body>\n";
   out += "<h1>extender-sim report</h1>\n";
 
   out += "<h2>Run</h2>\n" + inputs_table(command) + configurations(runs);
@@ -484,6 +498,7 @@ std::string html_report(const std::vector<ReportRun>& runs, const std::vector<Pl
   out += "</div>\n";
   // Full width: node and pod names are long.
   for (const ReportRun& r : runs) out += evictions_table(r.name, *r.result);
+  for (const ReportRun& r : runs) out += pod_groups_table(r.name, *r.result);
   out += placed.list;
   return out + "</body>\n</html>\n";
 }

@@ -6,6 +6,7 @@
 
 #include "common/rfc3339.h"
 #include "extender/codec/k8s_decode.h"
+#include "extender/codec/pod_group_decode.h"
 #include "extender/codec/workload_decode.h"
 #include "json/json.h"
 
@@ -170,6 +171,14 @@ PodTraits pod_traits(const Value& item, const std::string& path) {
 // An object without metadata.namespace is in "default", as the API server places it.
 constexpr std::string_view kDefaultNamespace = "default";
 
+// A PodGroup, in its namespace ("default" when it names none); a second one of the same name replaces
+// the first, as an apply would.
+void add_pod_group(gang::GroupMap& into, const Value& item, const std::string& path) {
+  gang::PodGroupSpec g = decode_pod_group(item, path);
+  if (g.namespace_.empty()) g.namespace_ = std::string(kDefaultNamespace);
+  into.insert_or_assign(g.key(), std::move(g));
+}
+
 // A Deployment's pod-template-hash: ten characters of rand.SafeEncodeString's alphabet from a hash of
 // the Deployment (kube-controller-manager hashes the template, which a simulation need not match:
 // only that the Deployment's pods share it).
@@ -277,6 +286,8 @@ ClusterInput decode_cluster(std::string_view text, bool keep_node_images) {
       keep_workload(in.stateful_sets, decode_stateful_set(item, path));
     } else if (kind == "PriorityClass") {
       priority_classes.push_back(decode_priority_class(item, path));
+    } else if (kind == "PodGroup") {
+      add_pod_group(in.pod_groups, item, path);
     }
   });
   in.priority_classes = std::move(priority_classes);
@@ -304,6 +315,10 @@ WorkloadInput decode_workload(std::string_view text) {
   for_each_object(doc, "", [&](std::string_view kind, const Value& item, const std::string& path) {
     if (kind == "PriorityClass") {
       in.priority_classes.push_back(decode_priority_class(item, path));
+      return;
+    }
+    if (kind == "PodGroup") {
+      add_pod_group(in.pod_groups, item, path);
       return;
     }
     if (kind == "Pod") {

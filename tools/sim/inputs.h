@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms/gang/gatekeeper.h"
 #include "algorithms/model.h"
 #include "algorithms/plugin.h"
 #include "json/json.h"
@@ -80,11 +81,13 @@ struct ClusterInput {
   std::vector<WorkloadSelector> replication_controllers;
   std::vector<WorkloadSelector> replica_sets;
   std::vector<WorkloadSelector> stateful_sets;
+  // scheduler-plugins' PodGroups (scheduling.x-k8s.io/v1alpha1): gang scheduling's groups.
+  gang::GroupMap pod_groups;
 };
 
 // A List (kubectl's output, Lists nested in it too), a JSON array of objects, or one object. Kinds
 // other than Node, Pod, PodDisruptionBudget, PriorityClass, Namespace, Service, ReplicationController,
-// ReplicaSet and StatefulSet are skipped. Nodes are added first, whatever
+// ReplicaSet, StatefulSet and PodGroup are skipped. Nodes are added first, whatever
 // the order of the items. A pod without metadata.uid gets "<namespace>/<name>"; an empty namespace is
 // "default". Throws DecodeError naming the item and field, or sim::ClusterError (a duplicate node or
 // UID, a pod bound to a node the file does not have) naming the pod.
@@ -105,15 +108,16 @@ struct WorkloadInput {
   std::vector<WorkloadSelector> services;
   std::vector<WorkloadSelector> replica_sets;
   std::vector<WorkloadSelector> stateful_sets;
+  gang::GroupMap pod_groups;  // as ClusterInput's
 };
 
-// The same envelopes, of Pods, Deployments, ReplicaSets, Jobs (apps/v1, batch/v1) and PriorityClasses
-// (for the pods' priorityClassName: resolve_priorities). A controller
-// becomes spec.replicas pods (Deployment, ReplicaSet; default 1) or spec.parallelism pods (Job;
-// default 1) of its spec.template, named "<name>-<index>" from 0, in its namespace, with the
-// template's labels and priority, and controlled. In file order, each controller's pods in index
-// order. Pods get UIDs as decode_cluster gives them. Throws DecodeError naming the item and field
-// (another kind, a negative count, a missing template, a pod with spec.nodeName).
+// The same envelopes, of Pods, Deployments, ReplicaSets, Jobs (apps/v1, batch/v1), PodGroups and
+// PriorityClasses (for the pods' priorityClassName: resolve_priorities). A controller becomes spec.replicas
+// pods (Deployment, ReplicaSet; default 1) or spec.parallelism pods (Job; default 1) of its spec.template,
+// named "<name>-<index>" from 0, in its namespace, with the template's labels and priority, and controlled.
+// In file order, each controller's pods in index order. Pods get UIDs as decode_cluster gives them. Throws
+// DecodeError naming the item and field (another kind, a negative count, a missing template, a pod with
+// spec.nodeName).
 WorkloadInput decode_workload(std::string_view text);
 
 // The pod of an extender request body: ExtenderArgs (filter, prioritize) or ExtenderPreemptionArgs

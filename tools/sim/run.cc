@@ -86,7 +86,8 @@ SimConfig load_sim_config(const std::string& file, std::string_view flag) {
   config.preemption = loaded->profile.preemption.select;
   config.engine = std::shared_ptr<const Engine>(loaded, &loaded->profile.engine);
   config.scheduler_configuration = loaded->scheduler_configuration;
-  for (const SchedulerExtender& e : loaded->extenders) config.extender_weights.emplace_back(e.url_prefix, e.weight);
+  for (const SchedulerExtender& e : loaded->extenders)
+    config.extender_weights.emplace_back(e.url_prefix, e.weight);
   return config;
 }
 
@@ -159,6 +160,9 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
       append(cluster.services, input.services), std::move(cluster.replication_controllers),
       append(cluster.replica_sets, input.replica_sets), append(cluster.stateful_sets, input.stateful_sets));
   sim::Simulator simulator(std::move(cluster.cluster), *loaded.engine, options);
+  gang::GroupMap groups = std::move(cluster.pod_groups);
+  for (auto& [key, g] : input.pod_groups) groups.insert_or_assign(key, std::move(g));
+  simulator.set_pod_groups(std::move(groups));
   // Events after max_time never happen: times past it are clamped to just after it, so that no
   // input (a deletionTimestamp in year 9999, a long interval times many pods) overflows the clock.
   SimResult result;
@@ -214,6 +218,14 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
     if (d.outcome == sim::Outcome::kScheduled) {
       placed = d.node;
       last_failure.erase(d.uid);
+      // The members of its group that waited at bind, bound with it.
+      for (const std::string& uid : d.released) {
+        if (auto pod = simulator.cluster().pod(uid))
+          result.placements[pod->namespace_ + "/" + pod->name] = pod->node_name;
+        last_failure.erase(uid);
+      }
+    } else if (d.outcome == sim::Outcome::kWaiting) {
+      // Assumed, waiting at bind for its group: bound with its last member, or queued at its timeout.
     } else if (d.outcome == sim::Outcome::kPreempted) {
       last_failure[d.uid] = {{std::string(kNominated), 1}};
       Eviction& e = result.evictions.emplace_back(Eviction{d.at, d.pod, d.priority, d.node, {}});

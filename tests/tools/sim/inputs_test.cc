@@ -100,6 +100,29 @@ TEST(SimWorkload, TemplateLabelsAndRequestsAreEachPods) {
   }
 }
 
+// Gang scheduling's inputs: PodGroups in the workload and the cluster (in "default" when they name no
+// namespace), and a Job whose template carries the group's label on each of its pods.
+TEST(SimWorkload, PodGroupsAndAJobOfAGroup) {
+  const WorkloadInput w = decode_workload(R"([
+      {"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"PodGroup","metadata":{"name":"bert","namespace":"train"},
+       "spec":{"minMember":2,"scheduleTimeoutSeconds":30}},
+      {"kind":"Job","metadata":{"name":"bert","namespace":"train"},"spec":{"parallelism":2,"template":{
+       "metadata":{"labels":{"scheduling.x-k8s.io/pod-group":"bert"}},"spec":{"containers":[{"name":"c"}]}}}}])");
+  ASSERT_EQ(w.pod_groups.size(), 1u);
+  const gang::PodGroupSpec& g = w.pod_groups.at("train/bert");
+  EXPECT_EQ(g.min_member, 2);
+  EXPECT_EQ(g.timeout_seconds(), 30);
+  ASSERT_EQ(w.pods.size(), 2u);
+  for (const auto& p : w.pods) EXPECT_EQ(gang::pod_group_key(p.pod), "train/bert");
+
+  const ClusterInput c = decode_cluster(R"({"kind":"List","items":[
+      {"kind":"PodGroup","metadata":{"name":"gpt"},"spec":{"minMember":4}}]})");
+  ASSERT_EQ(c.pod_groups.size(), 1u);
+  EXPECT_EQ(c.pod_groups.at("default/gpt").min_member, 4);
+  EXPECT_THROW(decode_workload(R"([{"kind":"PodGroup","metadata":{"name":"x"},"spec":{"minMember":-1}}])"),
+               DecodeError);
+}
+
 TEST(SimWorkload, PriorityClassesAsTheAdmissionPluginSetsThem) {
   struct Case {
     std::string name;
