@@ -209,6 +209,15 @@ void Gatekeeper::bound(std::string_view group, std::string_view uid, Time now) {
   rebuild_room();
 }
 
+void Gatekeeper::settle(const std::function<bool(std::string_view uid)>& is_bound, Time now) {
+  std::vector<std::pair<std::string, std::string>> done;  // group, uid
+  tracker_.for_each_held([&](const HeldMember& m) {
+    if (!is_bound(m.pod->pod->uid)) return;
+    if (auto g = group_of(m.pod->pod->uid)) done.emplace_back(std::move(*g), m.pod->pod->uid);
+  });
+  for (const auto& [group, uid] : done) bound(group, uid, now);
+}
+
 void Gatekeeper::unplace(std::string_view group, std::string_view uid) {
   tracker_.unplace(group, uid);
   rebuild_room();

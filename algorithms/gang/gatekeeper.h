@@ -102,6 +102,9 @@ class Gatekeeper {
   // How the member's Binding went after kRelease: bound, or not (its room is released).
   void bound(std::string_view group, std::string_view uid, Time now);
   void unplace(std::string_view group, std::string_view uid);
+  // Held members the cluster shows bound (`is_bound`: bound by another replica, or a bound() the
+  // caller never got to make) are bound here too, and their room is no longer held.
+  void settle(const std::function<bool(std::string_view uid)>& is_bound, Time now);
   void withdraw(std::string_view group, std::string_view uid) { tracker_.withdraw(group, uid); }
 
   std::optional<GroupStatus> status(std::string_view group) const { return tracker_.status(group); }

@@ -60,6 +60,8 @@ void GangTracker::bound(std::string_view group, std::string_view uid) {
   Group& g = it->second;
   g.bound.emplace(uid);
   std::erase_if(g.held, [&](const HeldMember& m) { return m.pod->pod->uid == uid; });
+  // minMember bound (bound elsewhere too: another replica's binds, seen through the watch) is complete.
+  if (g.bound.size() >= static_cast<size_t>(std::max(g.spec.min_member, 1))) g.complete = true;
 }
 
 void GangTracker::unplace(std::string_view group, std::string_view uid) {

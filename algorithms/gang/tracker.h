@@ -79,7 +79,8 @@ class GangTracker {
   // reached bind or are bound, then every waiting member is released at once (kRelease); a member of
   // a group already complete is released alone. Rejected when the group is not admitted.
   PermitDecision permit(std::string_view group, std::string_view uid, Time now);
-  // The member's bind succeeded: its room is now its own, no longer held.
+  // The member's bind succeeded: its room is now its own, no longer held. minMember bound complete
+  // the group, however they got there.
   void bound(std::string_view group, std::string_view uid);
   // The member's bind, released, failed: its room is no longer held (it comes back through filter).
   void unplace(std::string_view group, std::string_view uid);

@@ -92,6 +92,15 @@ void GangCoordinator::observe(gang::GroupEvent e, const std::string& group, gang
 }
 
 void GangCoordinator::sweep(gang::Time t, const ClusterState* state) {
+  if (state && !gates_.held_room().empty()) {
+    gates_.settle(
+        [state](std::string_view uid) {
+          const PodInfo* p = state->find_pod(uid);
+          return p != nullptr && !p->pod->node_name.empty();
+        },
+        t);
+    publish();
+  }
   std::vector<gang::Expired> gone = gates_.sweep(t, state ? state->gangs.get() : nullptr);
   if (gone.empty()) return;
   for (const gang::Expired& e : gone)
@@ -100,12 +109,14 @@ void GangCoordinator::sweep(gang::Time t, const ClusterState* state) {
   cv_.notify_all();
 }
 
-std::shared_ptr<const HeldRoom> GangCoordinator::held_room() {
-  if (now().count() >= next_deadline_ms_.load(std::memory_order_acquire)) {
+std::shared_ptr<const HeldRoom> GangCoordinator::held_room(const ClusterState* state) {
+  std::shared_ptr<const HeldRoom> room = room_.load(std::memory_order_acquire);
+  if ((state && !room->empty()) || now().count() >= next_deadline_ms_.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lock(mu_);
-    sweep(now(), nullptr);
+    sweep(now(), state);
+    room = room_.load(std::memory_order_acquire);
   }
-  return room_.load(std::memory_order_acquire);
+  return room;
 }
 
 void GangCoordinator::publish() {

@@ -60,8 +60,9 @@ class GangCoordinator {
   // The filter's gate for `pod` against `state` (cluster: what the engine's PreFilters read, may be null).
   GangGate gate(const Pod& pod, const ClusterState& state, const ClusterView* cluster);
   // The room held now: what every other pod's filter must see as taken. Never null. A group whose
-  // timeout has passed holds none, whether or not a request has noticed it since.
-  std::shared_ptr<const HeldRoom> held_room();
+  // timeout has passed holds none, whether or not a request has noticed it since; with `state`, nor
+  // do members it shows bound, nor groups it no longer has.
+  std::shared_ptr<const HeldRoom> held_room(const ClusterState* state = nullptr);
 
   // Member `uid` reached bind: returns at once for a pod of no group or of a running group, and when
   // the group completes with it; otherwise blocks until the group completes (the bind goes), times

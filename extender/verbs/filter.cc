@@ -75,7 +75,7 @@ Reply Verbs::filter_traced(std::string_view body, VerbTrace* trace) const {
   if (gangs_) {
     gate = gangs_->gate(*r.args.pod, *r.state, cluster ? &cluster->view : nullptr);
     if (gate.kind == GangGate::Kind::kOrdinary)
-      apply_held_room(*gangs_->held_room(), nodes.known, held, r.args.pod->uid);
+      apply_held_room(*gangs_->held_room(r.state.get()), nodes.known, held, r.args.pod->uid);
   }
   FilterReply reply =
       gate.kind == GangGate::Kind::kOrdinary

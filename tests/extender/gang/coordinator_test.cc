@@ -278,6 +278,20 @@ TEST_F(Gangs, AGroupFilteredElsewhereIsAdmittedAtItsFirstBind) {
   EXPECT_TRUE(other.held_room()->empty());
 }
 
+// The other side of the same: the replica that admitted the group at filter never sees its binds
+// (the holder made them). Once the watch shows the members bound, their room is theirs, no longer
+// held, and the group is complete: it does not time out.
+TEST_F(Gangs, RoomHeldForMembersTheWatchShowsBoundIsReleased) {
+  group_a(2, 2, 1);
+  ASSERT_EQ(gate("a", 0, "1").kind, GangGate::Kind::kOnlyNode);
+  ASSERT_EQ(gate("a", 1, "1").kind, GangGate::Kind::kOnlyNode);
+  ASSERT_FALSE(coordinator_.held_room()->empty());
+  load({gang_pod_json("train", "a-0", "a", "1", "n0"), gang_pod_json("train", "a-1", "a", "1", "n1"),
+        pod_group_json("train", "a", 2, 1)});
+  EXPECT_TRUE(coordinator_.held_room(store_.current().get())->empty());
+  EXPECT_FALSE(coordinator_.admitted("train/a")) << "complete: forgotten";
+}
+
 TEST_F(Gangs, ARunningGroupsLaterMembersAreOrdinary) {
   std::vector<std::string> objects{gang_pod_json("train", "a-0", "a", "1", "n0"),
                                    gang_pod_json("train", "a-1", "a", "1", "n1"),
