@@ -126,7 +126,8 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
   gang::Gate gate;
   if (!state.groups.empty() && gang::pod_group_key(*pod)) {
     auto members = [&cluster](std::string_view group, const Pod&) { return members_of(cluster, group); };
-    gate = state.gangs.gate(engine, *pod, state.groups, members, nodes, &view, gang_time(now));
+    auto all = [&nodes] { return std::vector<const NodeInfo*>(nodes.begin(), nodes.end()); };
+    gate = state.gangs.gate(engine, *pod, state.groups, members, all, &view, gang_time(now));
     d.gang = "pod group " + gate.group + ": " + gate.state;
   }
   for (const auto& [node_name, infos] : state.gangs.held_room().by_node) {

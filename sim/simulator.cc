@@ -241,11 +241,25 @@ void Simulator::run_until(SimTime t, RunSummary& summary,
 
 SimTime Simulator::next_due() const {
   if (queue_.active_size() > 0) return clock_.now();
-  // run()'s idle step: the next event, or the queue's next flush while pods wait in podBackoffQ or
-  // an event is still to come.
+  return std::max(idle_next(), clock_.now());
+}
+
+SimTime Simulator::idle_next() const {
+  // The next event, or the next flush while pods wait in podBackoffQ or an event is still to come.
+  // Pods in unschedulablePods alone do not keep the run going: nothing has changed that could help
+  // them.
   SimTime next = events_.empty() ? kNever : events_.top().at;
-  if (queue_.backoff_size() > 0 || !events_.empty()) next = std::min(next, queue_.next_timer_due());
-  return std::max(next, clock_.now());
+  // A group backing off is retried by the queue's flushes as the scheduler retries it: its refused
+  // members wait in unschedulablePods for the leftover flush.
+  if (queue_.backoff_size() > 0 || !events_.empty() || state_.gangs.any_backing_off(gang_time(clock_.now())))
+    next = std::min(next, queue_.next_timer_due());
+  if (auto due = state_.gangs.next_deadline()) next = std::min(next, std::max(clock_.now(), sim_time(*due)));
+  return next;
+}
+
+void Simulator::flush_gang_events(RunSummary& summary) {
+  std::move(gang_events_.begin(), gang_events_.end(), std::back_inserter(summary.gang_events));
+  gang_events_.clear();
 }
 
 void Simulator::expire_gangs() {
@@ -322,23 +336,12 @@ void Simulator::loop(SimTime end, RunSummary& summary,
           break;
       }
       record_pending(summary);
-      std::move(gang_events_.begin(), gang_events_.end(), std::back_inserter(summary.gang_events));
-      gang_events_.clear();
+      flush_gang_events(summary);
       if (on_decision) on_decision(*d);
       continue;
     }
-    // Idle: jump to the next event, or to the next flush while pods wait in podBackoffQ. Pods in
-    // unschedulablePods alone do not keep the run going: nothing has changed that could help them.
-    SimTime next = events_.empty() ? kNever : events_.top().at;
-    // A group backing off is retried by the queue's flushes as the scheduler retries it: its refused
-    // members wait in unschedulablePods for the leftover flush.
-    if (queue_.backoff_size() > 0 || !events_.empty() ||
-        state_.gangs.any_backing_off(gang_time(clock_.now())))
-      next = std::min(next, queue_.next_timer_due());
-    if (auto due = state_.gangs.next_deadline())
-      next = std::min(next, std::max(clock_.now(), sim_time(*due)));
-    std::move(gang_events_.begin(), gang_events_.end(), std::back_inserter(summary.gang_events));
-    gang_events_.clear();
+    const SimTime next = idle_next();
+    flush_gang_events(summary);
     if (next == kNever || next > end) break;
     clock_.advance_to(next);
   }

@@ -217,6 +217,11 @@ class Simulator {
   void forget(const std::string& uid);
   // Gang timeouts due now: the groups' room released, their waiting members unbound and queued again.
   void expire_gangs();
+  // run()'s idle step, and next_due's when activeQ is empty: when something can next change (kNever:
+  // nothing can until an event is added).
+  SimTime idle_next() const;
+  // The group timeline recorded since the last call, appended to `summary`.
+  void flush_gang_events(RunSummary& summary);
   // A pod bound (alone, or as its group completed): counted, and its runtime started.
   void on_bound(const std::string& uid, RunSummary& summary);
   // run()'s loop: events and cycles up to `until`.

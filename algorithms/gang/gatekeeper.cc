@@ -37,6 +37,10 @@ void apply_held_room(const HeldRoom& room, std::span<const NodeInfo*> nodes, std
   }
 }
 
+void Gatekeeper::forget_stale_waiting(Time now) {
+  std::erase_if(waiting_, [&](const auto& w) { return w.second.seen + kWaitingForgetAfter < now; });
+}
+
 void Gatekeeper::rebuild_room() {
   room_.by_node.clear();
   tracker_.for_each_held([&](const HeldMember& m) { room_.by_node[m.node].push_back(m.pod); });
@@ -58,7 +62,7 @@ std::vector<Expired> Gatekeeper::sweep(Time now, const GroupMap* groups) {
       }
     }
   }
-  std::erase_if(waiting_, [&](const auto& w) { return w.second.seen + kWaitingForgetAfter < now; });
+  forget_stale_waiting(now);
   if (gone.empty()) return gone;
   for (const Expired& e : gone)
     std::erase_if(member_group_, [&](const auto& m) { return m.second == e.group; });
@@ -107,14 +111,13 @@ bool Gatekeeper::try_admit(const Engine& engine, const Waiting& w, const GroupMe
 }
 
 Gate Gatekeeper::gate(const Engine& engine, const Pod& pod, const GroupMap& groups,
-                      const MembersOf& members_of, std::span<const NodeInfo* const> nodes,
-                      const ClusterView* cluster, Time now) {
+                      const MembersOf& members_of, const NodesOf& nodes, const ClusterView* cluster,
+                      Time now) {
   Gate g;
   std::optional<std::string> key = pod_group_key(pod);
   if (!key) return g;
   g.group = *key;
   const std::string prefix = "pod group " + g.group + ": ";
-  sweep(now, &groups);
   auto spec = groups.find(g.group);
   if (spec == groups.end()) {
     g.kind = Gate::Kind::kRefuse;
@@ -158,6 +161,7 @@ Gate Gatekeeper::gate(const Engine& engine, const Pod& pod, const GroupMap& grou
                ": waiting for the rest";
     return g;
   }
+  forget_stale_waiting(now);
   Waiting& self = waiting_[g.group];
   self.spec = spec->second;
   self.pod = std::make_shared<const Pod>(pod);
@@ -174,14 +178,15 @@ Gate Gatekeeper::gate(const Engine& engine, const Pod& pod, const GroupMap& grou
   });
   std::vector<Waiting> copies;  // try_admit erases an admitted group from waiting_
   for (const Waiting* w : ahead) copies.push_back(*w);
+  const std::vector<const NodeInfo*> all = nodes();
   for (const Waiting& w : copies) {
     std::string ignored;
-    try_admit(engine, w, members_of(w.spec.key(), *w.pod), nodes, cluster, now, &ignored);
+    try_admit(engine, w, members_of(w.spec.key(), *w.pod), all, cluster, now, &ignored);
   }
 
   std::string reason;
   const Waiting copy = self;
-  if (!try_admit(engine, copy, mine, nodes, cluster, now, &reason)) {
+  if (!try_admit(engine, copy, mine, all, cluster, now, &reason)) {
     g.state = "waiting for room";
     g.reason = std::move(reason);
     return g;
@@ -203,19 +208,20 @@ void Gatekeeper::bound(std::string_view group, std::string_view uid, Time now) {
   member_group_.erase(std::string(uid));
   if (auto s = tracker_.status(group); s && s->complete && s->held == 0 && s->waiting == 0) {
     // Done: its members are bound, and later ones (beyond minMember) bind as any pod of a running group.
-    tracker_.forget(group);
     notify(GroupEvent::kComplete, std::string(group), now);
+    tracker_.forget(group);
   }
   rebuild_room();
 }
 
-void Gatekeeper::settle(const std::function<bool(std::string_view uid)>& is_bound, Time now) {
+bool Gatekeeper::settle(const std::function<bool(std::string_view uid)>& is_bound, Time now) {
   std::vector<std::pair<std::string, std::string>> done;  // group, uid
   tracker_.for_each_held([&](const HeldMember& m) {
     if (!is_bound(m.pod->pod->uid)) return;
     if (auto g = group_of(m.pod->pod->uid)) done.emplace_back(std::move(*g), m.pod->pod->uid);
   });
   for (const auto& [group, uid] : done) bound(group, uid, now);
+  return !done.empty();
 }
 
 void Gatekeeper::unplace(std::string_view group, std::string_view uid) {

@@ -56,6 +56,9 @@ struct GroupMembers {
 // The members of `group`; `like` is the group's pod filtered last, for a caller that keeps only some
 // of its pods' fields (extender/gang/coordinator.cc member_like).
 using MembersOf = std::function<GroupMembers(std::string_view group, const Pod& like)>;
+// Every node of the cluster, in a stable order: asked for only when a group is to be admitted, not
+// on the filters of members already admitted.
+using NodesOf = std::function<std::vector<const NodeInfo*>()>;
 
 // The room held for admitted members, by node name.
 struct HeldRoom {
@@ -68,7 +71,8 @@ struct HeldRoom {
 void apply_held_room(const HeldRoom& room, std::span<const NodeInfo*> nodes, std::deque<NodeInfo>& copies,
                      std::string_view except_uid);
 
-// What happens to a group, for metrics and timelines.
+// What happens to a group, for metrics and timelines. The observer is called while the group's status
+// (Gatekeeper::status) still describes it: kComplete before the group is forgotten.
 enum class GroupEvent { kAdmitted, kComplete, kTimedOut, kDeleted };
 using GroupObserver = std::function<void(GroupEvent, const std::string& group, Time at)>;
 
@@ -81,11 +85,11 @@ class Gatekeeper {
   explicit Gatekeeper(Time backoff) : tracker_(backoff) {}
   void set_observer(GroupObserver observer) { observer_ = std::move(observer); }
 
-  // The filter's gate for `pod` at `now`: `groups` are the PodGroups, `nodes` every node of the
-  // cluster in a stable order, `cluster` what the engine's PreFilters read (may be null). Runs
-  // sweep(now, &groups) first.
+  // The filter's gate for `pod` at `now`: `groups` are the PodGroups, `cluster` what the engine's
+  // PreFilters read (may be null). The caller has swept up to `now` (sweep), and answers the waiting
+  // binds that returned.
   Gate gate(const Engine& engine, const Pod& pod, const GroupMap& groups, const MembersOf& members,
-            std::span<const NodeInfo* const> nodes, const ClusterView* cluster, Time now);
+            const NodesOf& nodes, const ClusterView* cluster, Time now);
   // The room held now; valid until the next call that changes it.
   const HeldRoom& held_room() const { return room_; }
 
@@ -103,8 +107,8 @@ class Gatekeeper {
   void bound(std::string_view group, std::string_view uid, Time now);
   void unplace(std::string_view group, std::string_view uid);
   // Held members the cluster shows bound (`is_bound`: bound by another replica, or a bound() the
-  // caller never got to make) are bound here too, and their room is no longer held.
-  void settle(const std::function<bool(std::string_view uid)>& is_bound, Time now);
+  // caller never got to make) are bound here too, and their room is no longer held. Whether any was.
+  bool settle(const std::function<bool(std::string_view uid)>& is_bound, Time now);
   void withdraw(std::string_view group, std::string_view uid) { tracker_.withdraw(group, uid); }
 
   std::optional<GroupStatus> status(std::string_view group) const { return tracker_.status(group); }
@@ -125,6 +129,8 @@ class Gatekeeper {
                  std::span<const NodeInfo* const> nodes, const ClusterView* cluster, Time now,
                  std::string* reason);
   void rebuild_room();
+  // The waiting groups not filtered for a while have left the queue: they no longer go first.
+  void forget_stale_waiting(Time now);
   void notify(GroupEvent e, const std::string& group, Time at) const {
     if (observer_) observer_(e, group, at);
   }

@@ -72,41 +72,33 @@ gang::Time GangCoordinator::now() const {
 void GangCoordinator::observe(gang::GroupEvent e, const std::string& group, gang::Time at) {
   switch (e) {
     case gang::GroupEvent::kAdmitted:
-      admitted_at_[group] = at;
       if (metrics_) metrics_->count_gang_admitted();
       break;
     case gang::GroupEvent::kComplete:
-      if (auto it = admitted_at_.find(group); it != admitted_at_.end()) {
-        if (metrics_) metrics_->observe_gang_bound(std::chrono::duration<double>(at - it->second).count());
-        admitted_at_.erase(it);
-      }
+      if (auto s = gates_.status(group); s && metrics_)
+        metrics_->observe_gang_bound(std::chrono::duration<double>(at - s->admitted_at).count());
       break;
     case gang::GroupEvent::kTimedOut:
       if (metrics_) metrics_->count_gang_timed_out();
-      admitted_at_.erase(group);
       break;
     case gang::GroupEvent::kDeleted:
-      admitted_at_.erase(group);
       break;
   }
 }
 
 void GangCoordinator::sweep(gang::Time t, const ClusterState* state) {
-  if (state && !gates_.held_room().empty()) {
-    gates_.settle(
-        [state](std::string_view uid) {
-          const PodInfo* p = state->find_pod(uid);
-          return p != nullptr && !p->pod->node_name.empty();
-        },
-        t);
-    publish();
-  }
+  const bool settled = state && !gates_.held_room().empty() &&
+                       gates_.settle(
+                           [state](std::string_view uid) {
+                             const PodInfo* p = state->find_pod(uid);
+                             return p != nullptr && !p->pod->node_name.empty();
+                           },
+                           t);
   std::vector<gang::Expired> gone = gates_.sweep(t, state ? state->gangs.get() : nullptr);
-  if (gone.empty()) return;
   for (const gang::Expired& e : gone)
     for (const std::string& uid : e.rejected) rejected_[uid] = e.reason;
-  publish();
-  cv_.notify_all();
+  if (settled || !gone.empty()) publish();
+  if (!gone.empty()) cv_.notify_all();
 }
 
 std::shared_ptr<const HeldRoom> GangCoordinator::held_room(const ClusterState* state) {
@@ -132,10 +124,10 @@ void GangCoordinator::publish() {
 
 GangGate GangCoordinator::gate(const Pod& pod, const ClusterState& state, const ClusterView* cluster) {
   if (!gang::pod_group_key(pod)) return {};
-  const std::vector<const NodeInfo*> nodes = cluster_nodes(state);
   auto members = [&state](std::string_view group, const Pod& like) {
     return members_in(state, group, &like);
   };
+  auto nodes = [&state] { return cluster_nodes(state); };
 
   std::lock_guard<std::mutex> lock(mu_);
   const gang::Time t = now();
@@ -231,8 +223,9 @@ void GangCoordinator::admit_at_bind(std::string_view uid, const std::shared_ptr<
   const std::shared_ptr<const Pod> like = member_like(Pod{}, *info);
   auto members = [&state](std::string_view group, const Pod& l) { return members_in(*state, group, &l); };
   const auto cluster = engine_.reads_cluster() ? cluster_view_of(state) : nullptr;
-  gates_.gate(engine_, *like, *state->gangs, members, cluster_nodes(*state),
-              cluster ? &cluster->view : nullptr, t);
+  gates_.gate(
+      engine_, *like, *state->gangs, members, [&state] { return cluster_nodes(*state); },
+      cluster ? &cluster->view : nullptr, t);
   publish();
 }
 

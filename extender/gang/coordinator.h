@@ -99,9 +99,8 @@ class GangCoordinator {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   gang::Gatekeeper gates_;
-  std::set<std::string, std::less<>> released_;                 // held binds that may go
-  std::map<std::string, std::string, std::less<>> rejected_;    // held binds answered with an Error
-  std::map<std::string, gang::Time, std::less<>> admitted_at_;  // for the time-to-bound metric
+  std::set<std::string, std::less<>> released_;               // held binds that may go
+  std::map<std::string, std::string, std::less<>> rejected_;  // held binds answered with an Error
   size_t held_binds_ = 0;
   bool stopped_ = false;
   std::atomic<std::shared_ptr<const HeldRoom>> room_{std::make_shared<const HeldRoom>()};
