@@ -124,12 +124,62 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
   // only where its group's admission put it, or nowhere yet; every pod sees the room held for other
   // groups' members as taken, as it sees nominated pods.
   gang::Gate gate;
+  auto members = [&cluster](std::string_view group, const Pod&) { return members_of(cluster, group); };
+  auto all = [&nodes] { return std::vector<const NodeInfo*>(nodes.begin(), nodes.end()); };
   if (!state.groups.empty() && gang::pod_group_key(*pod)) {
-    auto members = [&cluster](std::string_view group, const Pod&) { return members_of(cluster, group); };
-    auto all = [&nodes] { return std::vector<const NodeInfo*>(nodes.begin(), nodes.end()); };
     gate = state.gangs.gate(engine, *pod, state.groups, members, all, &view, gang_time(now));
     d.gang = "pod group " + gate.group + ": " + gate.state;
   }
+  const NodeInfo* nominated =
+      pod->nominated_node_name.empty() ? nullptr : cluster.node(pod->nominated_node_name);
+  // A gang member's PostFilter: its whole group's preemption (algorithms/gang/preemption.h), the
+  // candidates with victims left; nullopt for a member of a complete or running group.
+  auto group_candidates = [&]() -> std::optional<std::vector<preemption::Candidate>> {
+    const gang::Evictions evictions{cluster.pdbs(), now_unix, config.preemption.semantics};
+    gang::GroupPreemption p =
+        state.gangs.preempt(engine, *pod, state.groups, members, all, &view, gang_time(now), evictions);
+    d.gang = "pod group " + p.group + ": " + p.state;
+    if (p.kind == gang::GroupPreemption::Kind::kOrdinary) return std::nullopt;
+    auto i = cluster.node_position(p.node);
+    std::vector<preemption::Candidate> c = gang::member_candidates(p, i ? nodes[*i] : nullptr);
+    std::erase_if(c, [](const preemption::Candidate& x) { return x.victims.empty(); });
+    return c;
+  };
+  // prepareCandidate on the best candidate: the victims are deleted (they terminate; the event loop
+  // removes them after their grace period), and pods of lower priority nominated to the node lose the
+  // nomination. The node the pod is nominated to: "" (none) without candidates.
+  auto preempt_on = [&](std::vector<preemption::Candidate> candidates) -> std::string {
+    if (config.backend != nullptr && !candidates.empty()) {
+      // callExtenders, then SelectCandidate over what the extender kept.
+      candidates = config.backend->preempt(cluster, *pod, std::move(candidates));
+      preemption::order_candidates(candidates, now_unix);
+    }
+    if (candidates.empty()) return "";
+    const preemption::Candidate& best = candidates.front();
+    d.outcome = Outcome::kPreempted;
+    d.node = best.node_name;
+    for (const auto& v : best.victims) {
+      d.victims.push_back(v->pod->uid);
+      d.victim_names.push_back(v->pod->namespace_ + "/" + v->pod->name);
+      d.victim_priorities.push_back(v->pod->effective_priority());
+      cluster.mark_terminating(v->pod->uid);
+    }
+    std::vector<std::string> lower;
+    for (const std::string& uid : queue.nominated_pods_for_node(best.node_name)) {
+      auto p = cluster.pod(uid);
+      if (p != nullptr && p->effective_priority() < pod->effective_priority()) lower.push_back(uid);
+    }
+    for (const std::string& uid : lower) {
+      queue.delete_nominated_pod_if_exists(uid);
+      cluster.set_nominated_node(uid, "");
+    }
+    return best.node_name;
+  };
+  auto nominate_to = [&](const std::optional<std::string>& node) {
+    if (!node) return;
+    queue.add_nominated_pod(pod->uid, *node);  // an empty name only removes
+    cluster.set_nominated_node(pod->uid, *node);
+  };
   for (const auto& [node_name, infos] : state.gangs.held_room().by_node) {
     auto i = cluster.node_position(node_name);
     if (!i) continue;
@@ -141,9 +191,12 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
     }
   }
   if (gate.kind == gang::Gate::Kind::kRefuse) {
-    // Unresolvable on every node: no preemption for a group's room (it comes from admission).
+    // Unresolvable on every node: the group's room comes from its admission, with the evictions of
+    // its members' preemptions when it has its members but no room.
     d.reasons[gate.reason] = nodes.size();
     d.message = fit_error_message(nodes.size(), d.reasons);
+    if (gate.wants_room && preemption::eligible_to_preempt(*pod, nominated))
+      if (auto candidates = group_candidates()) nominate_to(preempt_on(std::move(*candidates)));
     popped.unschedulable_events = kAnyEvent;
     queue.add_unschedulable_if_not_present(std::move(popped), cycle);
     return d;
@@ -303,50 +356,18 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
   // unchanged when the pod may not preempt (nil result), cleared when no node has victims enough
   // (NewPostFilterResultWithNominatedNode("")), the chosen node otherwise.
   std::optional<std::string> nominate;
-  const NodeInfo* nominated =
-      pod->nominated_node_name.empty() ? nullptr : cluster.node(pod->nominated_node_name);
-  // A gang member never preempts: its group's room comes from admission (extender/verbs/preempt.cc).
-  if (gate.group.empty() && preemption::eligible_to_preempt(*pod, nominated)) {
-    std::vector<preemption::Candidate> candidates;
-    if (!might_help.empty()) {
-      candidates = find_candidates(ctx, might_help, cluster, config, now_unix, state.rng);
+  if (preemption::eligible_to_preempt(*pod, nominated)) {
+    std::optional<std::vector<preemption::Candidate>> candidates;
+    if (!gate.group.empty()) candidates = group_candidates();  // a member preempts for its whole group
+    if (!candidates) {
+      candidates.emplace();
+      if (!might_help.empty())
+        *candidates = find_candidates(ctx, might_help, cluster, config, now_unix, state.rng);
+      if (!state.groups.empty()) gang::keep_gangs_whole(*candidates);  // no victim is a gang member
     }
-    if (!state.groups.empty()) gang::keep_gangs_whole(*pod, candidates);  // nor is one a victim
-    if (config.backend != nullptr && !candidates.empty()) {
-      // callExtenders, then SelectCandidate over what the extender kept.
-      candidates = config.backend->preempt(cluster, *pod, std::move(candidates));
-      preemption::order_candidates(candidates, now_unix);
-    }
-    if (candidates.empty()) {
-      nominate = std::string();
-    } else {
-      const preemption::Candidate& best = candidates.front();
-      d.outcome = Outcome::kPreempted;
-      d.node = best.node_name;
-      // prepareCandidate: the victims are deleted (they terminate; the event loop removes them after
-      // their grace period), and pods of lower priority nominated to the node lose the nomination.
-      for (const auto& v : best.victims) {
-        d.victims.push_back(v->pod->uid);
-        d.victim_names.push_back(v->pod->namespace_ + "/" + v->pod->name);
-        d.victim_priorities.push_back(v->pod->effective_priority());
-        cluster.mark_terminating(v->pod->uid);
-      }
-      std::vector<std::string> lower;
-      for (const std::string& uid : queue.nominated_pods_for_node(best.node_name)) {
-        auto p = cluster.pod(uid);
-        if (p != nullptr && p->effective_priority() < pod->effective_priority()) lower.push_back(uid);
-      }
-      for (const std::string& uid : lower) {
-        queue.delete_nominated_pod_if_exists(uid);
-        cluster.set_nominated_node(uid, "");
-      }
-      nominate = best.node_name;
-    }
+    nominate = preempt_on(std::move(*candidates));
   }
-  if (nominate.has_value()) {
-    queue.add_nominated_pod(pod->uid, *nominate);  // an empty name only removes
-    cluster.set_nominated_node(pod->uid, *nominate);
-  }
+  nominate_to(nominate);
   popped.unschedulable_events = events;
   queue.add_unschedulable_if_not_present(std::move(popped), cycle);
   return d;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <utility>
 
 namespace kext::gang {
@@ -35,6 +36,25 @@ std::string to_string(__int128 v) {
   return negative ? "-" + out : out;
 }
 
+// The member's preemption on the nodes as placed so far: DefaultPreemption's best node whose victims
+// include no gang member (evicting one member stops its whole group's work), or nullopt.
+std::optional<preemption::Candidate> preempt_for(const PodContext& member, const Engine& engine,
+                                                 std::span<const NodeInfo* const> nodes,
+                                                 const Evictions& evictions) {
+  preemption::Options options;
+  options.semantics = evictions.semantics;
+  options.max_candidates = nodes.size();
+  std::vector<preemption::Candidate> candidates = preemption::select_candidates(
+      member, nodes, evictions.pdbs, engine, evictions.now_unix_seconds, options);
+  for (preemption::Candidate& c : candidates) {
+    if (c.victims.empty()) continue;
+    const bool takes_a_member = std::any_of(c.victims.begin(), c.victims.end(),
+                                            [](const auto& v) { return pod_group_key(*v->pod).has_value(); });
+    if (!takes_a_member) return std::move(c);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string resource_gap(const Resources& wanted, std::span<const NodeInfo* const> nodes) {
@@ -65,7 +85,7 @@ std::string resource_gap(const Resources& wanted, std::span<const NodeInfo* cons
 
 Admission admit(const Engine& engine, const PodGroupSpec& group,
                 std::span<const std::shared_ptr<const Pod>> members, std::span<const NodeInfo* const> nodes,
-                const ClusterView* cluster) {
+                const ClusterView* cluster, const Evictions* evictions) {
   Admission out;
   const size_t need = static_cast<size_t>(std::max(group.min_member, 1));
   if (members.size() < need) {
@@ -73,7 +93,7 @@ Admission admit(const Engine& engine, const PodGroupSpec& group,
                  std::to_string(need);
     return out;
   }
-  if (!group.min_resources.requests_nothing()) {
+  if (!evictions && !group.min_resources.requests_nothing()) {
     if (std::string gap = resource_gap(group.min_resources, nodes); !gap.empty()) {
       out.reason = group_prefix(group) + "minResources not free in the cluster: " + gap;
       return out;
@@ -83,15 +103,43 @@ Admission admit(const Engine& engine, const PodGroupSpec& group,
   std::vector<const NodeInfo*> view(nodes.begin(), nodes.end());
   std::vector<std::unique_ptr<NodeInfo>> trial(nodes.size());
   std::vector<std::pair<std::shared_ptr<const PodInfo>, size_t>> placed;  // member, node index
+  std::vector<std::pair<std::shared_ptr<const PodInfo>, size_t>> evicted;  // victim, node index
+  auto copy_of = [&](size_t i) {
+    if (!trial[i]) {
+      trial[i] = std::make_unique<NodeInfo>(*nodes[i]);
+      view[i] = trial[i].get();
+    }
+    return trial[i].get();
+  };
   for (size_t m = 0; m < need; ++m) {
     const Pod& pod = *members[m];
     PodContext ctx(pod, cluster);
     engine.prepare(ctx, nodes);
+    for (const auto& [info, i] : evicted) ctx.remove_pod(*info, *nodes[i]);
     for (const auto& [info, i] : placed) ctx.add_pod(*info, *view[i]);
     const std::vector<FilterStatus> statuses = engine.filter(ctx, view);
     std::vector<size_t> feasible;
     for (size_t i = 0; i < statuses.size(); ++i)
       if (statuses[i].ok()) feasible.push_back(i);
+    if (feasible.empty() && evictions) {
+      if (std::optional<preemption::Candidate> c = preempt_for(ctx, engine, view, *evictions)) {
+        const size_t i =
+            static_cast<size_t>(std::find_if(view.begin(), view.end(),
+                                             [&](const NodeInfo* n) { return n->name() == c->node_name; }) -
+                                view.begin());
+        NodeInfo* node = copy_of(i);
+        std::vector<std::shared_ptr<const PodInfo>> victims = std::move(c->victims);
+        for (const auto& v : victims) {
+          node->remove_pod(v->pod->uid);
+          evicted.emplace_back(v, i);
+        }
+        auto info = std::make_shared<const PodInfo>(make_pod_info(members[m]));
+        node->add_pod(info);
+        placed.emplace_back(std::move(info), i);
+        out.placements.push_back({pod.uid, node->name(), std::move(victims)});
+        continue;
+      }
+    }
     if (feasible.empty()) {
       out.placements.clear();
       out.reason = group_prefix(group) + "member " + pod.namespace_ + "/" + pod.name + " fits no node with " +
@@ -109,14 +157,10 @@ Admission admit(const Engine& engine, const PodGroupSpec& group,
         if (scores.combined[k] > scores.combined[pick]) pick = k;
       best = feasible[pick];
     }
-    if (!trial[best]) {
-      trial[best] = std::make_unique<NodeInfo>(*nodes[best]);
-      view[best] = trial[best].get();
-    }
     auto info = std::make_shared<const PodInfo>(make_pod_info(members[m]));
-    trial[best]->add_pod(info);
+    copy_of(best)->add_pod(info);
     placed.emplace_back(std::move(info), best);
-    out.placements.push_back({pod.uid, view[best]->name()});
+    out.placements.push_back({pod.uid, view[best]->name(), {}});
   }
   out.admitted = true;
   return out;

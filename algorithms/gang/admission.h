@@ -15,13 +15,27 @@
 #include "algorithms/gang/pod_group.h"
 #include "algorithms/model.h"
 #include "algorithms/plugin.h"
+#include "algorithms/preemption/preemption.h"
 
 namespace kext::gang {
 
 struct MemberPlacement {
   std::string uid;
   std::string node;
+  // The pods evicted from `node` to make room for this member (admission with Evictions only).
+  std::vector<std::shared_ptr<const PodInfo>> victims;
   bool operator==(const MemberPlacement&) const = default;
+};
+
+// Whole-group preemption: what admission may evict where a member fits no node's free room. A member
+// preempts as DefaultPreemption's dry run does for one pod (preemption::select_candidates: pods of
+// lower priority, PodDisruptionBudgets, the best node by pickOneNodeForPreemption's order), on the
+// nodes as the members placed before it left them, and never evicts a gang member, so that a group
+// is admitted only when the evictions of all its members together make room for the whole of it.
+struct Evictions {
+  std::span<const PodDisruptionBudget> pdbs;
+  int64_t now_unix_seconds = 0;
+  preemption::Semantics semantics = preemption::Semantics::kCurrent;
 };
 
 struct Admission {
@@ -37,10 +51,12 @@ struct Admission {
 // member goes through the engine's filters (prepared against `cluster`, or `nodes` when null, with the
 // members placed before it added to the PreFilter states) onto its best-scored feasible node, the
 // first such node on ties. Not admitted when the group has fewer than min_member pending members,
-// when the nodes' free resources do not cover min_resources, or when a member fits no node.
+// when the nodes' free resources do not cover min_resources, or when a member fits no node. With
+// `evictions`, a member that fits no node's free room takes the room its preemption would make (the
+// placement's victims); minResources is then not checked against free resources.
 Admission admit(const Engine& engine, const PodGroupSpec& group,
                 std::span<const std::shared_ptr<const Pod>> members, std::span<const NodeInfo* const> nodes,
-                const ClusterView* cluster = nullptr);
+                const ClusterView* cluster = nullptr, const Evictions* evictions = nullptr);
 
 // The nodes' free resources (allocatable less requested, none below zero) against `wanted`: the first
 // resource short, as "cpu: wants 16, 12 free", or "" when `wanted` is covered. Quantities are printed

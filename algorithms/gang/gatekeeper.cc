@@ -42,6 +42,7 @@ void Gatekeeper::forget_stale_waiting(Time now) {
 }
 
 void Gatekeeper::rebuild_room() {
+  std::erase_if(evictions_, [&](const auto& e) { return !tracker_.admitted(e.first); });
   room_.by_node.clear();
   tracker_.for_each_held([&](const HeldMember& m) { room_.by_node[m.node].push_back(m.pod); });
 }
@@ -78,7 +79,7 @@ std::optional<std::string> Gatekeeper::group_of(std::string_view uid) const {
 
 bool Gatekeeper::try_admit(const Engine& engine, const Waiting& w, const GroupMembers& members,
                            std::span<const NodeInfo* const> all_nodes, const ClusterView* cluster, Time now,
-                           std::string* reason) {
+                           std::string* reason, const Evictions* evictions) {
   // The members still to place: minMember less those already bound (a group that lost a member).
   PodGroupSpec need = w.spec;
   need.min_member = std::max<int32_t>(1, w.spec.min_member - static_cast<int32_t>(members.bound));
@@ -91,7 +92,7 @@ bool Gatekeeper::try_admit(const Engine& engine, const Waiting& w, const GroupMe
   std::vector<const NodeInfo*> nodes(all_nodes.begin(), all_nodes.end());
   std::deque<NodeInfo> copies;
   apply_held_room(room_, nodes, copies, "");
-  const Admission a = admit(engine, need, pods, nodes, cluster);
+  const Admission a = admit(engine, need, pods, nodes, cluster, evictions);
   if (!a.admitted) {
     *reason = a.reason;
     return false;
@@ -102,6 +103,10 @@ bool Gatekeeper::try_admit(const Engine& engine, const Waiting& w, const GroupMe
   for (const MemberPlacement& p : a.placements) {
     held.push_back({std::make_shared<const PodInfo>(make_pod_info(*by_uid.at(p.uid))), p.node});
     member_group_[p.uid] = w.spec.key();
+    if (!p.victims.empty()) {
+      auto& victims = evictions_[w.spec.key()][p.node];
+      victims.insert(victims.end(), p.victims.begin(), p.victims.end());
+    }
   }
   tracker_.admit(w.spec, std::move(held), now);
   waiting_.erase(w.spec.key());
@@ -189,6 +194,7 @@ Gate Gatekeeper::gate(const Engine& engine, const Pod& pod, const GroupMap& grou
   if (!try_admit(engine, copy, mine, all, cluster, now, &reason)) {
     g.state = "waiting for room";
     g.reason = std::move(reason);
+    g.wants_room = true;
     return g;
   }
   auto node = tracker_.placement(g.group, pod.uid);
@@ -197,6 +203,39 @@ Gate Gatekeeper::gate(const Engine& engine, const Pod& pod, const GroupMap& grou
   g.reason = prefix + "node " + g.node + " is held for this member";
   g.state = "admitted now";
   return g;
+}
+
+GroupPreemption Gatekeeper::preempt(const Engine& engine, const Pod& pod, const GroupMap& groups,
+                                    const MembersOf& members_of, const NodesOf& nodes,
+                                    const ClusterView* cluster, Time now, const Evictions& evictions) {
+  GroupPreemption out;
+  Gate g = gate(engine, pod, groups, members_of, nodes, cluster, now);
+  out.group = g.group;
+  out.state = g.state;
+  if (g.kind == Gate::Kind::kOrdinary) return out;
+  if (g.kind == Gate::Kind::kRefuse) {
+    out.kind = GroupPreemption::Kind::kNone;
+    out.reason = g.reason;
+    auto self = waiting_.find(g.group);
+    if (!g.wants_room || self == waiting_.end()) return out;
+    const Waiting w = self->second;
+    std::string reason;
+    if (!try_admit(engine, w, members_of(g.group, pod), nodes(), cluster, now, &reason, &evictions)) {
+      out.reason = reason + "; preempting pods of lower priority (never a gang member) makes no room either";
+      out.state = "waiting for room, with preemption too";
+      return out;
+    }
+    std::optional<std::string> node = tracker_.placement(g.group, pod.uid);
+    if (!node) return out;
+    g.node = std::move(*node);
+    out.state = "admitted now, preempting";
+  }
+  out.kind = GroupPreemption::Kind::kNode;
+  out.node = g.node;
+  out.reason.clear();
+  if (auto e = evictions_.find(g.group); e != evictions_.end())
+    if (auto v = e->second.find(g.node); v != e->second.end()) out.victims = v->second;
+  return out;
 }
 
 PermitDecision Gatekeeper::permit(std::string_view group, std::string_view uid, Time now) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "algorithms/engine.h"
+#include "algorithms/gang/admission.h"
 #include "algorithms/gang/pod_group.h"
 #include "algorithms/gang/tracker.h"
 #include "algorithms/model.h"
@@ -44,6 +45,7 @@ struct Gate {
   std::string node;    // kOnlyNode
   std::string reason;  // kOnlyNode: the other nodes' reason; kRefuse: every node's
   std::string state;   // the group's state, for decision logs ("" for a pod of no group)
+  bool wants_room = false;  // kRefuse: the group has its members but no room (preemption may make it)
 };
 
 // A group's pods as the caller's cluster has them.
@@ -71,6 +73,23 @@ struct HeldRoom {
 void apply_held_room(const HeldRoom& room, std::span<const NodeInfo*> nodes, std::deque<NodeInfo>& copies,
                      std::string_view except_uid);
 
+// What a member's preemption may do (DefaultPreemption's PostFilter for a gang member).
+struct GroupPreemption {
+  enum class Kind {
+    kOrdinary,  // no group, or its group is complete or running: preempt as any pod
+    kNode,      // only on `node`, the one held for it, evicting `victims`
+    kNone,      // no preemption: `reason`
+  };
+  Kind kind = Kind::kOrdinary;
+  std::string group;
+  std::string node;
+  // kNode: the pods the group's admission evicts from `node` (every member's held there), as they
+  // were then: the caller keeps those still running there.
+  std::vector<std::shared_ptr<const PodInfo>> victims;
+  std::string reason;
+  std::string state;  // the group's state, for decision logs
+};
+
 // What happens to a group, for metrics and timelines. The observer is called while the group's status
 // (Gatekeeper::status) still describes it: kComplete before the group is forgotten.
 enum class GroupEvent { kAdmitted, kComplete, kTimedOut, kDeleted };
@@ -90,6 +109,13 @@ class Gatekeeper {
   // binds that returned.
   Gate gate(const Engine& engine, const Pod& pod, const GroupMap& groups, const MembersOf& members,
             const NodesOf& nodes, const ClusterView* cluster, Time now);
+  // A member's preemption at `now` (whole-group preemption): a group not admitted is admitted with
+  // the evictions its members' preemptions make (admission.h Evictions), or not at all; an admitted
+  // member preempts only on the node held for it, for the victims planned there. The caller has
+  // filtered `pod` (gate) and swept up to `now`.
+  GroupPreemption preempt(const Engine& engine, const Pod& pod, const GroupMap& groups,
+                          const MembersOf& members, const NodesOf& nodes, const ClusterView* cluster,
+                          Time now, const Evictions& evictions);
   // The room held now; valid until the next call that changes it.
   const HeldRoom& held_room() const { return room_; }
 
@@ -127,7 +153,7 @@ class Gatekeeper {
   // Tries to admit `w` with `pod` placed first, on the nodes as held room leaves them.
   bool try_admit(const Engine& engine, const Waiting& w, const GroupMembers& members,
                  std::span<const NodeInfo* const> nodes, const ClusterView* cluster, Time now,
-                 std::string* reason);
+                 std::string* reason, const Evictions* evictions = nullptr);
   void rebuild_room();
   // The waiting groups not filtered for a while have left the queue: they no longer go first.
   void forget_stale_waiting(Time now);
@@ -139,6 +165,10 @@ class Gatekeeper {
   HeldRoom room_;
   std::map<std::string, std::string, std::less<>> member_group_;  // uid -> group, for admitted members
   std::map<std::string, Waiting, std::less<>> waiting_;
+  // Admitted groups' evictions: group -> node -> victims (while the group is admitted).
+  std::map<std::string, std::map<std::string, std::vector<std::shared_ptr<const PodInfo>>, std::less<>>,
+           std::less<>>
+      evictions_;
   GroupObserver observer_;
 };
 

@@ -137,6 +137,20 @@ GangGate GangCoordinator::gate(const Pod& pod, const ClusterState& state, const 
   return g;
 }
 
+gang::GroupPreemption GangCoordinator::preempt(const Pod& pod, const ClusterState& state,
+                                               const ClusterView* cluster, const gang::Evictions& evictions) {
+  auto members = [&state](std::string_view group, const Pod& like) {
+    return members_in(state, group, &like);
+  };
+  std::lock_guard<std::mutex> lock(mu_);
+  const gang::Time t = now();
+  sweep(t, &state);
+  gang::GroupPreemption p = gates_.preempt(
+      engine_, pod, *state.gangs, members, [&state] { return cluster_nodes(state); }, cluster, t, evictions);
+  publish();
+  return p;
+}
+
 BindPermit GangCoordinator::permit(std::string_view uid, std::string_view namespace_, std::string_view name) {
   BindPermit out;
   const std::shared_ptr<const ClusterState> snapshot = store_.current();

@@ -59,6 +59,9 @@ class GangCoordinator {
 
   // The filter's gate for `pod` against `state` (cluster: what the engine's PreFilters read, may be null).
   GangGate gate(const Pod& pod, const ClusterState& state, const ClusterView* cluster);
+  // A member's preemption for `pod` against `state` (whole-group preemption: Gatekeeper::preempt).
+  gang::GroupPreemption preempt(const Pod& pod, const ClusterState& state, const ClusterView* cluster,
+                                const gang::Evictions& evictions);
   // The room held now: what every other pod's filter must see as taken. Never null. A group whose
   // timeout has passed holds none, whether or not a request has noticed it since; with `state`, nor
   // do members it shows bound, nor groups it no longer has.

@@ -46,8 +46,10 @@ FilterReply filter_nodes(const Engine& engine, const Pod& pod, const ResolvedNod
 }
 
 // A gang member's filter decided by its group (extender/gang/coordinator.h): only the node held for it,
-// or none. Unresolvable, so that the scheduler does not preempt for it (pkg/scheduler/framework/
-// preemption/preemption.go nodesWherePreemptionMightHelp): a group's room comes from admission.
+// or none. Unresolvable, so that the scheduler never preempts on these nodes for one member on its own
+// (pkg/scheduler/framework/preemption/preemption.go nodesWherePreemptionMightHelp): a group's room
+// comes from its admission, with the evictions of the whole group's preemption when the scheduler
+// asks /preempt for the nodes its own filters failed (a full cluster).
 FilterReply gated_nodes(const GangGate& gate, const ResolvedNodes& nodes) {
   FilterReply reply;
   for (size_t i = 0; i < nodes.infos.size(); ++i) {

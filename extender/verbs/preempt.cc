@@ -2,7 +2,9 @@
 // victim selection on its cluster state and returns the best node(s) with their victims.
 #include <algorithm>
 #include <ctime>
+#include <optional>
 
+#include "algorithms/gang/pod_group.h"
 #include "algorithms/gang/preemption.h"
 #include "algorithms/preemption/preemption.h"
 #include "extender/codec/preemption_args.h"
@@ -113,6 +115,27 @@ std::vector<preemption::Candidate> ordered_candidates(const PreemptionArgs& args
   return candidates;
 }
 
+// A gang member's preemption: its whole group's (GangCoordinator::preempt), on the node held for it
+// when the scheduler offered that node; nullopt for a member of a complete or running group, which
+// preempts as any pod.
+std::optional<std::vector<preemption::Candidate>> member_preemption(
+    const PreemptionArgs& args, const std::shared_ptr<const ClusterState>& state_ptr, const Profile& profile,
+    GangCoordinator& gangs, int64_t now, Decision* decision) {
+  const ClusterState& state = *state_ptr;
+  const NodeInfo* nominated =
+      args.pod.nominated_node_name.empty() ? nullptr : state.find_node(args.pod.nominated_node_name);
+  if (!preemption::eligible_to_preempt(args.pod, nominated)) return std::vector<preemption::Candidate>{};
+  const auto cluster = cluster_for(profile.engine, state_ptr);
+  const gang::Evictions evictions{*state.pdbs, now, profile.preemption.select.semantics};
+  gang::GroupPreemption p = gangs.preempt(args.pod, state, cluster ? &cluster->view : nullptr, evictions);
+  if (decision && !p.group.empty()) decision->gang = "pod group " + p.group + ": " + p.state;
+  if (p.kind == gang::GroupPreemption::Kind::kOrdinary) return std::nullopt;
+  const bool offered = std::any_of(args.nodes.begin(), args.nodes.end(),
+                                   [&](const OfferedVictims& o) { return o.node == p.node; });
+  if (!offered) return std::vector<preemption::Candidate>{};
+  return gang::member_candidates(p, state.find_node(p.node));
+}
+
 // The first `limit` candidates with victims: the scheduler needs victims to act on.
 std::vector<ChosenVictims> choose(const std::vector<preemption::Candidate>& candidates, size_t limit) {
   std::vector<ChosenVictims> chosen;
@@ -137,12 +160,19 @@ Reply Verbs::preempt_traced(std::string_view body, VerbTrace* trace) const {
 
   const int64_t now = static_cast<int64_t>(std::time(nullptr));
   std::vector<preemption::Candidate> candidates;
-  try {
-    candidates = ordered_candidates(r.args, r.state, profile_.engine, profile_.preemption, now);
-  } catch (const DecodeError& e) {
-    return bad_request(e.what());
+  std::optional<std::vector<preemption::Candidate>> member;
+  if (gangs_ && gang::pod_group_key(r.args.pod))
+    member = member_preemption(r.args, r.state, profile_, *gangs_, now, r.decision);
+  if (member) {
+    candidates = std::move(*member);
+  } else {
+    try {
+      candidates = ordered_candidates(r.args, r.state, profile_.engine, profile_.preemption, now);
+    } catch (const DecodeError& e) {
+      return bad_request(e.what());
+    }
+    if (gangs_) gang::keep_gangs_whole(candidates);
   }
-  if (gangs_) gang::keep_gangs_whole(r.args.pod, candidates);
   const std::vector<ChosenVictims> chosen = choose(candidates, profile_.preemption.max_candidates);
   r.clock.end(Phase::kCompute);
   Reply out{200, encode_preemption_reply(chosen)};

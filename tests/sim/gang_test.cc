@@ -160,8 +160,53 @@ TEST(SimGangs, LateMembersCompleteTheGroupWhenTheyArrive) {
   EXPECT_EQ(log.back().second, Outcome::kScheduled);
 }
 
-// A gang member never preempts, and a running member is never a victim.
-TEST(SimGangs, GangMembersNeitherPreemptNorAreEvicted) {
+// Whole-group preemption: two nodes of 4 CPU, each running a 3-CPU pod of priority 0; a group of two
+// 3-CPU members at priority 100. The first member's preemption admits the group with one eviction per
+// member; each member preempts on its own node; the group binds whole once both victims are gone.
+TEST(SimGangs, AGroupPreemptsWholeAndBindsWhole) {
+  auto engine = least_requested_engine();
+  SimCluster cluster = nodes(2, 4000);
+  for (int i = 0; i < 2; ++i) {
+    Pod low = sim_pod("low-" + std::to_string(i), 3000, 0);
+    low.node_name = "n" + std::to_string(i);
+    low.phase = "Running";
+    low.start_time = kEpoch;
+    cluster.add_pod(low);
+  }
+  SimulatorOptions options;
+  options.epoch_unix_seconds = kEpoch;
+  options.max_time = seconds(120);
+  Simulator sim(std::move(cluster), *engine, options);
+  sim.set_pod_groups({{"train/g", group("g", 2, 60, 1)}});
+  for (int i = 0; i < 2; ++i) {
+    Pod m = member("g", i, 3000);
+    m.priority = 100;
+    sim.add_pending(m, SimTime{0});
+  }
+  std::map<std::string, std::string> preempted_on;  // member -> node
+  std::vector<std::string> victims;
+  GangRun r;
+  r.summary = sim.run([&](const CycleRecord& d) {
+    if (d.outcome == Outcome::kPreempted) {
+      preempted_on[d.pod] = d.node;
+      victims.insert(victims.end(), d.victim_names.begin(), d.victim_names.end());
+    }
+    if (d.outcome != Outcome::kScheduled) return;
+    ++r.bound[group_of(d.uid)];
+    for (const std::string& uid : d.released) ++r.bound[group_of(uid)];
+    if (r.bound["g"] == 1) r.partial = true;
+  });
+  EXPECT_FALSE(r.partial);
+  EXPECT_EQ(r.bound["g"], 2);
+  ASSERT_EQ(preempted_on.size(), 2u);
+  EXPECT_NE(preempted_on["train/g-0"], preempted_on["train/g-1"]);
+  std::sort(victims.begin(), victims.end());
+  EXPECT_EQ(victims, (std::vector<std::string>{"default/low-0", "default/low-1"}));
+  EXPECT_EQ(r.summary.victims, 2u);
+}
+
+// A running gang member is never a victim, neither of an ordinary pod's preemption nor of a group's.
+TEST(SimGangs, GangMembersAreNeverEvicted) {
   auto engine = least_requested_engine();
   SimCluster cluster = nodes(1, 4000);
   Pod running = member("a", 0, 4000);

@@ -48,10 +48,11 @@ inline std::string pod_json(const std::string& ns, const std::string& name, cons
 
 // A member of pod group `group` (label scheduling.x-k8s.io/pod-group), pending unless `node` is set.
 inline std::string gang_pod_json(const std::string& ns, const std::string& name, const std::string& group,
-                                 const std::string& cpu, const std::string& node = "") {
+                                 const std::string& cpu, const std::string& node = "", int priority = 0) {
   kubeobjects::Pod p = pod_object(ns, name, node, cpu, "worker", "trainer");
   p.metadata.labels = {{"app", group}, {"scheduling.x-k8s.io/pod-group", group}};
   p.phase = node.empty() ? "Pending" : "Running";
+  p.priority = priority;
   return kubeobjects::to_json(p, kubeobjects::TypeMeta::kWrite);
 }
 

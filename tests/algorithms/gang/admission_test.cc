@@ -215,6 +215,84 @@ TEST(GangAdmission, ResourceGapReadsFreeResourcesOnly) {
   EXPECT_EQ(resource_gap(gpus, c.nodes()), "nvidia.com/gpu: wants 1, 0 free");
 }
 
+// Whole-group preemption: admission with Evictions. Two nodes of 4 CPU; a group of two 3-CPU
+// members at priority 100; what runs on the nodes varies.
+struct RunningPod {
+  std::string name;
+  std::string node;
+  int64_t cpu_milli;
+  int32_t priority;
+  std::string group;  // non-empty: a member of that (running) group
+};
+
+struct EvictionCase {
+  std::string name;
+  std::vector<RunningPod> running;
+  bool admitted;
+  std::map<std::string, std::vector<std::string>> victims;  // member -> victims' names
+  std::string reason;
+};
+
+class GangEvictions : public ::testing::TestWithParam<EvictionCase> {};
+
+TEST_P(GangEvictions, EvictOnlyWhatMakesRoomForTheWholeGroup) {
+  const EvictionCase& t = GetParam();
+  Cluster c(2);
+  for (const RunningPod& r : t.running) {
+    Pod p = make_pod(r.name, r.cpu_milli, GiB);
+    p.node_name = r.node;
+    p.priority = r.priority;
+    p.start_time = 1000;
+    if (!r.group.empty()) p.labels = Labels{{std::string(kPodGroupLabel), r.group}};
+    for (NodeInfo& n : c.infos)
+      if (n.name() == r.node)
+        n.add_pod(std::make_shared<const PodInfo>(make_pod_info(std::make_shared<const Pod>(p))));
+  }
+  const PodGroupSpec g = group("g", 2);
+  const auto m = members(g, 2, 3000, [](Pod& p) { p.priority = 100; });
+  const Evictions evictions{{}, 2000, preemption::Semantics::kCurrent};
+  const Admission a = admit(modern_engine(), g, m, c.nodes(), nullptr, &evictions);
+  EXPECT_EQ(a.admitted, t.admitted) << a.reason;
+  EXPECT_EQ(a.reason, t.reason);
+  std::map<std::string, std::vector<std::string>> victims;
+  std::map<std::string, int> members_on;
+  for (size_t i = 0; i < a.placements.size(); ++i) {
+    ++members_on[a.placements[i].node];
+    for (const auto& v : a.placements[i].victims) victims[m[i]->name].push_back(v->pod->name);
+  }
+  EXPECT_EQ(victims, t.victims);
+  for (const auto& [node, n] : members_on) EXPECT_EQ(n, 1) << node << " holds two 3-CPU members";
+  // Without evictions the group is refused, as filter refuses it.
+  if (!t.victims.empty()) {
+    EXPECT_FALSE(admit(modern_engine(), g, m, c.nodes()).admitted);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, GangEvictions,
+    ::testing::Values(
+        EvictionCase{"EachMemberEvictsWhereItGoes",
+                     {{"low-a", "n0", 4000, 0, ""}, {"low-b", "n1", 2000, 0, ""}},
+                     true,
+                     // Ties broken as pickOneNodeForPreemption's last criterion here: the smaller name.
+                     {{"g-0", {"low-a"}}, {"g-1", {"low-b"}}},
+                     ""},
+        EvictionCase{
+            "AMemberInFreeRoomEvictsNothing", {{"low-a", "n0", 4000, 0, ""}}, true, {{"g-1", {"low-a"}}}, ""},
+        EvictionCase{"AGangMemberIsNeverAVictim",
+                     {{"other-0", "n0", 4000, 0, "other"}, {"low-b", "n1", 2000, 0, ""}},
+                     false,
+                     {},
+                     "pod group train/g: member train/g-1 fits no node with 1 of 2 members placed (2 "
+                     "Insufficient cpu)"},
+        EvictionCase{"NoPodOfEqualOrHigherPriorityIsEvicted",
+                     {{"high-a", "n0", 4000, 100, ""}, {"low-b", "n1", 2000, 0, ""}},
+                     false,
+                     {},
+                     "pod group train/g: member train/g-1 fits no node with 1 of 2 members placed (2 "
+                     "Insufficient cpu)"}),
+    [](const auto& info) { return info.param.name; });
+
 TEST(PodGroup, KeyFromTheLabelAndAdmissionOrder) {
   Pod p = make_pod("w", 100, 0);
   p.namespace_ = "train";

@@ -203,5 +203,108 @@ TEST_F(GangVerbs, AGangThatCannotCompleteBindsNothingAndHoldsNothingAfterItsTime
   EXPECT_FALSE(server_.gangs()->admitted("train/d"));
 }
 
+// Whole-group preemption, as the scheduler's PostFilter calls /preempt for a member that no node
+// passed. Every node runs a 3-CPU pod: a group of two 3-CPU members fits nowhere, and evicting one pod
+// makes room for one member only.
+class GangPreemption : public GangVerbs {
+ protected:
+  // Fills every node with a 3-CPU pod of `priority` ("filler-<node>"); n0's belongs to a running group.
+  void fill(int priority) {
+    api_.put("podgroups", pod_group_json("train", "running", 1));
+    for (const std::string& n : nodes_) {
+      api_.put("pods", n == "n0" ? gang_pod_json("train", "filler-n0", "running", "3", "n0", priority)
+                                 : pod_json("default", "filler-" + n, n, "3", "Running", priority, "filler"));
+    }
+    api_.put("podgroups", pod_group_json("train", "p", 2, 30));
+    for (int i = 0; i < 2; ++i) {
+      members_.push_back(gang_pod_json("train", "p-" + std::to_string(i), "p", "3", "", 100));
+      api_.put("pods", members_.back());
+    }
+  }
+  // /preempt for `member`, every node offered with its filler; node -> victims' UIDs.
+  std::map<std::string, std::vector<std::string>> preempt(const std::string& member) {
+    std::string offered;
+    for (const std::string& n : nodes_) {
+      const std::string uid = n == "n0" ? "uid-train-filler-n0" : "uid-default-filler-" + n;
+      offered +=
+          std::string(offered.empty() ? "" : ",") + R"(")" + n + R"(":{"Pods":[{"UID":")" + uid + R"("}]})";
+    }
+    auto res = server_.client().Post(
+        "/preempt",
+        R"({"Pod":)" + member + R"(,"NodeNameToVictims":null,"NodeNameToMetaVictims":{)" + offered + "}}",
+        "application/json");
+    std::map<std::string, std::vector<std::string>> out;
+    EXPECT_TRUE(res && res->status == 200);
+    if (!res) return out;
+    auto r = parse(res->body);
+    for (const auto& node : r["NodeNameToMetaVictims"].GetObject())
+      for (const auto& p : node.value["Pods"].GetArray())
+        out[node.name.GetString()].push_back(p["UID"].GetString());
+    return out;
+  }
+  // The nodes /filter passes for `pod`.
+  std::vector<std::string> filter(const std::string& pod) {
+    auto res = server_.client().Post("/filter", names_request(pod, nodes_), "application/json");
+    std::vector<std::string> out;
+    EXPECT_TRUE(res && res->status == 200);
+    if (!res) return out;
+    auto d = parse(res->body);
+    if (d["NodeNames"].IsArray())
+      for (const auto& n : d["NodeNames"].GetArray()) out.push_back(n.GetString());
+    return out;
+  }
+  std::vector<std::string> members_;
+};
+
+TEST_F(GangPreemption, EachMemberEvictsOnlyOnTheNodeHeldForItAndTheRoomIsHeld) {
+  fill(0);
+  start();
+  ASSERT_TRUE(filter(members_[0]).empty()) << "the group has no room without evictions";
+  EXPECT_FALSE(server_.gangs()->admitted("train/p"));
+
+  // The first member's preemption admits the whole group: one node for each member, evicting one pod
+  // of lower priority on each, never the running group's member on n0.
+  const auto first = preempt(members_[0]);
+  ASSERT_EQ(first.size(), 1u);
+  const std::string node0 = first.begin()->first;
+  EXPECT_NE(node0, "n0");
+  EXPECT_EQ(first.begin()->second, std::vector<std::string>{"uid-default-filler-" + node0});
+  EXPECT_TRUE(server_.gangs()->admitted("train/p"));
+
+  // The second member preempts on its own node, another one; asked again, the first gets the same.
+  const auto second = preempt(members_[1]);
+  ASSERT_EQ(second.size(), 1u);
+  const std::string node1 = second.begin()->first;
+  EXPECT_NE(node1, node0);
+  EXPECT_NE(node1, "n0");
+  EXPECT_EQ(second.begin()->second, std::vector<std::string>{"uid-default-filler-" + node1});
+  EXPECT_EQ(preempt(members_[0]), first);
+
+  // The room the evictions free is the group's: an ordinary 1-CPU pod fits every other node only.
+  const std::vector<std::string> web = filter(pod_json("default", "web", "", "1", "Pending", 0, "web"));
+  EXPECT_EQ(web.size(), nodes_.size() - 2);
+  for (const std::string& n : web) EXPECT_TRUE(n != node0 && n != node1) << n;
+
+  // Once a victim is gone, its member's filter passes on its node alone, and nothing is left to evict.
+  api_.remove("pods", "default/filler-" + node0);
+  ASSERT_TRUE(wait_until(
+      [&] { return server_.store().current()->find_pod("uid-default-filler-" + node0) == nullptr; }));
+  EXPECT_EQ(filter(members_[0]), std::vector<std::string>{node0});
+  EXPECT_TRUE(preempt(members_[0]).empty());
+}
+
+TEST_F(GangPreemption, AGroupThatDoesNotFitEvenWithEvictionsEvictsNothingAndHoldsNothing) {
+  fill(1000);  // every pod outranks the group: nothing may be evicted for it
+  start();
+  EXPECT_TRUE(filter(members_[0]).empty());
+  EXPECT_TRUE(preempt(members_[0]).empty());
+  EXPECT_TRUE(preempt(members_[1]).empty());
+  EXPECT_FALSE(server_.gangs()->admitted("train/p"));
+  EXPECT_TRUE(server_.gangs()->held_room()->empty());
+  auto log = server_.client().Get("/debug/decisions?verb=preempt&pod=train/p-0");
+  ASSERT_TRUE(log);
+  EXPECT_NE(log->body.find("waiting for room, with preemption too"), std::string::npos) << log->body;
+}
+
 }  // namespace
 }  // namespace kext::testing
