@@ -165,6 +165,8 @@ struct PodMeta {
   std::optional<int32_t> priority;   // spec.priority; absent means 0
   std::optional<int64_t> start_time; // status.startTime, Unix seconds
   bool terminating = false;          // metadata.deletionTimestamp set
+  // spec.schedulingGroup.podGroupName: the pod's upstream PodGroup (algorithms/gang/pod_group.h).
+  std::string scheduling_group;
   // Read about every pod on a node by InterPodAffinity (the existing pods' terms) and NodePorts.
   std::shared_ptr<const PodAffinityRules> affinity;  // null when the pod has none (most pods)
   std::vector<HostPort> host_ports;                  // containers' ports with a hostPort

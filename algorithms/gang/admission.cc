@@ -89,8 +89,8 @@ Admission admit(const Engine& engine, const PodGroupSpec& group,
   Admission out;
   const size_t need = static_cast<size_t>(std::max(group.min_member, 1));
   if (members.size() < need) {
-    out.reason = group_prefix(group) + std::to_string(members.size()) + " pods pending of minMember " +
-                 std::to_string(need);
+    out.reason = group_prefix(group) + std::to_string(members.size()) + " pods pending of " +
+                 std::string(group.min_field()) + " " + std::to_string(need);
     return out;
   }
   if (!evictions && !group.min_resources.requests_nothing()) {

@@ -130,14 +130,19 @@ Gate Gatekeeper::gate(const Engine& engine, const Pod& pod, const GroupMap& grou
     g.reason = prefix + "no such PodGroup: the pod waits until it exists";
     return g;
   }
+  if (!spec->second.all_or_nothing) {
+    g.state = "basic policy: scheduled as any pod";
+    return g;
+  }
   const size_t min = static_cast<size_t>(std::max(spec->second.min_member, 1));
   if (auto status = tracker_.status(g.group)) {
     if (status->complete) {
       g.state = "complete";
       return g;
     }
-    g.state = "admitted, " + std::to_string(status->waiting + status->bound) + " of minMember " +
-              std::to_string(min) + " at bind, times out in " + seconds_text(status->deadline - now);
+    g.state = "admitted, " + std::to_string(status->waiting + status->bound) + " of " +
+              std::string(spec->second.min_field()) + " " + std::to_string(min) + " at bind, times out in " +
+              seconds_text(status->deadline - now);
     if (auto node = tracker_.placement(g.group, pod.uid)) {
       g.kind = Gate::Kind::kOnlyNode;
       g.node = *node;
@@ -162,8 +167,8 @@ Gate Gatekeeper::gate(const Engine& engine, const Pod& pod, const GroupMap& grou
   const size_t pods = mine.pending.size() + (listed ? 0 : 1) + mine.bound;
   if (pods < min) {
     g.state = "waiting for members";
-    g.reason = prefix + std::to_string(pods) + " pods of minMember " + std::to_string(min) +
-               ": waiting for the rest";
+    g.reason = prefix + std::to_string(pods) + " pods of " + std::string(spec->second.min_field()) + " " +
+               std::to_string(min) + ": waiting for the rest";
     return g;
   }
   forget_stale_waiting(now);

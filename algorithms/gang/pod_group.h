@@ -1,8 +1,12 @@
 #pragma once
 // Gang scheduling's unit: a pod group whose members run all together or not at all. Groups are
-// written as scheduler-plugins' Coscheduling reads them (the PodGroup CRD scheduling.x-k8s.io/v1alpha1
-// and its pod label: sigs.k8s.io/scheduler-plugins pkg/apis/scheduling/v1alpha1/types.go,
-// pkg/coscheduling/core/core.go), so that a Kubeflow training job's groups need no change.
+// written as their users already write them, in either of two APIs:
+//   - scheduler-plugins' Coscheduling (the PodGroup CRD scheduling.x-k8s.io/v1alpha1 and its pod label:
+//     sigs.k8s.io/scheduler-plugins pkg/apis/scheduling/v1alpha1/types.go, pkg/coscheduling/core/core.go),
+//     so that a Kubeflow training job's groups need no change;
+//   - upstream's (scheduling.k8s.io/v1alpha2 PodGroup, spec.schedulingPolicy.gang.minCount, and the
+//     pod's spec.schedulingGroup.podGroupName: k8s.io/api scheduling/v1alpha2 types.go, core/v1
+//     PodSchedulingGroup), where the cluster serves it.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,25 +23,48 @@ inline constexpr std::string_view kPodGroupLabel = "scheduling.x-k8s.io/pod-grou
 // defaults.go, 60).
 inline constexpr int64_t kDefaultScheduleTimeoutSeconds = 60;
 
+// Upstream's GangScheduling plugin waits at Permit for a fixed five minutes
+// (pkg/scheduler/framework/plugins/gangscheduling Permit); its PodGroup has no timeout field.
+inline constexpr int64_t kWorkloadTimeoutSeconds = 300;
+
+// The API a PodGroup is written in. Two groups of one name in one namespace, one in each API, are
+// two groups: a pod names its group's API by how it names the group (label or schedulingGroup).
+enum class GroupApi : uint8_t {
+  kCoscheduling,  // scheduling.x-k8s.io/v1alpha1; pods by the kPodGroupLabel label
+  kWorkload,      // scheduling.k8s.io/v1alpha2; pods by spec.schedulingGroup.podGroupName
+};
+
+// A group's key: "namespace/name" for Coscheduling's, "namespace/name (scheduling.k8s.io)" for
+// upstream's. Reasons and decision logs print it.
+std::string group_key(GroupApi api, std::string_view namespace_, std::string_view name);
+
 // One PodGroup object.
 struct PodGroupSpec {
+  GroupApi api = GroupApi::kCoscheduling;
+  // False for upstream's basic policy (spec.schedulingPolicy.basic): its pods schedule one by one, as
+  // any pod.
+  bool all_or_nothing = true;
   std::string namespace_;
   std::string name;
-  int32_t min_member = 1;                           // spec.minMember
+  int32_t min_member = 1;                           // spec.minMember; upstream's gang.minCount
   Resources min_resources;                          // spec.minResources; zero: not set
   std::optional<int32_t> schedule_timeout_seconds;  // spec.scheduleTimeoutSeconds
   int64_t creation_unix_seconds = 0;                // metadata.creationTimestamp: the admission order
 
-  std::string key() const { return namespace_ + "/" + name; }
+  std::string key() const { return group_key(api, namespace_, name); }
+  // The field min_member comes from, as reasons name it.
+  std::string_view min_field() const { return api == GroupApi::kWorkload ? "minCount" : "minMember"; }
   int64_t timeout_seconds() const {
+    if (api == GroupApi::kWorkload) return kWorkloadTimeoutSeconds;
     return schedule_timeout_seconds && *schedule_timeout_seconds > 0 ? *schedule_timeout_seconds
                                                                      : kDefaultScheduleTimeoutSeconds;
   }
   bool operator==(const PodGroupSpec&) const = default;
 };
 
-// "namespace/name" of the pod's group, or nullopt for a pod of no group (an ordinary pod). An empty
-// label value is no group, as Coscheduling's util.GetPodGroupLabel reads it.
+// The key of the pod's group (group_key), or nullopt for a pod of no group (an ordinary pod):
+// spec.schedulingGroup.podGroupName names an upstream group, else the label a Coscheduling one. An
+// empty label value is no group, as Coscheduling's util.GetPodGroupLabel reads it.
 std::optional<std::string> pod_group_key(const PodMeta& pod);
 
 // Whether group `a` is admitted before group `b` when both wait: the higher priority first (the

@@ -99,7 +99,7 @@ std::vector<Expired> GangTracker::expire(Time now) {
       const size_t arrived = g.waiting.size() + g.bound.size();
       const std::string reason = "pod group " + it->first + " timed out after " +
                                  std::to_string(g.spec.timeout_seconds()) + "s with " +
-                                 std::to_string(arrived) + " of minMember " +
+                                 std::to_string(arrived) + " of " + std::string(g.spec.min_field()) + " " +
                                  std::to_string(g.spec.min_member) + " members at bind";
       backoff_until_[it->first] = now + backoff_;
       out.push_back(release(it, reason));

@@ -304,6 +304,9 @@ Pod decode_pod(const Value& v, std::string_view path) {
     pod.node_name = get_string(spec, "nodeName", sp);
     pod.preemption_policy = get_string(spec, "preemptionPolicy", sp);
     pod.priority = get_int32(spec, "priority", sp);
+    with_object(spec, "schedulingGroup", sp, [&](const Value& g, const std::string& gp) {
+      pod.scheduling_group = get_string(g, "podGroupName", gp);
+    });
     // Host ports as kube-scheduler collects them (pkg/scheduler/util/utils.go GetHostPorts, read by
     // NodePorts PreFilter and NodeInfo.updateUsedPorts): the containers' and the sidecars' (init
     // containers with restartPolicy: Always, which run as long as the pod). The other init containers'

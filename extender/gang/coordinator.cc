@@ -163,6 +163,8 @@ BindPermit GangCoordinator::permit(std::string_view uid, std::string_view namesp
   } else if (const PodInfo* p = state.find_pod(uid)) {
     if (auto key = gang::pod_group_key(*p->pod)) out.group = std::move(*key);
   }
+  if (auto spec = state.gangs->find(out.group); spec != state.gangs->end() && !spec->second.all_or_nothing)
+    out.group.clear();  // upstream's basic policy: its pods bind as any pod
   if (out.group.empty()) return out;
   const std::string pod = std::string(namespace_) + "/" + std::string(name);
   if (!gates_.admitted(out.group)) admit_at_bind(uid, snapshot, t);

@@ -51,15 +51,19 @@ struct NamespaceKind {
   }
 };
 
+// One API's PodGroups (algorithms/gang/pod_group.h): a relist replaces that API's groups only.
+template <gang::GroupApi Api>
 struct GangKind {
   using Object = gang::PodGroupSpec;
-  static gang::PodGroupSpec decode(const json::Value& v) { return decode_pod_group(v, "podgroup"); }
-  static void upsert(StateCache::Batch& b, gang::PodGroupSpec o) { b.upsert_gang(std::move(o)); }
-  static void remove(StateCache::Batch& b, const gang::PodGroupSpec& o) {
-    b.delete_gang(o.namespace_, o.name);
+  static gang::PodGroupSpec decode(const json::Value& v) {
+    gang::PodGroupSpec g = decode_pod_group(v, "podgroup", Api);
+    g.api = Api;  // what this resource serves, whatever an object says
+    return g;
   }
+  static void upsert(StateCache::Batch& b, gang::PodGroupSpec o) { b.upsert_gang(std::move(o)); }
+  static void remove(StateCache::Batch& b, const gang::PodGroupSpec& o) { b.delete_gang(o); }
   static void replace(StateCache::Batch& b, std::vector<gang::PodGroupSpec> all) {
-    b.replace_gangs(std::move(all));
+    b.replace_gangs(Api, std::move(all));
   }
 };
 
@@ -128,8 +132,10 @@ std::unique_ptr<ResourceSink> make_namespace_sink(StateCache& cache) {
   return std::make_unique<KindSink<NamespaceKind>>(cache);
 }
 
-std::unique_ptr<ResourceSink> make_gang_sink(StateCache& cache) {
-  return std::make_unique<KindSink<GangKind>>(cache);
+std::unique_ptr<ResourceSink> make_gang_sink(gang::GroupApi api, StateCache& cache) {
+  if (api == gang::GroupApi::kWorkload)
+    return std::make_unique<KindSink<GangKind<gang::GroupApi::kWorkload>>>(cache);
+  return std::make_unique<KindSink<GangKind<gang::GroupApi::kCoscheduling>>>(cache);
 }
 
 std::unique_ptr<ResourceSink> make_workload_sink(WorkloadKind kind, StateCache& cache) {
@@ -153,6 +159,11 @@ std::unique_ptr<ResourceSink> make_workload_sink_of(StateCache& cache) {
   return make_workload_sink(K, cache);
 }
 
+template <gang::GroupApi Api>
+std::unique_ptr<ResourceSink> make_gang_sink_of(StateCache& cache) {
+  return make_gang_sink(Api, cache);
+}
+
 // What the reflectors list and watch. PodTopologySpread's system default constraints and
 // InterPodAffinity's namespaceSelector read the last five (kube-scheduler's informers for them:
 // pkg/scheduler/framework/plugins/helper/spread.go DefaultSelector, interpodaffinity/plugin.go
@@ -170,14 +181,25 @@ constexpr WatchedResource kWatched[] = {
      make_workload_sink_of<WorkloadKind::kReplicaSet>},
     {"statefulsets", "apps", "/apis/apps/v1/statefulsets", "StatefulSet",
      make_workload_sink_of<WorkloadKind::kStatefulSet>},
-    // Gang scheduling's groups (scheduler-plugins' CRD): watched where the cluster serves them.
+    // Gang scheduling's groups, in both APIs (algorithms/gang/pod_group.h): scheduler-plugins' CRD and
+    // upstream's alpha API, each watched where the cluster serves it.
     {"podgroups", "scheduling.x-k8s.io", "/apis/scheduling.x-k8s.io/v1alpha1/podgroups", "PodGroup",
-     make_gang_sink, true},
+     make_gang_sink_of<gang::GroupApi::kCoscheduling>, true},
+    {"podgroups.scheduling.k8s.io", "scheduling.k8s.io", "/apis/scheduling.k8s.io/v1alpha2/podgroups",
+     "PodGroup", make_gang_sink_of<gang::GroupApi::kWorkload>, true},
 };
 
 }  // namespace
 
 std::span<const WatchedResource> watched_resources() { return kWatched; }
+
+std::string_view WatchedResource::resource() const { return path.substr(path.rfind('/') + 1); }
+
+std::string_view WatchedResource::api_version() const {
+  // "/api/v1/nodes" -> "v1"; "/apis/policy/v1/poddisruptionbudgets" -> "policy/v1".
+  const std::string_view rest = path.substr(path.starts_with("/apis/") ? 6 : 5);
+  return rest.substr(0, rest.rfind('/'));
+}
 
 const WatchedResource* find_watched_resource(std::string_view name) {
   for (const auto& r : kWatched)

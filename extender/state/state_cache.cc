@@ -171,12 +171,12 @@ void StateCache::Batch::upsert_gang(gang::PodGroupSpec group) {
   c_.gangs_dirty_ = true;
 }
 
-void StateCache::Batch::delete_gang(const std::string& namespace_, const std::string& name) {
-  c_.gangs_dirty_ |= c_.gangs_.erase(object_key(namespace_, name)) > 0;
+void StateCache::Batch::delete_gang(const gang::PodGroupSpec& group) {
+  c_.gangs_dirty_ |= c_.gangs_.erase(group.key()) > 0;
 }
 
-void StateCache::Batch::replace_gangs(std::vector<gang::PodGroupSpec> groups) {
-  c_.gangs_.clear();
+void StateCache::Batch::replace_gangs(gang::GroupApi api, std::vector<gang::PodGroupSpec> groups) {
+  std::erase_if(c_.gangs_, [api](const auto& g) { return g.second.api == api; });
   c_.gangs_dirty_ = true;
   for (auto& g : groups) upsert_gang(std::move(g));
 }

@@ -48,8 +48,9 @@ class StateCache {
     void delete_workload(WorkloadKind kind, const std::string& namespace_, const std::string& name);
     // Gang scheduling's PodGroups.
     void upsert_gang(gang::PodGroupSpec group);
-    void delete_gang(const std::string& namespace_, const std::string& name);
-    void replace_gangs(std::vector<gang::PodGroupSpec> groups);
+    void delete_gang(const gang::PodGroupSpec& group);
+    // Every group of `api` (a reflector lists one API's PodGroups).
+    void replace_gangs(gang::GroupApi api, std::vector<gang::PodGroupSpec> groups);
     void replace_workloads(WorkloadKind kind, std::vector<WorkloadSelector> all);
 
     // Bind: the pod counts against `node` at once, until the watch shows it bound or `until` passes.

@@ -13,7 +13,8 @@ using namespace kext;
 
 namespace {
 
-// A sink per watched resource (kube::watched_resources()), picked by the object's kind or its list's.
+// A sink per watched resource (kube::watched_resources()), picked by the object's kind or its list's,
+// and its apiVersion where two resources serve one kind (PodGroups).
 struct Sinks {
   std::vector<std::unique_ptr<kube::ResourceSink>> all;  // in watched_resources() order
   kube::ResourceSink* node = nullptr;
@@ -28,11 +29,17 @@ struct Sinks {
     if (obj.IsObject() && kind != obj.MemberEnd() && kind->value.IsString()) {
       std::string_view k = json::view(kind->value);
       if (k.ends_with("List")) k.remove_suffix(4);
+      auto version = obj.FindMember("apiVersion");
+      const std::string_view v =
+          version != obj.MemberEnd() && version->value.IsString() ? json::view(version->value) : "";
+      kube::ResourceSink* first = nullptr;
       size_t i = 0;
       for (const kube::WatchedResource& r : kube::watched_resources()) {
-        if (r.kind == k) return *all[i];
+        if (r.kind == k && (v.empty() || r.api_version() == v)) return *all[i];
+        if (r.kind == k && !first) first = all[i].get();
         ++i;
       }
+      if (first) return *first;
     }
     return fallback;
   }

@@ -224,7 +224,7 @@ TEST(Manifests, ExtenderRbacIsReadOnlyPlusASeparateBindRole) {
   const std::vector<std::string> read = {"get", "list", "watch"};
   std::map<std::string, std::vector<std::string>> watched;
   for (const kube::WatchedResource& w : kube::watched_resources())
-    watched[std::string(w.group) + "/" + std::string(w.name)] = read;
+    watched[std::string(w.group) + "/" + std::string(w.resource())] = read;
   EXPECT_EQ(granted, watched);
   EXPECT_TRUE(watched.contains("/namespaces") && watched.contains("apps/statefulsets"));
   const Node* bind = m.find("ClusterRole", "kube-extender-bind");
@@ -313,7 +313,7 @@ TEST(Manifests, SimFollowRbacIsGetListWatchOnly) {
   // What the extender watches (the simulator mirrors its cluster state) plus PriorityClasses.
   std::map<std::string, std::vector<std::string>> wanted = {{"scheduling.k8s.io/priorityclasses", read}};
   for (const kube::WatchedResource& w : kube::watched_resources())
-    wanted[std::string(w.group) + "/" + std::string(w.name)] = read;
+    wanted[std::string(w.group) + "/" + std::string(w.resource())] = read;
   EXPECT_EQ(granted, wanted);
   EXPECT_TRUE(granted.contains("/services") && granted.contains("apps/replicasets"));
   // Nothing else grants anything: one ClusterRole, bound to the account.

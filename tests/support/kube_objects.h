@@ -56,6 +56,28 @@ inline std::string gang_pod_json(const std::string& ns, const std::string& name,
   return kubeobjects::to_json(p, kubeobjects::TypeMeta::kWrite);
 }
 
+// A member of upstream's PodGroup `group` (spec.schedulingGroup.podGroupName), pending.
+inline std::string upstream_gang_pod_json(const std::string& ns, const std::string& name,
+                                          const std::string& group, const std::string& cpu) {
+  kubeobjects::Pod p = pod_object(ns, name, "", cpu, "worker", "trainer");
+  p.metadata.labels = {{"app", group}};
+  p.phase = "Pending";
+  std::string json = kubeobjects::to_json(p, kubeobjects::TypeMeta::kWrite);
+  const std::string spec = R"("spec":{)";
+  return json.insert(json.find(spec) + spec.size(),
+                     R"("schedulingGroup":{"podGroupName":")" + group + R"("},)");
+}
+
+// Upstream's PodGroup (scheduling.k8s.io/v1alpha2): a gang of min_count, or with min_count 0 the basic
+// policy.
+inline std::string upstream_pod_group_json(const std::string& ns, const std::string& name, int min_count) {
+  const std::string policy =
+      min_count > 0 ? R"({"gang":{"minCount":)" + std::to_string(min_count) + "}}" : R"({"basic":{}})";
+  return R"({"apiVersion":"scheduling.k8s.io/v1alpha2","kind":"PodGroup","metadata":{"name":")" + name +
+         R"(","namespace":")" + ns +
+         R"(","creationTimestamp":"2026-01-01T00:00:00Z"},"spec":{"schedulingPolicy":)" + policy + "}}";
+}
+
 // scheduler-plugins' PodGroup (scheduling.x-k8s.io/v1alpha1); created at `created` (RFC 3339).
 inline std::string pod_group_json(const std::string& ns, const std::string& name, int min_member,
                                   int timeout_seconds = 0,

@@ -25,7 +25,7 @@ std::string list_kind(std::string_view resource) { return object_kind(resource) 
 
 std::string api_version(std::string_view resource) {
   const kube::WatchedResource* r = kube::find_watched_resource(resource);
-  return r && !r->group.empty() ? std::string(r->group) + "/v1" : std::string("v1");
+  return r ? std::string(r->api_version()) : std::string("v1");
 }
 
 }  // namespace

@@ -301,6 +301,13 @@ TEST(PodGroup, KeyFromTheLabelAndAdmissionOrder) {
   EXPECT_FALSE(pod_group_key(p).has_value()) << "an empty label is no group";
   p.labels = Labels{{std::string(kPodGroupLabel), "job-1"}};
   EXPECT_EQ(pod_group_key(p), "train/job-1");
+  // spec.schedulingGroup names an upstream group, the same name in another API: another group.
+  p.scheduling_group = "job-1";
+  EXPECT_EQ(pod_group_key(p), "train/job-1 (scheduling.k8s.io)");
+  PodGroupSpec upstream = group("job-1", 2);
+  upstream.api = GroupApi::kWorkload;
+  EXPECT_EQ(upstream.key(), pod_group_key(p));
+  EXPECT_EQ(upstream.timeout_seconds(), kWorkloadTimeoutSeconds);
 
   PodGroupSpec older = group("z", 1), newer = group("a", 1);
   older.creation_unix_seconds = 100;

@@ -30,7 +30,7 @@ TEST(Rfc3339, ParsesKubernetesTimes) {
 TEST(DecodePod, ContainersInitContainersSidecarsOverheadAndScheduling) {
   auto d = doc(R"({"metadata":{"name":"p","namespace":"ns","uid":"u","labels":{"a":"b"},
       "deletionTimestamp":"2026-01-01T00:00:00Z"},
-      "spec":{"priority":-5,"preemptionPolicy":"Never","nodeName":"n1",
+      "spec":{"priority":-5,"preemptionPolicy":"Never","nodeName":"n1","schedulingGroup":{"podGroupName":"bert"},
         "containers":[{"name":"a","image":"img:1","resources":{"requests":{"cpu":"250m","memory":"1Gi","example.com/gpu":"2"}}},
                       {"name":"b","resources":{"requests":{"cpu":0.5}}}],
         "initContainers":[{"name":"i","restartPolicy":"Always","resources":{"requests":{"cpu":"1"}}}],
@@ -48,6 +48,7 @@ TEST(DecodePod, ContainersInitContainersSidecarsOverheadAndScheduling) {
   EXPECT_TRUE(p.terminating);
   EXPECT_EQ(p.effective_priority(), -5);
   EXPECT_EQ(p.preemption_policy, "Never");
+  EXPECT_EQ(p.scheduling_group, "bert");
   ASSERT_EQ(p.containers.size(), 2u);
   EXPECT_EQ(p.containers[0].requests.milli_cpu, 250);
   EXPECT_EQ(p.containers[0].requests.memory, 1LL << 30);

@@ -1,4 +1,4 @@
-// scheduler-plugins' PodGroup objects decoded for gang scheduling.
+// PodGroup objects decoded for gang scheduling: scheduler-plugins' and upstream's.
 #include "extender/codec/pod_group_decode.h"
 
 #include <gtest/gtest.h>
@@ -44,6 +44,42 @@ TEST(PodGroupDecode, DefaultsOfAnEmptySpec) {
   }
 }
 
+TEST(PodGroupDecode, UpstreamGangPolicy) {
+  const gang::PodGroupSpec g =
+      decode_pod_group(doc(R"({"apiVersion":"scheduling.k8s.io/v1alpha2","kind":"PodGroup",
+              "metadata":{"name":"bert","namespace":"train","creationTimestamp":"2026-11-27T04:00:00Z"},
+              "spec":{"podGroupTemplateRef":{"workloadName":"bert","podGroupTemplateName":"workers"},
+                      "schedulingPolicy":{"gang":{"minCount":8}}}})"),
+                       "podgroup");
+  EXPECT_EQ(g.api, gang::GroupApi::kWorkload);
+  EXPECT_EQ(g.key(), "train/bert (scheduling.k8s.io)");
+  EXPECT_TRUE(g.all_or_nothing);
+  EXPECT_EQ(g.min_member, 8);
+  EXPECT_EQ(g.min_field(), "minCount");
+  EXPECT_EQ(g.timeout_seconds(), gang::kWorkloadTimeoutSeconds);
+  EXPECT_EQ(g.creation_unix_seconds, 1795752000);
+}
+
+TEST(PodGroupDecode, UpstreamBasicPolicyIsNotAllOrNothing) {
+  const gang::PodGroupSpec g = decode_pod_group(
+      doc(R"({"apiVersion":"scheduling.k8s.io/v1alpha2","metadata":{"name":"web","namespace":"n"},
+              "spec":{"schedulingPolicy":{"basic":{}}}})"),
+      "podgroup");
+  EXPECT_EQ(g.api, gang::GroupApi::kWorkload);
+  EXPECT_FALSE(g.all_or_nothing);
+}
+
+TEST(PodGroupDecode, TheApiOfATypedListsItemsComesFromTheirShapeOrTheResource) {
+  // The API server's lists of built-in types omit apiVersion on their items.
+  const auto upstream =
+      doc(R"({"metadata":{"name":"g"},"spec":{"schedulingPolicy":{"gang":{"minCount":2}}}})");
+  EXPECT_EQ(decode_pod_group(upstream, "pg").api, gang::GroupApi::kWorkload);
+  const auto bare = doc(R"({"metadata":{"name":"g"}})");
+  EXPECT_EQ(decode_pod_group(bare, "pg").api, gang::GroupApi::kCoscheduling);
+  EXPECT_THROW(decode_pod_group(bare, "pg", gang::GroupApi::kWorkload), DecodeError)
+      << "upstream's schedulingPolicy is required";
+}
+
 struct BadCase {
   std::string name;
   std::string json;
@@ -77,7 +113,22 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"BadQuantity", R"({"metadata":{"name":"g"},"spec":{"minResources":{"cpu":"lots"}}})",
                 "podgroup.spec.minResources.cpu"},
         BadCase{"BadCreationTimestamp", R"({"metadata":{"name":"g","creationTimestamp":"yesterday"}})",
-                "podgroup.metadata.creationTimestamp: not an RFC 3339 time"}),
+                "podgroup.metadata.creationTimestamp: not an RFC 3339 time"},
+        BadCase{"UpstreamWithoutPolicy",
+                R"({"apiVersion":"scheduling.k8s.io/v1alpha2","metadata":{"name":"g"},"spec":{}})",
+                "podgroup.spec.schedulingPolicy: missing (gang or basic)"},
+        BadCase{
+            "UpstreamEmptyPolicy",
+            R"({"apiVersion":"scheduling.k8s.io/v1alpha2","metadata":{"name":"g"},"spec":{"schedulingPolicy":{}}})",
+            "podgroup.spec.schedulingPolicy: neither gang nor basic"},
+        BadCase{"UpstreamNegativeMinCount",
+                R"({"apiVersion":"scheduling.k8s.io/v1alpha2","metadata":{"name":"g"},
+                    "spec":{"schedulingPolicy":{"gang":{"minCount":-2}}}})",
+                "podgroup.spec.schedulingPolicy.gang.minCount: -2 is not a count"},
+        BadCase{"UpstreamGangNotAnObject",
+                R"({"apiVersion":"scheduling.k8s.io/v1alpha2","metadata":{"name":"g"},
+                    "spec":{"schedulingPolicy":{"gang":3}}})",
+                "podgroup.spec.schedulingPolicy.gang"}),
     [](const auto& info) { return info.param.name; });
 
 }  // namespace

@@ -126,19 +126,27 @@ TEST_F(Watch, NotReadyUntilEveryWatchedResourceListed) {
   }
 }
 
-// PodGroups (scheduler-plugins' CRD, which a cluster may not have): listed and followed where the
-// server serves them; where it refuses them, left out, and readiness does not wait for them.
+// PodGroups (scheduler-plugins' CRD and upstream's alpha API, which a cluster may not have): each
+// listed and followed where the server serves it; where it refuses one, that one is left out, and
+// readiness does not wait for it.
 TEST_F(Watch, PodGroupsAreWatchedWhereServedAndLeftOutWhereRefused) {
   auto group = [](const std::string& name, int min_member) {
     return R"({"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"PodGroup","metadata":{"name":")" + name +
            R"(","namespace":"train"},"spec":{"minMember":)" + std::to_string(min_member) + "}}";
   };
+  const std::string upstream = "podgroups.scheduling.k8s.io";
   seed();
   api_.put("podgroups", group("bert", 8));
+  api_.put(upstream, R"({"apiVersion":"scheduling.k8s.io/v1alpha2","kind":"PodGroup",
+      "metadata":{"name":"bert","namespace":"train"},"spec":{"schedulingPolicy":{"gang":{"minCount":3}}}})");
   start();
   ASSERT_TRUE(converges());
-  ASSERT_EQ(store_.current()->gangs->size(), 1u);
+  ASSERT_EQ(store_.current()->gangs->size(), 2u);
   EXPECT_EQ(store_.current()->gangs->at("train/bert").min_member, 8);
+  EXPECT_EQ(store_.current()->gangs->at("train/bert (scheduling.k8s.io)").min_member, 3);
+  api_.remove(upstream, "train/bert");
+  ASSERT_TRUE(converges());
+  ASSERT_EQ(store_.current()->gangs->size(), 1u);
   api_.put("podgroups", group("bert", 4));
   api_.put("podgroups", group("gpt", 16));
   ASSERT_TRUE(converges());
@@ -150,11 +158,12 @@ TEST_F(Watch, PodGroupsAreWatchedWhereServedAndLeftOutWhereRefused) {
   live_.reset();
 
   api_.forbid("podgroups");
+  api_.forbid(upstream);
   store_.set_ready(false);
   start();
   EXPECT_TRUE(wait_until([&] { return store_.ready(); }, kPatience)) << "readiness waits for podgroups";
-  for (const auto& r : live_->status()) EXPECT_NE(r.resource, "podgroups");
-  EXPECT_EQ(live_->status().size(), kube::watched_resources().size() - 1);
+  for (const auto& r : live_->status()) EXPECT_TRUE(r.resource != "podgroups" && r.resource != upstream);
+  EXPECT_EQ(live_->status().size(), kube::watched_resources().size() - 2);
 }
 
 // Namespaces, Services, ReplicationControllers, ReplicaSets and StatefulSets: listed, then each

@@ -273,16 +273,26 @@ TEST(StateCache, PodGroupsUpsertDeleteAndReplaceWithEarlierViewsUnchanged) {
   {
     auto b = cache.batch();
     b.upsert_gang(group("bert", 4));
-    b.delete_gang("train", "gpt");
-    b.delete_gang("train", "never");
+    b.delete_gang(group("gpt", 0));
+    b.delete_gang(group("never", 0));
   }
   auto second = cache.view();
   ASSERT_EQ(second->gangs->size(), 1u);
   EXPECT_EQ(second->gangs->at("train/bert").min_member, 4);
   EXPECT_EQ(first->gangs->at("train/bert").min_member, 8);
   EXPECT_EQ(cache.view()->gangs, second->gangs) << "unchanged: the same map is shared";
-  cache.batch().replace_gangs({group("t5", 2)});
+  // Upstream's PodGroup of the same name is another group, and a relist of one API's groups leaves
+  // the other's.
+  gang::PodGroupSpec upstream = group("bert", 3);
+  upstream.api = gang::GroupApi::kWorkload;
+  cache.batch().upsert_gang(upstream);
+  ASSERT_EQ(cache.view()->gangs->size(), 2u);
+  EXPECT_EQ(cache.view()->gangs->at("train/bert (scheduling.k8s.io)").min_member, 3);
+  cache.batch().replace_gangs(gang::GroupApi::kCoscheduling, {group("t5", 2)});
   EXPECT_EQ(cache.view()->gangs->count("train/t5"), 1u);
+  EXPECT_EQ(cache.view()->gangs->count("train/bert (scheduling.k8s.io)"), 1u);
+  EXPECT_EQ(cache.view()->gangs->size(), 2u);
+  cache.batch().delete_gang(upstream);
   EXPECT_EQ(cache.view()->gangs->size(), 1u);
 }
 

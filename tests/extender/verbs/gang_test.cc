@@ -203,6 +203,43 @@ TEST_F(GangVerbs, AGangThatCannotCompleteBindsNothingAndHoldsNothingAfterItsTime
   EXPECT_FALSE(server_.gangs()->admitted("train/d"));
 }
 
+// Upstream's PodGroups (scheduling.k8s.io/v1alpha2), their pods naming them in spec.schedulingGroup:
+// a gang binds whole, a gang short of minCount binds nothing, and the basic policy's pods bind one by
+// one as any pod.
+TEST_F(GangVerbs, UpstreamPodGroupsBindWholeOrAsAnyPodUnderTheBasicPolicy) {
+  const std::string upstream = "podgroups.scheduling.k8s.io";
+  api_.put(upstream, upstream_pod_group_json("train", "u", 4));
+  api_.put(upstream, upstream_pod_group_json("train", "short", 3));
+  api_.put(upstream, upstream_pod_group_json("train", "basic", 0));
+  // The same name in scheduler-plugins' API is another group, which u's pods do not belong to.
+  api_.put("podgroups", pod_group_json("train", "u", 9));
+  std::vector<std::string> pods;
+  for (int i = 0; i < 4; ++i)
+    pods.push_back(upstream_gang_pod_json("train", "u-" + std::to_string(i), "u", "2"));
+  for (int i = 0; i < 2; ++i)
+    pods.push_back(upstream_gang_pod_json("train", "short-" + std::to_string(i), "short", "1"));
+  for (int i = 0; i < 2; ++i)
+    pods.push_back(upstream_gang_pod_json("train", "basic-" + std::to_string(i), "basic", "1"));
+  for (const auto& p : pods) api_.put("pods", p);
+  start();
+  const int most_u = most_bound_while("u", [&] {
+    schedule(pods, [&] {
+      auto b = bound_by_app();
+      return b["u"] == 4 && b["basic"] == 2;
+    });
+  });
+  auto bound = bound_by_app();
+  EXPECT_EQ(bound["u"], 4);
+  EXPECT_TRUE(most_u == 0 || most_u == 4) << most_u;
+  EXPECT_EQ(bound["basic"], 2);
+  EXPECT_EQ(bound["short"], 0);
+  auto log = server_.client().Get("/debug/decisions?verb=filter&pod=train/short-0");
+  ASSERT_TRUE(log);
+  EXPECT_NE(log->body.find("pod group train/short (scheduling.k8s.io): 2 pods of minCount 3"),
+            std::string::npos)
+      << log->body;
+}
+
 // Whole-group preemption, as the scheduler's PostFilter calls /preempt for a member that no node
 // passed. Every node runs a 3-CPU pod: a group of two 3-CPU members fits nowhere, and evicting one pod
 // makes room for one member only.

@@ -123,6 +123,25 @@ TEST(SimWorkload, PodGroupsAndAJobOfAGroup) {
                DecodeError);
 }
 
+// Upstream's PodGroup and a Job whose template names it in spec.schedulingGroup: another group than
+// scheduler-plugins' of the same name.
+TEST(SimWorkload, UpstreamPodGroupsAndAJobOfOne) {
+  const WorkloadInput w = decode_workload(R"([
+      {"apiVersion":"scheduling.k8s.io/v1alpha2","kind":"PodGroup","metadata":{"name":"bert","namespace":"train"},
+       "spec":{"schedulingPolicy":{"gang":{"minCount":3}}}},
+      {"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"PodGroup","metadata":{"name":"bert","namespace":"train"},
+       "spec":{"minMember":2}},
+      {"kind":"Job","metadata":{"name":"bert","namespace":"train"},"spec":{"parallelism":3,"template":{
+       "spec":{"schedulingGroup":{"podGroupName":"bert"},"containers":[{"name":"c"}]}}}}])");
+  ASSERT_EQ(w.pod_groups.size(), 2u);
+  const gang::PodGroupSpec& g = w.pod_groups.at("train/bert (scheduling.k8s.io)");
+  EXPECT_EQ(g.min_member, 3);
+  EXPECT_EQ(g.timeout_seconds(), gang::kWorkloadTimeoutSeconds);
+  EXPECT_EQ(w.pod_groups.at("train/bert").min_member, 2);
+  ASSERT_EQ(w.pods.size(), 3u);
+  for (const auto& p : w.pods) EXPECT_EQ(gang::pod_group_key(p.pod), "train/bert (scheduling.k8s.io)");
+}
+
 TEST(SimWorkload, PriorityClassesAsTheAdmissionPluginSetsThem) {
   struct Case {
     std::string name;
