@@ -37,14 +37,9 @@ HeldNode with_nominated_pods(const Pod& pod, const NodeInfo& node, const std::ve
 gang::GroupMembers members_of(const SimCluster& cluster, std::string_view group) {
   gang::GroupMembers out;
   cluster.for_each_pod([&](const std::shared_ptr<const Pod>& p) {
-    if (p->terminating) return;
-    std::optional<std::string> key = gang::pod_group_key(*p);
-    if (!key || *key != group) return;
-    if (p->node_name.empty()) {
-      out.pending.push_back(p);
-    } else {
-      ++out.bound;
-    }
+    const gang::Membership m = gang::membership_in(*p, group);
+    if (m == gang::Membership::kPending) out.pending.push_back(p);
+    out.bound += m == gang::Membership::kBound;
   });
   std::sort(out.pending.begin(), out.pending.end(),
             [](const auto& a, const auto& b) { return a->name < b->name; });

@@ -4,12 +4,33 @@
 
 namespace kext::gang {
 
+namespace {
+constexpr std::string_view kWorkloadSuffix = " (scheduling.k8s.io)";
+}  // namespace
+
 std::string group_key(GroupApi api, std::string_view namespace_, std::string_view name) {
   std::string key;
-  key.reserve(namespace_.size() + name.size() + 21);
+  key.reserve(namespace_.size() + name.size() + 1 + kWorkloadSuffix.size());
   key.append(namespace_).append("/").append(name);
-  if (api == GroupApi::kWorkload) key.append(" (scheduling.k8s.io)");
+  if (api == GroupApi::kWorkload) key.append(kWorkloadSuffix);
   return key;
+}
+
+Membership membership_in(const PodMeta& pod, std::string_view group) {
+  if (pod.terminating) return Membership::kNone;
+  const std::string_view ns = pod.namespace_;
+  if (group.size() <= ns.size() || !group.starts_with(ns) || group[ns.size()] != '/')
+    return Membership::kNone;
+  std::string_view name = group.substr(ns.size() + 1);
+  if (!pod.scheduling_group.empty()) {
+    if (!name.ends_with(kWorkloadSuffix)) return Membership::kNone;
+    name.remove_suffix(kWorkloadSuffix.size());
+    if (name != pod.scheduling_group) return Membership::kNone;
+  } else {
+    auto it = pod.labels.find(kPodGroupLabel);
+    if (it == pod.labels.end() || it->second.empty() || it->second != name) return Membership::kNone;
+  }
+  return pod.node_name.empty() ? Membership::kPending : Membership::kBound;
 }
 
 std::optional<std::string> pod_group_key(const PodMeta& pod) {

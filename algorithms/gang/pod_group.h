@@ -67,6 +67,12 @@ struct PodGroupSpec {
 // empty label value is no group, as Coscheduling's util.GetPodGroupLabel reads it.
 std::optional<std::string> pod_group_key(const PodMeta& pod);
 
+// How a pod counts among the members of the group keyed `group` (a key pod_group_key gives): not at
+// all (another group or none, or terminating), pending (no node yet), or bound. Allocates nothing:
+// callers walk every pod of the cluster with it.
+enum class Membership { kNone, kPending, kBound };
+Membership membership_in(const PodMeta& pod, std::string_view group);
+
 // Whether group `a` is admitted before group `b` when both wait: the higher priority first (the
 // priority of their members), then the older group, then the name, so that the order is total and
 // stable (Coscheduling's QueueSort Less: priority, then the group's creation time, then its key).

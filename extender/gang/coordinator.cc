@@ -26,15 +26,9 @@ gang::GroupMembers members_in(const ClusterState& state, std::string_view group,
   gang::GroupMembers out;
   std::vector<std::shared_ptr<const PodInfo>> pending;
   state.pods_by_uid.for_each([&](const auto&, const std::shared_ptr<const PodInfo>& info) {
-    const PodMeta& p = *info->pod;
-    if (p.terminating) return;
-    std::optional<std::string> key = gang::pod_group_key(p);
-    if (!key || *key != group) return;
-    if (p.node_name.empty()) {
-      pending.push_back(info);
-    } else {
-      ++out.bound;
-    }
+    const gang::Membership m = gang::membership_in(*info->pod, group);
+    if (m == gang::Membership::kPending) pending.push_back(info);
+    out.bound += m == gang::Membership::kBound;
   });
   if (!like) return out;
   std::sort(pending.begin(), pending.end(),

@@ -309,6 +309,21 @@ TEST(PodGroup, KeyFromTheLabelAndAdmissionOrder) {
   EXPECT_EQ(upstream.key(), pod_group_key(p));
   EXPECT_EQ(upstream.timeout_seconds(), kWorkloadTimeoutSeconds);
 
+  // Membership, without building a key per pod: the same rule as pod_group_key.
+  EXPECT_EQ(membership_in(p, "train/job-1 (scheduling.k8s.io)"), Membership::kPending);
+  EXPECT_EQ(membership_in(p, "train/job-1"), Membership::kNone) << "its label is not its group";
+  EXPECT_EQ(membership_in(p, "other/job-1 (scheduling.k8s.io)"), Membership::kNone);
+  EXPECT_EQ(membership_in(p, "train/job-10 (scheduling.k8s.io)"), Membership::kNone);
+  p.node_name = "n0";
+  EXPECT_EQ(membership_in(p, "train/job-1 (scheduling.k8s.io)"), Membership::kBound);
+  p.terminating = true;
+  EXPECT_EQ(membership_in(p, "train/job-1 (scheduling.k8s.io)"), Membership::kNone);
+  p.terminating = false;
+  p.scheduling_group.clear();
+  EXPECT_EQ(membership_in(p, "train/job-1"), Membership::kBound);
+  EXPECT_EQ(membership_in(p, "train/job-"), Membership::kNone);
+  EXPECT_EQ(membership_in(p, "train"), Membership::kNone);
+
   PodGroupSpec older = group("z", 1), newer = group("a", 1);
   older.creation_unix_seconds = 100;
   newer.creation_unix_seconds = 200;
