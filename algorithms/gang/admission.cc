@@ -5,6 +5,8 @@
 #include <optional>
 #include <utility>
 
+#include "algorithms/gang/preemption.h"
+
 namespace kext::gang {
 namespace {
 
@@ -46,12 +48,9 @@ std::optional<preemption::Candidate> preempt_for(const PodContext& member, const
   options.max_candidates = nodes.size();
   std::vector<preemption::Candidate> candidates = preemption::select_candidates(
       member, nodes, evictions.pdbs, engine, evictions.now_unix_seconds, options);
-  for (preemption::Candidate& c : candidates) {
-    if (c.victims.empty()) continue;
-    const bool takes_a_member = std::any_of(c.victims.begin(), c.victims.end(),
-                                            [](const auto& v) { return pod_group_key(*v->pod).has_value(); });
-    if (!takes_a_member) return std::move(c);
-  }
+  keep_gangs_whole(candidates);
+  for (preemption::Candidate& c : candidates)
+    if (!c.victims.empty()) return std::move(c);
   return std::nullopt;
 }
 
