@@ -338,6 +338,40 @@ void write_pdb(JsonWriter& w, const PodDisruptionBudget& pdb) {
   w.EndObject();
 }
 
+void write_pod_group(JsonWriter& w, const gang::PodGroupSpec& g) {
+  const bool workload = g.api == gang::GroupApi::kWorkload;
+  w.StartObject();
+  write_member(w, "kind", "PodGroup");
+  write_member(w, "apiVersion", workload ? "scheduling.k8s.io/v1alpha2" : "scheduling.x-k8s.io/v1alpha1");
+  w.Key("metadata");
+  w.StartObject();
+  write_member(w, "name", g.name);
+  write_member(w, "namespace", g.namespace_);
+  kubeobjects::time_member(w, "creationTimestamp", g.creation_unix_seconds);
+  w.EndObject();
+  w.Key("spec");
+  w.StartObject();
+  if (workload) {
+    w.Key("schedulingPolicy");
+    w.StartObject();
+    w.Key(g.all_or_nothing ? "gang" : "basic");
+    w.StartObject();
+    if (g.all_or_nothing) write_member(w, "minCount", static_cast<int64_t>(g.min_member));
+    w.EndObject();
+    w.EndObject();
+  } else {
+    write_member(w, "minMember", static_cast<int64_t>(g.min_member));
+    if (g.schedule_timeout_seconds)
+      write_member(w, "scheduleTimeoutSeconds", static_cast<int64_t>(*g.schedule_timeout_seconds));
+    if (g.min_resources != Resources{}) {
+      w.Key("minResources");
+      write_resources(w, g.min_resources, g.min_resources.milli_cpu != 0, g.min_resources.memory != 0);
+    }
+  }
+  w.EndObject();
+  w.EndObject();
+}
+
 namespace {
 template <typename F>
 std::string to_text(F&& f) {
@@ -356,6 +390,9 @@ std::string node_json(const Node& node, std::string_view images_json) {
 }
 std::string pdb_json(const PodDisruptionBudget& pdb) {
   return to_text([&](JsonWriter& w) { write_pdb(w, pdb); });
+}
+std::string pod_group_json(const gang::PodGroupSpec& group) {
+  return to_text([&](JsonWriter& w) { write_pod_group(w, group); });
 }
 
 }  // namespace kext::model_json

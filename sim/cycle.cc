@@ -330,6 +330,19 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
       return d;
     }
     cluster.bind(pod->uid, d.node, now_unix);
+    if (config.backend == nullptr) return d;
+    const std::optional<BindReply> bound = config.backend->bind(cluster, *pod, d.node);
+    if (!bound || bound->kind == BindReply::Kind::kBound) return d;
+    if (bound->kind == BindReply::Kind::kHeld) {
+      d.outcome = Outcome::kWaiting;
+      state.held_binds.insert_or_assign(pod->uid, std::pair(std::move(popped), cycle));
+      return d;
+    }
+    d.outcome = Outcome::kBindFailed;
+    d.message = bound->error;
+    forget_bind(queue, cluster, pod->uid);
+    popped.unschedulable_events = kAnyEvent;
+    queue.add_unschedulable_if_not_present(std::move(popped), cycle);
     return d;
   }
 
@@ -343,6 +356,23 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
     if (statuses[i].code == FilterCode::kUnschedulable) {
       might_help.push_back(held[i].node != nullptr ? held[i].node.get() : nodes[i]);
       events |= static_cast<EventMask>(ClusterEvent::kPodDeleted);
+    }
+  }
+  if (config.backend != nullptr && events != kAnyEvent) {
+    // A node the backend (an extender) refuses as unresolvable while the scheduler's own filters
+    // pass it: kube-scheduler names no plugin for an extender's refusal (schedule_one.go
+    // findNodesThatPassExtenders), and a pod failed by no plugin moves on every event
+    // (scheduling_queue.go movePodsToActiveOrBackoffQueue: empty UnschedulablePlugins). It is how a
+    // gang member the extender refuses comes back when room is freed.
+    std::vector<const NodeInfo*> refused;
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (statuses[i].code == FilterCode::kUnresolvable) refused.push_back(nodes[i]);
+    if (!refused.empty()) {
+      for (const FilterStatus& own : engine.filter(ctx, refused)) {
+        if (own.ok()) events = kAnyEvent;
+        if (own.code == FilterCode::kUnschedulable)
+          events |= static_cast<EventMask>(ClusterEvent::kPodDeleted);
+      }
     }
   }
   d.message = fit_error_message(nodes.size(), d.reasons);
@@ -369,6 +399,11 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
 }
 
 }  // namespace
+
+void forget_bind(SchedulingQueue& queue, SimCluster& cluster, const std::string& uid) {
+  cluster.unbind(uid);
+  queue.move_all_to_active_or_backoff(ClusterEvent::kPodDeleted);
+}
 
 std::string fit_error_message(size_t nodes, const std::map<std::string, size_t>& reasons) {
   std::vector<std::string> parts;

@@ -27,6 +27,23 @@ namespace kext::sim {
 // DefaultPreemption's dry runs stay in the cycle; the backend sees their candidates (as an extender's
 // preemptVerb does) before one is picked. `cluster` is the state the call is made in, for a backend that
 // mirrors it.
+// A bindVerb's answer to one bind (pkg/scheduler/extender.go HTTPExtender.Bind).
+struct BindReply {
+  enum class Kind {
+    kBound,
+    kHeld,    // not answered yet: the extender holds it (a gang member waiting for its group)
+    kFailed,  // an Error: the pod goes back to the queue
+  };
+  Kind kind = Kind::kBound;
+  std::string error;
+};
+// A held bind, answered later: bound ("" error) or failed.
+struct BindAnswer {
+  std::string uid;
+  std::string error;
+  bool operator==(const BindAnswer&) const = default;
+};
+
 class CycleBackend {
  public:
   virtual ~CycleBackend() = default;
@@ -40,6 +57,16 @@ class CycleBackend {
   // callExtenders: it may drop nodes and change victims); the cycle orders what is left again.
   virtual std::vector<preemption::Candidate> preempt(const SimCluster& cluster, const Pod& pod,
                                                      std::vector<preemption::Candidate> candidates) = 0;
+  // The bindVerb: binds `pod`, assumed on `node`, and returns once the bind is answered or held.
+  // nullopt: the backend does not bind, the cycle does (kube-scheduler's DefaultBinder).
+  virtual std::optional<BindReply> bind(const SimCluster& /*cluster*/, const Pod& /*pod*/,
+                                        const std::string& /*node*/) {
+    return std::nullopt;
+  }
+  // The held binds answered since the last call, in the order they were sent. With `wait`, every
+  // held bind is answered first (the extender answers each within its hold bound).
+  virtual std::vector<BindAnswer> take_answers(bool /*wait*/) { return {}; }
+  virtual bool holds_binds() const { return false; }  // a held bind is still unanswered
 };
 
 // How selectHost's totals are added up.
@@ -93,6 +120,10 @@ enum class Outcome {
   // A gang member assumed on `node` whose bind waits for the rest of its group (the extender holds
   // it: extender/gang/coordinator.h); bound when the group completes, back to the queue at its timeout.
   kWaiting,
+  // The bind (the backend's bindVerb) answered with an error, now or after a hold: the pod is no
+  // longer assumed and goes back to the queue (schedule_one.go bindingCycle: ForgetPod,
+  // AssignedPodDelete, FailureHandler).
+  kBindFailed,
 };
 
 // One line of the decision log.
@@ -140,6 +171,8 @@ struct SchedulerState {
   // permit at bind) on the virtual clock. No groups: no pod is a gang member.
   gang::GroupMap groups;
   gang::Gatekeeper gangs;
+  // Pods whose bind a backend holds: what Pop returned and its cycle, for a failure answered later.
+  std::map<std::string, std::pair<QueuedPodInfo, int64_t>, std::less<>> held_binds;
 };
 
 // The virtual clock as gang decisions read it.
@@ -161,6 +194,11 @@ std::string fit_error_message(size_t nodes, const std::map<std::string, size_t>&
 // from state.next_start_node_index until it has num_feasible_nodes_to_find of them. nullopt if
 // activeQ is empty. A pod the cluster no longer knows (deleted while queued) is dropped without a
 // decision and the next is tried (skipPodSchedule).
+// A bind that failed: the pod is no longer assumed on its node, and the room it leaves is an
+// AssignedPodDelete for the pods waiting (schedule_one.go bindingCycle: ForgetPod, then
+// MoveAllToActiveOrBackoffQueue). The caller queues the pod again.
+void forget_bind(SchedulingQueue& queue, SimCluster& cluster, const std::string& uid);
+
 std::optional<CycleRecord> run_cycle(SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config,
                                      SchedulerState& state, SimTime now);
 

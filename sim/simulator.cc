@@ -12,7 +12,7 @@ Simulator::Simulator(SimCluster cluster, const Engine& engine, SimulatorOptions 
       engine_(&engine),
       options_(options),
       queue_(clock_, options.queue),
-      state_{Rng(options.seed), 0, {}, gang::Gatekeeper(options.gang_backoff)} {
+      state_{Rng(options.seed), 0, {}, gang::Gatekeeper(options.gang_backoff), {}} {
   config_.engine = engine_;
   config_.backend = options_.backend;
   config_.preemption = options_.preemption;
@@ -289,6 +289,43 @@ void Simulator::on_bound(const std::string& uid, RunSummary& summary) {
   }
 }
 
+void Simulator::on_bind_answers(std::vector<BindAnswer> answers, RunSummary& summary, CycleRecord* cycle,
+                                std::vector<CycleRecord>& failed) {
+  for (BindAnswer& a : answers) {
+    std::optional<std::pair<QueuedPodInfo, int64_t>> popped;
+    if (auto it = state_.held_binds.find(a.uid); it != state_.held_binds.end()) {
+      popped = std::move(it->second);
+      state_.held_binds.erase(it);
+    }
+    auto pod = cluster_.pod(a.uid);
+    if (pod == nullptr || pod->node_name.empty()) continue;  // deleted while its bind was held
+    if (a.error.empty()) {
+      on_bound(a.uid, summary);
+      if (cycle != nullptr && a.uid != cycle->uid) cycle->released.push_back(a.uid);
+      continue;
+    }
+    ++summary.bind_failures;
+    CycleRecord& f = failed.emplace_back();
+    f.at = clock_.now();
+    f.cycle = static_cast<int64_t>(summary.cycles);
+    f.uid = a.uid;
+    f.pod = pod->namespace_ + "/" + pod->name;
+    f.priority = pod->effective_priority();
+    f.outcome = Outcome::kBindFailed;
+    f.node = pod->node_name;
+    f.message = std::move(a.error);
+    forget_bind(queue_, cluster_, a.uid);
+    if (popped) {
+      // FailureHandler: back as a pod that failed the cycle it was popped in, so to podBackoffQ
+      // (forget_bind's move came after that cycle).
+      popped->first.unschedulable_events = kAnyEvent;
+      queue_.add_unschedulable_if_not_present(std::move(popped->first), popped->second);
+    } else {
+      queue_.add(a.uid, pod->effective_priority());
+    }
+  }
+}
+
 void Simulator::loop(SimTime end, RunSummary& summary,
                      const std::function<void(const CycleRecord&)>& on_decision) {
   summary.gangs = !state_.groups.empty();
@@ -334,10 +371,31 @@ void Simulator::loop(SimTime end, RunSummary& summary,
         case Outcome::kUnschedulable:
           ++summary.unschedulable;
           break;
+        case Outcome::kBindFailed:
+          ++summary.bind_failures;
+          break;
       }
+      // A bind that completed a group through the backend lets the binds it held go with it.
+      std::vector<CycleRecord> failed;
+      if (config_.backend != nullptr)
+        on_bind_answers(config_.backend->take_answers(false), summary, &*d, failed);
       record_pending(summary);
       flush_gang_events(summary);
-      if (on_decision) on_decision(*d);
+      if (on_decision) {
+        on_decision(*d);
+        for (const CycleRecord& f : failed) on_decision(f);
+      }
+      continue;
+    }
+    if (config_.backend != nullptr && config_.backend->holds_binds()) {
+      // Simulated time stands still while the backend holds a bind: what it held it for (the rest of
+      // a group) can only come from pods already due, and the answer (bound, or an error at its hold
+      // bound) comes on the extender's own clock.
+      std::vector<CycleRecord> failed;
+      on_bind_answers(config_.backend->take_answers(true), summary, nullptr, failed);
+      record_pending(summary);
+      if (on_decision)
+        for (const CycleRecord& f : failed) on_decision(f);
       continue;
     }
     const SimTime next = idle_next();
@@ -387,6 +445,7 @@ std::vector<std::pair<std::string, std::string>> summary_rows(const RunSummary& 
       {"latency p99", seconds_text(quantile(s.latencies, 0.99))},
       {"latency max", seconds_text(quantile(s.latencies, 1.0))},
   };
+  if (s.bind_failures != 0) rows.emplace_back("bind failures", std::to_string(s.bind_failures));
   if (s.gangs) {
     for (gang::GroupEvent e :
          {gang::GroupEvent::kAdmitted, gang::GroupEvent::kComplete, gang::GroupEvent::kTimedOut}) {

@@ -69,6 +69,7 @@ struct RunSummary {
   size_t preemptions = 0;    // cycles that nominated a node
   size_t victims = 0;        // distinct pods evicted (one two preemptors chose counts once)
   size_t unschedulable = 0;  // failed cycles without preemption
+  size_t bind_failures = 0;  // binds a backend's bindVerb answered with an error (back to the queue)
   size_t completed = 0;      // pods that finished their runtime
   size_t recreated = 0;      // replacements created for preempted pods
   size_t pending_at_end = 0;
@@ -224,6 +225,11 @@ class Simulator {
   void flush_gang_events(RunSummary& summary);
   // A pod bound (alone, or as its group completed): counted, and its runtime started.
   void on_bound(const std::string& uid, RunSummary& summary);
+  // The backend's held binds answered: each bound one counted (and added to `cycle`'s released,
+  // the members that bind with the one it decided), each failed one forgotten, queued again and
+  // reported as a kBindFailed record in `failed`.
+  void on_bind_answers(std::vector<BindAnswer> answers, RunSummary& summary, CycleRecord* cycle,
+                       std::vector<CycleRecord>& failed);
   // run()'s loop: events and cycles up to `until`.
   void loop(SimTime until, RunSummary& summary, const std::function<void(const CycleRecord&)>& on_decision);
 

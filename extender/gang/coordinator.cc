@@ -90,7 +90,10 @@ void GangCoordinator::sweep(gang::Time t, const ClusterState* state) {
                            t);
   std::vector<gang::Expired> gone = gates_.sweep(t, state ? state->gangs.get() : nullptr);
   for (const gang::Expired& e : gone)
-    for (const std::string& uid : e.rejected) rejected_[uid] = e.reason;
+    for (const std::string& uid : e.rejected) {
+      rejected_[uid] = e.reason;
+      holding_.erase(uid);
+    }
   if (settled || !gone.empty()) publish();
   if (!gone.empty()) cv_.notify_all();
 }
@@ -112,7 +115,7 @@ void GangCoordinator::publish() {
   if (metrics_) {
     metrics_->set_gang_gauges(static_cast<int64_t>(gates_.waiting_groups()),
                               static_cast<int64_t>(gates_.admitted_groups()),
-                              static_cast<int64_t>(held_binds_));
+                              static_cast<int64_t>(holding_.size()));
   }
 }
 
@@ -175,21 +178,26 @@ BindPermit GangCoordinator::permit(std::string_view uid, std::string_view namesp
     return out;
   }
   if (d.verdict == gang::Verdict::kRelease) {
-    for (const std::string& r : d.release)
-      if (r != uid) released_.insert(r);
+    for (const std::string& r : d.release) {
+      if (r == uid) continue;
+      released_.insert(r);
+      holding_.erase(r);
+    }
+    publish();
     cv_.notify_all();
     return out;
   }
-  if (stopped_ || held_binds_ >= config_.max_held_binds) {
+  if (stopped_ || holding_.size() >= config_.max_held_binds) {
     gates_.withdraw(out.group, uid);
-    out.error = "not binding pod " + pod + ": " +
-                (stopped_ ? std::string("the extender is shutting down")
-                          : std::to_string(held_binds_) + " binds are held already (--gang-max-held-binds)");
+    out.error =
+        "not binding pod " + pod + ": " +
+        (stopped_ ? std::string("the extender is shutting down")
+                  : std::to_string(holding_.size()) + " binds are held already (--gang-max-held-binds)");
     return out;
   }
-  ++held_binds_;
-  publish();
   const std::string key(uid);
+  holding_.insert(key);
+  publish();
   const auto status = gates_.status(out.group);
   const gang::Time until = std::min(t + config_.max_hold, status ? status->deadline : t);
   const Clock::time_point deadline = epoch_ + until;
@@ -220,7 +228,7 @@ BindPermit GangCoordinator::permit(std::string_view uid, std::string_view namesp
       break;
     }
   }
-  --held_binds_;
+  holding_.erase(key);
   publish();
   return out;
 }
@@ -253,12 +261,13 @@ void GangCoordinator::bound(const BindPermit& permit, std::string_view uid, bool
 void GangCoordinator::stop() {
   std::lock_guard<std::mutex> lock(mu_);
   stopped_ = true;
+  holding_.clear();
   cv_.notify_all();
 }
 
 size_t GangCoordinator::held_binds() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return held_binds_;
+  return holding_.size();
 }
 
 bool GangCoordinator::admitted(std::string_view group) const {

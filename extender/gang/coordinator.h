@@ -77,7 +77,7 @@ class GangCoordinator {
   // Shutting down: every held bind is answered at once, and no more are held.
   void stop();
 
-  size_t held_binds() const;
+  size_t held_binds() const;  // binds held and not yet let go
   bool admitted(std::string_view group) const;
 
  private:
@@ -104,7 +104,10 @@ class GangCoordinator {
   gang::Gatekeeper gates_;
   std::set<std::string, std::less<>> released_;               // held binds that may go
   std::map<std::string, std::string, std::less<>> rejected_;  // held binds answered with an Error
-  size_t held_binds_ = 0;
+  // The binds held now: a bind leaves it when it is let go (released or rejected), before its thread
+  // wakes, so that kube_extender_gang_held_binds never counts a bind already on its way out (what
+  // extender-sim --extender waits on to know every bind it sent is answered or held).
+  std::set<std::string, std::less<>> holding_;
   bool stopped_ = false;
   std::atomic<std::shared_ptr<const HeldRoom>> room_{std::make_shared<const HeldRoom>()};
   std::atomic<int64_t> next_deadline_ms_{INT64_MAX};  // the earliest timeout of an admitted group

@@ -193,6 +193,14 @@ constexpr WatchedResource kWatched[] = {
 
 std::span<const WatchedResource> watched_resources() { return kWatched; }
 
+std::string_view pod_group_resource(gang::GroupApi api) {
+  const auto sink = api == gang::GroupApi::kWorkload ? make_gang_sink_of<gang::GroupApi::kWorkload>
+                                                     : make_gang_sink_of<gang::GroupApi::kCoscheduling>;
+  for (const WatchedResource& r : kWatched)
+    if (r.make_sink == sink) return r.name;
+  return {};
+}
+
 std::string_view WatchedResource::resource() const { return path.substr(path.rfind('/') + 1); }
 
 std::string_view WatchedResource::api_version() const {

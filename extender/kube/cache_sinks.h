@@ -38,5 +38,7 @@ struct WatchedResource {
 std::span<const WatchedResource> watched_resources();
 // The entry named `name`, or nullptr.
 const WatchedResource* find_watched_resource(std::string_view name);
+// The name of the entry watching the PodGroups of `api`.
+std::string_view pod_group_resource(gang::GroupApi api);
 
 }  // namespace kext::kube

@@ -81,6 +81,14 @@ void record_candidates(std::vector<preemption::Candidate>& candidates, size_t ch
   }
 }
 
+// PodEligibleToPreemptOthers (default_preemption.go) for the preemptor, its nominated node looked up
+// in `state`.
+bool eligible(const PreemptionArgs& args, const ClusterState& state) {
+  const NodeInfo* nominated =
+      args.pod.nominated_node_name.empty() ? nullptr : state.find_node(args.pod.nominated_node_name);
+  return preemption::eligible_to_preempt(args.pod, nominated);
+}
+
 // Every candidate node for the preemptor, best first: the nodes the extender evaluates (dry runs on
 // its state) and those it passes through with the scheduler's victims. None when the preemptor is not
 // eligible. Throws DecodeError for a meta victim the state does not know on a node it does not know.
@@ -89,9 +97,7 @@ std::vector<preemption::Candidate> ordered_candidates(const PreemptionArgs& args
                                                       const Engine& engine, const PreemptionProfile& profile,
                                                       int64_t now) {
   const ClusterState& state = *state_ptr;
-  const NodeInfo* nominated =
-      args.pod.nominated_node_name.empty() ? nullptr : state.find_node(args.pod.nominated_node_name);
-  if (!preemption::eligible_to_preempt(args.pod, nominated)) return {};
+  if (!eligible(args, state)) return {};
 
   std::vector<std::unique_ptr<NodeInfo>> owned;
   std::vector<const NodeInfo*> known;
@@ -122,9 +128,7 @@ std::optional<std::vector<preemption::Candidate>> member_preemption(
     const PreemptionArgs& args, const std::shared_ptr<const ClusterState>& state_ptr, const Profile& profile,
     GangCoordinator& gangs, int64_t now, Decision* decision) {
   const ClusterState& state = *state_ptr;
-  const NodeInfo* nominated =
-      args.pod.nominated_node_name.empty() ? nullptr : state.find_node(args.pod.nominated_node_name);
-  if (!preemption::eligible_to_preempt(args.pod, nominated)) return std::vector<preemption::Candidate>{};
+  if (!eligible(args, state)) return std::vector<preemption::Candidate>{};
   const auto cluster = cluster_for(profile.engine, state_ptr);
   const gang::Evictions evictions{*state.pdbs, now, profile.preemption.select.semantics};
   gang::GroupPreemption p = gangs.preempt(args.pod, state, cluster ? &cluster->view : nullptr, evictions);

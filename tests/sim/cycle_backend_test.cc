@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/cycle.h"
+#include "sim/simulator.h"
 #include "tests/sim/sim_fixtures.h"
 #include "tests/support/test_builders.h"
 
@@ -98,6 +99,95 @@ TEST(CycleBackend, PreemptionPicksAmongWhatTheBackendKeeps) {
   EXPECT_EQ(d->victims.size(), 1u);
   EXPECT_EQ(d->reasons.at("rejected by the backend"), 1u);
   EXPECT_EQ(s.cluster.pod("uid-vip")->nominated_node_name, d->node);
+}
+
+// A bindVerb that holds "g-*" pods until three of them have reached bind, then lets all go, and
+// answers "bad" with an error; other pods bind at once.
+struct HoldingBackend : FakeBackend {
+  std::vector<std::string> held, binds;
+  std::vector<BindAnswer> answered;
+  std::optional<BindReply> bind(const SimCluster&, const Pod& pod, const std::string&) override {
+    binds.push_back(pod.name);
+    if (pod.name == "bad") return BindReply{BindReply::Kind::kFailed, "no room after all"};
+    if (!pod.name.starts_with("g-")) return BindReply{};
+    if (held.size() < 2) {
+      held.push_back(pod.uid);
+      return BindReply{BindReply::Kind::kHeld, {}};
+    }
+    for (const std::string& uid : held) answered.push_back({uid, ""});
+    held.clear();
+    return BindReply{};
+  }
+  std::vector<BindAnswer> take_answers(bool wait) override {
+    if (wait) {  // the hold bound passed: the held binds fail
+      for (const std::string& uid : held) answered.push_back({uid, "group incomplete"});
+      held.clear();
+    }
+    return std::exchange(answered, {});
+  }
+  bool holds_binds() const override { return !held.empty(); }
+};
+
+TEST(CycleBackend, BindsThroughTheBackendWaitFailAndRelease) {
+  auto eng = least_requested_engine();
+  HoldingBackend backend;
+  backend.engine = eng.get();
+  SimCluster cluster;
+  for (const char* n : {"n2", "n3"}) cluster.add_node(make_node(n, 4000, 4 * GiB));
+  SimulatorOptions options;
+  options.epoch_unix_seconds = kEpoch;
+  options.backend = &backend;
+  options.max_time = std::chrono::seconds(60);
+  Simulator sim(std::move(cluster), *eng, options);
+  for (const char* name : {"g-0", "g-1", "web", "g-2", "bad"})
+    sim.add_pending(sim_pod(name, 100, 0), SimTime{0});
+  std::vector<CycleRecord> log;
+  RunSummary summary = sim.run([&](const CycleRecord& d) {
+    if (log.size() < 8) log.push_back(d);
+  });
+  ASSERT_GE(log.size(), 6u);
+  auto uid = [](const std::string& name) { return "uid-" + name; };  // make_pod's
+  EXPECT_EQ(log[0].outcome, Outcome::kWaiting);
+  EXPECT_EQ(log[1].outcome, Outcome::kWaiting);
+  EXPECT_EQ(sim.cluster().pod(uid("g-0"))->node_name, log[0].node) << "assumed while its bind is held";
+  EXPECT_EQ(log[2].outcome, Outcome::kScheduled);  // web
+  EXPECT_TRUE(log[2].released.empty());
+  EXPECT_EQ(log[3].outcome, Outcome::kScheduled);  // g-2 completes the group
+  EXPECT_EQ(log[3].released, (std::vector<std::string>{uid("g-0"), uid("g-1")}));
+  // A failed bind: no longer assumed, back to the queue (and failing again, until the run ends).
+  EXPECT_EQ(log[4].outcome, Outcome::kBindFailed);
+  EXPECT_EQ(log[4].message, "no room after all");
+  EXPECT_TRUE(sim.cluster().pod(uid("bad"))->node_name.empty());
+  EXPECT_EQ(summary.scheduled, 4u);
+  EXPECT_GE(summary.bind_failures, 2u) << "tried again after backoff";
+}
+
+// A held bind that is never released: simulated time waits for its answer, an error, and the pod goes
+// back to the queue (a kBindFailed record outside any cycle).
+TEST(CycleBackend, AHeldBindAnsweredWithAnErrorRequeuesThePod) {
+  auto eng = least_requested_engine();
+  HoldingBackend backend;
+  backend.engine = eng.get();
+  SimCluster cluster;
+  cluster.add_node(make_node("n2", 4000, 4 * GiB));
+  SimulatorOptions options;
+  options.epoch_unix_seconds = kEpoch;
+  options.backend = &backend;
+  options.max_time = std::chrono::seconds(30);
+  Simulator sim(std::move(cluster), *eng, options);
+  sim.add_pending(sim_pod("g-0", 100, 0), SimTime{0});
+  std::vector<CycleRecord> log;
+  const RunSummary summary = sim.run([&](const CycleRecord& d) {
+    if (log.size() < 3) log.push_back(d);
+  });
+  ASSERT_GE(log.size(), 3u);
+  EXPECT_EQ(log[0].outcome, Outcome::kWaiting);
+  EXPECT_EQ(log[1].outcome, Outcome::kBindFailed);
+  EXPECT_EQ(log[1].message, "group incomplete");
+  EXPECT_EQ(log[1].at, log[0].at) << "simulated time stood still while the bind was held";
+  EXPECT_EQ(log[2].outcome, Outcome::kWaiting) << "queued again and held again";
+  EXPECT_EQ(summary.scheduled, 0u);
+  EXPECT_GE(summary.bind_failures, 1u);
 }
 
 }  // namespace

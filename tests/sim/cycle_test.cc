@@ -313,7 +313,7 @@ TEST(Cycle, PreemptionSamplesFromARandomOffset) {
     config.epoch_unix_seconds = kEpoch;
     config.min_candidate_nodes_percentage = 0;
     config.min_candidate_nodes_absolute = absolute;
-    SchedulerState state{Rng(seed), 0, {}, {}};
+    SchedulerState state{Rng(seed), 0, {}, {}, {}};
     auto d = run_cycle(queue, cluster, config, state, clock.now());
     EXPECT_EQ(d->outcome, Outcome::kPreempted);
     return d->node;

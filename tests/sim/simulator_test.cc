@@ -481,6 +481,9 @@ TEST(Simulator, InvariantsHoldOnARandomWorkload) {
       case Outcome::kWaiting:
         ADD_FAILURE() << d.uid << " waits at bind in a run without pod groups";
         break;
+      case Outcome::kBindFailed:
+        ADD_FAILURE() << d.uid << ": a bind failed in a run that binds in process";
+        break;
     }
   });
   EXPECT_EQ(decisions, summary.cycles);

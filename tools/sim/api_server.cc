@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "extender/kube/cache_sinks.h"
+#include "json/json.h"
 
 namespace kext::simtool {
 namespace {
@@ -26,6 +27,24 @@ std::string list_kind(std::string_view resource) { return object_kind(resource) 
 std::string api_version(std::string_view resource) {
   const kube::WatchedResource* r = kube::find_watched_resource(resource);
   return r ? std::string(r->api_version()) : std::string("v1");
+}
+
+// A metav1.Status as kube-apiserver answers a write with.
+std::string status_body(int code, std::string_view reason, const std::string& message) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  w.StartObject();
+  json::write_member(w, "kind", "Status");
+  json::write_member(w, "apiVersion", "v1");
+  w.Key("metadata");
+  w.StartObject();
+  w.EndObject();
+  json::write_member(w, "status", code < 300 ? "Success" : "Failure");
+  if (!message.empty()) json::write_member(w, "message", message);
+  if (!reason.empty()) json::write_member(w, "reason", reason);
+  json::write_member(w, "code", static_cast<int64_t>(code));
+  w.EndObject();
+  return {sb.GetString(), sb.GetSize()};
 }
 
 }  // namespace
@@ -99,6 +118,22 @@ SimApiServer::SimApiServer(const std::string& host, int port)
       });
     });
   }
+  http_->Post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding)", [this](const httplib::Request& req,
+                                                                           httplib::Response& res) {
+    const std::string key = req.matches[1].str() + "/" + req.matches[2].str();
+    rapidjson::Document body;
+    body.Parse(req.body.data(), req.body.size());
+    const json::Value* target = body.IsObject() ? json::find_non_null(body, "target") : nullptr;
+    const json::Value* node = target && target->IsObject() ? json::find_non_null(*target, "name") : nullptr;
+    if (node == nullptr || !node->IsString() || node->GetStringLength() == 0) {
+      res.status = 400;
+      res.set_content(status_body(400, "BadRequest", "Binding: target.name is required"), kJson);
+      return;
+    }
+    auto [code, status] = bind(key, node->GetString());
+    res.status = code;
+    res.set_content(status, kJson);
+  });
   port_ = port == 0 ? http_->bind_to_any_port(host) : (http_->bind_to_port(host, port) ? port : -1);
   if (port_ <= 0) {
     throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(port) +
@@ -157,6 +192,43 @@ bool SimApiServer::remove(std::string_view resource, const std::string& key) {
   served_[std::string(resource)].erase(key);
   record(std::string(resource), "DELETED", served);
   return true;
+}
+
+std::vector<std::pair<std::string, std::string>> SimApiServer::bindings() const {
+  std::lock_guard lock(mu_);
+  return bindings_;
+}
+
+std::pair<int, std::string> SimApiServer::bind(const std::string& key, const std::string& node) {
+  std::lock_guard lock(mu_);
+  const std::string name = key.substr(key.find('/') + 1);
+  auto& given = given_[std::string(kPods)];
+  auto it = given.find(key);
+  if (it == given.end()) return {404, status_body(404, "NotFound", "pods \"" + name + "\" not found")};
+  rapidjson::Document pod;
+  pod.Parse(it->second.data(), it->second.size());
+  if (!pod.IsObject()) return {500, status_body(500, "InternalError", "pod " + key + " is not an object")};
+  if (!pod.HasMember("spec") || !pod["spec"].IsObject())
+    pod.AddMember("spec", rapidjson::Value(rapidjson::kObjectType), pod.GetAllocator());
+  json::Value& spec = pod["spec"];
+  if (auto at = spec.FindMember("nodeName");
+      at != spec.MemberEnd() && at->value.IsString() && at->value.GetStringLength() != 0) {
+    return {409, status_body(409, "Conflict",
+                             "Operation cannot be fulfilled on pods/binding \"" + name + "\": pod " + name +
+                                 " is already assigned to node \"" + at->value.GetString() + "\"")};
+  }
+  spec.RemoveMember("nodeName");
+  spec.AddMember("nodeName", rapidjson::Value(node.c_str(), pod.GetAllocator()), pod.GetAllocator());
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  pod.Accept(w);
+  ++rv_;
+  it->second.assign(sb.GetString(), sb.GetSize());
+  std::string served = with_resource_version(it->second, rv_);
+  served_[std::string(kPods)][key] = served;
+  record(std::string(kPods), "MODIFIED", served);
+  bindings_.emplace_back(key, node);
+  return {201, status_body(201, "", "")};
 }
 
 std::string SimApiServer::list_body(const std::string& resource) {

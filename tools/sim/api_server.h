@@ -14,6 +14,11 @@
 // without any, as kube-apiserver sends), the stream ending at `timeoutSeconds`. Every
 // change has the next resourceVersion (one counter for all kinds, as etcd's revision) and the whole
 // history is kept, so a watch from any version the server gave out resumes exactly (no 410 Gone).
+//
+// And the one write an extender makes: POST /api/v1/namespaces/NS/pods/NAME/binding (its bindVerb,
+// extender/verbs/bind.cc), which sets the pod's spec.nodeName as kube-apiserver's BindingREST does
+// (pkg/registry/core/pod/storage/storage.go assignPod: 404 for no such pod, 409 Conflict for a pod
+// already assigned), answered 201 with a Success Status.
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -23,6 +28,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace httplib {
@@ -56,6 +62,8 @@ class SimApiServer {
   // Deletes it (a DELETED event carrying its last state); false if there is no such object.
   bool remove(std::string_view resource, const std::string& key);
   uint64_t resource_version() const;
+  // The bindings made through the API so far: (namespace/name, node), in order.
+  std::vector<std::pair<std::string, std::string>> bindings() const;
 
  private:
   struct Event {
@@ -72,6 +80,8 @@ class SimApiServer {
   };
   bool pump(const std::string& resource, Watch& w, httplib::DataSink& sink);
   void record(const std::string& resource, const char* type, const std::string& object_json);
+  // POST .../pods/NAME/binding: the HTTP status and the Status body.
+  std::pair<int, std::string> bind(const std::string& key, const std::string& node);
 
   std::unique_ptr<httplib::Server> http_;
   std::thread thread_;
@@ -86,6 +96,7 @@ class SimApiServer {
   std::map<std::string, std::map<std::string, std::string>, std::less<>> given_;
   std::map<std::string, std::map<std::string, std::string>, std::less<>> served_;
   std::vector<Event> history_;
+  std::vector<std::pair<std::string, std::string>> bindings_;
 };
 
 // `object_json` with "resourceVersion":"<rv>" as the first member of its metadata object (which must

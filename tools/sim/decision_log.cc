@@ -16,6 +16,8 @@ std::string_view outcome_name(sim::Outcome outcome) {
       return "unschedulable";
     case sim::Outcome::kWaiting:
       return "waiting";
+    case sim::Outcome::kBindFailed:
+      return "bind failed";
   }
   return "unknown";
 }

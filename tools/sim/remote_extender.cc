@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "extender/codec/k8s_decode.h"
+#include "extender/kube/cache_sinks.h"
 #include "extender/state/state_cache.h"
 #include "extender/state/state_dump.h"
 #include "json/json.h"
@@ -319,7 +320,11 @@ RemoteExtender::RemoteExtender(RemoteExtenderOptions options, SimApiServer& api)
   client_->set_tcp_nodelay(true);
 }
 
-RemoteExtender::~RemoteExtender() = default;
+RemoteExtender::~RemoteExtender() {
+  // A held bind is answered within the extender's hold bound, or the request timeout.
+  for (auto& [uid, b] : binds_)
+    if (b.thread.joinable()) b.thread.join();
+}
 
 std::string RemoteExtender::post(const std::string& verb, const std::string& body) {
   const std::string path = url_.prefix + "/" + verb;
@@ -383,6 +388,162 @@ std::vector<preemption::Candidate> RemoteExtender::preempt(const sim::SimCluster
   }
 }
 
+std::optional<sim::BindReply> RemoteExtender::bind(const sim::SimCluster&, const Pod& pod,
+                                                   const std::string& node) {
+  if (options_.bind_verb.empty()) return std::nullopt;  // DefaultBinder
+  // ExtenderBindingArgs (k8s.io/kube-scheduler/extender/v1 types.go), as HTTPExtender.Bind sends it.
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  w.StartObject();
+  json::write_member(w, "PodName", pod.name);
+  json::write_member(w, "PodNamespace", pod.namespace_);
+  json::write_member(w, "PodUID", pod.uid);
+  json::write_member(w, "Node", node);
+  w.EndObject();
+  const std::string path = url_.prefix + "/" + options_.bind_verb;
+  {
+    std::lock_guard lock(binds_mu_);
+    auto [at, fresh] = binds_.try_emplace(pod.uid);
+    if (!fresh) {
+      // The cycle binds a pod it popped, and a pod whose bind is in flight is assumed, not queued.
+      throw ExtenderError("--extender " + options_.url + ": a second bind of pod " + pod_key(pod) +
+                          " while its first is unanswered");
+    }
+    InFlight& b = at->second;
+    b.sequence = next_bind_++;
+    // Its own connection: the extender may hold this one while the next cycles run.
+    b.thread = std::thread([this, uid = pod.uid, path, body = std::string(sb.GetString(), sb.GetSize())] {
+      httplib::Client c(url_.origin);
+      const auto t = options_.request_timeout;
+      c.set_connection_timeout(std::chrono::duration_cast<std::chrono::seconds>(t));
+      c.set_read_timeout(std::chrono::duration_cast<std::chrono::seconds>(t) + std::chrono::seconds(1));
+      c.set_tcp_nodelay(true);
+      auto r = c.Post(path, body, "application/json");
+      std::string failure;
+      std::string error;
+      if (!r) {
+        failure = "no reply (" + httplib::to_string(r.error()) + ")";
+      } else if (r->status != 200) {
+        failure =
+            "HTTP " + std::to_string(r->status) + (r->body.empty() ? "" : ": " + r->body.substr(0, 500));
+      } else {
+        rapidjson::Document d;
+        d.Parse(r->body.data(), r->body.size());
+        const json::Value* e = d.IsObject() ? json::find_non_null(d, "Error") : nullptr;
+        if (d.HasParseError() || !d.IsObject() || (e != nullptr && !e->IsString())) {
+          failure = "the reply is not an ExtenderBindingResult";
+        } else if (e != nullptr) {
+          error = e->GetString();
+        }
+      }
+      std::lock_guard lock(binds_mu_);
+      auto it = binds_.find(uid);
+      it->second.failure = failure.empty() ? "" : "POST " + path + ": " + failure;
+      it->second.error = std::move(error);
+      binds_cv_.notify_all();
+    });
+  }
+  settle();
+  std::lock_guard lock(binds_mu_);
+  auto mine =
+      std::find_if(settled_.begin(), settled_.end(), [&](const auto& a) { return a.second.uid == pod.uid; });
+  if (mine == settled_.end()) return sim::BindReply{sim::BindReply::Kind::kHeld, {}};
+  sim::BindReply reply{
+      mine->second.error.empty() ? sim::BindReply::Kind::kBound : sim::BindReply::Kind::kFailed,
+      std::move(mine->second.error)};
+  settled_.erase(mine);
+  return reply;
+}
+
+int64_t RemoteExtender::held_binds() {
+  auto r = client_->Get("/metrics");
+  if (!r || r->status != 200) {
+    throw ExtenderError(
+        "--extender " + options_.url + ": GET /metrics: " +
+        (r ? "HTTP " + std::to_string(r->status) : "no reply (" + httplib::to_string(r.error()) + ")"));
+  }
+  constexpr std::string_view kGauge = "\nkube_extender_gang_held_binds ";
+  const size_t at = r->body.find(kGauge);
+  if (at == std::string::npos) return 0;  // an extender without gang scheduling holds nothing
+  int64_t n = 0;
+  const char* begin = r->body.data() + at + kGauge.size();
+  std::from_chars(begin, r->body.data() + r->body.size(), n);
+  return n;
+}
+
+void RemoteExtender::settle() {
+  const auto deadline = std::chrono::steady_clock::now() + options_.request_timeout;
+  auto pause = std::chrono::milliseconds(1);
+  auto count = [this] {
+    int64_t unanswered = 0;
+    for (const auto& [uid, b] : binds_) {
+      if (!b.failure.empty()) throw ExtenderError("--extender " + options_.url + ": " + b.failure);
+      unanswered += !b.error.has_value();
+    }
+    return unanswered;
+  };
+  for (;;) {
+    int64_t unanswered = 0;
+    {
+      // Most binds are answered at once (any pod of no group): wait for that before asking the
+      // extender what it holds.
+      std::unique_lock lock(binds_mu_);
+      binds_cv_.wait_for(lock, pause, [&] { return count() == 0; });
+      unanswered = count();
+    }
+    if (unanswered == 0 || held_binds() == unanswered) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      throw ExtenderError("--extender " + options_.url + ": " + std::to_string(unanswered) +
+                          " binds neither answered nor held after " +
+                          std::to_string(options_.request_timeout.count() / 1000.0).substr(0, 5) + " s");
+    }
+    pause = std::min(pause * 2, std::chrono::milliseconds(20));
+  }
+  std::lock_guard lock(binds_mu_);
+  for (auto it = binds_.begin(); it != binds_.end();) {
+    if (!it->second.error.has_value()) {
+      ++it;
+      continue;
+    }
+    it->second.thread.join();
+    settled_.push_back({it->second.sequence, sim::BindAnswer{it->first, std::move(*it->second.error)}});
+    it = binds_.erase(it);
+  }
+  std::sort(settled_.begin(), settled_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+std::vector<sim::BindAnswer> RemoteExtender::take_answers(bool wait) {
+  if (wait) {
+    std::unique_lock lock(binds_mu_);
+    const bool answered = binds_cv_.wait_for(lock, options_.request_timeout, [this] {
+      return std::all_of(binds_.begin(), binds_.end(),
+                         [](const auto& b) { return b.second.error.has_value(); });
+    });
+    if (!answered) {
+      throw ExtenderError("--extender " + options_.url + ": held binds not answered after " +
+                          std::to_string(options_.request_timeout.count() / 1000.0).substr(0, 5) + " s");
+    }
+  }
+  // Without `wait`, only what the last bind's settle found answered: taking an answer whenever it
+  // arrives would make the run depend on the wall clock.
+  if (wait) settle();
+  std::lock_guard lock(binds_mu_);
+  std::vector<sim::BindAnswer> out;
+  for (auto& [sequence, answer] : settled_) out.push_back(std::move(answer));
+  settled_.clear();
+  return out;
+}
+
+bool RemoteExtender::holds_binds() const {
+  std::lock_guard lock(binds_mu_);
+  return !binds_.empty();
+}
+
+void RemoteExtender::serve_pod_groups(const gang::GroupMap& groups) {
+  for (const auto& [key, g] : groups) groups_[key] = g;
+  groups_served_ = false;
+}
+
 void RemoteExtender::sync(const sim::SimCluster& cluster) {
   bool changed = false;
   auto decode = [](const std::string& text, auto&& fn) {
@@ -406,18 +567,30 @@ void RemoteExtender::sync(const sim::SimCluster& cluster) {
   }
   changed |= drop_unseen(api_, SimApiServer::kNodes, served_nodes_, nodes_, seen);
   seen.clear();
+  // A pod whose bind the extender holds is assumed here but not bound in the API.
+  std::unordered_set<std::string> held;
+  {
+    std::lock_guard lock(binds_mu_);
+    for (const auto& [uid, b] : binds_) held.insert(uid);
+  }
   cluster.for_each_pod([&](const std::shared_ptr<const Pod>& p) {
     const std::string key = pod_key(*p);
     seen.insert(key);
     auto& last = served_pods_[key];
-    if (last == p) return;
-    last = p;
-    const std::string text = pod_json(*p, options_.epoch_unix_seconds);
-    if (api_.put(SimApiServer::kPods, key, text)) {
-      pods_[key] =
-          decode(text, [](const json::Value& v, std::string_view path) { return decode_pod(v, path); });
-      changed = true;
+    const bool unbound = held.contains(p->uid);
+    if (last == p && !unbound) return;
+    last = unbound ? nullptr : p;  // served again once its bind is answered
+    Pod assumed;
+    if (unbound) {
+      assumed = *p;
+      assumed.node_name.clear();
     }
+    const std::string text = pod_json(unbound ? assumed : *p, options_.epoch_unix_seconds);
+    // Decoded whether or not the API had it already: the extender's own Binding may have written
+    // this very object.
+    changed |= api_.put(SimApiServer::kPods, key, text);
+    pods_[key] =
+        decode(text, [](const json::Value& v, std::string_view path) { return decode_pod(v, path); });
   });
   changed |= drop_unseen(api_, SimApiServer::kPods, served_pods_, pods_, seen);
   for (const PodDisruptionBudget& pdb : cluster.pdbs()) {
@@ -428,6 +601,14 @@ void RemoteExtender::sync(const sim::SimCluster& cluster) {
       changed = true;
     }
   }
+  if (!groups_served_) {
+    for (const auto& [key, g] : groups_) {
+      const std::string text = pod_group_json(g);
+      const std::string resource(kube::pod_group_resource(g.api));
+      changed |= api_.put(resource, g.namespace_ + "/" + g.name, text);
+    }
+    groups_served_ = true;
+  }
   if (changed || first_) wait_for_state();
   first_ = false;
 }
@@ -437,6 +618,7 @@ std::string RemoteExtender::expected_state() const {
   for (const auto& [_, n] : nodes_) b.add_node(n);
   for (const auto& [_, p] : pods_) b.add_pod(p);
   for (const auto& [_, p] : pdbs_) b.add_pdb(p);
+  for (const auto& [_, g] : groups_) b.add_gang(g);
   return dump_state(*std::move(b).build());
 }
 
@@ -482,6 +664,7 @@ std::unique_ptr<ExtenderLink> make_extender_link(const SimCommand& command, int6
   o.sync_timeout = std::chrono::milliseconds(static_cast<int64_t>(command.extender_timeout_seconds * 1000));
   o.epoch_unix_seconds = epoch_unix_seconds;
   o.preempt_verb = command.preempt_verb;
+  o.bind_verb = command.bind_verb;
   o.node_images = std::move(node_images);
   const std::string& listen = command.api_listen;
   const size_t colon = listen.rfind(':');

@@ -13,14 +13,26 @@
 // extender and it checks the whole state, not a count (kube_extender_cache_objects does not change
 // when a pod binds) nor a resourceVersion (the reflector publishes it only when a watch ends). It
 // costs O(cluster) per cycle that follows a change, on both sides.
+//
+// With a bindVerb, binds go to the extender as kube-scheduler's binding cycle sends them: each on a
+// thread of its own, since the extender may hold it (a gang member waiting for its group). bind()
+// returns once every bind sent is answered or held: the extender's kube_extender_gang_held_binds
+// (GET /metrics) equals the binds still unanswered (a bind leaves that gauge when it is let go, before
+// it is answered: extender/gang/coordinator.h), so a bind that completes a group returns with the
+// answers of all the binds it released. A member whose bind is held is served unbound, as the API
+// has it until the extender's Binding arrives; the PodGroups are served as the inputs had them.
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -95,6 +107,8 @@ struct RemoteExtenderOptions {
   int64_t epoch_unix_seconds = 0;  // a terminating pod's deletionTimestamp
   // preemptVerb: "" leaves the candidates as the dry runs found them (no call).
   std::string preempt_verb = "preempt";
+  // bindVerb: "" binds in the simulator (no call).
+  std::string bind_verb;
   // The nodes' images as the input had them: served in the API and sent in full Nodes, so that the
   // extender's ImageLocality sees what the in-process run sees.
   NodeImagesJson node_images;
@@ -112,6 +126,15 @@ class RemoteExtender : public sim::CycleBackend {
                              std::span<const NodeInfo* const> nodes) override;
   std::vector<preemption::Candidate> preempt(const sim::SimCluster& cluster, const Pod& pod,
                                              std::vector<preemption::Candidate> candidates) override;
+  // Throws ExtenderError for a bind the extender could not be asked (no reply, an HTTP error, a reply
+  // that does not decode) and for binds neither answered nor held within the request timeout.
+  std::optional<sim::BindReply> bind(const sim::SimCluster& cluster, const Pod& pod,
+                                     const std::string& node) override;
+  std::vector<sim::BindAnswer> take_answers(bool wait) override;
+  bool holds_binds() const override;
+
+  // The PodGroups the extender lists and watches, each in its own API (served from the next sync).
+  void serve_pod_groups(const gang::GroupMap& groups);
 
   // Mirrors `cluster` into the API; when anything changed, waits until the extender's state is it.
   void sync(const sim::SimCluster& cluster);
@@ -122,6 +145,17 @@ class RemoteExtender : public sim::CycleBackend {
  private:
   std::string post(const std::string& verb, const std::string& body);
   void wait_for_state();
+  // Until every bind sent is answered or held; the answered ones move to settled_.
+  void settle();
+  int64_t held_binds();  // the extender's kube_extender_gang_held_binds
+
+  // A bind sent and not yet settled.
+  struct InFlight {
+    uint64_t sequence = 0;             // the order it was sent in
+    std::optional<std::string> error;  // set when answered ("" bound)
+    std::string failure;               // the call itself failed: what ExtenderError says
+    std::thread thread;
+  };
 
   RemoteExtenderOptions options_;
   ExtenderUrl url_;
@@ -137,6 +171,14 @@ class RemoteExtender : public sim::CycleBackend {
   std::map<std::string, Pod> pods_;
   std::map<std::string, Node> nodes_;
   std::map<std::string, PodDisruptionBudget> pdbs_;
+  std::map<std::string, gang::PodGroupSpec> groups_;  // by key, served at the first sync
+  bool groups_served_ = false;
+
+  mutable std::mutex binds_mu_;
+  std::condition_variable binds_cv_;
+  std::map<std::string, InFlight, std::less<>> binds_;  // by pod UID
+  uint64_t next_bind_ = 0;
+  std::vector<std::pair<uint64_t, sim::BindAnswer>> settled_;  // answered, not yet taken
 };
 
 // What --extender adds to a run: the API the extender watches and the backend the cycle calls.

@@ -162,7 +162,18 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   sim::Simulator simulator(std::move(cluster.cluster), *loaded.engine, options);
   gang::GroupMap groups = std::move(cluster.pod_groups);
   for (auto& [key, g] : input.pod_groups) groups.insert_or_assign(key, std::move(g));
-  simulator.set_pod_groups(std::move(groups));
+  if (extender && !groups.empty()) {
+    // The extender's own gang scheduling decides: its filter admits groups from the PodGroups served
+    // to it, and its bindVerb holds their members; the simulator runs none of it in process.
+    if (command.bind_verb.empty()) {
+      throw InputError(
+          "--extender with PodGroups needs --bind-verb: the extender holds a gang's members at "
+          "its bind (docs/gang-scheduling.md)");
+    }
+    extender->backend->serve_pod_groups(groups);
+  } else {
+    simulator.set_pod_groups(std::move(groups));
+  }
   // Events after max_time never happen: times past it are clamped to just after it, so that no
   // input (a deletionTimestamp in year 9999, a long interval times many pods) overflows the clock.
   SimResult result;
@@ -226,6 +237,8 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
       }
     } else if (d.outcome == sim::Outcome::kWaiting) {
       // Assumed, waiting at bind for its group: bound with its last member, or queued at its timeout.
+    } else if (d.outcome == sim::Outcome::kBindFailed) {
+      last_failure[d.uid] = {{d.message, 1}};
     } else if (d.outcome == sim::Outcome::kPreempted) {
       last_failure[d.uid] = {{std::string(kNominated), 1}};
       Eviction& e = result.evictions.emplace_back(Eviction{d.at, d.pod, d.priority, d.node, {}});

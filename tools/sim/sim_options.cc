@@ -32,6 +32,10 @@ void define_extender_flags(CLI::App& app, SimCommand& c) {
                  "with --extender: the scheduler configuration's preemptVerb; \"\" (none) keeps preemption's "
                  "choice in process, as kube-scheduler does for an extender without one")
       ->type_name("VERB");
+  app.add_option("--bind-verb", c.bind_verb,
+                 "with --extender: the scheduler configuration's bindVerb; binds go to the extender, which "
+                 "holds gang members until their group is complete (needs kube-extender --enable-bind)")
+      ->type_name("VERB");
   app.add_option("--extender-timeout", c.extender_timeout_seconds,
                  "with --extender: seconds a cycle waits for the extender to apply the cluster's changes "
                  "(the first: to start and list)")

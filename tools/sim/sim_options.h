@@ -39,6 +39,9 @@ struct SimCommand {
   double extender_timeout_seconds = 60;    // --extender-timeout: how long a cycle waits for it
   // --preempt-verb: kube-scheduler's preemptVerb; "" sends no preempt call (preemption in process).
   std::string preempt_verb = "preempt";
+  // --bind-verb: kube-scheduler's bindVerb; "" (the default, as a configuration without one) binds in
+  // the simulator, as DefaultBinder.
+  std::string bind_verb;
   // --follow: mirror the live cluster of --kubeconfig into one simulation per --config, driven by the
   // wall clock, and compare their placements with production's (tools/sim/follow/).
   bool follow = false;

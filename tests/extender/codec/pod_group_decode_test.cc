@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "kubeobjects/model_json.h"
+
 namespace kext {
 namespace {
 
@@ -130,6 +132,33 @@ INSTANTIATE_TEST_SUITE_P(
                     "spec":{"schedulingPolicy":{"gang":3}}})",
                 "podgroup.spec.schedulingPolicy.gang"}),
     [](const auto& info) { return info.param.name; });
+
+// What extender-sim --extender serves (kubeobjects/model_json.h) decodes back to the same group, in
+// both APIs.
+TEST(PodGroupDecode, RoundTripThroughModelJson) {
+  gang::PodGroupSpec every;
+  every.namespace_ = "train";
+  every.name = "bert";
+  every.min_member = 8;
+  every.schedule_timeout_seconds = 120;
+  every.creation_unix_seconds = 1795752000;
+  every.min_resources.milli_cpu = 16000;
+  every.min_resources.memory = int64_t{64} << 30;
+  every.min_resources.set_scalar("nvidia.com/gpu", 8);
+  gang::PodGroupSpec bare;
+  bare.namespace_ = "n";
+  bare.name = "g";
+  bare.min_member = 2;
+  gang::PodGroupSpec upstream = bare;
+  upstream.api = gang::GroupApi::kWorkload;
+  gang::PodGroupSpec basic = upstream;
+  basic.all_or_nothing = false;
+  basic.min_member = 1;
+  for (const gang::PodGroupSpec& g : {every, bare, upstream, basic}) {
+    const std::string text = model_json::pod_group_json(g);
+    EXPECT_EQ(decode_pod_group(doc(text), "pg"), g) << text;
+  }
+}
 
 }  // namespace
 }  // namespace kext

@@ -13,13 +13,14 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
-#include <regex>
 #include <fstream>
-#include <sstream>
+#include <map>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 
+#include "json/json.h"
 #include "tests/sim/sim_fixtures.h"
 #include "tests/support/extender_process.h"
 #include "tools/sim/remote_extender.h"
@@ -93,7 +94,8 @@ struct HttpRun {
 };
 
 // run_sim with --extender on a thread, the real kube-extender started once the API listens.
-HttpRun run_with_extender(SimCommand c, bool node_cache_capable, const std::string& prefix = "") {
+HttpRun run_with_extender(SimCommand c, bool node_cache_capable, const std::string& prefix = "",
+                          const std::vector<std::string>& extender_args = {}) {
   const int api_port = free_port();
   const int ext_port = free_port();
   c.extender_url = "http://127.0.0.1:" + std::to_string(ext_port) + prefix;
@@ -114,8 +116,10 @@ HttpRun run_with_extender(SimCommand c, bool node_cache_capable, const std::stri
   while (!api.Get("/api/v1/nodes") && std::chrono::steady_clock::now() < end) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  kext::testing::ExtenderProcess ext(
-      {"--port", std::to_string(ext_port), "--api-server", "http://127.0.0.1:" + std::to_string(api_port)});
+  std::vector<std::string> args{"--port", std::to_string(ext_port), "--api-server",
+                                "http://127.0.0.1:" + std::to_string(api_port)};
+  args.insert(args.end(), extender_args.begin(), extender_args.end());
+  kext::testing::ExtenderProcess ext(args);
   sim.join();
   EXPECT_EQ(ext.port(), ext_port) << ext.log();
   if (auto m = httplib::Client("127.0.0.1", ext_port).Get("/metrics")) out.metrics = m->body;
@@ -137,9 +141,16 @@ TEST(SimExtenderMode, SameDecisionsAsInProcessInBothNodeModes) {
 
   for (bool names : {false, true}) {
     SCOPED_TRACE(names ? "NodeNames" : "full Nodes");
-    const HttpRun run = run_with_extender(c, names);
+    // Bound through the extender's bindVerb in one mode: the Bindings change nothing the cycles see.
+    SimCommand through = c;
+    if (names) through.bind_verb = "bind";
+    const HttpRun run = run_with_extender(through, names, "", {"--enable-bind"});
     ASSERT_EQ(run.error, "");
     EXPECT_EQ(without_score_terms(run.log), without_score_terms(want));
+    EXPECT_EQ(
+        run.metrics.find(R"(kube_extender_requests_total{verb="bind",code="200"})") != std::string::npos,
+        names)
+        << run.metrics;
     // The decisions came from the extender: it answered filter and prioritize.
     EXPECT_NE(run.metrics.find(R"(kube_extender_requests_total{verb="filter",code="200"})"),
               std::string::npos)
@@ -261,6 +272,94 @@ TEST(SimExtenderMode, ManyCyclesSameLog) {
     const HttpRun run = run_with_extender(c, names);
     ASSERT_EQ(run.error, "");
     EXPECT_EQ(without_score_terms(run.log), without_score_terms(want));
+  }
+}
+
+// Gang scheduling by the extender's own logic (--bind-verb), on the docs' example
+// (docs/simulator.md "Gang scheduling"): ten 4-CPU nodes, three PodGroups of eight 2-CPU workers
+// running 600 s (room for two groups) and four 1-CPU web pods. The extender admits two groups at
+// filter, holds each member's bind until the eighth of its group reaches bind and then binds all
+// eight; the third has no pod bound until the first two finish, then binds whole; the web pods bind
+// beside them. The pods bound, and when, are the in-process simulation's.
+SimCommand gang_example() {
+  SimCommand c;
+  c.cluster_file = std::string(KEXT_SOURCE_DIR) + "/examples/gang-cluster.json";
+  c.workload_file = std::string(KEXT_SOURCE_DIR) + "/examples/gang-workload.json";
+  return c;
+}
+
+// namespace/name -> simulated time of every pod the log shows bound (scheduled, or released with its
+// group's last member).
+std::map<std::string, double> bound_pods(const std::string& log) {
+  std::map<std::string, double> out;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    rapidjson::Document d;
+    d.Parse(line.c_str());
+    if (!d.IsObject() || std::string(d["outcome"].GetString()) != "scheduled") continue;
+    const double at = d["time"].GetDouble();
+    out[std::string(d["namespace"].GetString()) + "/" + d["name"].GetString()] = at;
+    if (d.HasMember("released"))
+      for (const auto& uid : d["released"].GetArray()) out[uid.GetString()] = at;  // uid: namespace/name
+  }
+  return out;
+}
+
+TEST(SimExtenderMode, GangsBindThroughTheExtender) {
+  SimCommand c = gang_example();
+  std::ostringstream in_process;
+  run_sim(c, &in_process);
+  const std::map<std::string, double> want = bound_pods(in_process.str());
+  ASSERT_EQ(want.size(), 28u) << in_process.str();
+  for (const auto& [pod, at] : want) EXPECT_EQ(at, pod.starts_with("train/t5-") ? 600.0 : 0.0) << pod;
+
+  c.bind_verb = "bind";
+  const std::vector<std::string> extender{"--enable-bind", "--threads", "16", "--gang-max-held-binds", "16"};
+  const HttpRun run = run_with_extender(c, true, "", extender);
+  ASSERT_EQ(run.error, "");
+  EXPECT_EQ(bound_pods(run.log), want) << run.log;
+  // Seven members of each group waited at bind; the eighth's bind let them go, never one before: a
+  // partial group is never bound. The third group waited unadmitted while the others held the room.
+  std::istringstream in(run.log);
+  int waiting = 0;
+  for (std::string line; std::getline(in, line);) {
+    rapidjson::Document d;
+    d.Parse(line.c_str());
+    const std::string name = d["name"].GetString(), outcome = d["outcome"].GetString();
+    waiting += outcome == "waiting";
+    if (outcome == "scheduled" && d["namespace"].GetString() == std::string("train")) {
+      ASSERT_TRUE(d.HasMember("released")) << line;
+      EXPECT_EQ(d["released"].Size(), 7u) << line;
+    }
+    if (name.starts_with("t5-") && d["time"].GetDouble() == 0) {
+      EXPECT_EQ(outcome, "unschedulable") << line;
+      EXPECT_NE(line.find("pod group train/t5"), std::string::npos) << line;
+    }
+  }
+  EXPECT_EQ(waiting, 21);
+  // The extender's gang scheduling decided: it admitted the three groups and made every Binding.
+  EXPECT_NE(run.metrics.find("kube_extender_gang_admissions_total 3\n"), std::string::npos) << run.metrics;
+  EXPECT_NE(run.metrics.find(R"(kube_extender_requests_total{verb="bind",code="200"} 28)"), std::string::npos)
+      << run.metrics;
+  EXPECT_NE(run.metrics.find("kube_extender_gang_held_binds 0\n"), std::string::npos) << run.metrics;
+  // Held binds answered on the extender's clock, the same log: a bind returns once every bind sent
+  // is answered or held.
+  const HttpRun again = run_with_extender(c, false, "", extender);
+  ASSERT_EQ(again.error, "");
+  EXPECT_EQ(without_score_terms(again.log), without_score_terms(run.log));
+}
+
+// PodGroups through an extender need its bindVerb: without one its holds would never run.
+TEST(SimExtenderMode, GangsNeedTheBindVerb) {
+  SimCommand c = gang_example();
+  c.extender_url = "http://127.0.0.1:" + std::to_string(free_port());
+  c.api_listen = "127.0.0.1:0";
+  try {
+    run_sim(c, nullptr);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--extender with PodGroups needs --bind-verb"), std::string::npos)
+        << e.what();
   }
 }
 

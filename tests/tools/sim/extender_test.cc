@@ -444,6 +444,47 @@ TEST(SimApiServer, ListsAndWatchesFromAResourceVersion) {
   EXPECT_EQ(c.Get("/api/v1/pods?watch=1&resourceVersion=abc")->status, 400);
 }
 
+// The extender's bindVerb writes a Binding: the pod gets spec.nodeName (a MODIFIED event), as
+// kube-apiserver's assignPod; an unknown pod is 404, an assigned one 409, a Binding without a target 400.
+TEST(SimApiServer, ABindingAssignsThePodOnce) {
+  SimApiServer api("127.0.0.1", 0);
+  Pod p;
+  p.name = "a";
+  p.namespace_ = "ns";
+  p.uid = "ua";
+  ASSERT_TRUE(api.put(SimApiServer::kPods, "ns/a", pod_json(p)));
+  const uint64_t before = api.resource_version();
+  httplib::Client c("127.0.0.1", api.port());
+  auto post = [&](const std::string& pod, const std::string& body) {
+    return c.Post("/api/v1/namespaces/ns/pods/" + pod + "/binding", body, "application/json");
+  };
+  const std::string binding =
+      R"({"kind":"Binding","apiVersion":"v1","metadata":{"name":"a","namespace":"ns"},)"
+      R"("target":{"kind":"Node","name":"n1"}})";
+  auto r = post("a", binding);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 201) << r->body;
+  EXPECT_STREQ(parse(r->body)["status"].GetString(), "Success");
+  const auto pods = parse(c.Get("/api/v1/pods")->body);
+  ASSERT_EQ(pods["items"].Size(), 1u);
+  EXPECT_STREQ(pods["items"][0]["spec"]["nodeName"].GetString(), "n1");
+  EXPECT_EQ(api.resource_version(), before + 1);
+  const auto events = watch_lines(
+      api.port(), "/api/v1/pods?watch=1&resourceVersion=" + std::to_string(before) + "&timeoutSeconds=5", 1);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_STREQ(parse(events[0])["type"].GetString(), "MODIFIED");
+
+  r = post("a", binding);
+  EXPECT_EQ(r->status, 409);
+  EXPECT_NE(r->body.find(R"(pod a is already assigned to node \"n1\")"), std::string::npos) << r->body;
+  r = post("b", binding);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_NE(r->body.find(R"(pods \"b\" not found)"), std::string::npos) << r->body;
+  EXPECT_EQ(post("a", R"({"target":{}})")->status, 400);
+  EXPECT_EQ(post("a", "not json")->status, 400);
+  EXPECT_EQ(api.bindings(), (std::vector<std::pair<std::string, std::string>>{{"ns/a", "n1"}}));
+}
+
 TEST(SimApiServer, BusyAddressIsAnError) {
   SimApiServer a("127.0.0.1", 0);
   try {
