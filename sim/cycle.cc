@@ -132,7 +132,7 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
   auto group_candidates = [&]() -> std::optional<std::vector<preemption::Candidate>> {
     const gang::Evictions evictions{cluster.pdbs(), now_unix, config.preemption.semantics};
     gang::GroupPreemption p =
-        state.gangs.preempt(engine, *pod, state.groups, members, all, &view, gang_time(now), evictions);
+        state.gangs.preempt_after(engine, *pod, gate, members, all, &view, gang_time(now), evictions);
     d.gang = "pod group " + p.group + ": " + p.state;
     if (p.kind == gang::GroupPreemption::Kind::kOrdinary) return std::nullopt;
     auto i = cluster.node_position(p.node);

@@ -213,8 +213,14 @@ Gate Gatekeeper::gate(const Engine& engine, const Pod& pod, const GroupMap& grou
 GroupPreemption Gatekeeper::preempt(const Engine& engine, const Pod& pod, const GroupMap& groups,
                                     const MembersOf& members_of, const NodesOf& nodes,
                                     const ClusterView* cluster, Time now, const Evictions& evictions) {
+  return preempt_after(engine, pod, gate(engine, pod, groups, members_of, nodes, cluster, now), members_of,
+                       nodes, cluster, now, evictions);
+}
+
+GroupPreemption Gatekeeper::preempt_after(const Engine& engine, const Pod& pod, Gate g,
+                                          const MembersOf& members_of, const NodesOf& nodes,
+                                          const ClusterView* cluster, Time now, const Evictions& evictions) {
   GroupPreemption out;
-  Gate g = gate(engine, pod, groups, members_of, nodes, cluster, now);
   out.group = g.group;
   out.state = g.state;
   if (g.kind == Gate::Kind::kOrdinary) return out;

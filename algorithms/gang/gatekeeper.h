@@ -116,6 +116,11 @@ class Gatekeeper {
   GroupPreemption preempt(const Engine& engine, const Pod& pod, const GroupMap& groups,
                           const MembersOf& members, const NodesOf& nodes, const ClusterView* cluster,
                           Time now, const Evictions& evictions);
+  // The same for a member whose filter at `now` gave `gate`, with nothing changed since (the
+  // simulator's cycle runs both; the extender's /preempt comes apart from its /filter).
+  GroupPreemption preempt_after(const Engine& engine, const Pod& pod, Gate gate, const MembersOf& members,
+                                const NodesOf& nodes, const ClusterView* cluster, Time now,
+                                const Evictions& evictions);
   // The room held now; valid until the next call that changes it.
   const HeldRoom& held_room() const { return room_; }
 

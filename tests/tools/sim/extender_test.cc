@@ -361,6 +361,15 @@ std::vector<std::string> watch_lines(int port, const std::string& path, size_t l
   return out;
 }
 
+// The pod ns/a, unbound.
+Pod pod_a() {
+  Pod p;
+  p.name = "a";
+  p.namespace_ = "ns";
+  p.uid = "ua";
+  return p;
+}
+
 TEST(SimApiServer, ListsAndWatchesFromAResourceVersion) {
   SimApiServer api("127.0.0.1", 0);
   EXPECT_EQ(api.url(), "http://127.0.0.1:" + std::to_string(api.port()));
@@ -368,10 +377,7 @@ TEST(SimApiServer, ListsAndWatchesFromAResourceVersion) {
   n.name = "n1";
   EXPECT_TRUE(api.put(SimApiServer::kNodes, "n1", node_json(n)));
   EXPECT_FALSE(api.put(SimApiServer::kNodes, "n1", node_json(n))) << "unchanged: no event";
-  Pod p;
-  p.name = "a";
-  p.namespace_ = "ns";
-  p.uid = "ua";
+  Pod p = pod_a();
   EXPECT_TRUE(api.put(SimApiServer::kPods, "ns/a", pod_json(p)));
   const uint64_t after_add = api.resource_version();
 
@@ -448,11 +454,7 @@ TEST(SimApiServer, ListsAndWatchesFromAResourceVersion) {
 // kube-apiserver's assignPod; an unknown pod is 404, an assigned one 409, a Binding without a target 400.
 TEST(SimApiServer, ABindingAssignsThePodOnce) {
   SimApiServer api("127.0.0.1", 0);
-  Pod p;
-  p.name = "a";
-  p.namespace_ = "ns";
-  p.uid = "ua";
-  ASSERT_TRUE(api.put(SimApiServer::kPods, "ns/a", pod_json(p)));
+  ASSERT_TRUE(api.put(SimApiServer::kPods, "ns/a", pod_json(pod_a())));
   const uint64_t before = api.resource_version();
   httplib::Client c("127.0.0.1", api.port());
   auto post = [&](const std::string& pod, const std::string& body) {
