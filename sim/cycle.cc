@@ -340,9 +340,7 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
     }
     d.outcome = Outcome::kBindFailed;
     d.message = bound->error;
-    forget_bind(queue, cluster, pod->uid);
-    popped.unschedulable_events = kAnyEvent;
-    queue.add_unschedulable_if_not_present(std::move(popped), cycle);
+    forget_bind(queue, cluster, std::move(popped), cycle);
     return d;
   }
 
@@ -400,9 +398,11 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
 
 }  // namespace
 
-void forget_bind(SchedulingQueue& queue, SimCluster& cluster, const std::string& uid) {
-  cluster.unbind(uid);
+void forget_bind(SchedulingQueue& queue, SimCluster& cluster, QueuedPodInfo popped, int64_t cycle) {
+  cluster.unbind(popped.uid);
   queue.move_all_to_active_or_backoff(ClusterEvent::kPodDeleted);
+  popped.unschedulable_events = kAnyEvent;
+  queue.add_unschedulable_if_not_present(std::move(popped), cycle);
 }
 
 std::string fit_error_message(size_t nodes, const std::map<std::string, size_t>& reasons) {

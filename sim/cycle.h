@@ -194,10 +194,11 @@ std::string fit_error_message(size_t nodes, const std::map<std::string, size_t>&
 // from state.next_start_node_index until it has num_feasible_nodes_to_find of them. nullopt if
 // activeQ is empty. A pod the cluster no longer knows (deleted while queued) is dropped without a
 // decision and the next is tried (skipPodSchedule).
-// A bind that failed: the pod is no longer assumed on its node, and the room it leaves is an
-// AssignedPodDelete for the pods waiting (schedule_one.go bindingCycle: ForgetPod, then
-// MoveAllToActiveOrBackoffQueue). The caller queues the pod again.
-void forget_bind(SchedulingQueue& queue, SimCluster& cluster, const std::string& uid);
+// A bind that failed, of the pod `popped` returned in scheduling cycle `cycle`: the pod is no longer
+// assumed on its node, the room it leaves is an AssignedPodDelete for the pods waiting, and the pod
+// goes back to the queue as one that failed that cycle, so to podBackoffQ (schedule_one.go
+// bindingCycle: ForgetPod, MoveAllToActiveOrBackoffQueue, then FailureHandler).
+void forget_bind(SchedulingQueue& queue, SimCluster& cluster, QueuedPodInfo popped, int64_t cycle);
 
 std::optional<CycleRecord> run_cycle(SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config,
                                      SchedulerState& state, SimTime now);

@@ -292,11 +292,12 @@ void Simulator::on_bound(const std::string& uid, RunSummary& summary) {
 void Simulator::on_bind_answers(std::vector<BindAnswer> answers, RunSummary& summary, CycleRecord* cycle,
                                 std::vector<CycleRecord>& failed) {
   for (BindAnswer& a : answers) {
-    std::optional<std::pair<QueuedPodInfo, int64_t>> popped;
-    if (auto it = state_.held_binds.find(a.uid); it != state_.held_binds.end()) {
-      popped = std::move(it->second);
-      state_.held_binds.erase(it);
-    }
+    // An answer comes only for a bind the cycle saw held (BindReply::Kind::kHeld), which kept what
+    // Pop returned.
+    auto held = state_.held_binds.find(a.uid);
+    if (held == state_.held_binds.end()) continue;
+    auto [popped, popped_cycle] = std::move(held->second);
+    state_.held_binds.erase(held);
     auto pod = cluster_.pod(a.uid);
     if (pod == nullptr || pod->node_name.empty()) continue;  // deleted while its bind was held
     if (a.error.empty()) {
@@ -314,15 +315,7 @@ void Simulator::on_bind_answers(std::vector<BindAnswer> answers, RunSummary& sum
     f.outcome = Outcome::kBindFailed;
     f.node = pod->node_name;
     f.message = std::move(a.error);
-    forget_bind(queue_, cluster_, a.uid);
-    if (popped) {
-      // FailureHandler: back as a pod that failed the cycle it was popped in, so to podBackoffQ
-      // (forget_bind's move came after that cycle).
-      popped->first.unschedulable_events = kAnyEvent;
-      queue_.add_unschedulable_if_not_present(std::move(popped->first), popped->second);
-    } else {
-      queue_.add(a.uid, pod->effective_priority());
-    }
+    forget_bind(queue_, cluster_, std::move(popped), popped_cycle);
   }
 }
 

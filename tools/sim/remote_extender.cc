@@ -38,6 +38,11 @@ std::vector<std::string> split_reasons(std::string_view text) {
 
 std::string pod_key(const PodMeta& p) { return p.namespace_ + "/" + p.name; }
 
+// A timeout as the errors name it: "60.00 s".
+std::string seconds_text(std::chrono::milliseconds d) {
+  return std::to_string(d.count() / 1000.0).substr(0, 5) + " s";
+}
+
 // A TCP port written in decimal digits only (0..65535); nullopt otherwise.
 std::optional<int> port_number(std::string_view text) {
   if (text.empty() || text.size() > 5 || text.find_first_not_of("0123456789") != std::string_view::npos) {
@@ -494,8 +499,7 @@ void RemoteExtender::settle() {
     if (unanswered == 0 || held_binds() == unanswered) break;
     if (std::chrono::steady_clock::now() >= deadline) {
       throw ExtenderError("--extender " + options_.url + ": " + std::to_string(unanswered) +
-                          " binds neither answered nor held after " +
-                          std::to_string(options_.request_timeout.count() / 1000.0).substr(0, 5) + " s");
+                          " binds neither answered nor held after " + seconds_text(options_.request_timeout));
     }
     pause = std::min(pause * 2, std::chrono::milliseconds(20));
   }
@@ -521,12 +525,13 @@ std::vector<sim::BindAnswer> RemoteExtender::take_answers(bool wait) {
     });
     if (!answered) {
       throw ExtenderError("--extender " + options_.url + ": held binds not answered after " +
-                          std::to_string(options_.request_timeout.count() / 1000.0).substr(0, 5) + " s");
+                          seconds_text(options_.request_timeout));
     }
+    lock.unlock();
+    settle();
   }
   // Without `wait`, only what the last bind's settle found answered: taking an answer whenever it
   // arrives would make the run depend on the wall clock.
-  if (wait) settle();
   std::lock_guard lock(binds_mu_);
   std::vector<sim::BindAnswer> out;
   for (auto& [sequence, answer] : settled_) out.push_back(std::move(answer));
@@ -640,10 +645,9 @@ void RemoteExtender::wait_for_state() {
       last_error = "its state (GET /debug/state) differs from the simulated API's";
     }
     if (std::chrono::steady_clock::now() >= deadline) {
-      throw ExtenderError(
-          "--extender " + options_.url + ": not in step with the simulated API " + api_.url() + " after " +
-          std::to_string(options_.sync_timeout.count() / 1000.0).substr(0, 5) + " s: " + last_error +
-          " (start kube-extender with --api-server " + api_.url() + ")");
+      throw ExtenderError("--extender " + options_.url + ": not in step with the simulated API " +
+                          api_.url() + " after " + seconds_text(options_.sync_timeout) + ": " + last_error +
+                          " (start kube-extender with --api-server " + api_.url() + ")");
     }
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::milliseconds(50));
