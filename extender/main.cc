@@ -19,6 +19,7 @@
 #include "extender/state/snapshot_loader.h"
 #include "extender/verbs/bind.h"
 #include "extender/verbs/bind_forward.h"
+#include "extender/verbs/gang_replicas.h"
 #include "policy/config.h"
 
 namespace {
@@ -125,6 +126,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<kext::BindForwarder> forwarder;
     std::unique_ptr<kext::BindVerb> binder;
     std::unique_ptr<kext::GangCoordinator> gangs;
+    std::unique_ptr<kext::GangReplicas> gang_replicas;
     if (opts.api.enabled()) {
       api = std::make_unique<kext::kube::ApiClient>(kext::kube::resolve_api_config(opts.api));
       kext::kube::check_api_access(*api);
@@ -168,10 +170,12 @@ int main(int argc, char** argv) {
         gangs = std::make_unique<kext::GangCoordinator>(profile.engine, store, gang, &metrics);
         binder = std::make_unique<kext::BindVerb>(*api, live->cache(), opts.api.assume_ttl, elector.get(),
                                                   forwarder.get(), gangs.get());
+        if (elector) gang_replicas = std::make_unique<kext::GangReplicas>(*elector, *forwarder, *gangs);
       }
     }
 
-    kext::Verbs verbs(profile, store, opts.node_cache_entries, binder.get(), gangs.get());
+    kext::Verbs verbs(profile, store, opts.node_cache_entries, binder.get(), gangs.get(),
+                      gang_replicas.get());
     kext::Server server(opts.server, verbs, store, kext::ServerObservers{&metrics, decisions.get()});
     std::string error;
     if (!server.bind(&error)) throw std::runtime_error(error);

@@ -65,6 +65,8 @@ using NodesOf = std::function<std::vector<const NodeInfo*>()>;
 // The room held for admitted members, by node name.
 struct HeldRoom {
   std::map<std::string, std::vector<std::shared_ptr<const PodInfo>>, std::less<>> by_node;
+  // Set by whoever publishes a copy of it: a different number whenever the room differs.
+  uint64_t version = 0;
   bool empty() const { return by_node.empty(); }
 };
 

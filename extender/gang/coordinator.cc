@@ -109,7 +109,9 @@ std::shared_ptr<const HeldRoom> GangCoordinator::held_room(const ClusterState* s
 }
 
 void GangCoordinator::publish() {
-  room_.store(std::make_shared<const HeldRoom>(gates_.held_room()), std::memory_order_release);
+  auto room = std::make_shared<HeldRoom>(gates_.held_room());
+  room->version = ++room_version_;
+  room_.store(std::move(room), std::memory_order_release);
   const std::optional<gang::Time> next = gates_.next_deadline();
   next_deadline_ms_.store(next ? next->count() : INT64_MAX, std::memory_order_release);
   if (metrics_) {
@@ -273,6 +275,46 @@ size_t GangCoordinator::held_binds() const {
 bool GangCoordinator::admitted(std::string_view group) const {
   std::lock_guard<std::mutex> lock(mu_);
   return gates_.admitted(group);
+}
+
+std::string GangCoordinator::check_bind(std::string_view uid, std::string_view namespace_,
+                                        std::string_view name, std::string_view node) {
+  const std::shared_ptr<const ClusterState> state = store_.current();
+  if (!state) return "";
+  const std::shared_ptr<const HeldRoom> room = held_room(state.get());
+  const auto held = room->by_node.find(node);
+  if (held == room->by_node.end()) return "";
+  const PodInfo* info = state->find_pod(uid);
+  const NodeInfo* n = state->find_node(node);
+  if (!info || !n || !n->node) return "";
+  // The pod as the cache keeps it (its identity, labels and requests): what the held room can take from
+  // it. Its other constraints do not change with the room, and the scheduler checked them.
+  Pod pod;
+  static_cast<PodMeta&>(pod) = *info->pod;
+  pod.containers.assign(1, Container{"pod", "", info->requests, true, true, false});
+  PodContext context(pod, nullptr);
+  const NodeInfo* as_is[] = {n};
+  if (engine_.filter(context, as_is)[0].code != FilterCode::kSuccess) return "";
+  std::deque<NodeInfo> copies;
+  const NodeInfo* with_room[] = {n};
+  apply_held_room(*room, with_room, copies, uid);
+  if (with_room[0] == n) return "";  // the room there is held for this pod itself
+  FilterStatus s = std::move(engine_.filter(context, with_room)[0]);
+  if (s.code == FilterCode::kSuccess) return "";
+  std::set<std::string> groups;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& member : held->second)
+      if (member->pod->uid != uid)
+        if (std::optional<std::string> g = gates_.group_of(member->pod->uid)) groups.insert(*g);
+  }
+  std::string names;
+  for (const std::string& g : groups) names += (names.empty() ? "" : ", ") + g;
+  std::string reasons;
+  for (const std::string& r : s.reasons) reasons += (reasons.empty() ? "" : ", ") + r;
+  return "not binding pod " + std::string(namespace_) + "/" + std::string(name) + " to node " +
+         std::string(node) + ": room there is held for pod group " + (names.empty() ? "?" : names) + " (" +
+         reasons + ")";
 }
 
 }  // namespace kext

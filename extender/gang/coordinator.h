@@ -73,10 +73,19 @@ class GangCoordinator {
   // error, bound() says how the Binding went.
   BindPermit permit(std::string_view uid, std::string_view namespace_, std::string_view name);
   void bound(const BindPermit& permit, std::string_view uid, bool ok);
+  // The bind of pod `uid` (ns/name), with no group to wait for (permit gave no group), to `node`: why
+  // it must not go ("" if it may). It must not when the pod fits `node` only in room held for another
+  // group's members: filtered where that room was not yet seen (before the group was admitted, or on
+  // a replica whose copy of the Lease holder's room lagged: extender/verbs/gang_replicas.h). A pod the
+  // state does not have, or a node it does not fit even without the held room, is left to bind as it
+  // would.
+  std::string check_bind(std::string_view uid, std::string_view namespace_, std::string_view name,
+                         std::string_view node);
 
   // Shutting down: every held bind is answered at once, and no more are held.
   void stop();
 
+  const StateStore& store() const { return store_; }
   size_t held_binds() const;  // binds held and not yet let go
   bool admitted(std::string_view group) const;
 
@@ -111,6 +120,7 @@ class GangCoordinator {
   bool stopped_ = false;
   std::atomic<std::shared_ptr<const HeldRoom>> room_{std::make_shared<const HeldRoom>()};
   std::atomic<int64_t> next_deadline_ms_{INT64_MAX};  // the earliest timeout of an admitted group
+  uint64_t room_version_ = 0;                         // the last HeldRoom::version published (mu_)
 };
 
 }  // namespace kext

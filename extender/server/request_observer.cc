@@ -53,9 +53,9 @@ void RequestObserver::attach(Router& http) {
 Route RequestObserver::route_of(std::string_view path) const {
   if (path.starts_with(prefix_) && path.size() > prefix_.size() && path[prefix_.size()] == '/') {
     const std::string_view verb = path.substr(prefix_.size() + 1);
-    if (verb == "filter") return Route::kFilter;
+    if (verb == "filter" || verb == kHolderFilterRoute) return Route::kFilter;
     if (verb == "prioritize") return Route::kPrioritize;
-    if (verb == "preempt") return Route::kPreempt;
+    if (verb == "preempt" || verb == kHolderPreemptRoute) return Route::kPreempt;
     if (verb == "bind" || verb == kHolderBindRoute) return Route::kBind;
   }
   if (path == "/healthz") return Route::kHealthz;

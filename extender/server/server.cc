@@ -73,6 +73,9 @@ constexpr VerbRoute kVerbRoutes[] = {
     {"preempt", &Verbs::preempt_traced},
     {"bind", &Verbs::bind_traced},
     {kHolderBindRoute, &Verbs::holder_bind_traced, false},
+    {kHolderFilterRoute, &Verbs::holder_filter_traced, false},
+    {kHolderPreemptRoute, &Verbs::holder_preempt_traced, false},
+    {kHolderGangRoomRoute, &Verbs::holder_gang_room_traced, false},
 };
 
 void install_probes(Router& router, const StateStore& state, const std::atomic<bool>& terminating) {

@@ -7,15 +7,15 @@ namespace kext {
 
 Reply Verbs::bind_traced(std::string_view body, VerbTrace* trace) const {
   if (!bind_) return bad_request("bind is not enabled on this extender (--enable-bind)", 404);
-  return bind_->bind(body, trace, BindOrigin::kScheduler);
+  return bind_->bind(body, trace, Origin::kScheduler);
 }
 
 Reply Verbs::holder_bind_traced(std::string_view body, VerbTrace* trace) const {
   if (!bind_) return bad_request("bind is not enabled on this extender (--enable-bind)", 404);
-  return bind_->bind(body, trace, BindOrigin::kForwarded);
+  return bind_->bind(body, trace, Origin::kForwarded);
 }
 
-Reply BindVerb::bind(std::string_view body, VerbTrace* trace, BindOrigin origin) const {
+Reply BindVerb::bind(std::string_view body, VerbTrace* trace, Origin origin) const {
   auto decoded = decode_request<BindingArgs>(
       "bind", body, trace, nullptr,
       [](std::string_view b, BindingArgs& args) { args = decode_binding_args(b); });
@@ -24,7 +24,7 @@ Reply BindVerb::bind(std::string_view body, VerbTrace* trace, BindOrigin origin)
 
   if (elector_ && !elector_->is_leader()) {
     std::optional<Reply> relayed;
-    if (origin == BindOrigin::kForwarded) {
+    if (origin == Origin::kForwarded) {
       relayed = Reply{kNotHolderStatus, json::error_body(not_holder(r.args))};
     } else if (forwarder_) {
       relayed = forwarder_->forward(body, r.args);  // nullopt: this replica took the Lease meanwhile
@@ -41,7 +41,10 @@ Reply BindVerb::bind(std::string_view body, VerbTrace* trace, BindOrigin origin)
   if (gangs_) {
     // Held here, on the replica that binds: the Lease holder, where forwarding brings every bind.
     const BindPermit permit = gangs_->permit(r.args.pod_uid, r.args.pod_namespace, r.args.pod_name);
-    error = permit.error.empty() ? bind_pod(r.args) : permit.error;
+    error = permit.error;
+    if (error.empty() && permit.group.empty())
+      error = gangs_->check_bind(r.args.pod_uid, r.args.pod_namespace, r.args.pod_name, r.args.node);
+    if (error.empty()) error = bind_pod(r.args);
     gangs_->bound(permit, r.args.pod_uid, error.empty());
   } else {
     error = bind_pod(r.args);

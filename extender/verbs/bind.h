@@ -32,8 +32,8 @@ class BindVerb final : public Binder {
   // forwarder it answers the scheduler with an Error, which puts the pod back in its queue
   // (pkg/scheduler/schedule_one.go: bind -> handleBindingCycleError). trace (may be null) gets the
   // phase times and the pod.
-  Reply bind(std::string_view body, VerbTrace* trace, BindOrigin origin) const override;
-  Reply bind(std::string_view body) const { return bind(body, nullptr, BindOrigin::kScheduler); }
+  Reply bind(std::string_view body, VerbTrace* trace, Origin origin) const override;
+  Reply bind(std::string_view body) const { return bind(body, nullptr, Origin::kScheduler); }
 
  private:
   // The compute step: "" once the Binding is created, else why not.

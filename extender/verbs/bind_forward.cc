@@ -84,19 +84,24 @@ void BindForwarder::mark_unreachable(const kube::LeaseHolder& h) const {
 }
 
 std::optional<Reply> BindForwarder::forward(std::string_view body, const BindingArgs& args) const {
+  return forward(kHolderBindRoute, body, "binding pod " + args.pod_namespace + "/" + args.pod_name, "bind");
+}
+
+std::optional<Reply> BindForwarder::forward(std::string_view route, std::string_view body,
+                                            const std::string& what, std::string_view verb) const {
   const auto start = Clock::now();
   const auto deadline = start + timeout();
-  const std::string pod = args.pod_namespace + "/" + args.pod_name;
   const std::string lease = elector_.config().lease_namespace + "/" + elector_.config().lease_name;
+  Metrics* const metrics = route == kHolderBindRoute ? metrics_ : nullptr;
   auto fail = [&](ForwardFailure cause) {
-    if (metrics_) metrics_->count_forward_failure(cause);
+    if (metrics) metrics->count_forward_failure(cause);
   };
   auto observe = [&] {
-    if (metrics_) metrics_->observe_forward(std::chrono::duration<double>(Clock::now() - start).count());
+    if (metrics) metrics->observe_forward(std::chrono::duration<double>(Clock::now() - start).count());
   };
   auto refused = [&](const std::string& why) {
     observe();
-    return Reply{200, json::error_body("not binding pod " + pod + ": replica " + elector_.identity() +
+    return Reply{200, json::error_body("not " + what + ": replica " + elector_.identity() +
                                        " does not hold the Lease " + lease + ", and " + why)};
   };
 
@@ -109,7 +114,8 @@ std::optional<Reply> BindForwarder::forward(std::string_view body, const Binding
     waiting.emplace(waiting_);
     if (waiting_.load(std::memory_order_acquire) <= config_.max_waiting) return true;
     fail(ForwardFailure::kBusy);
-    note(std::to_string(config_.max_waiting) + " binds are already waiting for the holder");
+    note(std::to_string(config_.max_waiting) + " " + std::string(verb) +
+         "s are already waiting for the holder");
     return false;
   };
   kube::LeaseHolder stepping_down;  // answered that it no longer holds the Lease, which still names it
@@ -139,7 +145,7 @@ std::optional<Reply> BindForwarder::forward(std::string_view body, const Binding
       note("no time left for holder " + h.identity);
       break;
     }
-    const kube::ApiResponse r = client_for(h.url)->post("/" + std::string(kHolderBindRoute), body, left);
+    const kube::ApiResponse r = client_for(h.url)->post("/" + std::string(route), body, left);
     if (r.status != 0 && r.status != kNotHolderStatus) {
       observe();
       return Reply{r.status, r.body};
@@ -161,7 +167,22 @@ std::optional<Reply> BindForwarder::forward(std::string_view body, const Binding
     note("holder " + h.identity + " at " + h.url + ": " + failure);
     elector_.refresh();
   }
-  return refused("passing the bind on failed: " + attempts);
+  return refused("passing the " + std::string(verb) + " on failed: " + attempts);
+}
+
+kube::ApiResponse BindForwarder::ask_holder(std::string_view route, std::string_view body,
+                                            milliseconds limit) const {
+  const kube::LeaseHolder h = elector_.lease_holder();
+  kube::ApiResponse r;
+  if (h.identity.empty() || h.url.empty()) {
+    r.error = "the Lease names no holder to ask";
+  } else if (unreachable_for(h)) {
+    r.error = "holder " + h.identity + " at " + h.url + " could not be connected to just now";
+  } else {
+    r = client_for(h.url)->post("/" + std::string(route), body, limit);
+    if (r.never_sent()) mark_unreachable(h);
+  }
+  return r;
 }
 
 }  // namespace kext

@@ -31,6 +31,11 @@ namespace kext {
 
 // Where the holder takes forwarded binds, under the verbs' path prefix.
 inline constexpr std::string_view kHolderBindRoute = "holder/bind";
+// Where the holder takes a gang member's filter and preemption (extender/verbs/gang_replicas.h), and
+// says which room it holds for gang members.
+inline constexpr std::string_view kHolderFilterRoute = "holder/filter";
+inline constexpr std::string_view kHolderPreemptRoute = "holder/preempt";
+inline constexpr std::string_view kHolderGangRoomRoute = "holder/gang-room";
 // What kHolderBindRoute answers on a replica that does not hold the Lease: 421 Misdirected Request.
 inline constexpr int kNotHolderStatus = 421;
 
@@ -58,6 +63,15 @@ class BindForwarder {
   // The holder's reply to `body` (args is the same request decoded), or an Error reply naming each
   // failed attempt. nullopt: this replica holds the Lease now, and binds the pod itself.
   std::optional<Reply> forward(std::string_view body, const BindingArgs& args) const;
+  // The same for any holder route: `what` is what the replica would do itself ("filtering pod ns/name"),
+  // `verb` what is passed on ("filter"), both for the Error. Counted in the bind forward metrics only
+  // for binds.
+  std::optional<Reply> forward(std::string_view route, std::string_view body, const std::string& what,
+                               std::string_view verb) const;
+  // One request to the holder the Lease names now, with no wait for one and no retry: for what is asked
+  // often and may be a little stale (the held room). status 0 and an error when there is none to ask.
+  kube::ApiResponse ask_holder(std::string_view route, std::string_view body,
+                               std::chrono::milliseconds limit) const;
 
  private:
   // The holder to try: waits, nudging the election, while the Lease names none or still names the

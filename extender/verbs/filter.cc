@@ -1,5 +1,7 @@
 // POST /filter: which of the request's nodes the pod fits, and why the others do not.
+#include "extender/verbs/gang_replicas.h"
 #include "extender/verbs/verbs.h"
+#include "json/json.h"
 
 namespace kext {
 
@@ -66,18 +68,48 @@ FilterReply gated_nodes(const GangGate& gate, const ResolvedNodes& nodes) {
 
 }  // namespace
 
+std::optional<Reply> Verbs::holder_decides(std::string_view route, std::string_view body, const Pod& pod,
+                                           Origin origin) const {
+  if (!gangs_ || !replicas_ || replicas_->holds() || !gang::pod_group_key(pod)) return std::nullopt;
+  const std::string what = std::string(route == kHolderFilterRoute ? "filtering" : "preempting for") +
+                           " pod " + pod.namespace_ + "/" + pod.name + " (a gang member)";
+  if (origin == Origin::kForwarded) {
+    return Reply{kNotHolderStatus, json::error_body("not " + what + ": replica " + replicas_->identity() +
+                                                    " does not hold the Lease")};
+  }
+  return replicas_->forward(route, body, what, route == kHolderFilterRoute ? "filter" : "preemption");
+}
+
 Reply Verbs::filter_traced(std::string_view body, VerbTrace* trace) const {
+  return filter_from(body, trace, Origin::kScheduler);
+}
+
+Reply Verbs::holder_filter_traced(std::string_view body, VerbTrace* trace) const {
+  return filter_from(body, trace, Origin::kForwarded);
+}
+
+Reply Verbs::filter_from(std::string_view body, VerbTrace* trace, Origin origin) const {
   auto decoded = decode_nodes_request("filter", body, trace, state_, &node_cache_, {&pod_cache_, false});
   if (Reply* refused = std::get_if<Reply>(&decoded)) return std::move(*refused);
   auto& [r, nodes] = std::get<NodesRequest>(decoded);
+  if (std::optional<Reply> relayed = holder_decides(kHolderFilterRoute, body, *r.args.pod, origin)) {
+    r.clock.end(Phase::kCompute);
+    r.clock.end(Phase::kEncode);
+    if (r.decision) r.decision->gang = "gang member: decided by the Lease holder";
+    return std::move(*relayed);
+  }
 
   const auto cluster = cluster_for(profile_.engine, r.state);
   GangGate gate;
   std::deque<NodeInfo> held;  // nodes with room held for gang members, as this pod must see them
   if (gangs_) {
     gate = gangs_->gate(*r.args.pod, *r.state, cluster ? &cluster->view : nullptr);
-    if (gate.kind == GangGate::Kind::kOrdinary)
-      apply_held_room(*gangs_->held_room(r.state.get()), nodes.known, held, r.args.pod->uid);
+    if (gate.kind == GangGate::Kind::kOrdinary) {
+      // With replicas, the room that counts is the one the Lease holder holds.
+      const auto room = replicas_ && !replicas_->holds() ? replicas_->holder_room(r.state)
+                                                         : gangs_->held_room(r.state.get());
+      apply_held_room(*room, nodes.known, held, r.args.pod->uid);
+    }
   }
   FilterReply reply =
       gate.kind == GangGate::Kind::kOrdinary

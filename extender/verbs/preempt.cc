@@ -8,6 +8,7 @@
 #include "algorithms/gang/preemption.h"
 #include "algorithms/preemption/preemption.h"
 #include "extender/codec/preemption_args.h"
+#include "extender/verbs/bind_forward.h"
 #include "extender/verbs/verbs.h"
 #include "json/json.h"
 
@@ -156,11 +157,24 @@ std::vector<ChosenVictims> choose(const std::vector<preemption::Candidate>& cand
 }  // namespace
 
 Reply Verbs::preempt_traced(std::string_view body, VerbTrace* trace) const {
+  return preempt_from(body, trace, Origin::kScheduler);
+}
+
+Reply Verbs::holder_preempt_traced(std::string_view body, VerbTrace* trace) const {
+  return preempt_from(body, trace, Origin::kForwarded);
+}
+
+Reply Verbs::preempt_from(std::string_view body, VerbTrace* trace, Origin origin) const {
   auto decoded = decode_request<PreemptionArgs>(
       "preempt", body, trace, &state_,
       [](std::string_view b, PreemptionArgs& args) { args = decode_preemption_args(b); });
   if (Reply* refused = std::get_if<Reply>(&decoded)) return std::move(*refused);
   auto& r = std::get<Request<PreemptionArgs>>(decoded);
+  if (std::optional<Reply> relayed = holder_decides(kHolderPreemptRoute, body, r.args.pod, origin)) {
+    r.clock.end(Phase::kCompute);
+    r.clock.end(Phase::kEncode);
+    return std::move(*relayed);
+  }
 
   const int64_t now = static_cast<int64_t>(std::time(nullptr));
   std::vector<preemption::Candidate> candidates;

@@ -4,6 +4,7 @@
 // bind.cc.
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -16,15 +17,18 @@
 
 namespace kext {
 
-// Who sent a bind: the scheduler (POST /bind), or a replica passing it on to the Lease holder
-// (POST /holder/bind, bind_forward.h), which is never passed on again.
-enum class BindOrigin : uint8_t { kScheduler, kForwarded };
+// Who sent a request: the scheduler (POST /bind), or a replica passing it on to the Lease holder
+// (POST /holder/bind, bind_forward.h; a gang member's /holder/filter and /holder/preempt,
+// gang_replicas.h), which is never passed on again.
+enum class Origin : uint8_t { kScheduler, kForwarded };
+
+class GangReplicas;
 
 // What /bind runs once binding is enabled (--enable-bind): BindVerb (bind.h), which needs the API.
 class Binder {
  public:
   virtual ~Binder() = default;
-  virtual Reply bind(std::string_view body, VerbTrace* trace, BindOrigin origin) const = 0;
+  virtual Reply bind(std::string_view body, VerbTrace* trace, Origin origin) const = 0;
 };
 
 // Decoded full-mode node objects kept between requests when --node-cache-entries is not given.
@@ -36,15 +40,19 @@ inline constexpr size_t kPodCacheEntries = 256;
 
 class Verbs {
  public:
-  // profile, state, bind and gangs must outlive the Verbs. node_cache_entries: decoded full-mode node
-  // objects kept between requests (0 = none). bind: null while binding is not enabled, and /bind
-  // answers 404. gangs: null without gang scheduling (it needs bind: BindVerb holds the members' binds).
+  // profile, state, bind, gangs and replicas must outlive the Verbs. node_cache_entries: decoded
+  // full-mode node objects kept between requests (0 = none). bind: null while binding is not enabled,
+  // and /bind answers 404. gangs: null without gang scheduling (it needs bind: BindVerb holds the
+  // members' binds). replicas: null without --leader-elect; else gang members' filters and preemptions
+  // are decided by the Lease holder (gang_replicas.h).
   Verbs(const Profile& profile, const StateStore& state, size_t node_cache_entries = kDefaultNodeCacheEntries,
-        const Binder* bind = nullptr, GangCoordinator* gangs = nullptr)
+        const Binder* bind = nullptr, GangCoordinator* gangs = nullptr,
+        const GangReplicas* replicas = nullptr)
       : profile_(profile),
         state_(state),
         bind_(bind),
         gangs_(gangs),
+        replicas_(replicas),
         node_cache_(node_cache_entries),
         algorithms_(algorithm_infos(profile.engine)) {}
 
@@ -59,14 +67,26 @@ class Verbs {
   Reply prioritize_traced(std::string_view body, VerbTrace* trace) const;
   Reply preempt_traced(std::string_view body, VerbTrace* trace) const;
   Reply bind_traced(std::string_view body, VerbTrace* trace) const;
-  // A bind another replica passed on to this one as the Lease holder.
+  // A bind, a gang member's filter or preemption another replica passed on to this one as the Lease
+  // holder; and the room it holds for gang members, for the other replicas' filters.
   Reply holder_bind_traced(std::string_view body, VerbTrace* trace) const;
+  Reply holder_filter_traced(std::string_view body, VerbTrace* trace) const;
+  Reply holder_preempt_traced(std::string_view body, VerbTrace* trace) const;
+  Reply holder_gang_room_traced(std::string_view body, VerbTrace* trace) const;
 
  private:
+  Reply filter_from(std::string_view body, VerbTrace* trace, Origin origin) const;
+  Reply preempt_from(std::string_view body, VerbTrace* trace, Origin origin) const;
+  // A gang member's request on a replica not holding the Lease: passed on to the holder (from the
+  // scheduler) or refused with kNotHolderStatus (from a replica); nullopt: decided here.
+  std::optional<Reply> holder_decides(std::string_view route, std::string_view body, const Pod& pod,
+                                      Origin origin) const;
+
   const Profile& profile_;
   const StateStore& state_;
   const Binder* bind_;
   GangCoordinator* gangs_;
+  const GangReplicas* replicas_;
   // The server's caches of decoded node objects and pods (thread-safe): the mutable members.
   mutable NodeDecodeCache node_cache_;
   mutable PodDecodeCache pod_cache_{kPodCacheEntries};

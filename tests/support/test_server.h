@@ -76,7 +76,7 @@ class TestServer {
   class FunctionBinder final : public Binder {
    public:
     explicit FunctionBinder(std::function<Reply(std::string_view)> f) : f_(std::move(f)) {}
-    Reply bind(std::string_view body, VerbTrace*, BindOrigin) const override { return f_(body); }
+    Reply bind(std::string_view body, VerbTrace*, Origin) const override { return f_(body); }
 
    private:
     std::function<Reply(std::string_view)> f_;

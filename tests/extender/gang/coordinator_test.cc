@@ -308,5 +308,33 @@ TEST_F(Gangs, ARunningGroupsLaterMembersAreOrdinary) {
   EXPECT_EQ(p.error, "");
 }
 
+// An ordinary pod filtered where a group's room was not yet seen (before its admission, or on a replica
+// whose copy of the holder's room lagged) reaches bind on a node held for the group: refused when it
+// fits there only in the held room, let through otherwise.
+TEST_F(Gangs, AnOrdinaryBindIntoHeldRoomIsRefused) {
+  // Group a: four members of 4 CPU hold every node whole. Pod "small" (1 CPU) fits any node without
+  // them; "huge" (8 CPU) fits none even so.
+  auto objects = members("a", 4, "4");
+  objects.push_back(pod_group_json("train", "a", 4));
+  objects.push_back(pod_json("default", "small", "", "1", "Pending"));
+  objects.push_back(pod_json("default", "huge", "", "8", "Pending"));
+  load(objects);
+  EXPECT_EQ(coordinator_.check_bind("uid-default-small", "default", "small", "n0"), "") << "nothing held yet";
+
+  ASSERT_EQ(gate("a", 0, "4").kind, GangGate::Kind::kOnlyNode);
+  for (int i = 0; i < 4; ++i) {
+    const std::string node = "n" + std::to_string(i);
+    EXPECT_EQ(coordinator_.check_bind("uid-default-small", "default", "small", node),
+              "not binding pod default/small to node " + node +
+                  ": room there is held for pod group train/a (Insufficient cpu)");
+    // Not the room's doing: left to bind (and fail) as it would.
+    EXPECT_EQ(coordinator_.check_bind("uid-default-huge", "default", "huge", node), "");
+  }
+  // A member binds into its own room; a pod the state does not have is not checked.
+  const std::string a0_node = gate("a", 0, "4").node;
+  EXPECT_EQ(coordinator_.check_bind(uid("a", 0), "train", "a-0", a0_node), "");
+  EXPECT_EQ(coordinator_.check_bind("uid-unknown", "default", "unknown", "n0"), "");
+}
+
 }  // namespace
 }  // namespace kext::testing

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "extender/verbs/bind.h"
+#include "tests/support/gang_scheduler.h"
 #include "tests/support/kube_objects.h"
 #include "tests/support/live_cluster.h"
 #include "tests/support/test_server.h"
@@ -53,87 +54,13 @@ class GangVerbs : public ::testing::Test {
     }
     return pods;
   }
-  std::map<std::string, int> bound_by_app() const {
-    std::map<std::string, int> out;
-    for (const auto& b : api_.bindings()) ++out[b.name.substr(0, b.name.rfind('-'))];
-    return out;
-  }
+  std::map<std::string, int> bound_by_app() const { return bound_by_prefix(api_); }
 
-  // The most pods of group `app` seen bound at once while `run` runs (sampled every 2 ms).
   int most_bound_while(const std::string& app, const std::function<void()>& run) {
-    std::atomic<bool> stop{false};
-    std::atomic<int> most{0};
-    std::thread monitor([&] {
-      while (!stop) {
-        most = std::max(most.load(), bound_by_app()[app]);
-        std::this_thread::sleep_for(2ms);
-      }
-    });
-    run();
-    stop = true;
-    monitor.join();
-    return std::max(most.load(), bound_by_app()[app]);
+    return most_bound_at_once(api_, app, run);
   }
-
-  // The scheduler: pods in queue order, each filtered against every node, bound on the first node that
-  // passes, retried 200 ms after a failure; until `done` or 30 s.
   void schedule(const std::vector<std::string>& pods, const std::function<bool()>& done) {
-    struct Item {
-      std::string json;
-      Clock::time_point not_before;
-    };
-    std::mutex mu;
-    std::deque<Item> queue;
-    for (const auto& p : pods) queue.push_back({p, Clock::now()});
-    std::vector<std::thread> binds;
-    const auto deadline = Clock::now() + 30s;
-    httplib::Client filter_client("127.0.0.1", server_.port());
-    while (!done() && Clock::now() < deadline) {
-      std::optional<Item> item;
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        for (auto it = queue.begin(); it != queue.end(); ++it) {
-          if (it->not_before > Clock::now()) continue;
-          item = std::move(*it);
-          queue.erase(it);
-          break;
-        }
-      }
-      if (!item) {
-        std::this_thread::sleep_for(10ms);
-        continue;
-      }
-      auto res = filter_client.Post("/filter", names_request(item->json, nodes_), "application/json");
-      ASSERT_TRUE(res && res->status == 200);
-      auto d = parse(res->body);
-      if (!d["NodeNames"].IsArray() || d["NodeNames"].Empty()) {
-        std::lock_guard<std::mutex> lock(mu);
-        queue.push_back({item->json, Clock::now() + 200ms});
-        continue;
-      }
-      const std::string node = d["NodeNames"][0].GetString();
-      auto pod = parse(item->json);
-      const std::string body = R"({"PodName":")" + std::string(pod["metadata"]["name"].GetString()) +
-                               R"(","PodNamespace":")" + pod["metadata"]["namespace"].GetString() +
-                               R"(","PodUID":")" + pod["metadata"]["uid"].GetString() + R"(","Node":")" +
-                               node + "\"}";
-      auto finished = std::make_shared<std::atomic<bool>>(false);
-      binds.emplace_back([this, body, json = item->json, finished, &mu, &queue] {
-        httplib::Client c("127.0.0.1", server_.port());
-        c.set_read_timeout(30, 0);
-        auto r = c.Post("/bind", body, "application/json");
-        const bool ok = r && r->status == 200 && parse(r->body)["Error"].GetStringLength() == 0;
-        if (!ok) {
-          std::lock_guard<std::mutex> lock(mu);
-          queue.push_back({json, Clock::now() + 200ms});
-        }
-        *finished = true;
-      });
-      // The scheduler assumes the pod on its node before binding it; here the extender's own assumption
-      // (made as the bind starts) stands in for it: the next filter waits for it, or for a held bind.
-      for (int i = 0; i < 10 && !*finished; ++i) std::this_thread::sleep_for(2ms);
-    }
-    for (auto& t : binds) t.join();
+    schedule_gang_pods(server_.port(), nodes_, pods, done);
   }
 
   FakeApiServer api_;

@@ -1,0 +1,276 @@
+// Gang scheduling with two replicas of the extender (--enable-bind --leader-elect) on the in-repo API
+// server: whichever replica the scheduler's requests reach, a group is admitted once, by the Lease
+// holder; its room is seen as taken by the filters of both replicas; an ordinary pod that reaches bind
+// on a node held for a group is refused; the group binds whole.
+#include "extender/verbs/gang_replicas.h"
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <set>
+#include <thread>
+
+#include "tests/support/gang_scheduler.h"
+#include "tests/support/replica_cluster.h"
+#include "tests/support/test_server.h"
+
+namespace kext::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// The room codec, both ways; and what a malformed room is refused with.
+TEST(SharedRoom, RoundTripsAndNamesWhatIsWrong) {
+  HeldRoom room;
+  room.version = 7;
+  auto member = [](const std::string& uid) {
+    auto pod = std::make_shared<Pod>();
+    pod->uid = uid;
+    return std::make_shared<const PodInfo>(make_pod_info(pod));
+  };
+  room.by_node["n0"] = {member("u1"), member("u2")};
+  room.by_node["n1"] = {member("u3")};
+
+  bool unchanged = true;
+  SharedRoom got = decode_shared_room(encode_shared_room("r0", room, false), &unchanged);
+  EXPECT_FALSE(unchanged);
+  EXPECT_EQ(got.holder, "r0");
+  EXPECT_EQ(got.version, 7u);
+  EXPECT_EQ(got.uids_by_node, (std::map<std::string, std::vector<std::string>, std::less<>>{
+                                  {"n0", {"u1", "u2"}}, {"n1", {"u3"}}}));
+  got = decode_shared_room(encode_shared_room("r0", room, true), &unchanged);
+  EXPECT_TRUE(unchanged);
+  EXPECT_EQ(got.version, 7u);
+  EXPECT_TRUE(got.uids_by_node.empty());
+
+  const struct {
+    std::string body, error;
+  } bad[] = {
+      {"[", "gang room: "},
+      {R"({"Version":1})", "gang room: Holder: expected string"},
+      {R"({"Holder":"r0","Version":-1})", "gang room: Version: expected unsigned integer"},
+      {R"({"Holder":"r0","Version":1,"Nodes":[]})", "Nodes: expected object, got array"},
+      {R"({"Holder":"r0","Version":1,"Nodes":{"n0":"u1"}})", "Nodes.n0: expected array, got string"},
+      {R"({"Holder":"r0","Version":1,"Nodes":{"n0":[1]}})", "Nodes.n0[]: expected string, got number"},
+  };
+  for (const auto& b : bad) {
+    try {
+      decode_shared_room(b.body, &unchanged);
+      ADD_FAILURE() << b.body;
+    } catch (const DecodeError& e) {
+      EXPECT_EQ(std::string(e.what()).find(b.error), 0u) << b.body << ": " << e.what();
+    }
+  }
+}
+
+std::string error_of(const httplib::Result& r) {
+  if (!r) return "<no reply>";
+  auto d = parse(r->body);
+  return d.IsObject() && d.HasMember("Error") && d["Error"].IsString() ? d["Error"].GetString() : "";
+}
+
+// Two replicas on eight nodes of 4 CPU; groups a and b of four 4-CPU members each fill four nodes.
+class GangReplicas2 : public ::testing::Test {
+ protected:
+  static ReplicaClusterShape shape() {
+    ReplicaClusterShape s;
+    s.nodes = 8;
+    s.pods = 0;
+    return s;
+  }
+  void SetUp() override {
+    for (const std::string g : {"a", "b"}) {
+      cluster_.api.put("podgroups", pod_group_json("train", g, 4, 30));
+      for (int i = 0; i < 4; ++i) cluster_.api.put("pods", member(g, i));
+    }
+    cluster_.api.put("pods", ordinary());
+    for (const std::string id : {"r0", "r1"})
+      ASSERT_GT(cluster_.start(id).port(), 0) << cluster_.replicas[id]->log();
+    cluster_.publish();
+    ASSERT_TRUE(cluster_.wait_ready(2));
+    holder_ = cluster_.api.lease_holder(kLeaseKey);
+    other_ = holder_ == "r0" ? "r1" : "r0";
+    for (int i = 0; i < 8; ++i) nodes_.push_back(ReplicaCluster::node_name(i));
+  }
+  static std::string member(const std::string& g, int i) {
+    return gang_pod_json("train", g + "-" + std::to_string(i), g, "4");
+  }
+  static std::string ordinary() { return pod_json("default", "o", "", "1", "Pending"); }
+
+  httplib::Client client(const std::string& replica) {
+    httplib::Client c("127.0.0.1", cluster_.replicas[replica]->port());
+    c.set_read_timeout(10, 0);
+    return c;
+  }
+  // The nodes `pod` passes on `replica`.
+  std::vector<std::string> filter(const std::string& replica, const std::string& pod) {
+    auto r = client(replica).Post("/filter", names_request(pod, nodes_), "application/json");
+    std::vector<std::string> out;
+    if (!r || r->status != 200) {
+      ADD_FAILURE() << (r ? r->body : "no reply");
+      return out;
+    }
+    auto d = parse(r->body);
+    EXPECT_EQ(error_of(r), "") << r->body;
+    if (d["NodeNames"].IsArray())
+      for (const auto& n : d["NodeNames"].GetArray()) out.emplace_back(n.GetString());
+    return out;
+  }
+  httplib::Result bind(const std::string& replica, const std::string& ns, const std::string& name,
+                       const std::string& node) {
+    return client(replica).Post("/bind",
+                                R"({"PodName":")" + name + R"(","PodNamespace":")" + ns +
+                                    R"(","PodUID":"uid-)" + ns + "-" + name + R"(","Node":")" + node + "\"}",
+                                "application/json");
+  }
+  std::multiset<std::string> bound() const {
+    std::multiset<std::string> out;
+    for (const auto& b : cluster_.api.bindings()) out.insert(b.name);
+    return out;
+  }
+  std::string logs() {
+    std::string out;
+    for (auto& [id, p] : cluster_.replicas) out += "--- " + id + "\n" + p->log();
+    return out;
+  }
+
+  ReplicaCluster cluster_{KEXT_BINARY, shape()};
+  std::string holder_, other_;
+  std::vector<std::string> nodes_;
+};
+
+TEST_F(GangReplicas2, AGroupIsAdmittedOnceAndItsRoomIsTakenOnBothReplicas) {
+  // a's first member reaches the replica not holding the Lease: the holder admits a, and the ordinary
+  // pod filtered on the holder finds a's four nodes taken.
+  std::vector<std::string> a0 = filter(other_, member("a", 0));
+  ASSERT_EQ(a0.size(), 1u) << logs();
+  EXPECT_EQ(filter(holder_, ordinary()).size(), 4u);
+  // b's first member reaches the holder: the other replica's filters see b's room too, once its copy
+  // of the holder's room is refreshed.
+  ASSERT_EQ(filter(holder_, member("b", 0)).size(), 1u);
+  std::this_thread::sleep_for(kRoomRefresh * 3);
+  EXPECT_EQ(filter(other_, ordinary()), std::vector<std::string>{}) << logs();
+  EXPECT_EQ(filter(holder_, ordinary()), std::vector<std::string>{});
+  // Every member goes to the node held for it, on either replica; no two share one.
+  std::map<std::string, std::string> node_of;
+  std::set<std::string> nodes;
+  for (const std::string g : {"a", "b"}) {
+    for (int i = 0; i < 4; ++i) {
+      std::vector<std::string> n = filter(i % 2 ? holder_ : other_, member(g, i));
+      ASSERT_EQ(n.size(), 1u) << g << i;
+      node_of[g + "-" + std::to_string(i)] = n[0];
+      nodes.insert(n[0]);
+    }
+  }
+  EXPECT_EQ(nodes.size(), 8u);
+  EXPECT_EQ(node_of["a-0"], a0[0]);
+}
+
+TEST_F(GangReplicas2, AnOrdinaryPodBoundIntoHeldRoomIsRefusedAndTheGroupBindsWhole) {
+  // The ordinary pod is filtered before a is admitted, and offered every node.
+  const std::vector<std::string> offered = filter(other_, ordinary());
+  ASSERT_EQ(offered.size(), 8u);
+  std::map<std::string, std::string> node_of;
+  for (int i = 0; i < 4; ++i) {
+    std::vector<std::string> n = filter(i % 2 ? holder_ : other_, member("a", i));
+    ASSERT_EQ(n.size(), 1u) << i << logs();
+    node_of["a-" + std::to_string(i)] = n[0];
+  }
+  // Its bind, to a node now held for a, reaches the replica not holding the Lease and is refused.
+  auto r = bind(other_, "default", "o", node_of["a-0"]);
+  EXPECT_EQ(error_of(r), "not binding pod default/o to node " + node_of["a-0"] +
+                             ": room there is held for pod group train/a (Insufficient cpu)");
+  EXPECT_EQ(bound().count("o"), 0u);
+
+  // a's binds, half through each replica, are held until all four have come, then all go.
+  std::vector<std::future<std::string>> binds;
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = "a-" + std::to_string(i);
+    binds.push_back(std::async(std::launch::async, [this, i, name, node = node_of[name]] {
+      return error_of(bind(i % 2 ? holder_ : other_, "train", name, node));
+    }));
+    if (i < 3) {
+      std::this_thread::sleep_for(50ms);
+      EXPECT_EQ(bound().size(), 0u) << "a partial group was bound";
+    }
+  }
+  for (auto& b : binds) EXPECT_EQ(b.get(), "");
+  EXPECT_EQ(bound(), (std::multiset<std::string>{"a-0", "a-1", "a-2", "a-3"}));
+  for (const auto& b : cluster_.api.bindings()) EXPECT_EQ(b.node, node_of[b.name]);
+
+  // The ordinary pod now binds elsewhere, on a node no group holds.
+  std::string free_node;
+  for (const std::string& n : nodes_) {
+    bool taken = false;
+    for (const auto& [m, node] : node_of) taken |= node == n;
+    if (!taken) free_node = n;
+  }
+  EXPECT_EQ(error_of(bind(other_, "default", "o", free_node)), "");
+}
+
+// The deadlock kube-scheduler 1.26 ran into (10 nodes of 4 CPU, three groups of eight 2-CPU pods where
+// two fit, then four 1-CPU pods), now with two replicas behind a balancer and the scheduler's filters
+// taking turns over two connections (one to each replica), its binds each on a connection of its own:
+// two groups bind whole, the third never binds a pod, and the ordinary pods bind around it.
+TEST(GangReplicas, TwoOfThreeGangsBindWholeWhicheverReplicaTheSchedulerReaches) {
+  ReplicaClusterShape shape;
+  shape.pods = 0;
+  ReplicaCluster cluster(KEXT_BINARY, shape);
+  std::vector<std::string> pods;
+  for (const std::string g : {"a", "b", "c"}) {
+    cluster.api.put("podgroups", pod_group_json("train", g, 8, 5,
+                                                std::string("2026-01-01T00:00:0") +
+                                                    (g == "a"   ? "0"
+                                                     : g == "b" ? "1"
+                                                                : "2") +
+                                                    "Z"));
+    for (int i = 0; i < 8; ++i) {
+      pods.push_back(gang_pod_json("train", g + "-" + std::to_string(i), g, "2"));
+      cluster.api.put("pods", pods.back());
+    }
+  }
+  for (int i = 0; i < 4; ++i) {
+    pods.push_back(pod_json("default", "web-" + std::to_string(i), "", "1", "Pending", 0, "web"));
+    cluster.api.put("pods", pods.back());
+  }
+  for (const std::string id : {"r0", "r1"})
+    ASSERT_GT(cluster.start(id).port(), 0) << cluster.replicas[id]->log();
+  cluster.publish();
+  ASSERT_TRUE(cluster.wait_ready(2));
+  std::vector<std::string> nodes;
+  for (int i = 0; i < shape.nodes; ++i) nodes.push_back(ReplicaCluster::node_name(i));
+
+  const int most_c = most_bound_at_once(cluster.api, "c", [&] {
+    schedule_gang_pods(
+        cluster.lb.port(), nodes, pods,
+        [&] {
+          auto b = bound_by_prefix(cluster.api);
+          return b["a"] == 8 && b["b"] == 8 && b["web"] == 4;
+        },
+        2);
+  });
+  auto bound = bound_by_prefix(cluster.api);
+  std::string logs;
+  for (auto& [id, p] : cluster.replicas) logs += "--- " + id + "\n" + p->log();
+  EXPECT_EQ(bound["a"], 8) << logs;
+  EXPECT_EQ(bound["b"], 8);
+  EXPECT_EQ(bound["c"], 0);
+  EXPECT_EQ(most_c, 0) << "a partial gang was bound";
+  EXPECT_EQ(bound["web"], 4);
+  // Both replicas answered filters; only the holder admitted groups (a, b, and c never).
+  EXPECT_EQ(cluster.lb.connections().size(), 2u);
+  const std::string holder = cluster.api.lease_holder(kLeaseKey);
+  for (auto& [id, p] : cluster.replicas) {
+    httplib::Client c("127.0.0.1", p->port());
+    auto m = c.Get("/metrics");
+    ASSERT_TRUE(m && m->status == 200);
+    EXPECT_NE(m->body.find(std::string("\nkube_extender_gang_admissions_total ") +
+                           (id == holder ? "2" : "0") + "\n"),
+              std::string::npos)
+        << id << (id == holder ? " (holder)" : "") << "\n"
+        << m->body.substr(m->body.find("\nkube_extender_gang_admissions_total "), 50);
+  }
+}
+
+}  // namespace
+}  // namespace kext::testing
