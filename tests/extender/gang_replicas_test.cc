@@ -208,6 +208,21 @@ TEST_F(GangReplicas2, AnOrdinaryPodBoundIntoHeldRoomIsRefusedAndTheGroupBindsWho
   EXPECT_EQ(error_of(bind(other_, "default", "o", free_node)), "");
 }
 
+// kube_extender_gang_admissions_total on each replica, by identity.
+std::map<std::string, std::string> admissions(ReplicaCluster& cluster) {
+  std::map<std::string, std::string> out;
+  const std::string name = "\nkube_extender_gang_admissions_total ";
+  for (auto& [id, p] : cluster.replicas) {
+    httplib::Client c("127.0.0.1", p->port());
+    auto m = c.Get("/metrics");
+    const size_t at = m ? m->body.find(name) : std::string::npos;
+    out[id] = at == std::string::npos
+                  ? "?"
+                  : m->body.substr(at + name.size(), m->body.find('\n', at + 1) - at - name.size());
+  }
+  return out;
+}
+
 // The deadlock kube-scheduler 1.26 ran into (10 nodes of 4 CPU, three groups of eight 2-CPU pods where
 // two fit, then four 1-CPU pods), now with two replicas behind a balancer and the scheduler's filters
 // taking turns over two connections (one to each replica), its binds each on a connection of its own:
@@ -260,16 +275,65 @@ TEST(GangReplicas, TwoOfThreeGangsBindWholeWhicheverReplicaTheSchedulerReaches) 
   // Both replicas answered filters; only the holder admitted groups (a, b, and c never).
   EXPECT_EQ(cluster.lb.connections().size(), 2u);
   const std::string holder = cluster.api.lease_holder(kLeaseKey);
-  for (auto& [id, p] : cluster.replicas) {
-    httplib::Client c("127.0.0.1", p->port());
-    auto m = c.Get("/metrics");
-    ASSERT_TRUE(m && m->status == 200);
-    EXPECT_NE(m->body.find(std::string("\nkube_extender_gang_admissions_total ") +
-                           (id == holder ? "2" : "0") + "\n"),
-              std::string::npos)
-        << id << (id == holder ? " (holder)" : "") << "\n"
-        << m->body.substr(m->body.find("\nkube_extender_gang_admissions_total "), 50);
+  EXPECT_EQ(admissions(cluster),
+            (std::map<std::string, std::string>{{holder, "2"}, {holder == "r0" ? "r1" : "r0", "0"}}));
+}
+
+// A full cluster: a member's /preempt that reaches the replica not holding the Lease is the holder's to
+// answer, which admits the group with its evictions; the next member's, on the holder, evicts on another
+// node.
+TEST(GangReplicas, AMembersPreemptionIsDecidedByTheHolder) {
+  ReplicaClusterShape shape;
+  shape.nodes = 4;
+  shape.pods = 0;
+  ReplicaCluster cluster(KEXT_BINARY, shape);
+  std::vector<std::string> nodes;
+  for (int i = 0; i < shape.nodes; ++i) {
+    nodes.push_back(ReplicaCluster::node_name(i));
+    cluster.api.put("pods", pod_json("default", "filler-" + nodes.back(), nodes.back(), "3", "Running", 0));
   }
+  cluster.api.put("podgroups", pod_group_json("train", "p", 2, 30));
+  std::vector<std::string> members;
+  for (int i = 0; i < 2; ++i) {
+    members.push_back(gang_pod_json("train", "p-" + std::to_string(i), "p", "3", "", 100));
+    cluster.api.put("pods", members.back());
+  }
+  for (const std::string id : {"r0", "r1"})
+    ASSERT_GT(cluster.start(id).port(), 0) << cluster.replicas[id]->log();
+  cluster.publish();
+  ASSERT_TRUE(cluster.wait_ready(2));
+  const std::string holder = cluster.api.lease_holder(kLeaseKey);
+  const std::string other = holder == "r0" ? "r1" : "r0";
+
+  // node -> victims' UIDs, from `replica`'s /preempt for `member` with every node offered.
+  auto preempt = [&](const std::string& replica, const std::string& member) {
+    std::string offered;
+    for (const std::string& n : nodes)
+      offered += std::string(offered.empty() ? "" : ",") + R"(")" + n +
+                 R"(":{"Pods":[{"UID":"uid-default-filler-)" + n + R"("}]})";
+    httplib::Client c("127.0.0.1", cluster.replicas[replica]->port());
+    auto res = c.Post(
+        "/preempt",
+        R"({"Pod":)" + member + R"(,"NodeNameToVictims":null,"NodeNameToMetaVictims":{)" + offered + "}}",
+        "application/json");
+    std::map<std::string, std::vector<std::string>> out;
+    EXPECT_TRUE(res && res->status == 200) << (res ? res->body : "no reply");
+    if (!res || res->status != 200) return out;
+    auto r = parse(res->body);
+    for (const auto& node : r["NodeNameToMetaVictims"].GetObject())
+      for (const auto& v : node.value["Pods"].GetArray())
+        out[node.name.GetString()].push_back(v["UID"].GetString());
+    return out;
+  };
+  const auto first = preempt(other, members[0]);
+  ASSERT_EQ(first.size(), 1u);
+  const std::string node0 = first.begin()->first;
+  EXPECT_EQ(first.begin()->second, std::vector<std::string>{"uid-default-filler-" + node0});
+  const auto second = preempt(holder, members[1]);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_NE(second.begin()->first, node0);
+  EXPECT_EQ(preempt(other, members[0]), first);
+  EXPECT_EQ(admissions(cluster), (std::map<std::string, std::string>{{holder, "1"}, {other, "0"}}));
 }
 
 }  // namespace
