@@ -116,6 +116,18 @@ Reply GangReplicas::serve_room(std::string_view body) const {
   return Reply{200, encode_shared_room(identity(), *room, unchanged)};
 }
 
+std::optional<Reply> Verbs::holder_decides(std::string_view route, std::string_view body, const Pod& pod,
+                                           Origin origin) const {
+  if (!gangs_ || !replicas_ || replicas_->holds() || !gang::pod_group_key(pod)) return std::nullopt;
+  const std::string what = std::string(route == kHolderFilterRoute ? "filtering" : "preempting for") +
+                           " pod " + pod.namespace_ + "/" + pod.name + " (a gang member)";
+  if (origin == Origin::kForwarded) {
+    return Reply{kNotHolderStatus, json::error_body("not " + what + ": replica " + replicas_->identity() +
+                                                    " does not hold the Lease")};
+  }
+  return replicas_->forward(route, body, what, route == kHolderFilterRoute ? "filter" : "preemption");
+}
+
 Reply Verbs::holder_gang_room_traced(std::string_view body, VerbTrace*) const {
   if (!replicas_)
     return bad_request("gang scheduling with --leader-elect is not enabled on this extender", 404);
