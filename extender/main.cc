@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<kext::BindForwarder> forwarder;
     std::unique_ptr<kext::BindVerb> binder;
     std::unique_ptr<kext::GangCoordinator> gangs;
-    std::unique_ptr<kext::GangReplicas> gang_replicas;
+    std::unique_ptr<kext::LeaseGangReplicas> gang_replicas;
     if (opts.api.enabled()) {
       api = std::make_unique<kext::kube::ApiClient>(kext::kube::resolve_api_config(opts.api));
       kext::kube::check_api_access(*api);
@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
         gangs = std::make_unique<kext::GangCoordinator>(profile.engine, store, gang, &metrics);
         binder = std::make_unique<kext::BindVerb>(*api, live->cache(), opts.api.assume_ttl, elector.get(),
                                                   forwarder.get(), gangs.get());
-        if (elector) gang_replicas = std::make_unique<kext::GangReplicas>(*elector, *forwarder, *gangs);
+        if (elector) gang_replicas = std::make_unique<kext::LeaseGangReplicas>(*elector, *forwarder, *gangs);
       }
     }
 

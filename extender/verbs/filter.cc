@@ -1,6 +1,7 @@
 // POST /filter: which of the request's nodes the pod fits, and why the others do not.
-#include "extender/verbs/gang_replicas.h"
+#include "extender/verbs/bind_forward.h"
 #include "extender/verbs/verbs.h"
+#include "json/json.h"
 
 namespace kext {
 
@@ -66,6 +67,18 @@ FilterReply gated_nodes(const GangGate& gate, const ResolvedNodes& nodes) {
 }
 
 }  // namespace
+
+std::optional<Reply> Verbs::holder_decides(std::string_view route, std::string_view body, const Pod& pod,
+                                           Origin origin) const {
+  if (!gangs_ || !replicas_ || replicas_->holds() || !gang::pod_group_key(pod)) return std::nullopt;
+  const std::string what = std::string(route == kHolderFilterRoute ? "filtering" : "preempting for") +
+                           " pod " + pod.namespace_ + "/" + pod.name + " (a gang member)";
+  if (origin == Origin::kForwarded) {
+    return Reply{kNotHolderStatus, json::error_body("not " + what + ": replica " + replicas_->identity() +
+                                                    " does not hold the Lease")};
+  }
+  return replicas_->forward(route, body, what, route == kHolderFilterRoute ? "filter" : "preemption");
+}
 
 Reply Verbs::filter_traced(std::string_view body, VerbTrace* trace) const {
   return filter_from(body, trace, Origin::kScheduler);

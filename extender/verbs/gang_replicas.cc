@@ -98,7 +98,7 @@ SharedRoom decode_shared_room(std::string_view body, bool* unchanged) {
   return out;
 }
 
-Reply GangReplicas::serve_room(std::string_view body) const {
+Reply LeaseGangReplicas::serve_room(std::string_view body) const {
   if (!holds()) {
     return Reply{kNotHolderStatus,
                  json::error_body("replica " + identity() +
@@ -116,29 +116,17 @@ Reply GangReplicas::serve_room(std::string_view body) const {
   return Reply{200, encode_shared_room(identity(), *room, unchanged)};
 }
 
-std::optional<Reply> Verbs::holder_decides(std::string_view route, std::string_view body, const Pod& pod,
-                                           Origin origin) const {
-  if (!gangs_ || !replicas_ || replicas_->holds() || !gang::pod_group_key(pod)) return std::nullopt;
-  const std::string what = std::string(route == kHolderFilterRoute ? "filtering" : "preempting for") +
-                           " pod " + pod.namespace_ + "/" + pod.name + " (a gang member)";
-  if (origin == Origin::kForwarded) {
-    return Reply{kNotHolderStatus, json::error_body("not " + what + ": replica " + replicas_->identity() +
-                                                    " does not hold the Lease")};
-  }
-  return replicas_->forward(route, body, what, route == kHolderFilterRoute ? "filter" : "preemption");
-}
-
 Reply Verbs::holder_gang_room_traced(std::string_view body, VerbTrace*) const {
   if (!replicas_)
     return bad_request("gang scheduling with --leader-elect is not enabled on this extender", 404);
   return replicas_->serve_room(body);
 }
 
-GangReplicas::GangReplicas(const kube::LeaderElector& elector, const BindForwarder& forwarder,
-                           GangCoordinator& gangs)
+LeaseGangReplicas::LeaseGangReplicas(const kube::LeaderElector& elector, const BindForwarder& forwarder,
+                                     GangCoordinator& gangs)
     : elector_(elector), forwarder_(forwarder), gangs_(gangs), thread_([this] { run(); }) {}
 
-GangReplicas::~GangReplicas() {
+LeaseGangReplicas::~LeaseGangReplicas() {
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
@@ -147,7 +135,7 @@ GangReplicas::~GangReplicas() {
   thread_.join();
 }
 
-void GangReplicas::run() {
+void LeaseGangReplicas::run() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
     lock.unlock();
@@ -157,7 +145,7 @@ void GangReplicas::run() {
   }
 }
 
-void GangReplicas::refresh() {
+void LeaseGangReplicas::refresh() {
   std::string request;
   {
     std::lock_guard lock(mu_);
@@ -187,7 +175,7 @@ void GangReplicas::refresh() {
   }
 }
 
-std::shared_ptr<const HeldRoom> GangReplicas::holder_room(
+std::shared_ptr<const HeldRoom> LeaseGangReplicas::holder_room(
     const std::shared_ptr<const ClusterState>& state) const {
   std::lock_guard lock(mu_);
   if (resolved_for_ == state && resolved_version_ == copy_.version && resolved_holder_ == copy_.holder)

@@ -26,6 +26,7 @@
 #include "extender/state/cluster_state.h"
 #include "extender/verbs/bind_forward.h"
 #include "extender/verbs/preamble.h"
+#include "extender/verbs/verbs.h"
 
 namespace kext {
 
@@ -48,29 +49,30 @@ std::string encode_shared_room(const std::string& holder, const HeldRoom& room, 
 // What encode_shared_room wrote; `unchanged` is set when it has no Nodes. Throws DecodeError.
 SharedRoom decode_shared_room(std::string_view body, bool* unchanged);
 
-class GangReplicas {
+// GangReplicas (verbs.h) through the Lease and the bind forwarder.
+class LeaseGangReplicas final : public GangReplicas {
  public:
   // All three must outlive this.
-  GangReplicas(const kube::LeaderElector& elector, const BindForwarder& forwarder, GangCoordinator& gangs);
-  ~GangReplicas();
+  LeaseGangReplicas(const kube::LeaderElector& elector, const BindForwarder& forwarder,
+                    GangCoordinator& gangs);
+  ~LeaseGangReplicas() override;
 
-  bool holds() const { return elector_.is_leader(); }
-  const std::string& identity() const { return elector_.identity(); }
-  // A gang member's request passed on to the holder (BindForwarder::forward); nullopt: this replica
-  // holds the Lease now and answers it itself.
+  bool holds() const override { return elector_.is_leader(); }
+  const std::string& identity() const override { return elector_.identity(); }
   std::optional<Reply> forward(std::string_view route, std::string_view body, const std::string& what,
-                               std::string_view verb) const {
+                               std::string_view verb) const override {
     return forwarder_.forward(route, body, what, verb);
   }
 
   // kHolderGangRoomRoute: the room held here, to a replica that has version {"Holder":h,"Since":v} of
   // it (only the version when that is still current); kNotHolderStatus on a replica not holding the
   // Lease, whose room decides nothing.
-  Reply serve_room(std::string_view body) const;
+  Reply serve_room(std::string_view body) const override;
 
   // On a replica not holding the Lease: the room the holder holds, its members as `state` has them (a
   // member `state` does not have yet, or shows bound, is not counted). Never null.
-  std::shared_ptr<const HeldRoom> holder_room(const std::shared_ptr<const ClusterState>& state) const;
+  std::shared_ptr<const HeldRoom> holder_room(
+      const std::shared_ptr<const ClusterState>& state) const override;
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,7 +23,25 @@ namespace kext {
 // gang_replicas.h), which is never passed on again.
 enum class Origin : uint8_t { kScheduler, kForwarded };
 
-class GangReplicas;
+// What the verbs ask of the other replicas with gang scheduling and --leader-elect (gang_replicas.h): the
+// Lease holder decides gang members' filters and preemptions, and the other replicas count the room it
+// holds. An interface, so that the verbs need no HTTP client (the fuzz harnesses link them without one).
+class GangReplicas {
+ public:
+  virtual ~GangReplicas() = default;
+  virtual bool holds() const = 0;  // this replica holds the Lease now
+  virtual const std::string& identity() const = 0;
+  // A gang member's request passed on to the holder (BindForwarder::forward); nullopt: this replica
+  // holds the Lease now and answers it itself.
+  virtual std::optional<Reply> forward(std::string_view route, std::string_view body, const std::string& what,
+                                       std::string_view verb) const = 0;
+  // What kHolderGangRoomRoute answers (bind_forward.h).
+  virtual Reply serve_room(std::string_view body) const = 0;
+  // On a replica not holding the Lease: the room the holder holds, its members as `state` has them.
+  // Never null.
+  virtual std::shared_ptr<const HeldRoom> holder_room(
+      const std::shared_ptr<const ClusterState>& state) const = 0;
+};
 
 // What /bind runs once binding is enabled (--enable-bind): BindVerb (bind.h), which needs the API.
 class Binder {
