@@ -41,6 +41,9 @@ struct BindReply {
 struct BindAnswer {
   std::string uid;
   std::string error;
+  // Set for a pod bound with no bind of the cycle's in flight: the backend saw its Binding made
+  // elsewhere (an extender that binds a gang member whose call it had answered), to this node.
+  std::string node;
   bool operator==(const BindAnswer&) const = default;
 };
 
@@ -67,6 +70,16 @@ class CycleBackend {
   // held bind is answered first (the extender answers each within its hold bound).
   virtual std::vector<BindAnswer> take_answers(bool /*wait*/) { return {}; }
   virtual bool holds_binds() const { return false; }  // a held bind is still unanswered
+
+  // Real time (extender-sim --real-time), as kube-scheduler runs against an extender: simulated time
+  // is the backend's wall clock, and bind() returns kHeld at once for every bind, answered later
+  // through take_answers(false), while the next cycles run (schedule_one.go: the binding cycle runs
+  // on a goroutine of its own). Off, a run is a pure function of its inputs.
+  virtual bool real_time() const { return false; }
+  // real_time: the simulated time now.
+  virtual SimTime now() const { return SimTime{0}; }
+  // real_time: returns at `t`, or sooner when a bind is answered or a pod bound elsewhere.
+  virtual void wait_until(SimTime /*t*/) {}
 };
 
 // How selectHost's totals are added up.

@@ -292,6 +292,10 @@ void Simulator::on_bound(const std::string& uid, RunSummary& summary) {
 void Simulator::on_bind_answers(std::vector<BindAnswer> answers, RunSummary& summary, CycleRecord* cycle,
                                 std::vector<CycleRecord>& failed) {
   for (BindAnswer& a : answers) {
+    if (!a.node.empty()) {
+      bound_elsewhere(a.uid, a.node, summary, failed);
+      continue;
+    }
     // An answer comes only for a bind the cycle saw held (BindReply::Kind::kHeld), which kept what
     // Pop returned.
     auto held = state_.held_binds.find(a.uid);
@@ -300,29 +304,72 @@ void Simulator::on_bind_answers(std::vector<BindAnswer> answers, RunSummary& sum
     state_.held_binds.erase(held);
     auto pod = cluster_.pod(a.uid);
     if (pod == nullptr || pod->node_name.empty()) continue;  // deleted while its bind was held
-    if (a.error.empty()) {
+    const bool bound = a.error.empty();
+    if (bound) {
       on_bound(a.uid, summary);
-      if (cycle != nullptr && a.uid != cycle->uid) cycle->released.push_back(a.uid);
-      continue;
+      // In real time every bind is answered on its own, later than its cycle: a line of its own.
+      if (!config_.backend->real_time()) {
+        if (cycle != nullptr && a.uid != cycle->uid) cycle->released.push_back(a.uid);
+        continue;
+      }
+    } else {
+      ++summary.bind_failures;
     }
-    ++summary.bind_failures;
-    CycleRecord& f = failed.emplace_back();
-    f.at = clock_.now();
-    f.cycle = static_cast<int64_t>(summary.cycles);
-    f.uid = a.uid;
-    f.pod = pod->namespace_ + "/" + pod->name;
-    f.priority = pod->effective_priority();
-    f.outcome = Outcome::kBindFailed;
-    f.node = pod->node_name;
-    f.message = std::move(a.error);
-    forget_bind(queue_, cluster_, std::move(popped), popped_cycle);
+    failed.push_back(
+        answer_record(*pod, summary, bound ? Outcome::kScheduled : Outcome::kBindFailed, std::move(a.error)));
+    if (!bound) forget_bind(queue_, cluster_, std::move(popped), popped_cycle);
   }
+}
+
+CycleRecord Simulator::answer_record(const Pod& pod, const RunSummary& summary, Outcome outcome,
+                                     std::string message) const {
+  CycleRecord r;
+  r.at = clock_.now();
+  r.cycle = static_cast<int64_t>(summary.cycles);
+  r.uid = pod.uid;
+  r.pod = pod.namespace_ + "/" + pod.name;
+  r.priority = pod.effective_priority();
+  r.outcome = outcome;
+  r.node = pod.node_name;
+  r.message = std::move(message);
+  return r;
+}
+
+void Simulator::bound_elsewhere(const std::string& uid, const std::string& node, RunSummary& summary,
+                                std::vector<CycleRecord>& records) {
+  auto pod = cluster_.pod(uid);
+  if (pod == nullptr || !pod->node_name.empty() || cluster_.node(node) == nullptr) return;
+  // An assigned pod leaves the scheduling queue (pkg/scheduler/eventhandlers.go: the update to an
+  // assigned pod deletes it from the queue, and addPodToCache adds it). AssignedPodAdded moves only
+  // the pods whose affinity terms match it, which this queue does not model for any bind.
+  queue_.remove(uid);
+  queue_.delete_nominated_pod_if_exists(uid);
+  cluster_.bind(
+      uid, node,
+      options_.epoch_unix_seconds + std::chrono::duration_cast<std::chrono::seconds>(clock_.now()).count());
+  ++summary.bound_elsewhere;
+  on_bound(uid, summary);
+  records.push_back(answer_record(*cluster_.pod(uid), summary, Outcome::kScheduled, "bound by the extender"));
+}
+
+void Simulator::take_real_time_answers(RunSummary& summary,
+                                       const std::function<void(const CycleRecord&)>& on_decision) {
+  std::vector<CycleRecord> failed;
+  on_bind_answers(config_.backend->take_answers(false), summary, nullptr, failed);
+  record_pending(summary);
+  if (on_decision)
+    for (const CycleRecord& f : failed) on_decision(f);
 }
 
 void Simulator::loop(SimTime end, RunSummary& summary,
                      const std::function<void(const CycleRecord&)>& on_decision) {
   summary.gangs = !state_.groups.empty();
+  const bool real_time = config_.backend != nullptr && config_.backend->real_time();
   for (;;) {
+    if (real_time) {
+      clock_.advance_to(std::min(config_.backend->now(), end));
+      take_real_time_answers(summary, on_decision);
+    }
     // Everything due now, then the queue's flushes, then one cycle; the clock stands still during a
     // cycle (a cycle takes no simulated time).
     while (!events_.empty() && events_.top().at <= clock_.now()) {
@@ -334,53 +381,10 @@ void Simulator::loop(SimTime end, RunSummary& summary,
     if (queue_.next_timer_due() <= clock_.now()) queue_.run_due_timers();
     expire_gangs();
     if (queue_.active_size() > 0) {
-      std::optional<CycleRecord> d = run_cycle(queue_, cluster_, config_, state_, clock_.now());
-      if (!d.has_value()) continue;  // only skipped pods were popped
-      if (auto m = moves_.find(d->uid); m != moves_.end()) {
-        d->moves = std::move(m->second);
-        moves_.erase(m);
-      }
-      ++summary.cycles;
-      switch (d->outcome) {
-        case Outcome::kScheduled:
-          on_bound(d->uid, summary);
-          for (const std::string& uid : d->released) on_bound(uid, summary);
-          break;
-        case Outcome::kWaiting:
-          break;
-        case Outcome::kPreempted:
-          ++summary.preemptions;
-          for (const std::string& v : d->victims) {
-            // A victim still terminating stays on its node, so a later preemptor's dry run may choose it
-            // again (the README's web-1 beside web-0's nomination): one pod evicted, counted and
-            // deleted once.
-            if (!evicted_.insert(v).second) continue;
-            ++summary.victims;
-            auto lc = lifecycles_.find(v);
-            const SimDuration grace = lc == lifecycles_.end() ? kDefaultGracePeriod : lc->second.grace_period;
-            schedule(clock_.now() + grace, EventKind::kDeleteVictim, v);
-          }
-          break;
-        case Outcome::kUnschedulable:
-          ++summary.unschedulable;
-          break;
-        case Outcome::kBindFailed:
-          ++summary.bind_failures;
-          break;
-      }
-      // A bind that completed a group through the backend lets the binds it held go with it.
-      std::vector<CycleRecord> failed;
-      if (config_.backend != nullptr)
-        on_bind_answers(config_.backend->take_answers(false), summary, &*d, failed);
-      record_pending(summary);
-      flush_gang_events(summary);
-      if (on_decision) {
-        on_decision(*d);
-        for (const CycleRecord& f : failed) on_decision(f);
-      }
+      run_one_cycle(summary, on_decision);
       continue;
     }
-    if (config_.backend != nullptr && config_.backend->holds_binds()) {
+    if (!real_time && config_.backend != nullptr && config_.backend->holds_binds()) {
       // Simulated time stands still while the backend holds a bind: what it held it for (the rest of
       // a group) can only come from pods already due, and the answer (bound, or an error at its hold
       // bound) comes on the extender's own clock.
@@ -393,8 +397,62 @@ void Simulator::loop(SimTime end, RunSummary& summary,
     }
     const SimTime next = idle_next();
     flush_gang_events(summary);
+    if (real_time) {
+      // Binds in flight may still answer, or bind pods their groups complete: wait for them too.
+      const bool in_flight = config_.backend->holds_binds();
+      if (clock_.now() >= end || ((next == kNever || next > end) && !in_flight)) break;
+      config_.backend->wait_until(std::min(next, end));
+      continue;
+    }
     if (next == kNever || next > end) break;
     clock_.advance_to(next);
+  }
+}
+
+void Simulator::run_one_cycle(RunSummary& summary,
+                              const std::function<void(const CycleRecord&)>& on_decision) {
+  std::optional<CycleRecord> d = run_cycle(queue_, cluster_, config_, state_, clock_.now());
+  if (!d.has_value()) return;  // only skipped pods were popped
+  if (auto m = moves_.find(d->uid); m != moves_.end()) {
+    d->moves = std::move(m->second);
+    moves_.erase(m);
+  }
+  ++summary.cycles;
+  switch (d->outcome) {
+    case Outcome::kScheduled:
+      on_bound(d->uid, summary);
+      for (const std::string& uid : d->released) on_bound(uid, summary);
+      break;
+    case Outcome::kWaiting:
+      break;
+    case Outcome::kPreempted:
+      ++summary.preemptions;
+      for (const std::string& v : d->victims) {
+        // A victim still terminating stays on its node, so a later preemptor's dry run may choose it
+        // again (the README's web-1 beside web-0's nomination): one pod evicted, counted and
+        // deleted once.
+        if (!evicted_.insert(v).second) continue;
+        ++summary.victims;
+        auto lc = lifecycles_.find(v);
+        const SimDuration grace = lc == lifecycles_.end() ? kDefaultGracePeriod : lc->second.grace_period;
+        schedule(clock_.now() + grace, EventKind::kDeleteVictim, v);
+      }
+      break;
+    case Outcome::kUnschedulable:
+      ++summary.unschedulable;
+      break;
+    case Outcome::kBindFailed:
+      ++summary.bind_failures;
+      break;
+  }
+  // A bind that completed a group through the backend lets the binds it held go with it.
+  std::vector<CycleRecord> failed;
+  if (config_.backend != nullptr) on_bind_answers(config_.backend->take_answers(false), summary, &*d, failed);
+  record_pending(summary);
+  flush_gang_events(summary);
+  if (on_decision) {
+    on_decision(*d);
+    for (const CycleRecord& f : failed) on_decision(f);
   }
 }
 
@@ -439,6 +497,7 @@ std::vector<std::pair<std::string, std::string>> summary_rows(const RunSummary& 
       {"latency max", seconds_text(quantile(s.latencies, 1.0))},
   };
   if (s.bind_failures != 0) rows.emplace_back("bind failures", std::to_string(s.bind_failures));
+  if (s.bound_elsewhere != 0) rows.emplace_back("bound by the extender", std::to_string(s.bound_elsewhere));
   if (s.gangs) {
     for (gang::GroupEvent e :
          {gang::GroupEvent::kAdmitted, gang::GroupEvent::kComplete, gang::GroupEvent::kTimedOut}) {

@@ -66,12 +66,13 @@ struct Lifecycle {
 struct RunSummary {
   size_t cycles = 0;
   size_t scheduled = 0;
-  size_t preemptions = 0;    // cycles that nominated a node
-  size_t victims = 0;        // distinct pods evicted (one two preemptors chose counts once)
-  size_t unschedulable = 0;  // failed cycles without preemption
-  size_t bind_failures = 0;  // binds a backend's bindVerb answered with an error (back to the queue)
-  size_t completed = 0;      // pods that finished their runtime
-  size_t recreated = 0;      // replacements created for preempted pods
+  size_t preemptions = 0;      // cycles that nominated a node
+  size_t victims = 0;          // distinct pods evicted (one two preemptors chose counts once)
+  size_t unschedulable = 0;    // failed cycles without preemption
+  size_t bind_failures = 0;    // binds a backend's bindVerb answered with an error (back to the queue)
+  size_t bound_elsewhere = 0;  // pods a backend bound with no bind of the cycle's (BindAnswer::node)
+  size_t completed = 0;        // pods that finished their runtime
+  size_t recreated = 0;        // replacements created for preempted pods
   size_t pending_at_end = 0;
   SimTime end{0};
   // Arrival to bind of every pod that bound, in bind order: the queue's wait plus any preemption's
@@ -230,6 +231,18 @@ class Simulator {
   // reported as a kBindFailed record in `failed`.
   void on_bind_answers(std::vector<BindAnswer> answers, RunSummary& summary, CycleRecord* cycle,
                        std::vector<CycleRecord>& failed);
+  // A pod bound with no bind of the cycle's in flight (BindAnswer::node): out of the queue, onto
+  // `node`, counted; its line goes to `records`.
+  void bound_elsewhere(const std::string& uid, const std::string& node, RunSummary& summary,
+                       std::vector<CycleRecord>& records);
+  // The line of a bind answered apart from its cycle (or bound elsewhere).
+  CycleRecord answer_record(const Pod& pod, const RunSummary& summary, Outcome outcome,
+                            std::string message) const;
+  // Real time: the answers arrived since the last call, and their lines.
+  void take_real_time_answers(RunSummary& summary,
+                              const std::function<void(const CycleRecord&)>& on_decision);
+  // One cycle of the pod at the head of activeQ, counted and reported.
+  void run_one_cycle(RunSummary& summary, const std::function<void(const CycleRecord&)>& on_decision);
   // run()'s loop: events and cycles up to `until`.
   void loop(SimTime until, RunSummary& summary, const std::function<void(const CycleRecord&)>& on_decision);
 

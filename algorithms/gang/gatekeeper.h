@@ -41,10 +41,10 @@ struct Gate {
     kRefuse,    // no node: `reason`
   };
   Kind kind = Kind::kOrdinary;
-  std::string group;   // "namespace/name"; empty for a pod of no group
-  std::string node;    // kOnlyNode
-  std::string reason;  // kOnlyNode: the other nodes' reason; kRefuse: every node's
-  std::string state;   // the group's state, for decision logs ("" for a pod of no group)
+  std::string group;        // "namespace/name"; empty for a pod of no group
+  std::string node;         // kOnlyNode
+  std::string reason;       // kOnlyNode: the other nodes' reason; kRefuse: every node's
+  std::string state;        // the group's state, for decision logs ("" for a pod of no group)
   bool wants_room = false;  // kRefuse: the group has its members but no room (preemption may make it)
 };
 
@@ -142,7 +142,10 @@ class Gatekeeper {
   // Held members the cluster shows bound (`is_bound`: bound by another replica, or a bound() the
   // caller never got to make) are bound here too, and their room is no longer held. Whether any was.
   bool settle(const std::function<bool(std::string_view uid)>& is_bound, Time now);
-  void withdraw(std::string_view group, std::string_view uid) { tracker_.withdraw(group, uid); }
+  // Where admission put member `uid` of `group` (GangTracker::placement).
+  std::optional<std::string> placement(std::string_view group, std::string_view uid) const {
+    return tracker_.placement(group, uid);
+  }
 
   std::optional<GroupStatus> status(std::string_view group) const { return tracker_.status(group); }
   bool admitted(std::string_view group) const { return tracker_.admitted(group); }

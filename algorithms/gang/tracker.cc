@@ -70,17 +70,12 @@ void GangTracker::unplace(std::string_view group, std::string_view uid) {
   std::erase_if(it->second.held, [&](const HeldMember& m) { return m.pod->pod->uid == uid; });
 }
 
-void GangTracker::withdraw(std::string_view group, std::string_view uid) {
-  auto it = groups_.find(group);
-  if (it == groups_.end()) return;
-  std::erase(it->second.waiting, uid);
-}
-
 std::optional<GroupStatus> GangTracker::status(std::string_view group) const {
   auto it = groups_.find(group);
   if (it == groups_.end()) return std::nullopt;
   const Group& g = it->second;
-  return GroupStatus{g.complete, g.held.size(), g.waiting.size(), g.bound.size(), g.deadline, g.admitted_at};
+  return GroupStatus{g.complete, g.held.size(), g.waiting.size(), g.bound.size(),
+                     g.deadline, g.admitted_at, g.spec.min_member};
 }
 
 Expired GangTracker::release(std::map<std::string, Group, std::less<>>::iterator it, std::string reason) {

@@ -60,6 +60,7 @@ struct GroupStatus {
   size_t bound = 0;
   Time deadline{};
   Time admitted_at{};
+  int32_t min_member = 0;
 };
 
 class GangTracker {
@@ -77,16 +78,16 @@ class GangTracker {
 
   // Member `uid` of `group` reached bind at `now`. Held (kWait) until min_member of the group have
   // reached bind or are bound, then every waiting member is released at once (kRelease); a member of
-  // a group already complete is released alone. Rejected when the group is not admitted.
+  // a group already complete is released alone. Rejected when the group is not admitted. A member
+  // counts as arrived from its first permit until its group completes or is released, as a pod waits
+  // at Permit in Coscheduling: however its caller answered the scheduler meanwhile, and however often
+  // it comes back.
   PermitDecision permit(std::string_view group, std::string_view uid, Time now);
   // The member's bind succeeded: its room is now its own, no longer held. minMember bound complete
   // the group, however they got there.
   void bound(std::string_view group, std::string_view uid);
   // The member's bind, released, failed: its room is no longer held (it comes back through filter).
   void unplace(std::string_view group, std::string_view uid);
-  // The member's held bind was answered before the group completed (the caller's wait is bounded
-  // below the scheduler's HTTP timeout): it no longer counts as arrived; its room stays held.
-  void withdraw(std::string_view group, std::string_view uid);
   // Where the group stands, or nullopt when it is not admitted.
   std::optional<GroupStatus> status(std::string_view group) const;
   // The groups whose timeout passed by `now`, each released (room and waiting binds) and backing off.

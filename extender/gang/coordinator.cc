@@ -91,8 +91,8 @@ void GangCoordinator::sweep(gang::Time t, const ClusterState* state) {
   std::vector<gang::Expired> gone = gates_.sweep(t, state ? state->gangs.get() : nullptr);
   for (const gang::Expired& e : gone)
     for (const std::string& uid : e.rejected) {
-      rejected_[uid] = e.reason;
-      holding_.erase(uid);
+      if (holding_.erase(uid) != 0) rejected_[uid] = e.reason;
+      arrived_.erase(uid);
     }
   if (settled || !gone.empty()) publish();
   if (!gone.empty()) cv_.notify_all();
@@ -180,59 +180,75 @@ BindPermit GangCoordinator::permit(std::string_view uid, std::string_view namesp
     return out;
   }
   if (d.verdict == gang::Verdict::kRelease) {
-    for (const std::string& r : d.release) {
-      if (r == uid) continue;
-      released_.insert(r);
+    out.detached = release(out.group, uid, d.release);
+    return out;
+  }
+  const auto placed = gates_.placement(out.group, uid);
+  arrived_[std::string(uid)] =
+      MemberBind{std::string(uid), std::string(namespace_), std::string(name), placed.value_or("")};
+  out.error = hold(lock, out.group, uid, pod, t);
+  return out;
+}
+
+std::vector<MemberBind> GangCoordinator::release(const std::string& group, std::string_view uid,
+                                                 const std::vector<std::string>& members) {
+  std::vector<MemberBind> detached;
+  for (const std::string& r : members) {
+    auto arrived = arrived_.find(r);
+    if (r != uid && holding_.count(r) != 0) {
+      released_.insert(r);  // its held call makes its Binding
       holding_.erase(r);
+    } else if (r != uid && arrived != arrived_.end() && !arrived->second.node.empty()) {
+      detached.push_back(arrived->second);
+    } else if (r != uid) {
+      gates_.unplace(group, r);  // no node held for it: the scheduler binds it again, as any pod
     }
-    publish();
-    cv_.notify_all();
-    return out;
+    if (arrived != arrived_.end()) arrived_.erase(arrived);
   }
-  if (stopped_ || holding_.size() >= config_.max_held_binds) {
-    gates_.withdraw(out.group, uid);
-    out.error =
-        "not binding pod " + pod + ": " +
-        (stopped_ ? std::string("the extender is shutting down")
-                  : std::to_string(holding_.size()) + " binds are held already (--gang-max-held-binds)");
-    return out;
-  }
+  publish();
+  cv_.notify_all();
+  return detached;
+}
+
+std::string GangCoordinator::hold(std::unique_lock<std::mutex>& lock, const std::string& group,
+                                  std::string_view uid, const std::string& pod, gang::Time t) {
   const std::string key(uid);
+  auto waiting_text = [&](const std::string& why) {
+    const auto s = gates_.status(group);
+    const auto node = gates_.placement(group, uid);
+    return "not binding pod " + pod + " yet: pod group " + group + " has " +
+           std::to_string(s ? s->waiting + s->bound : 0) + " of " + std::to_string(s ? s->min_member : 0) +
+           " members at bind" + why + "; this member stays at bind, and is bound" +
+           (node ? " to node " + *node : std::string()) +
+           " as soon as its group completes (it times out in " +
+           gang::seconds_text(s ? s->deadline - now() : gang::Time(0)) + ")";
+  };
+  if (stopped_) return "not binding pod " + pod + ": the extender is shutting down";
+  if (holding_.size() >= config_.max_held_binds)
+    return waiting_text(" (" + std::to_string(holding_.size()) +
+                        " bind calls are held already: --gang-max-held-binds)");
   holding_.insert(key);
   publish();
-  const auto status = gates_.status(out.group);
+  const auto status = gates_.status(group);
   const gang::Time until = std::min(t + config_.max_hold, status ? status->deadline : t);
-  const Clock::time_point deadline = epoch_ + until;
-  for (;;) {
-    const bool woken = cv_.wait_until(
-        lock, deadline, [&] { return stopped_ || released_.count(key) != 0 || rejected_.count(key) != 0; });
-    if (!woken) {
-      sweep(now(), nullptr);  // this member's group may have timed out now
-      if (rejected_.count(key) == 0 && released_.count(key) == 0) {
-        const auto s = gates_.status(out.group);
-        gates_.withdraw(out.group, uid);
-        out.error = "not binding pod " + pod + " yet: pod group " + out.group + " has " +
-                    std::to_string(s ? s->waiting + s->bound : 0) + " members at bind after " +
-                    gang::seconds_text(config_.max_hold) +
-                    "; the node stays held for this member until the group's timeout";
-        break;
-      }
-    }
-    if (released_.erase(key)) break;
-    if (auto r = rejected_.find(key); r != rejected_.end()) {
-      out.error = "not binding pod " + pod + ": " + r->second;
-      rejected_.erase(r);
-      break;
-    }
-    if (stopped_) {
-      gates_.withdraw(out.group, uid);
-      out.error = "not binding pod " + pod + ": the extender is shutting down";
-      break;
-    }
+  const bool woken = cv_.wait_until(lock, epoch_ + until, [&] {
+    return stopped_ || released_.count(key) != 0 || rejected_.count(key) != 0;
+  });
+  if (!woken) sweep(now(), nullptr);  // this member's group may have timed out now
+  std::string error;
+  if (released_.erase(key) != 0) {
+    error.clear();
+  } else if (auto r = rejected_.find(key); r != rejected_.end()) {
+    error = "not binding pod " + pod + ": " + r->second;
+    rejected_.erase(r);
+  } else if (stopped_) {
+    error = "not binding pod " + pod + ": the extender is shutting down";
+  } else {
+    error = waiting_text(" after " + gang::seconds_text(config_.max_hold));
   }
   holding_.erase(key);
   publish();
-  return out;
+  return error;
 }
 
 void GangCoordinator::admit_at_bind(std::string_view uid, const std::shared_ptr<const ClusterState>& state,
@@ -264,7 +280,14 @@ void GangCoordinator::stop() {
   std::lock_guard<std::mutex> lock(mu_);
   stopped_ = true;
   holding_.clear();
+  arrived_.clear();
   cv_.notify_all();
+}
+
+size_t GangCoordinator::detached_members() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return arrived_.size() - std::count_if(arrived_.begin(), arrived_.end(),
+                                         [this](const auto& a) { return holding_.count(a.first) != 0; });
 }
 
 size_t GangCoordinator::held_binds() const {

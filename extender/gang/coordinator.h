@@ -3,10 +3,14 @@
 // clock. kube-scheduler has no Permit for an extender, so the two halves run where an extender can:
 //   - filter: the gate (a group admitted whole or not at all; a member filtered to the node held for
 //     it; every other pod's filter seeing the held room as taken);
-//   - bind: a member's bind is held until minMember of its group have reached bind, then all of them
-//     are bound (scheduler-plugins pkg/coscheduling/coscheduling.go Permit). A hold is bounded below
-//     the scheduler's httpTimeout: a member not released by then gets an Error, goes back to the
-//     scheduler's queue, and comes back to the node still held for it until the group's timeout.
+//   - bind: a member that reaches bind waits there until minMember of its group have reached bind,
+//     then all of them are bound (scheduler-plugins pkg/coscheduling/coscheduling.go Permit, where a
+//     pod waits at Permit until its group is complete or times out). Its HTTP call is held only below
+//     the scheduler's httpTimeout and only while a worker is free for it; when the call must be
+//     answered first, the member still counts as arrived, and the bind that completes its group
+//     binds it too (BindPermit::detached). So a group completes once each member has reached bind
+//     once within the group's timeout, however far apart kube-scheduler's backoff (1 s doubling to
+//     10 s: pkg/scheduler/internal/queue/scheduling_queue.go) brings them.
 // This class adds the lock, the clock, the held binds' threads and the cluster state. Thread-safe.
 #include <atomic>
 #include <chrono>
@@ -18,6 +22,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "algorithms/engine.h"
 #include "algorithms/gang/gatekeeper.h"
@@ -32,21 +37,33 @@ using gang::HeldRoom;
 using GangGate = gang::Gate;
 
 struct GangConfig {
-  // How long a member's bind is held for the rest of its group before it is answered with an Error.
-  // Below the scheduler's extender httpTimeout (5 s in manifests/base/scheduler-config.yaml; unset, it
-  // is 5 s too: pkg/scheduler/extender.go DefaultExtenderTimeout), so that the scheduler never gives up
-  // on a bind the extender still holds.
+  // How long a member's bind call is held for the rest of its group before it is answered with an
+  // Error (the member stays arrived, and is bound when its group completes). Below the scheduler's extender
+  // httpTimeout (5 s in manifests/base/scheduler-config.yaml; unset, it is 5 s too: pkg/scheduler/extender.go
+  // DefaultExtenderTimeout), so that the scheduler never gives up on a bind the extender still holds.
   std::chrono::milliseconds max_hold = std::chrono::seconds(4);
   gang::Time backoff = gang::kDefaultGroupBackoff;
-  // Binds held at once; more are answered at once with an Error, so that holding never takes every
-  // worker thread (the server's default is half of --threads).
+  // Bind calls held at once; more are answered at once with an Error (the member stays arrived), so
+  // that holding never takes every worker thread (the server's default is half of --threads).
   size_t max_held_binds = 8;
+};
+
+// A member that reached bind and whose call was answered before its group completed: the bind that
+// completes the group makes its Binding (to the node held for it).
+struct MemberBind {
+  std::string uid;
+  std::string namespace_;
+  std::string name;
+  std::string node;
 };
 
 // What a member's bind may do.
 struct BindPermit {
   std::string group;  // empty: not a gang member, bind as any pod
   std::string error;  // non-empty: answer the bind with it, create no Binding
+  // The group completed with this bind: these members' Bindings are the caller's to make too, each
+  // followed by bound() (their own calls were answered before).
+  std::vector<MemberBind> detached;
 };
 
 class GangCoordinator {
@@ -69,10 +86,13 @@ class GangCoordinator {
 
   // Member `uid` reached bind: returns at once for a pod of no group or of a running group, and when
   // the group completes with it; otherwise blocks until the group completes (the bind goes), times
-  // out, or GangConfig::max_hold passes (an Error either way). After a permit with a group and no
-  // error, bound() says how the Binding went.
+  // out, or GangConfig::max_hold passes (an Error either way; the member stays arrived until its
+  // group completes or times out). After a permit with a group and no error, bound() says how the
+  // Binding went, for this member and each of `detached`.
   BindPermit permit(std::string_view uid, std::string_view namespace_, std::string_view name);
   void bound(const BindPermit& permit, std::string_view uid, bool ok);
+  // The members waiting for their group whose bind calls were answered (none hold a worker).
+  size_t detached_members() const;
   // The bind of pod `uid` (ns/name), with no group to wait for (permit gave no group), to `node`: why
   // it must not go ("" if it may). It must not when the pod fits `node` only in room held for another
   // group's members: filtered where that room was not yet seen (before the group was admitted, or on
@@ -101,6 +121,14 @@ class GangCoordinator {
   // binding member would, so that holding stays in the one place binds are made (mu_ held).
   void admit_at_bind(std::string_view uid, const std::shared_ptr<const ClusterState>& state, gang::Time t);
   void observe(gang::GroupEvent e, const std::string& group, gang::Time at);
+  // The group completed with `uid`'s bind: the held calls of `members` are let go to make their own
+  // Bindings; the members whose calls were answered are returned, for `uid`'s caller to bind (mu_ held).
+  std::vector<MemberBind> release(const std::string& group, std::string_view uid,
+                                  const std::vector<std::string>& members);
+  // Holds `uid`'s bind call until its group completes or times out, the extender stops, or
+  // GangConfig::max_hold passes: "" to bind, else the Error to answer (mu_ held through `lock`).
+  std::string hold(std::unique_lock<std::mutex>& lock, const std::string& group, std::string_view uid,
+                   const std::string& pod, gang::Time t);
 
   const Engine& engine_;
   const StateStore& store_;
@@ -113,6 +141,8 @@ class GangCoordinator {
   gang::Gatekeeper gates_;
   std::set<std::string, std::less<>> released_;               // held binds that may go
   std::map<std::string, std::string, std::less<>> rejected_;  // held binds answered with an Error
+  // Every member waiting at bind for its group, by UID, whether or not its call is still held.
+  std::map<std::string, MemberBind, std::less<>> arrived_;
   // The binds held now: a bind leaves it when it is let go (released or rejected), before its thread
   // wakes, so that kube_extender_gang_held_binds never counts a bind already on its way out (what
   // extender-sim --extender waits on to know every bind it sent is answered or held).

@@ -1,9 +1,22 @@
 #include "extender/verbs/bind.h"
 
+#include "common/log.h"
 #include "extender/codec/binding_args.h"
 #include "json/json.h"
 
 namespace kext {
+
+namespace {
+
+// The API's answer to a Binding of a pod bound already (pkg/registry/core/pod/storage/storage.go
+// assignPod: a Conflict "pod NAME is already assigned to node \"NODE\""). To the node asked for, it is
+// done: a gang member this extender bound when its group completed, whose call the scheduler makes again.
+bool already_bound_to(const kube::ApiResponse& r, const std::string& node) {
+  return r.status == 409 &&
+         r.body.find("is already assigned to node \\\"" + node + "\\\"") != std::string::npos;
+}
+
+}  // namespace
 
 Reply Verbs::bind_traced(std::string_view body, VerbTrace* trace) const {
   if (!bind_) return bad_request("bind is not enabled on this extender (--enable-bind)", 404);
@@ -46,6 +59,7 @@ Reply BindVerb::bind(std::string_view body, VerbTrace* trace, Origin origin) con
       error = gangs_->check_bind(r.args.pod_uid, r.args.pod_namespace, r.args.pod_name, r.args.node);
     if (error.empty()) error = bind_pod(r.args);
     gangs_->bound(permit, r.args.pod_uid, error.empty());
+    bind_detached(permit);
   } else {
     error = bind_pod(r.args);
   }
@@ -53,6 +67,17 @@ Reply BindVerb::bind(std::string_view body, VerbTrace* trace, Origin origin) con
   Reply out{200, json::error_body(error)};
   r.clock.end(Phase::kEncode);
   return out;
+}
+
+void BindVerb::bind_detached(const BindPermit& permit) const {
+  // Their group completed with this bind: each reached bind before and had its call answered, so no
+  // call of the scheduler's makes their Bindings. The scheduler's queue drops each pod as its watch
+  // shows it bound (pkg/scheduler/eventhandlers.go: an assigned pod leaves the scheduling queue).
+  for (const MemberBind& m : permit.detached) {
+    const std::string error = bind_pod(BindingArgs{m.name, m.namespace_, m.uid, m.node});
+    if (!error.empty()) log_line("pod group " + permit.group + ": " + error);
+    gangs_->bound(permit, m.uid, error.empty());
+  }
 }
 
 std::string BindVerb::not_holder(const BindingArgs& args) const {
@@ -69,7 +94,7 @@ std::string BindVerb::bind_pod(const BindingArgs& args) const {
   kube::ApiResponse r =
       api_.post("/api/v1/namespaces/" + args.pod_namespace + "/pods/" + args.pod_name + "/binding",
                 encode_binding(args));
-  if (r.ok()) return "";
+  if (r.ok() || already_bound_to(r, args.node)) return "";
   if (assumed) cache_.batch().forget_assumed(key);
   return "binding pod " + args.pod_namespace + "/" + args.pod_name + " to node " + args.node + ": " +
          r.describe();

@@ -39,6 +39,8 @@ class BindVerb final : public Binder {
   // The compute step: "" once the Binding is created, else why not.
   std::string bind_pod(const BindingArgs& args) const;
   std::string not_holder(const BindingArgs& args) const;
+  // The Bindings of the members whose group completed with this bind (BindPermit::detached).
+  void bind_detached(const BindPermit& permit) const;
 
   kube::ApiClient& api_;
   StateCache& cache_;

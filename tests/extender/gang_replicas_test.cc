@@ -1,7 +1,8 @@
 // Gang scheduling with two replicas of the extender (--enable-bind --leader-elect) on the in-repo API
 // server: whichever replica the scheduler's requests reach, a group is admitted once, by the Lease
 // holder; its room is seen as taken by the filters of both replicas; an ordinary pod that reaches bind
-// on a node held for a group is refused; the group binds whole.
+// on a node held for a group is refused; the group binds whole. Ten groups through two replicas under
+// kube-scheduler's real queue: tests/tools/sim/gang_real_time_test.cc.
 #include "extender/verbs/gang_replicas.h"
 
 #include <gtest/gtest.h>
@@ -220,62 +221,6 @@ std::map<std::string, std::string> admissions(ReplicaCluster& cluster) {
                   : m->body.substr(at + name.size(), m->body.find('\n', at + 1) - at - name.size());
   }
   return out;
-}
-
-// The deadlock kube-scheduler 1.26 ran into (10 nodes of 4 CPU, three groups of eight 2-CPU pods where
-// two fit, then four 1-CPU pods), now with two replicas behind a balancer and the scheduler's filters
-// taking turns over two connections (one to each replica), its binds each on a connection of its own:
-// two groups bind whole, the third never binds a pod, and the ordinary pods bind around it.
-TEST(GangReplicas, TwoOfThreeGangsBindWholeWhicheverReplicaTheSchedulerReaches) {
-  ReplicaClusterShape shape;
-  shape.pods = 0;
-  ReplicaCluster cluster(KEXT_BINARY, shape);
-  std::vector<std::string> pods;
-  for (const std::string g : {"a", "b", "c"}) {
-    cluster.api.put("podgroups", pod_group_json("train", g, 8, 5,
-                                                std::string("2026-01-01T00:00:0") +
-                                                    (g == "a"   ? "0"
-                                                     : g == "b" ? "1"
-                                                                : "2") +
-                                                    "Z"));
-    for (int i = 0; i < 8; ++i) {
-      pods.push_back(gang_pod_json("train", g + "-" + std::to_string(i), g, "2"));
-      cluster.api.put("pods", pods.back());
-    }
-  }
-  for (int i = 0; i < 4; ++i) {
-    pods.push_back(pod_json("default", "web-" + std::to_string(i), "", "1", "Pending", 0, "web"));
-    cluster.api.put("pods", pods.back());
-  }
-  for (const std::string id : {"r0", "r1"})
-    ASSERT_GT(cluster.start(id).port(), 0) << cluster.replicas[id]->log();
-  cluster.publish();
-  ASSERT_TRUE(cluster.wait_ready(2));
-  std::vector<std::string> nodes;
-  for (int i = 0; i < shape.nodes; ++i) nodes.push_back(ReplicaCluster::node_name(i));
-
-  const int most_c = most_bound_at_once(cluster.api, "c", [&] {
-    schedule_gang_pods(
-        cluster.lb.port(), nodes, pods,
-        [&] {
-          auto b = bound_by_prefix(cluster.api);
-          return b["a"] == 8 && b["b"] == 8 && b["web"] == 4;
-        },
-        2);
-  });
-  auto bound = bound_by_prefix(cluster.api);
-  std::string logs;
-  for (auto& [id, p] : cluster.replicas) logs += "--- " + id + "\n" + p->log();
-  EXPECT_EQ(bound["a"], 8) << logs;
-  EXPECT_EQ(bound["b"], 8);
-  EXPECT_EQ(bound["c"], 0);
-  EXPECT_EQ(most_c, 0) << "a partial gang was bound";
-  EXPECT_EQ(bound["web"], 4);
-  // Both replicas answered filters; only the holder admitted groups (a, b, and c never).
-  EXPECT_EQ(cluster.lb.connections().size(), 2u);
-  const std::string holder = cluster.api.lease_holder(kLeaseKey);
-  EXPECT_EQ(admissions(cluster),
-            (std::map<std::string, std::string>{{holder, "2"}, {holder == "r0" ? "r1" : "r0", "0"}}));
 }
 
 // A full cluster: a member's /preempt that reaches the replica not holding the Lease is the holder's to

@@ -3,6 +3,7 @@
 // the engine.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -114,13 +115,13 @@ struct HoldingBackend : FakeBackend {
       held.push_back(pod.uid);
       return BindReply{BindReply::Kind::kHeld, {}};
     }
-    for (const std::string& uid : held) answered.push_back({uid, ""});
+    for (const std::string& uid : held) answered.push_back({uid, "", ""});
     held.clear();
     return BindReply{};
   }
   std::vector<BindAnswer> take_answers(bool wait) override {
     if (wait) {  // the hold bound passed: the held binds fail
-      for (const std::string& uid : held) answered.push_back({uid, "group incomplete"});
+      for (const std::string& uid : held) answered.push_back({uid, "group incomplete", ""});
       held.clear();
     }
     return std::exchange(answered, {});
@@ -188,6 +189,85 @@ TEST(CycleBackend, AHeldBindAnsweredWithAnErrorRequeuesThePod) {
   EXPECT_EQ(log[2].outcome, Outcome::kWaiting) << "queued again and held again";
   EXPECT_EQ(summary.scheduled, 0u);
   EXPECT_GE(summary.bind_failures, 1u);
+}
+
+// Real time (extender-sim --real-time): a scripted backend whose clock the simulator reads and
+// advances through wait_until. Every bind is in flight until its scripted answer: web's bound at 2 s,
+// g-0's an error at 4 s; at 4.5 s, while g-0 backs off, the backend reports it bound elsewhere (an
+// extender that bound it as its group completed).
+struct RealTimeBackend : FakeBackend {
+  SimTime clock{0};
+  std::vector<std::pair<SimTime, BindAnswer>> script;  // answers, in time order
+  std::string g0_node;
+  bool real_time() const override { return true; }
+  SimTime now() const override { return clock; }
+  void wait_until(SimTime t) override {
+    if (t == kNever && !script.empty()) t = script.front().first;
+    if (!script.empty()) t = std::min(t, script.front().first);
+    clock = std::max(clock, t);
+  }
+  std::optional<BindReply> bind(const SimCluster&, const Pod& pod, const std::string& node) override {
+    if (pod.name == "web") script.push_back({clock + std::chrono::seconds(2), {pod.uid, "", ""}});
+    if (pod.name == "g-0" && g0_node.empty()) {
+      g0_node = node;
+      script.push_back({clock + std::chrono::seconds(4), {pod.uid, "held 4s", ""}});
+      script.push_back({clock + std::chrono::milliseconds(4500), {pod.uid, "", node}});
+    }
+    std::sort(script.begin(), script.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    return BindReply{BindReply::Kind::kHeld, {}};
+  }
+  std::vector<BindAnswer> take_answers(bool) override {
+    std::vector<BindAnswer> out;
+    while (!script.empty() && script.front().first <= clock) {
+      out.push_back(script.front().second);
+      script.erase(script.begin());
+    }
+    return out;
+  }
+  bool holds_binds() const override { return !script.empty(); }
+};
+
+TEST(CycleBackend, RealTimeAnswersComeApartFromTheirCyclesAndPodsBoundElsewhereLeaveTheQueue) {
+  auto eng = least_requested_engine();
+  RealTimeBackend backend;
+  backend.engine = eng.get();
+  SimCluster cluster;
+  cluster.add_node(make_node("n2", 4000, 4 * GiB));
+  SimulatorOptions options;
+  options.epoch_unix_seconds = kEpoch;
+  options.backend = &backend;
+  options.max_time = std::chrono::seconds(60);
+  Simulator sim(std::move(cluster), *eng, options);
+  sim.add_pending(sim_pod("web", 100, 0), SimTime{0});
+  sim.add_pending(sim_pod("g-0", 100, 0), SimTime{0});
+  std::vector<CycleRecord> log;
+  const RunSummary summary = sim.run([&](const CycleRecord& d) { log.push_back(d); });
+  struct Want {
+    std::string pod;
+    Outcome outcome;
+    SimTime at;
+    std::string message;
+  };
+  const std::vector<Want> want = {
+      {"default/web", Outcome::kWaiting, SimTime{0}, ""},
+      {"default/g-0", Outcome::kWaiting, SimTime{0}, ""},
+      {"default/web", Outcome::kScheduled, std::chrono::seconds(2), ""},
+      {"default/g-0", Outcome::kBindFailed, std::chrono::seconds(4), "held 4s"},
+      {"default/g-0", Outcome::kScheduled, std::chrono::milliseconds(4500), "bound by the extender"},
+  };
+  ASSERT_EQ(log.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(log[i].pod, want[i].pod);
+    EXPECT_EQ(log[i].outcome, want[i].outcome);
+    EXPECT_EQ(log[i].at, want[i].at);
+    EXPECT_EQ(log[i].message, want[i].message);
+  }
+  EXPECT_EQ(sim.cluster().pod("uid-g-0")->node_name, backend.g0_node);
+  EXPECT_EQ(sim.queue().size(), 0u) << "bound elsewhere: out of the queue, not popped again";
+  EXPECT_EQ(summary.scheduled, 2u);
+  EXPECT_EQ(summary.bound_elsewhere, 1u);
+  EXPECT_EQ(summary.bind_failures, 1u);
 }
 
 }  // namespace

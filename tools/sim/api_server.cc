@@ -64,8 +64,9 @@ std::string with_resource_version(const std::string& object_json, uint64_t rv) {
 
 SimApiServer::SimApiServer(const std::string& host, int port)
     : http_(std::make_unique<httplib::Server>()), host_(host) {
-  // A watch per resource stays open (eight), plus lists, check_api_access and reconnections.
-  http_->new_task_queue = [] { return new httplib::ThreadPool(16); };
+  // A watch per resource stays open (about ten an extender; two replicas run against one API), plus
+  // lists, check_api_access, leases and reconnections.
+  http_->new_task_queue = [] { return new httplib::ThreadPool(48); };
   http_->set_tcp_nodelay(true);
   // One request per connection: a worker waiting on an idle keep-alive connection would hold up the
   // end of the run (stop() waits for it) by the keep-alive timeout; the extender's lists are rare and
@@ -118,6 +119,29 @@ SimApiServer::SimApiServer(const std::string& host, int port)
       });
     });
   }
+  // Leases, for replicas that elect the one that binds (--leader-elect), as kube-apiserver keeps them.
+  const std::string leases = R"(/apis/coordination\.k8s\.io/v1/namespaces/([^/]+)/leases)";
+  http_->Get(leases + "/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard lock(mu_);
+    auto it = leases_.find(req.matches[1].str() + "/" + req.matches[2].str());
+    if (it == leases_.end()) {
+      res.status = 404;
+      res.set_content(status_body(404, "NotFound", "leases \"" + req.matches[2].str() + "\" not found"),
+                      kJson);
+      return;
+    }
+    res.set_content(it->second, kJson);
+  });
+  http_->Post(leases, [this](const httplib::Request& req, httplib::Response& res) {
+    auto [code, body] = write_lease(req.matches[1].str(), "", req.body);
+    res.status = code;
+    res.set_content(body, kJson);
+  });
+  http_->Put(leases + "/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) {
+    auto [code, body] = write_lease(req.matches[1].str(), req.matches[2].str(), req.body);
+    res.status = code;
+    res.set_content(body, kJson);
+  });
   http_->Post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding)", [this](const httplib::Request& req,
                                                                            httplib::Response& res) {
     const std::string key = req.matches[1].str() + "/" + req.matches[2].str();
@@ -190,6 +214,7 @@ bool SimApiServer::remove(std::string_view resource, const std::string& key) {
   std::string served = with_resource_version(it->second, rv_);
   given.erase(it);
   served_[std::string(resource)].erase(key);
+  if (resource == kPods) bound_.erase(key);
   record(std::string(resource), "DELETED", served);
   return true;
 }
@@ -197,6 +222,57 @@ bool SimApiServer::remove(std::string_view resource, const std::string& key) {
 std::vector<std::pair<std::string, std::string>> SimApiServer::bindings() const {
   std::lock_guard lock(mu_);
   return bindings_;
+}
+
+std::pair<int, std::string> SimApiServer::write_lease(const std::string& ns, const std::string& name,
+                                                      const std::string& body) {
+  rapidjson::Document d;
+  d.Parse(body.data(), body.size());
+  const json::Value* md = d.IsObject() ? json::find_non_null(d, "metadata") : nullptr;
+  const json::Value* n = md && md->IsObject() ? json::find_non_null(*md, "name") : nullptr;
+  if (n == nullptr || !n->IsString() || (!name.empty() && name != n->GetString()))
+    return {400, status_body(400, "BadRequest", "Lease: metadata.name is required and must match the path")};
+  const std::string key = ns + "/" + n->GetString();
+  std::lock_guard lock(mu_);
+  auto it = leases_.find(key);
+  if (name.empty() && it != leases_.end())
+    return {409, status_body(409, "AlreadyExists",
+                             "leases \"" + std::string(n->GetString()) + "\" already exists")};
+  if (!name.empty()) {
+    // Optimistic concurrency: an update names the resourceVersion it read.
+    const json::Value* rv = json::find_non_null(*md, "resourceVersion");
+    if (it == leases_.end()) return {404, status_body(404, "NotFound", "leases \"" + name + "\" not found")};
+    rapidjson::Document cur;
+    cur.Parse(it->second.data(), it->second.size());
+    if (rv == nullptr || !rv->IsString() ||
+        cur["metadata"]["resourceVersion"].GetString() != std::string(rv->GetString()))
+      return {409, status_body(409, "Conflict",
+                               "Operation cannot be fulfilled on leases.coordination.k8s.io \"" + name +
+                                   "\": the object has been modified")};
+  }
+  ++rv_;
+  json::Value& meta = d["metadata"];
+  meta.RemoveMember("resourceVersion");
+  meta.AddMember("resourceVersion", rapidjson::Value(std::to_string(rv_).c_str(), d.GetAllocator()),
+                 d.GetAllocator());
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  d.Accept(w);
+  leases_[key].assign(sb.GetString(), sb.GetSize());
+  return {name.empty() ? 201 : 200, leases_[key]};
+}
+
+std::vector<std::pair<std::string, std::string>> SimApiServer::bindings_since(size_t from) const {
+  std::lock_guard lock(mu_);
+  if (from >= bindings_.size()) return {};
+  return {bindings_.begin() + static_cast<std::ptrdiff_t>(from), bindings_.end()};
+}
+
+std::optional<std::string> SimApiServer::bound_node(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  auto it = bound_.find(key);
+  if (it == bound_.end()) return std::nullopt;
+  return it->second;
 }
 
 std::pair<int, std::string> SimApiServer::bind(const std::string& key, const std::string& node) {
@@ -228,6 +304,7 @@ std::pair<int, std::string> SimApiServer::bind(const std::string& key, const std
   served_[std::string(kPods)][key] = served;
   record(std::string(kPods), "MODIFIED", served);
   bindings_.emplace_back(key, node);
+  bound_[key] = node;
   return {201, status_body(201, "", "")};
 }
 

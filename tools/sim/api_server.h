@@ -64,6 +64,10 @@ class SimApiServer {
   uint64_t resource_version() const;
   // The bindings made through the API so far: (namespace/name, node), in order.
   std::vector<std::pair<std::string, std::string>> bindings() const;
+  // Those made since the first `from` of them, in order.
+  std::vector<std::pair<std::string, std::string>> bindings_since(size_t from) const;
+  // The node a Binding put pod `key` on, while it is served; nullopt if none did.
+  std::optional<std::string> bound_node(const std::string& key) const;
 
  private:
   struct Event {
@@ -82,6 +86,9 @@ class SimApiServer {
   void record(const std::string& resource, const char* type, const std::string& object_json);
   // POST .../pods/NAME/binding: the HTTP status and the Status body.
   std::pair<int, std::string> bind(const std::string& key, const std::string& node);
+  // POST (name "") or PUT .../leases/NAME: the HTTP status and the Lease stored, or a Status body.
+  std::pair<int, std::string> write_lease(const std::string& ns, const std::string& name,
+                                          const std::string& body);
 
   std::unique_ptr<httplib::Server> http_;
   std::thread thread_;
@@ -97,6 +104,8 @@ class SimApiServer {
   std::map<std::string, std::map<std::string, std::string>, std::less<>> served_;
   std::vector<Event> history_;
   std::vector<std::pair<std::string, std::string>> bindings_;
+  std::map<std::string, std::string, std::less<>> bound_;   // pod key -> node, by a Binding
+  std::map<std::string, std::string, std::less<>> leases_;  // namespace/name -> Lease JSON
 };
 
 // `object_json` with "resourceVersion":"<rv>" as the first member of its metadata object (which must

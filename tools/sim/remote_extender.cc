@@ -312,6 +312,7 @@ std::vector<preemption::Candidate> decode_preemption_result(std::string_view bod
 RemoteExtender::RemoteExtender(RemoteExtenderOptions options, SimApiServer& api)
     : options_(std::move(options)), url_(parse_extender_url(options_.url)), api_(api) {
   client_ = std::make_unique<httplib::Client>(url_.origin);
+  if (options_.real_time) start_ = std::chrono::steady_clock::now();
   const auto secs = [](std::chrono::milliseconds d) {
     return std::pair<time_t, time_t>(d.count() / 1000, (d.count() % 1000) * 1000);
   };
@@ -441,13 +442,10 @@ std::optional<sim::BindReply> RemoteExtender::bind(const sim::SimCluster&, const
           error = e->GetString();
         }
       }
-      std::lock_guard lock(binds_mu_);
-      auto it = binds_.find(uid);
-      it->second.failure = failure.empty() ? "" : "POST " + path + ": " + failure;
-      it->second.error = std::move(error);
-      binds_cv_.notify_all();
+      answer(uid, std::move(error), failure.empty() ? "" : "POST " + path + ": " + failure);
     });
   }
+  if (options_.real_time) return sim::BindReply{sim::BindReply::Kind::kHeld, {}};  // answered later
   settle();
   std::lock_guard lock(binds_mu_);
   auto mine =
@@ -458,6 +456,75 @@ std::optional<sim::BindReply> RemoteExtender::bind(const sim::SimCluster&, const
       std::move(mine->second.error)};
   settled_.erase(mine);
   return reply;
+}
+
+void RemoteExtender::answer(const std::string& uid, std::string error, std::string failure) {
+  std::lock_guard lock(binds_mu_);
+  auto it = binds_.find(uid);
+  if (options_.real_time && !failure.empty()) {
+    // kube-scheduler takes a failed call as it takes an Error (schedule_one.go: bind ->
+    // handleBindingCycleError): the pod goes back to the queue.
+    error = std::move(failure);
+    failure.clear();
+  }
+  it->second.failure = std::move(failure);
+  it->second.error = std::move(error);
+  binds_cv_.notify_all();
+}
+
+sim::SimTime RemoteExtender::now() const {
+  std::lock_guard lock(binds_mu_);
+  if (!start_) return sim::SimTime{0};
+  return std::chrono::duration_cast<sim::SimTime>(std::chrono::steady_clock::now() - *start_);
+}
+
+void RemoteExtender::wait_until(sim::SimTime t) {
+  std::unique_lock lock(binds_mu_);
+  auto answered = [this] {
+    return std::any_of(binds_.begin(), binds_.end(),
+                       [](const auto& b) { return b.second.error.has_value(); });
+  };
+  if (t == sim::kNever) {
+    binds_cv_.wait(lock, answered);
+    return;
+  }
+  binds_cv_.wait_until(lock, *start_ + t, answered);
+}
+
+std::vector<sim::BindAnswer> RemoteExtender::take_answered() {
+  std::vector<std::pair<uint64_t, sim::BindAnswer>> answered;
+  {
+    std::lock_guard lock(binds_mu_);
+    for (auto it = binds_.begin(); it != binds_.end();) {
+      if (!it->second.error.has_value()) {
+        ++it;
+        continue;
+      }
+      it->second.thread.join();
+      answered.push_back({it->second.sequence, sim::BindAnswer{it->first, std::move(*it->second.error), ""}});
+      it = binds_.erase(it);
+    }
+  }
+  std::sort(answered.begin(), answered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<sim::BindAnswer> out;
+  for (auto& [sequence, a] : answered) out.push_back(std::move(a));
+  return out;
+}
+
+void RemoteExtender::add_bound_elsewhere(std::vector<sim::BindAnswer>& answers) {
+  // A Binding of a pod with no bind in flight, nor one answered now, was made by the extender on its
+  // own: a gang member whose call it had answered, bound as its group completed.
+  std::unordered_set<std::string> answered;
+  for (const sim::BindAnswer& a : answers) answered.insert(a.uid);
+  const auto made = api_.bindings_since(bindings_seen_);
+  bindings_seen_ += made.size();
+  std::lock_guard lock(binds_mu_);
+  for (const auto& [key, node] : made) {
+    auto pod = pods_.find(key);
+    if (pod == pods_.end() || binds_.contains(pod->second.uid) || answered.contains(pod->second.uid))
+      continue;
+    answers.push_back(sim::BindAnswer{pod->second.uid, "", node});
+  }
 }
 
 int64_t RemoteExtender::held_binds() {
@@ -510,13 +577,19 @@ void RemoteExtender::settle() {
       continue;
     }
     it->second.thread.join();
-    settled_.push_back({it->second.sequence, sim::BindAnswer{it->first, std::move(*it->second.error)}});
+    settled_.push_back({it->second.sequence, sim::BindAnswer{it->first, std::move(*it->second.error), ""}});
     it = binds_.erase(it);
   }
   std::sort(settled_.begin(), settled_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
 std::vector<sim::BindAnswer> RemoteExtender::take_answers(bool wait) {
+  std::vector<sim::BindAnswer> out = options_.real_time ? take_answered() : take_settled(wait);
+  add_bound_elsewhere(out);
+  return out;
+}
+
+std::vector<sim::BindAnswer> RemoteExtender::take_settled(bool wait) {
   if (wait) {
     std::unique_lock lock(binds_mu_);
     const bool answered = binds_cv_.wait_for(lock, options_.request_timeout, [this] {
@@ -584,6 +657,11 @@ void RemoteExtender::sync(const sim::SimCluster& cluster) {
     auto& last = served_pods_[key];
     const bool unbound = held.contains(p->uid);
     if (last == p && !unbound) return;
+    // Bound by the extender's Binding already (its answer, or the sim's taking it, still to come):
+    // the API has it bound, as kube-apiserver would.
+    if (p->node_name.empty() || unbound) {
+      if (api_.bound_node(key)) return;
+    }
     last = unbound ? nullptr : p;  // served again once its bind is answered
     Pod assumed;
     if (unbound) {
@@ -621,7 +699,17 @@ void RemoteExtender::sync(const sim::SimCluster& cluster) {
 std::string RemoteExtender::expected_state() const {
   ClusterStateBuilder b;
   for (const auto& [_, n] : nodes_) b.add_node(n);
-  for (const auto& [_, p] : pods_) b.add_pod(p);
+  for (const auto& [key, p] : pods_) {
+    // A pod the extender's own Binding placed, before the simulation has taken it in.
+    auto node = p.node_name.empty() ? api_.bound_node(key) : std::nullopt;
+    if (!node) {
+      b.add_pod(p);
+      continue;
+    }
+    Pod bound = p;
+    bound.node_name = *node;
+    b.add_pod(bound);
+  }
   for (const auto& [_, p] : pdbs_) b.add_pdb(p);
   for (const auto& [_, g] : groups_) b.add_gang(g);
   return dump_state(*std::move(b).build());
@@ -629,7 +717,7 @@ std::string RemoteExtender::expected_state() const {
 
 void RemoteExtender::wait_for_state() {
   ++syncs_;
-  const std::string want = expected_state();
+  std::string want = expected_state();
   const auto deadline = std::chrono::steady_clock::now() + options_.sync_timeout;
   std::string last_error;
   auto pause = std::chrono::milliseconds(1);
@@ -639,8 +727,8 @@ void RemoteExtender::wait_for_state() {
       last_error = "cannot connect (" + httplib::to_string(r.error()) + ")";
     } else if (r->status != 200) {
       last_error = "GET /debug/state: HTTP " + std::to_string(r->status);
-    } else if (r->body == want) {
-      return;
+    } else if (r->body == want || (options_.real_time && r->body == (want = expected_state()))) {
+      return;  // (in real time, a Binding may have landed since `want` was read)
     } else {
       last_error = "its state (GET /debug/state) differs from the simulated API's";
     }
@@ -669,6 +757,8 @@ std::unique_ptr<ExtenderLink> make_extender_link(const SimCommand& command, int6
   o.epoch_unix_seconds = epoch_unix_seconds;
   o.preempt_verb = command.preempt_verb;
   o.bind_verb = command.bind_verb;
+  o.real_time = command.real_time;
+  o.request_timeout = std::chrono::milliseconds(static_cast<int64_t>(command.http_timeout_seconds * 1000));
   o.node_images = std::move(node_images);
   const std::string& listen = command.api_listen;
   const size_t colon = listen.rfind(':');

@@ -109,6 +109,10 @@ struct RemoteExtenderOptions {
   std::string preempt_verb = "preempt";
   // bindVerb: "" binds in the simulator (no call).
   std::string bind_verb;
+  // --real-time: simulated time is the wall clock's from the backend's construction, and every bind
+  // is answered asynchronously (sim::CycleBackend::real_time); a bind call that fails (no reply within
+  // request_timeout, an HTTP error) is a bind error, as kube-scheduler takes it, not the run's end.
+  bool real_time = false;
   // The nodes' images as the input had them: served in the API and sent in full Nodes, so that the
   // extender's ImageLocality sees what the in-process run sees.
   NodeImagesJson node_images;
@@ -132,6 +136,9 @@ class RemoteExtender : public sim::CycleBackend {
                                      const std::string& node) override;
   std::vector<sim::BindAnswer> take_answers(bool wait) override;
   bool holds_binds() const override;
+  bool real_time() const override { return options_.real_time; }
+  sim::SimTime now() const override;
+  void wait_until(sim::SimTime t) override;
 
   // The PodGroups the extender lists and watches, each in its own API (served from the next sync).
   void serve_pod_groups(const gang::GroupMap& groups);
@@ -148,6 +155,14 @@ class RemoteExtender : public sim::CycleBackend {
   // Until every bind sent is answered or held; the answered ones move to settled_.
   void settle();
   int64_t held_binds();  // the extender's kube_extender_gang_held_binds
+  // Real time: the binds answered so far (their threads joined), in the order they were sent.
+  std::vector<sim::BindAnswer> take_answered();
+  // Otherwise: what settle() found answered (with `wait`, once every bind is).
+  std::vector<sim::BindAnswer> take_settled(bool wait);
+  // Appends the pods the API shows bound by Bindings of no bind in flight nor in `answers`.
+  void add_bound_elsewhere(std::vector<sim::BindAnswer>& answers);
+  // The bind call's outcome for InFlight: "" bound, an Error, or (failure) why the call failed.
+  void answer(const std::string& uid, std::string error, std::string failure);
 
   // A bind sent and not yet settled.
   struct InFlight {
@@ -179,6 +194,9 @@ class RemoteExtender : public sim::CycleBackend {
   std::map<std::string, InFlight, std::less<>> binds_;  // by pod UID
   uint64_t next_bind_ = 0;
   std::vector<std::pair<uint64_t, sim::BindAnswer>> settled_;  // answered, not yet taken
+  size_t bindings_seen_ = 0;  // the API's bindings looked at so far (add_bound_elsewhere)
+  // Real time: the wall-clock instant of simulated time 0, when this backend was made.
+  std::optional<std::chrono::steady_clock::time_point> start_;
 };
 
 // What --extender adds to a run: the API the extender watches and the backend the cycle calls.

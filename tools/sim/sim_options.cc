@@ -41,6 +41,14 @@ void define_extender_flags(CLI::App& app, SimCommand& c) {
                  "(the first: to start and list)")
       ->check(CLI::Range(0.001, kMaxSeconds))
       ->type_name("SECONDS");
+  app.add_option("--http-timeout", c.http_timeout_seconds,
+                 "with --extender: the scheduler configuration's httpTimeout, in seconds, for each call "
+                 "(with --real-time a bind call past it is a bind error, as in kube-scheduler)")
+      ->check(CLI::Range(0.001, kMaxSeconds))
+      ->type_name("SECONDS");
+  app.add_flag("--real-time", c.real_time,
+               "with --extender: run on the wall clock as kube-scheduler does: queue backoff in real "
+               "seconds, and each bind answered asynchronously while the next cycles run");
 }
 
 // --follow and its companions (tools/sim/follow/follower.h). The flags that give the simulation its
@@ -176,6 +184,9 @@ SimCommand parse_sim_options(int argc, char** argv) {
     throw std::invalid_argument("--config: given " + std::to_string(c.config_files.size()) +
                                 " times; several configurations are for --follow (else see --compare)");
   }
+  if (c.real_time && c.extender_url.empty())
+    throw std::invalid_argument(
+        "--real-time needs --extender: only a running extender answers on the wall clock");
   if (!c.config_files.empty()) c.config_file = c.config_files.front();
   return c;
 }

@@ -20,9 +20,9 @@ struct SimCommand {
   // Every --config, in order: with --follow each is one simulated policy (none: the embedded default,
   // named "default"); without it at most one (config_file).
   std::vector<std::string> config_files;
-  std::string log_file;       // --log; "" for none
-  std::string compare_file;   // --compare: a second configuration run on the same inputs; "" for none
-  std::string html_file;      // --html: the report; "" for none
+  std::string log_file;      // --log; "" for none
+  std::string compare_file;  // --compare: a second configuration run on the same inputs; "" for none
+  std::string html_file;     // --html: the report; "" for none
   uint64_t seed = 1;
   double max_time_seconds = std::chrono::duration<double>(sim::SimulatorOptions{}.max_time).count();
   std::optional<double> runtime_seconds;  // nullopt: pods never complete
@@ -42,6 +42,11 @@ struct SimCommand {
   // --bind-verb: kube-scheduler's bindVerb; "" (the default, as a configuration without one) binds in
   // the simulator, as DefaultBinder.
   std::string bind_verb;
+  // --http-timeout: the configuration's httpTimeout for every call to the extender.
+  double http_timeout_seconds = 30;
+  // --real-time: simulated time is the wall clock's and binds are answered asynchronously
+  // (sim::CycleBackend::real_time), as kube-scheduler drives an extender; needs --extender.
+  bool real_time = false;
   // --follow: mirror the live cluster of --kubeconfig into one simulation per --config, driven by the
   // wall clock, and compare their placements with production's (tools/sim/follow/).
   bool follow = false;

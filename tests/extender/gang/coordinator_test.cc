@@ -198,23 +198,43 @@ TEST_F(Gangs, BindsAreHeldUntilMinMemberArriveThenAllGo) {
   EXPECT_EQ(coordinator_.held_binds(), 0u);
   EXPECT_EQ(first.get().error, "");
   EXPECT_EQ(second.get().error, "");
-  for (int i = 0; i < 3; ++i) coordinator_.bound({"train/a", ""}, uid("a", i), true);
+  for (int i = 0; i < 3; ++i) coordinator_.bound({"train/a", "", {}}, uid("a", i), true);
   EXPECT_TRUE(coordinator_.held_room()->empty());
   EXPECT_FALSE(coordinator_.admitted("train/a")) << "done: forgotten";
 }
 
-TEST_F(Gangs, AHoldEndsBelowTheHttpTimeoutAndTheNodeStaysHeld) {
+// The scheduler's queue brings a group's members to bind seconds apart (its backoff doubles from 1 s
+// to 10 s): a member whose call had to be answered first still counts as arrived, keeps its node, and
+// is bound by the bind that completes its group.
+TEST_F(Gangs, AHoldEndsBelowTheHttpTimeoutAndTheMemberStaysAtBind) {
   group_a(2, 2);
-  ASSERT_EQ(gate("a", 0, "1").kind, GangGate::Kind::kOnlyNode);
+  const std::string node = gate("a", 0, "1").node;
+  ASSERT_EQ(gate("a", 1, "1").kind, GangGate::Kind::kOnlyNode);
   const auto start = std::chrono::steady_clock::now();
   BindPermit p = permit("a", 0);
   EXPECT_GE(std::chrono::steady_clock::now() - start, 250ms);
-  EXPECT_NE(p.error.find("not binding pod train/a-0 yet: pod group train/a has 1 members at bind after 0.3s"),
+  EXPECT_NE(p.error.find("not binding pod train/a-0 yet: pod group train/a has 1 of 2 members at bind after "
+                         "0.3s; this member stays at bind, and is bound to node " +
+                         node + " as soon as its group completes"),
             std::string::npos)
       << p.error;
+  EXPECT_TRUE(p.detached.empty());
   EXPECT_TRUE(coordinator_.admitted("train/a"));
   EXPECT_FALSE(coordinator_.held_room()->empty());
   EXPECT_EQ(coordinator_.held_binds(), 0u);
+  EXPECT_EQ(coordinator_.detached_members(), 1u);
+
+  BindPermit last = permit("a", 1);
+  EXPECT_EQ(last.error, "");
+  ASSERT_EQ(last.detached.size(), 1u);
+  EXPECT_EQ(last.detached[0].uid, uid("a", 0));
+  EXPECT_EQ(last.detached[0].namespace_, "train");
+  EXPECT_EQ(last.detached[0].name, "a-0");
+  EXPECT_EQ(last.detached[0].node, node);
+  EXPECT_EQ(coordinator_.detached_members(), 0u);
+  coordinator_.bound(last, uid("a", 1), true);
+  coordinator_.bound(last, uid("a", 0), true);
+  EXPECT_TRUE(coordinator_.held_room()->empty());
 }
 
 TEST_F(Gangs, AtTheTimeoutEveryHeldBindFailsAndTheRoomIsReleased) {
@@ -250,14 +270,21 @@ TEST_F(Gangs, StopAnswersHeldBindsAtOnce) {
   EXPECT_EQ(held.get().error, "not binding pod train/a-0: the extender is shutting down");
 }
 
-TEST_F(Gangs, HeldBindsAreBounded) {
+// Held calls are bounded; a member over the bound is answered at once and still counts as arrived.
+TEST_F(Gangs, HeldBindsAreBoundedAndOverTheBoundStillArrive) {
   group_a(3, 3);
   auto c = admitted_a(GangConfig{10s, gang::Time(0), 1});
   auto held = held_bind(*c, 0);
-  EXPECT_EQ(c->permit(uid("a", 1), "train", "a-1").error,
-            "not binding pod train/a-1: 1 binds are held already (--gang-max-held-binds)");
-  c->stop();
-  held.get();
+  BindPermit second = c->permit(uid("a", 1), "train", "a-1");
+  EXPECT_NE(second.error.find("not binding pod train/a-1 yet: pod group train/a has 2 of 3 members at bind "
+                              "(1 bind calls are held already: --gang-max-held-binds)"),
+            std::string::npos)
+      << second.error;
+  BindPermit third = c->permit(uid("a", 2), "train", "a-2");
+  EXPECT_EQ(third.error, "");
+  ASSERT_EQ(third.detached.size(), 1u);
+  EXPECT_EQ(third.detached[0].uid, uid("a", 1));
+  EXPECT_EQ(held.get().error, "") << "a-0's held call binds it";
 }
 
 // With several replicas the scheduler may filter on one and bind through the Lease holder, which never

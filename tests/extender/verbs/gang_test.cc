@@ -1,4 +1,7 @@
-// Gang scheduling through the HTTP verbs, driven as kube-scheduler drives an extender: one pod at a time
+// Gang scheduling through the HTTP verbs, each protocol case on its own (timeouts, upstream's API,
+// preemption). Whether gangs bind under kube-scheduler's real queue (backoff, unschedulable pods,
+// asynchronous binds) is tests/tools/sim/gang_real_time_test.cc's, with extender-sim --real-time as the
+// scheduler. Here the verbs are driven one pod at a time
 // through /filter, its /bind sent on without waiting (the scheduler's binding cycle runs on its own
 // goroutine), a pod whose filter finds no node or whose bind fails sent back to the queue. Against the
 // in-repo API server, which watches back each Binding.
@@ -72,41 +75,6 @@ class GangVerbs : public ::testing::Test {
   std::unique_ptr<kube::LiveState> live_;
   std::unique_ptr<BindVerb> binder_;
 };
-
-// Three groups of eight 2-CPU pods where two fit, then four 1-CPU pods: without gangs every group ended
-// partly bound and the ordinary pods found no room. Here two groups bind whole, the third never binds a
-// pod, and the ordinary pods bind around it.
-TEST_F(GangVerbs, TwoOfThreeGangsBindWholeTheThirdNoneAndOrdinaryPodsKeepScheduling) {
-  std::vector<std::string> pods;
-  for (auto& p : gang("a", 8, 8, 5, "2026-01-01T00:00:00Z")) pods.push_back(p);
-  for (auto& p : gang("b", 8, 8, 5, "2026-01-01T00:00:01Z")) pods.push_back(p);
-  for (auto& p : gang("c", 8, 8, 5, "2026-01-01T00:00:02Z")) pods.push_back(p);
-  for (int i = 0; i < 4; ++i) {
-    pods.push_back(pod_json("default", "web-" + std::to_string(i), "", "1", "Pending", 0, "web"));
-    api_.put("pods", pods.back());
-  }
-  start();
-  const int most_c = most_bound_while("c", [&] {
-    schedule(pods, [&] {
-      auto b = bound_by_app();
-      return b["a"] == 8 && b["b"] == 8 && b["web"] == 4;
-    });
-  });
-  auto bound = bound_by_app();
-  EXPECT_EQ(bound["a"], 8);
-  EXPECT_EQ(bound["b"], 8);
-  EXPECT_EQ(bound["c"], 0);
-  EXPECT_EQ(most_c, 0) << "a partial gang was bound";
-  EXPECT_EQ(bound["web"], 4);
-  EXPECT_FALSE(server_.gangs()->admitted("train/c"));
-  EXPECT_EQ(server_.gangs()->held_binds(), 0u);
-  EXPECT_EQ(server_.metrics().gangs_admitted(), 2u);
-  // The decision log says where the group stood for its member.
-  auto log = server_.client().Get("/debug/decisions?verb=filter&pod=train/c-0");
-  ASSERT_TRUE(log);
-  EXPECT_NE(log->body.find(R"("gang":"pod group train/c: waiting for room")"), std::string::npos)
-      << log->body;
-}
 
 // A group admitted whose last member never reaches bind (stuck in the scheduler): the members that do
 // are held, answered, held again, and at the group's timeout all answered with an Error; no pod of it is

@@ -22,7 +22,7 @@
 
 #include "json/json.h"
 #include "tests/sim/sim_fixtures.h"
-#include "tests/support/extender_process.h"
+#include "tests/tools/sim/extender_run.h"
 #include "tools/sim/remote_extender.h"
 #include "tools/sim/run.h"
 
@@ -32,19 +32,6 @@ namespace {
 using kext::sim::testing::running_pod_json;
 using kext::sim::testing::SimFiles;
 using kext::sim::testing::small_node_json;
-
-// A port free now (bound and released), for the two processes that must know each other's port.
-int free_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
 
 // Three full 1-CPU nodes (run_test's preemption cluster) and two empty ones. Four controlled
 // 300m pods arrive a second apart and spread over n4 and n5 by score (ties drawn by selectHost);
@@ -85,46 +72,6 @@ SimCommand command(const SimFiles& f) {
 std::string without_score_terms(const std::string& log) {
   static const std::regex kTerms(R"(,"scores":\[[^\]]*\])");
   return std::regex_replace(log, kTerms, "");
-}
-
-struct HttpRun {
-  std::string log;
-  std::string error;    // run_sim's exception, "" if none
-  std::string metrics;  // the extender's /metrics after the run
-};
-
-// run_sim with --extender on a thread, the real kube-extender started once the API listens.
-HttpRun run_with_extender(SimCommand c, bool node_cache_capable, const std::string& prefix = "",
-                          const std::vector<std::string>& extender_args = {}) {
-  const int api_port = free_port();
-  const int ext_port = free_port();
-  c.extender_url = "http://127.0.0.1:" + std::to_string(ext_port) + prefix;
-  c.api_listen = "127.0.0.1:" + std::to_string(api_port);
-  c.node_cache_capable = node_cache_capable;
-  c.extender_timeout_seconds = 60;
-  HttpRun out;
-  std::ostringstream log;
-  std::thread sim([&] {
-    try {
-      run_sim(c, &log);
-    } catch (const std::exception& e) {
-      out.error = e.what();
-    }
-  });
-  httplib::Client api("127.0.0.1", api_port);
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!api.Get("/api/v1/nodes") && std::chrono::steady_clock::now() < end) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  std::vector<std::string> args{"--port", std::to_string(ext_port), "--api-server",
-                                "http://127.0.0.1:" + std::to_string(api_port)};
-  args.insert(args.end(), extender_args.begin(), extender_args.end());
-  kext::testing::ExtenderProcess ext(args);
-  sim.join();
-  EXPECT_EQ(ext.port(), ext_port) << ext.log();
-  if (auto m = httplib::Client("127.0.0.1", ext_port).Get("/metrics")) out.metrics = m->body;
-  out.log = log.str();
-  return out;
 }
 
 TEST(SimExtenderMode, SameDecisionsAsInProcessInBothNodeModes) {
