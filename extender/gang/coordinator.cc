@@ -235,17 +235,17 @@ std::string GangCoordinator::hold(std::unique_lock<std::mutex>& lock, const std:
     return stopped_ || released_.count(key) != 0 || rejected_.count(key) != 0;
   });
   if (!woken) sweep(now(), nullptr);  // this member's group may have timed out now
-  std::string error;
-  if (released_.erase(key) != 0) {
-    error.clear();
-  } else if (auto r = rejected_.find(key); r != rejected_.end()) {
-    error = "not binding pod " + pod + ": " + r->second;
-    rejected_.erase(r);
-  } else if (stopped_) {
-    error = "not binding pod " + pod + ": the extender is shutting down";
-  } else {
-    error = waiting_text(" after " + gang::seconds_text(config_.max_hold));
-  }
+  auto answer = [&]() -> std::string {
+    if (released_.erase(key) != 0) return "";  // the caller makes the Binding
+    if (auto r = rejected_.find(key); r != rejected_.end()) {
+      std::string e = "not binding pod " + pod + ": " + r->second;
+      rejected_.erase(r);
+      return e;
+    }
+    if (stopped_) return "not binding pod " + pod + ": the extender is shutting down";
+    return waiting_text(" after " + gang::seconds_text(config_.max_hold));
+  };
+  const std::string error = answer();
   holding_.erase(key);
   publish();
   return error;

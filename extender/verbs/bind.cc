@@ -9,8 +9,7 @@ namespace kext {
 namespace {
 
 // The API's answer to a Binding of a pod bound already (pkg/registry/core/pod/storage/storage.go
-// assignPod: a Conflict "pod NAME is already assigned to node \"NODE\""). To the node asked for, it is
-// done: a gang member this extender bound when its group completed, whose call the scheduler makes again.
+// assignPod: a Conflict "pod NAME is already assigned to node \"NODE\"").
 bool already_bound_to(const kube::ApiResponse& r, const std::string& node) {
   return r.status == 409 &&
          r.body.find("is already assigned to node \\\"" + node + "\\\"") != std::string::npos;
@@ -57,7 +56,9 @@ Reply BindVerb::bind(std::string_view body, VerbTrace* trace, Origin origin) con
     error = permit.error;
     if (error.empty() && permit.group.empty())
       error = gangs_->check_bind(r.args.pod_uid, r.args.pod_namespace, r.args.pod_name, r.args.node);
-    if (error.empty()) error = bind_pod(r.args);
+    // A member this extender bound when its group completed, whose call the scheduler makes again,
+    // is on its node already: done.
+    if (error.empty()) error = bind_pod(r.args, !permit.group.empty());
     gangs_->bound(permit, r.args.pod_uid, error.empty());
     bind_detached(permit);
   } else {
@@ -74,7 +75,7 @@ void BindVerb::bind_detached(const BindPermit& permit) const {
   // call of the scheduler's makes their Bindings. The scheduler's queue drops each pod as its watch
   // shows it bound (pkg/scheduler/eventhandlers.go: an assigned pod leaves the scheduling queue).
   for (const MemberBind& m : permit.detached) {
-    const std::string error = bind_pod(BindingArgs{m.name, m.namespace_, m.uid, m.node});
+    const std::string error = bind_pod(BindingArgs{m.name, m.namespace_, m.uid, m.node}, true);
     if (!error.empty()) log_line("pod group " + permit.group + ": " + error);
     gangs_->bound(permit, m.uid, error.empty());
   }
@@ -87,14 +88,14 @@ std::string BindVerb::not_holder(const BindingArgs& args) const {
          elector_->config().lease_name + " (holder: " + (holder.empty() ? "none" : holder) + ")";
 }
 
-std::string BindVerb::bind_pod(const BindingArgs& args) const {
+std::string BindVerb::bind_pod(const BindingArgs& args, bool done_if_there) const {
   const std::string key = StateCache::pod_key(args.pod_uid, args.pod_namespace, args.pod_name);
   // Count it before the API call: the scheduler filters the next pod while this bind is in flight.
   const bool assumed = cache_.batch().assume_pod(key, args.node, StateCache::Clock::now() + ttl_);
   kube::ApiResponse r =
       api_.post("/api/v1/namespaces/" + args.pod_namespace + "/pods/" + args.pod_name + "/binding",
                 encode_binding(args));
-  if (r.ok() || already_bound_to(r, args.node)) return "";
+  if (r.ok() || (done_if_there && already_bound_to(r, args.node))) return "";
   if (assumed) cache_.batch().forget_assumed(key);
   return "binding pod " + args.pod_namespace + "/" + args.pod_name + " to node " + args.node + ": " +
          r.describe();

@@ -36,8 +36,9 @@ class BindVerb final : public Binder {
   Reply bind(std::string_view body) const { return bind(body, nullptr, Origin::kScheduler); }
 
  private:
-  // The compute step: "" once the Binding is created, else why not.
-  std::string bind_pod(const BindingArgs& args) const;
+  // The compute step: "" once the Binding is created, else why not. With `done_if_there`, a pod the API
+  // has on args.node already counts as bound (a gang member's).
+  std::string bind_pod(const BindingArgs& args, bool done_if_there = false) const;
   std::string not_holder(const BindingArgs& args) const;
   // The Bindings of the members whose group completed with this bind (BindPermit::detached).
   void bind_detached(const BindPermit& permit) const;

@@ -28,13 +28,14 @@ fi
 BUILD=${BUILD:-build}
 EXTENDER_PORT=${EXTENDER_PORT:-8888}
 REPLICAS=${REPLICAS:-1}
-NS=e2e-gang
+NS=e2e-gang-$(date +%s)  # its own each run: without a controller manager a namespace never finishes deleting
 WORK=$(mktemp -d)
 PIDS=()
 K() { kubectl "$@"; }
 
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  K -n "$NS" delete pods --all --force --grace-period=0 >/dev/null 2>&1 || true
   K delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
   K delete nodes -l kube-extender.io/e2e=gang --wait=false >/dev/null 2>&1 || true
 }

@@ -129,17 +129,24 @@ struct HoldingBackend : FakeBackend {
   bool holds_binds() const override { return !held.empty(); }
 };
 
+// A simulator on 4-CPU `nodes` whose cycles go through `backend`, stopping at `max_time`.
+std::unique_ptr<Simulator> backend_sim(const Engine& engine, CycleBackend& backend,
+                                       const std::vector<std::string>& nodes, SimDuration max_time) {
+  SimCluster cluster;
+  for (const std::string& n : nodes) cluster.add_node(make_node(n, 4000, 4 * GiB));
+  SimulatorOptions options;
+  options.epoch_unix_seconds = kEpoch;
+  options.backend = &backend;
+  options.max_time = max_time;
+  return std::make_unique<Simulator>(std::move(cluster), engine, options);
+}
+
 TEST(CycleBackend, BindsThroughTheBackendWaitFailAndRelease) {
   auto eng = least_requested_engine();
   HoldingBackend backend;
   backend.engine = eng.get();
-  SimCluster cluster;
-  for (const char* n : {"n2", "n3"}) cluster.add_node(make_node(n, 4000, 4 * GiB));
-  SimulatorOptions options;
-  options.epoch_unix_seconds = kEpoch;
-  options.backend = &backend;
-  options.max_time = std::chrono::seconds(60);
-  Simulator sim(std::move(cluster), *eng, options);
+  auto simulator = backend_sim(*eng, backend, {"n2", "n3"}, std::chrono::seconds(60));
+  Simulator& sim = *simulator;
   for (const char* name : {"g-0", "g-1", "web", "g-2", "bad"})
     sim.add_pending(sim_pod(name, 100, 0), SimTime{0});
   std::vector<CycleRecord> log;
@@ -169,13 +176,8 @@ TEST(CycleBackend, AHeldBindAnsweredWithAnErrorRequeuesThePod) {
   auto eng = least_requested_engine();
   HoldingBackend backend;
   backend.engine = eng.get();
-  SimCluster cluster;
-  cluster.add_node(make_node("n2", 4000, 4 * GiB));
-  SimulatorOptions options;
-  options.epoch_unix_seconds = kEpoch;
-  options.backend = &backend;
-  options.max_time = std::chrono::seconds(30);
-  Simulator sim(std::move(cluster), *eng, options);
+  auto simulator = backend_sim(*eng, backend, {"n2"}, std::chrono::seconds(30));
+  Simulator& sim = *simulator;
   sim.add_pending(sim_pod("g-0", 100, 0), SimTime{0});
   std::vector<CycleRecord> log;
   const RunSummary summary = sim.run([&](const CycleRecord& d) {
@@ -231,13 +233,8 @@ TEST(CycleBackend, RealTimeAnswersComeApartFromTheirCyclesAndPodsBoundElsewhereL
   auto eng = least_requested_engine();
   RealTimeBackend backend;
   backend.engine = eng.get();
-  SimCluster cluster;
-  cluster.add_node(make_node("n2", 4000, 4 * GiB));
-  SimulatorOptions options;
-  options.epoch_unix_seconds = kEpoch;
-  options.backend = &backend;
-  options.max_time = std::chrono::seconds(60);
-  Simulator sim(std::move(cluster), *eng, options);
+  auto simulator = backend_sim(*eng, backend, {"n2"}, std::chrono::seconds(60));
+  Simulator& sim = *simulator;
   sim.add_pending(sim_pod("web", 100, 0), SimTime{0});
   sim.add_pending(sim_pod("g-0", 100, 0), SimTime{0});
   std::vector<CycleRecord> log;

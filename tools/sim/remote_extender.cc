@@ -491,21 +491,25 @@ void RemoteExtender::wait_until(sim::SimTime t) {
   binds_cv_.wait_until(lock, *start_ + t, answered);
 }
 
+void RemoteExtender::move_answered(std::vector<std::pair<uint64_t, sim::BindAnswer>>& to) {
+  for (auto it = binds_.begin(); it != binds_.end();) {
+    if (!it->second.error.has_value()) {
+      ++it;
+      continue;
+    }
+    it->second.thread.join();
+    to.push_back({it->second.sequence, sim::BindAnswer{it->first, std::move(*it->second.error), ""}});
+    it = binds_.erase(it);
+  }
+  std::sort(to.begin(), to.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
 std::vector<sim::BindAnswer> RemoteExtender::take_answered() {
   std::vector<std::pair<uint64_t, sim::BindAnswer>> answered;
   {
     std::lock_guard lock(binds_mu_);
-    for (auto it = binds_.begin(); it != binds_.end();) {
-      if (!it->second.error.has_value()) {
-        ++it;
-        continue;
-      }
-      it->second.thread.join();
-      answered.push_back({it->second.sequence, sim::BindAnswer{it->first, std::move(*it->second.error), ""}});
-      it = binds_.erase(it);
-    }
+    move_answered(answered);
   }
-  std::sort(answered.begin(), answered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<sim::BindAnswer> out;
   for (auto& [sequence, a] : answered) out.push_back(std::move(a));
   return out;
@@ -571,16 +575,7 @@ void RemoteExtender::settle() {
     pause = std::min(pause * 2, std::chrono::milliseconds(20));
   }
   std::lock_guard lock(binds_mu_);
-  for (auto it = binds_.begin(); it != binds_.end();) {
-    if (!it->second.error.has_value()) {
-      ++it;
-      continue;
-    }
-    it->second.thread.join();
-    settled_.push_back({it->second.sequence, sim::BindAnswer{it->first, std::move(*it->second.error), ""}});
-    it = binds_.erase(it);
-  }
-  std::sort(settled_.begin(), settled_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  move_answered(settled_);
 }
 
 std::vector<sim::BindAnswer> RemoteExtender::take_answers(bool wait) {

@@ -155,7 +155,10 @@ class RemoteExtender : public sim::CycleBackend {
   // Until every bind sent is answered or held; the answered ones move to settled_.
   void settle();
   int64_t held_binds();  // the extender's kube_extender_gang_held_binds
-  // Real time: the binds answered so far (their threads joined), in the order they were sent.
+  // The binds answered so far, their threads joined, moved to `to` in the order they were sent
+  // (binds_mu_ held).
+  void move_answered(std::vector<std::pair<uint64_t, sim::BindAnswer>>& to);
+  // Real time: the binds answered so far, in the order they were sent.
   std::vector<sim::BindAnswer> take_answered();
   // Otherwise: what settle() found answered (with `wait`, once every bind is).
   std::vector<sim::BindAnswer> take_settled(bool wait);

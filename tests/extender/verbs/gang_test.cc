@@ -76,6 +76,40 @@ class GangVerbs : public ::testing::Test {
   std::unique_ptr<BindVerb> binder_;
 };
 
+// kube-scheduler's queue brings a group's members to bind seconds apart. A member whose call was
+// answered before its group completed stays at bind on its node: the bind that completes the group
+// makes its Binding too, and when the scheduler sends that member's bind again (after its backoff),
+// the pod is on that node already and the bind is done.
+TEST_F(GangVerbs, AMemberAnsweredBeforeItsGroupCompletedIsBoundWithIt) {
+  const std::vector<std::string> pods = gang("e", 2, 2, 30, "2026-01-01T00:00:00Z");
+  start();
+  auto filter = [&](const std::string& json) {
+    auto r = server_.post("/filter", names_request(json, nodes_));
+    EXPECT_TRUE(r && r->status == 200);
+    auto d = parse(r->body);
+    return d["NodeNames"].IsArray() && d["NodeNames"].Size() == 1 ? std::string(d["NodeNames"][0].GetString())
+                                                                  : std::string();
+  };
+  auto bind = [&](const std::string& name, const std::string& node) {
+    auto r =
+        server_.post("/bind", R"({"PodName":")" + name + R"(","PodNamespace":"train","PodUID":"uid-train-)" +
+                                  name + R"(","Node":")" + node + R"("})");
+    EXPECT_TRUE(r && r->status == 200);
+    return std::string(parse(r->body)["Error"].GetString());
+  };
+  const std::string n0 = filter(pods[0]);
+  ASSERT_FALSE(n0.empty());
+  const std::string held = bind("e-0", n0);  // held for the 1 s hold, then answered
+  EXPECT_NE(held.find("this member stays at bind, and is bound to node " + n0), std::string::npos) << held;
+  EXPECT_TRUE(api_.bindings().empty());
+  const std::string n1 = filter(pods[1]);
+  ASSERT_FALSE(n1.empty());
+  EXPECT_EQ(bind("e-1", n1), "");
+  EXPECT_EQ(bound_by_app()["e"], 2) << "e-0 bound with e-1";
+  EXPECT_EQ(bind("e-0", n0), "") << "the scheduler's retry: on its node already";
+  EXPECT_EQ(api_.bindings().size(), 2u);
+}
+
 // A group admitted whose last member never reaches bind (stuck in the scheduler): the members that do
 // are held, answered, held again, and at the group's timeout all answered with an Error; no pod of it is
 // ever bound, and nothing stays held.

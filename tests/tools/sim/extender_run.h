@@ -42,6 +42,23 @@ struct HttpRun {
 };
 
 // run_sim with --extender on a thread, the real kube-extender started once the API listens.
+// run_sim(c) on a thread, its exception into out.error; returns once its API answers on api_port.
+inline std::thread start_sim(const SimCommand& c, int api_port, HttpRun& out, std::ostringstream& log) {
+  std::thread sim([c, &out, &log] {
+    try {
+      run_sim(c, &log);
+    } catch (const std::exception& e) {
+      out.error = e.what();
+    }
+  });
+  httplib::Client api("127.0.0.1", api_port);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!api.Get("/api/v1/nodes") && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return sim;
+}
+
 // With `log_file`, the extender's stderr goes there (nothing blocks on an undrained pipe in a long run).
 inline HttpRun run_with_extender(SimCommand c, bool node_cache_capable, const std::string& prefix = "",
                                  const std::vector<std::string>& extender_args = {},
@@ -54,18 +71,7 @@ inline HttpRun run_with_extender(SimCommand c, bool node_cache_capable, const st
   c.extender_timeout_seconds = 60;
   HttpRun out;
   std::ostringstream log;
-  std::thread sim([&] {
-    try {
-      run_sim(c, &log);
-    } catch (const std::exception& e) {
-      out.error = e.what();
-    }
-  });
-  httplib::Client api("127.0.0.1", api_port);
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!api.Get("/api/v1/nodes") && std::chrono::steady_clock::now() < end) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  std::thread sim = start_sim(c, api_port, out, log);
   std::vector<std::string> args{"--port", std::to_string(ext_port), "--api-server",
                                 "http://127.0.0.1:" + std::to_string(api_port)};
   args.insert(args.end(), extender_args.begin(), extender_args.end());
@@ -89,18 +95,7 @@ inline HttpRun run_with_replicas(SimCommand c, int replicas, const std::string& 
   c.extender_timeout_seconds = 60;
   HttpRun out;
   std::ostringstream log;
-  std::thread sim([&] {
-    try {
-      run_sim(c, &log);
-    } catch (const std::exception& e) {
-      out.error = e.what();
-    }
-  });
-  httplib::Client api("127.0.0.1", api_port);
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!api.Get("/api/v1/nodes") && std::chrono::steady_clock::now() < end) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  std::thread sim = start_sim(c, api_port, out, log);
   std::vector<std::unique_ptr<kext::testing::ExtenderProcess>> processes;
   std::vector<int> ports;
   for (int i = 0; i < replicas; ++i) {

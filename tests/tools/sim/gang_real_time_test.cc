@@ -12,6 +12,7 @@
 #include <rapidjson/document.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
@@ -128,8 +129,13 @@ RealTimeRun run_real_time(const std::string& name, int nodes, int groups, const 
   return out;
 }
 
-// Every group with a member bound has all 8 bound, within kMaxPartlyBound of each other.
+// Every group with a member bound has all 8 bound, within kMaxPartlyBound of each other. Prints when
+// each group bound (docs/performance.md quotes it).
 void expect_whole(const Bound& b, const std::string& log) {
+  for (const auto& [g, times] : b.by_group) {
+    std::printf("pod group %s: %zu bound from %.2f s to %.2f s\n", g.c_str(), times.size(), times.front(),
+                times.back());
+  }
   for (const auto& [g, times] : b.by_group) {
     EXPECT_EQ(times.size(), 8u) << "pod group " << g << " partly bound\n" << log;
     if (!times.empty()) {
