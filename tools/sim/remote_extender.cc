@@ -516,19 +516,22 @@ std::vector<sim::BindAnswer> RemoteExtender::take_answered() {
 }
 
 void RemoteExtender::add_bound_elsewhere(std::vector<sim::BindAnswer>& answers) {
-  // A Binding of a pod with no bind in flight, nor one answered now, was made by the extender on its
-  // own: a gang member whose call it had answered, bound as its group completed.
-  std::unordered_set<std::string> answered;
-  for (const sim::BindAnswer& a : answers) answered.insert(a.uid);
-  const auto made = api_.bindings_since(bindings_seen_);
+  // Every Binding the API took is reported once no bind of its pod is in flight: after `answers`, so
+  // that a pod they bound is bound already (the simulation ignores a pod it has on a node), and one
+  // whose call failed although the Binding was made (a forwarded bind whose replica gave up first, a
+  // gang member bound as its group completed) is bound as the API has it.
+  auto made = api_.bindings_since(bindings_seen_);
   bindings_seen_ += made.size();
+  unreported_.insert(unreported_.end(), std::make_move_iterator(made.begin()),
+                     std::make_move_iterator(made.end()));
   std::lock_guard lock(binds_mu_);
-  for (const auto& [key, node] : made) {
-    auto pod = pods_.find(key);
-    if (pod == pods_.end() || binds_.contains(pod->second.uid) || answered.contains(pod->second.uid))
-      continue;
-    answers.push_back(sim::BindAnswer{pod->second.uid, "", node});
-  }
+  std::erase_if(unreported_, [&](const std::pair<std::string, std::string>& b) {
+    auto pod = pods_.find(b.first);
+    if (pod == pods_.end()) return true;                 // not a pod the simulation served
+    if (binds_.contains(pod->second.uid)) return false;  // its answer first
+    answers.push_back(sim::BindAnswer{pod->second.uid, "", b.second});
+    return true;
+  });
 }
 
 int64_t RemoteExtender::held_binds() {

@@ -162,7 +162,7 @@ class RemoteExtender : public sim::CycleBackend {
   std::vector<sim::BindAnswer> take_answered();
   // Otherwise: what settle() found answered (with `wait`, once every bind is).
   std::vector<sim::BindAnswer> take_settled(bool wait);
-  // Appends the pods the API shows bound by Bindings of no bind in flight nor in `answers`.
+  // Appends the pods the API's Bindings put on a node, each once no bind of it is in flight.
   void add_bound_elsewhere(std::vector<sim::BindAnswer>& answers);
   // The bind call's outcome for InFlight: "" bound, an Error, or (failure) why the call failed.
   void answer(const std::string& uid, std::string error, std::string failure);
@@ -198,6 +198,7 @@ class RemoteExtender : public sim::CycleBackend {
   uint64_t next_bind_ = 0;
   std::vector<std::pair<uint64_t, sim::BindAnswer>> settled_;  // answered, not yet taken
   size_t bindings_seen_ = 0;  // the API's bindings looked at so far (add_bound_elsewhere)
+  std::vector<std::pair<std::string, std::string>> unreported_;  // (pod key, node) still to report
   // Real time: the wall-clock instant of simulated time 0, when this backend was made.
   std::optional<std::chrono::steady_clock::time_point> start_;
 };
