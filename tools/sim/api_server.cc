@@ -190,8 +190,21 @@ void SimApiServer::record(const std::string& resource, const char* type, const s
   cv_.notify_all();
 }
 
+namespace {
+bool names_a_node(const std::string& pod_json) {
+  rapidjson::Document pod;
+  pod.Parse(pod_json.data(), pod_json.size());
+  const json::Value* spec = pod.IsObject() ? json::find_non_null(pod, "spec") : nullptr;
+  const json::Value* node = spec && spec->IsObject() ? json::find_non_null(*spec, "nodeName") : nullptr;
+  return node != nullptr && node->IsString() && node->GetStringLength() != 0;
+}
+}  // namespace
+
 bool SimApiServer::put(std::string_view resource, const std::string& key, const std::string& object_json) {
   std::lock_guard lock(mu_);
+  // A Binding's spec.nodeName stays (kube-apiserver: pkg/apis/core/validation ValidatePodSpecUpdate
+  // forbids changing it): the simulation may write a pod it read unbound just before the Binding.
+  if (resource == kPods && bound_.contains(key) && !names_a_node(object_json)) return false;
   auto& given = given_[std::string(resource)];
   auto it = given.find(key);
   if (it != given.end() && it->second == object_json) return false;

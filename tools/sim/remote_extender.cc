@@ -53,6 +53,26 @@ std::optional<int> port_number(std::string_view text) {
   return v <= 65535 ? std::optional<int>(v) : std::nullopt;
 }
 
+// The first line where two state dumps differ, for an error an operator can act on:
+// `simulated API "pod ...", extender "pod ..."` ("(none)" for a side past its end).
+std::string first_difference(std::string_view want, std::string_view got) {
+  auto next = [](std::string_view& text) {
+    const size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    return line;
+  };
+  while (!want.empty() || !got.empty()) {
+    const std::string_view a = next(want), b = next(got);
+    if (a == b) continue;
+    auto quoted = [](std::string_view l) {
+      return l.empty() ? std::string("(none)") : "\"" + std::string(l) + "\"";
+    };
+    return "first difference: simulated API " + quoted(a) + ", extender " + quoted(b);
+  }
+  return "no difference";
+}
+
 // Drops from the API, and from the decoded objects, each served object `seen` no longer has.
 template <typename Served, typename Decoded>
 bool drop_unseen(SimApiServer& api, std::string_view kind, Served& served, Decoded& decoded,
@@ -728,7 +748,8 @@ void RemoteExtender::wait_for_state() {
     } else if (r->body == want || (options_.real_time && r->body == (want = expected_state()))) {
       return;  // (in real time, a Binding may have landed since `want` was read)
     } else {
-      last_error = "its state (GET /debug/state) differs from the simulated API's";
+      last_error = "its state (GET /debug/state) differs from the simulated API's (" +
+                   first_difference(want, r->body) + ")";
     }
     if (std::chrono::steady_clock::now() >= deadline) {
       throw ExtenderError("--extender " + options_.url + ": not in step with the simulated API " +

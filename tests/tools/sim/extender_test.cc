@@ -487,6 +487,34 @@ TEST(SimApiServer, ABindingAssignsThePodOnce) {
   EXPECT_EQ(api.bindings(), (std::vector<std::pair<std::string, std::string>>{{"ns/a", "n1"}}));
 }
 
+// The simulator may write a pod it still sees unbound just after the extender's Binding landed
+// (its sync read the API before the Binding). kube-apiserver keeps spec.nodeName once set
+// (pkg/apis/core/validation: ValidatePodSpecUpdate), so the write keeps the pod bound; otherwise
+// the API and the extender's watch would disagree with the Binding record until the run stalls.
+TEST(SimApiServer, AWriteThatWouldUnbindABoundPodKeepsItBound) {
+  SimApiServer api("127.0.0.1", 0);
+  ASSERT_TRUE(api.put(SimApiServer::kPods, "ns/a", pod_json(pod_a())));
+  httplib::Client c("127.0.0.1", api.port());
+  auto r = c.Post("/api/v1/namespaces/ns/pods/a/binding",
+                  R"({"kind":"Binding","metadata":{"name":"a"},"target":{"kind":"Node","name":"n1"}})",
+                  "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 201) << r->body;
+  Pod later = pod_a();
+  later.priority = 7;
+  EXPECT_FALSE(api.put(SimApiServer::kPods, "ns/a", pod_json(later)));
+  EXPECT_EQ(api.bound_node("ns/a"), "n1");
+  const auto pods = parse(c.Get("/api/v1/pods")->body);
+  ASSERT_EQ(pods["items"].Size(), 1u);
+  EXPECT_STREQ(pods["items"][0]["spec"]["nodeName"].GetString(), "n1");
+  Pod placed = pod_a();
+  placed.node_name = "n1";
+  EXPECT_TRUE(api.put(SimApiServer::kPods, "ns/a", pod_json(placed))) << "a write that keeps the node";
+  ASSERT_TRUE(api.remove(SimApiServer::kPods, "ns/a"));
+  EXPECT_TRUE(api.put(SimApiServer::kPods, "ns/a", pod_json(pod_a()))) << "a new pod of the same name";
+  EXPECT_EQ(api.bound_node("ns/a"), std::nullopt);
+}
+
 TEST(SimApiServer, BusyAddressIsAnError) {
   SimApiServer a("127.0.0.1", 0);
   try {
