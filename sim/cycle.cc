@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "algorithms/gang/preemption.h"
+#include "sim/prioritize.h"
 
 namespace kext::sim {
 namespace {
@@ -196,9 +197,9 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
     queue.add_unschedulable_if_not_present(std::move(popped), cycle);
     return d;
   }
-  // The first filter pass: the engine, or the backend (an extender over HTTP) in its place.
+  // The first filter pass: the engine, and the backend (an extender) after it or in its place.
   auto filter = [&](std::span<const NodeInfo* const> some) {
-    return config.backend != nullptr ? config.backend->filter(cluster, *pod, some) : engine.filter(ctx, some);
+    return filter_nodes(config, ctx, cluster, *pod, some);
   };
   // A node with nominated pods must pass both with them (resources held for the preemptors) and
   // without them (RunFilterPluginsWithNominatedPods); the run without comes first here, and a node
@@ -275,34 +276,12 @@ CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_
       std::vector<const NodeInfo*> candidates;
       candidates.reserve(feasible.size());
       for (size_t i : feasible) candidates.push_back(nodes[i]);
-      std::vector<int64_t> combined;
-      const bool scheduler_total = config.scoring.scale == ScoreScale::kSchedulerTotal;
-      // The in-tree plugins' totals and their terms' rows (none with a backend, unless asked).
-      ScoreMatrix in_tree;
-      if (config.backend == nullptr || (scheduler_total && config.scoring.in_tree_scores)) {
-        in_tree = engine.score(ctx, candidates, config.scoring.scale);
-        combined = in_tree.combined;
-      }
-      std::vector<int64_t> reply;
-      if (config.backend != nullptr) {
-        reply = config.backend->score(cluster, *pod, candidates);
-        // prioritizeNodes: score x weight x (MaxNodeScore / MaxExtenderPriority).
-        const int64_t factor = scheduler_total ? kWireDivisor * config.scoring.extender_weight : 1;
-        combined.resize(reply.size(), 0);
-        for (size_t k = 0; k < reply.size(); ++k) combined[k] += reply[k] * factor;
-      }
+      const Priorities priorities = prioritize_nodes(config, ctx, cluster, *pod, candidates);
+      const std::vector<int64_t>& combined = priorities.totals;
       const size_t pick = *select_host(combined, state.rng);
       chosen = feasible[pick];
       d.score = combined[pick];
-      for (size_t a = 0; a < in_tree.algorithms; ++a) {
-        d.score_terms.push_back(
-            {std::string(engine.scores()[a].plugin->name()), engine.scores()[a].weight, in_tree.at(a, pick)});
-      }
-      if (!reply.empty()) {
-        d.score_terms.push_back({std::string(kExtenderTerm),
-                                 scheduler_total ? config.scoring.extender_weight : 1,
-                                 reply[pick] * (scheduler_total ? kWireDivisor : 1)});
-      }
+      d.score_terms = score_terms(config, priorities, pick);
       for (size_t k = 0; k < combined.size(); ++k) {
         if (k != pick && (!d.runner_up_score || combined[k] > *d.runner_up_score)) {
           d.runner_up_score = combined[k];

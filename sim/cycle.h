@@ -90,10 +90,12 @@ struct Scoring {
   ScoreScale scale = ScoreScale::kSchedulerTotal;
   // With a backend, on kSchedulerTotal: prioritizeNodes (schedule_one.go) adds each extender's reply
   // x (MaxNodeScore / MaxExtenderPriority) x its weight (KubeSchedulerConfiguration
-  // extenders[].weight) to the in-tree plugins' total; `in_tree_scores` adds the engine's own plugins
-  // as those.
+  // extenders[].weight) to the in-tree plugins' total.
   int64_t extender_weight = 1;
-  bool in_tree_scores = false;
+  // With a backend: the engine is the scheduler profile's own plugins, which filter before the
+  // backend and score beside it. Off, the backend stands for both (it was given the same
+  // configuration) and the engine only runs the nominated-pods pass and preemption's dry runs.
+  bool in_tree = false;
 };
 
 struct CycleConfig {

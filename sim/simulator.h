@@ -185,6 +185,8 @@ class Simulator {
   SimTime next_due() const;
 
   const SimCluster& cluster() const { return cluster_; }
+  // What each cycle runs with: the engine, the backend, the scoring and the sampling share.
+  const CycleConfig& cycle_config() const { return config_; }
   const SchedulingQueue& queue() const { return queue_; }
   SimTime now() const { return clock_.now(); }
 

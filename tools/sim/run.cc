@@ -147,7 +147,7 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
     options.backend = extender->backend.get();
     // As kube-scheduler given this file: a KubeSchedulerConfiguration's profile plugins are the
     // scheduler's own, added to the extender's reply x 10 x its entry's weight.
-    options.scoring.in_tree_scores = loaded.scheduler_configuration;
+    options.scoring.in_tree = loaded.scheduler_configuration;
     options.scoring.extender_weight = extender_weight(loaded.extender_weights, command.extender_url);
   }
   // What selects pods, from the cluster and the workload: PodTopologySpread's default constraints.
