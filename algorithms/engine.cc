@@ -85,6 +85,26 @@ std::vector<FilterStatus> Engine::filter(const PodContext& unprepared,
   return out;
 }
 
+std::vector<FilterCode> Engine::filter_codes(const PodContext& unprepared,
+                                             std::span<const NodeInfo* const> nodes) const {
+  std::optional<PodContext> own;
+  if (!unprepared.prepared) prepare(own.emplace(unprepared), nodes);
+  const PodContext& pod = own ? *own : unprepared;
+  std::vector<const FilterPlugin*> active;
+  for (const auto& f : filters_) {
+    if (f->can_fail(pod)) active.push_back(f.get());
+  }
+  std::vector<FilterCode> out(nodes.size(), FilterCode::kSuccess);
+  for_each_index(nodes.size(), filters_in_parallel(nodes.size()), [&](size_t i) {
+    thread_local FilterStatus scratch;
+    scratch.code = FilterCode::kSuccess;
+    scratch.reasons.clear();
+    filter_one(active, pod, *nodes[i], scratch);
+    out[i] = scratch.code;
+  });
+  return out;
+}
+
 bool Engine::fits(const PodContext& unprepared, const NodeInfo& node) const {
   std::optional<PodContext> own;
   if (!unprepared.prepared) {

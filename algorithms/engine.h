@@ -23,8 +23,8 @@ struct WeightedScore {
 struct ScoreMatrix {
   size_t algorithms = 0;
   size_t nodes = 0;
-  std::vector<int64_t> raw;       // [algorithm * nodes + node], after map, before reduce
-  std::vector<int64_t> reduced;   // after reduce (equals raw for algorithms without one)
+  std::vector<int64_t> raw;      // [algorithm * nodes + node], after map, before reduce
+  std::vector<int64_t> reduced;  // after reduce (equals raw for algorithms without one)
   // [node]: with ScoreScale::kExtenderReply the weighted mean on the reply's 0..10; with
   // kSchedulerTotal the sum of weight x score.
   std::vector<int64_t> combined;
@@ -75,6 +75,10 @@ class Engine {
   // always_check_all_predicates every failing filter's reasons in run order, unresolvable if any
   // filter's is.
   std::vector<FilterStatus> filter(const PodContext& pod, std::span<const NodeInfo* const> nodes) const;
+  // filter() without the reasons: one code per node. A failing node's reasons are dropped as soon as
+  // they are made, so that filtering every node of a large cluster keeps no string per failing node
+  // alive (extender-sim --follow judges each of production's decisions over every node).
+  std::vector<FilterCode> filter_codes(const PodContext& pod, std::span<const NodeInfo* const> nodes) const;
   // Runs only the filters: true if the pod fits the node (used by preemption's dry runs).
   bool fits(const PodContext& pod, const NodeInfo& node) const;
   // raw and reduced hold each plugin's scores on `scale`'s scale (the reply's 0..10, or 0..100).

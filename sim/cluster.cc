@@ -26,13 +26,26 @@ std::vector<std::string> SimCluster::remove_node(std::string_view name) {
   if (it == node_index_.end()) return {};
   const size_t at = it->second;
   std::vector<std::string> uids;
-  for (const auto& info : nodes_[at]->pods) uids.push_back(info->pod->uid);
+  for (const auto& info : nodes_[at]->pods) {
+    uids.push_back(info->pod->uid);
+    groups_.index.remove(info.get());
+  }
   for (const std::string& uid : uids) pods_.erase(uid);
   node_index_.erase(it);
   nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(at));
   node_ptrs_.erase(node_ptrs_.begin() + static_cast<std::ptrdiff_t>(at));
   for (size_t i = at; i < nodes_.size(); ++i) node_index_[nodes_[i]->node->name] = i;
   return uids;
+}
+
+void SimCluster::place(NodeInfo& node, const std::shared_ptr<const PodInfo>& info) {
+  node.add_pod(info);
+  groups_.index.add(info);
+}
+
+void SimCluster::unplace(NodeInfo& node, const PodInfo* info) {
+  groups_.index.remove(info);
+  node.remove_pod(info);
 }
 
 void SimCluster::add_pod(Pod pod) {
@@ -50,7 +63,7 @@ void SimCluster::add_pod(Pod pod) {
   }
   auto shared = std::make_shared<const Pod>(std::move(pod));
   auto info = std::make_shared<const PodInfo>(make_pod_info(shared));
-  if (target != nullptr) target->add_pod(info);
+  if (target != nullptr) place(*target, info);
   pods_.emplace(shared->uid, Entry{shared, info});
 }
 
@@ -89,6 +102,7 @@ void SimCluster::replace_pod(Entry& e, std::shared_ptr<const Pod> next) {
     for (auto& p : n->pods) {
       if (p == e.info) p = info;
     }
+    groups_.index.replace(e.info.get(), info);
   }
   e.pod = std::move(next);
   e.info = std::move(info);
@@ -109,7 +123,7 @@ void SimCluster::bind(std::string_view uid, std::string_view node_name, int64_t 
   next->phase = "Running";
   auto info = std::make_shared<PodInfo>(*it->second.info);
   info->pod = next;
-  n->add_pod(info);
+  place(*n, info);
   it->second = Entry{std::move(next), std::move(info)};
 }
 
@@ -117,7 +131,7 @@ void SimCluster::unbind(std::string_view uid) {
   auto it = pods_.find(std::string(uid));
   if (it == pods_.end() || it->second.pod->node_name.empty())
     throw ClusterError("unbind: pod " + std::string(uid) + " is not bound");
-  if (NodeInfo* n = node(it->second.pod->node_name)) n->remove_pod(it->second.info.get());
+  if (NodeInfo* n = node(it->second.pod->node_name)) unplace(*n, it->second.info.get());
   auto next = std::make_shared<Pod>(*it->second.pod);
   next->node_name.clear();
   next->start_time.reset();
@@ -147,7 +161,7 @@ std::optional<std::string> SimCluster::delete_pod(std::string_view uid) {
   auto it = pods_.find(std::string(uid));
   if (it == pods_.end()) return std::nullopt;
   std::string on = it->second.pod->node_name;
-  if (!on.empty()) node(on)->remove_pod(it->second.info.get());
+  if (!on.empty()) unplace(*node(on), it->second.info.get());
   pods_.erase(it);
   return on;
 }

@@ -3,6 +3,7 @@
 // the pods known by UID, and the disruption budgets. It plays the API server and the scheduler cache
 // at once: a bind is visible to the next cycle at once (assume and bind are one step in simulation).
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 
 #include "algorithms/model.h"
 #include "algorithms/plugin.h"
+#include "sim/pod_group_index.h"
 
 namespace kext::sim {
 
@@ -54,8 +56,11 @@ class SimCluster {
   }
   // The cluster as the plugins that read all of it see it; valid until the next change.
   ClusterView view() const {
-    return ClusterView{node_ptrs_,    &namespace_labels_, services_, replication_controllers_,
-                       replica_sets_, stateful_sets_};
+    groups_.owner = this;  // the cluster may have moved since the last view
+    ClusterView v{node_ptrs_,    &namespace_labels_, services_, replication_controllers_,
+                  replica_sets_, stateful_sets_};
+    v.pod_groups = &groups_;
+    return v;
   }
   // A pod: bound if spec.nodeName names a node (which must exist), pending otherwise. Terminal pods
   // (Succeeded, Failed) hold no resources and are not added. Throws ClusterError on a duplicate UID or
@@ -102,6 +107,17 @@ class SimCluster {
   // its node the PodInfo that points to it.
   void replace_pod(Entry& e, std::shared_ptr<const Pod> next);
 
+  // The bound pods in groups, as the plugins that walk every pod read them (ClusterView::pod_groups).
+  struct Groups : PodGroups {
+    PodGroupIndex index;
+    const SimCluster* owner = nullptr;
+    void for_each(const std::function<void(const PodGroup&)>& fn) const override { index.for_each(fn); }
+    const NodeInfo* node(std::string_view name) const override { return owner->node(name); }
+  };
+  // A pod joining and leaving its node, on the node and in its group.
+  void place(NodeInfo& node, const std::shared_ptr<const PodInfo>& info);
+  void unplace(NodeInfo& node, const PodInfo* info);
+
   std::vector<std::unique_ptr<NodeInfo>> nodes_;
   std::vector<const NodeInfo*> node_ptrs_;
   std::unordered_map<std::string, size_t> node_index_;
@@ -109,6 +125,7 @@ class SimCluster {
   std::vector<PodDisruptionBudget> pdbs_;
   std::map<std::string, Labels, std::less<>> namespace_labels_;
   std::vector<WorkloadSelector> services_, replication_controllers_, replica_sets_, stateful_sets_;
+  mutable Groups groups_;
 };
 
 }  // namespace kext::sim

@@ -57,17 +57,28 @@ std::vector<ScoreTerm> score_terms(const CycleConfig& config, const Priorities& 
   return out;
 }
 
-NodeEvaluation evaluate_every_node(const CycleConfig& config, const SimCluster& cluster, const Pod& pod) {
+NodeEvaluation evaluate_every_node(const CycleConfig& config, const SimCluster& cluster, const Pod& pod,
+                                   std::string_view explain) {
   NodeEvaluation out;
   const auto nodes = cluster.nodes();
   out.nodes.assign(nodes.begin(), nodes.end());
   const ClusterView view = cluster.view();
   PodContext ctx(pod, &view);
   config.engine->prepare(ctx, nodes);
-  out.statuses = filter_nodes(config, ctx, cluster, pod, nodes);
+  if (config.backend == nullptr) {
+    out.codes = config.engine->filter_codes(ctx, nodes);
+  } else {
+    for (FilterStatus& st : filter_nodes(config, ctx, cluster, pod, nodes)) out.codes.push_back(st.code);
+  }
   std::vector<const NodeInfo*> candidates;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (!out.statuses[i].ok()) continue;
+    if (out.codes[i] != FilterCode::kSuccess) {
+      if (!explain.empty() && nodes[i]->name() == explain) {
+        const NodeInfo* one[] = {nodes[i]};
+        out.explained = std::move(filter_nodes(config, ctx, cluster, pod, one)[0].reasons);
+      }
+      continue;
+    }
     out.feasible.push_back(i);
     candidates.push_back(nodes[i]);
   }

@@ -5,6 +5,8 @@
 // node, for extender-sim --follow's judgement of production's decisions.
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "algorithms/engine.h"
@@ -33,13 +35,16 @@ Priorities prioritize_nodes(const CycleConfig& config, const PodContext& ctx, co
 std::vector<ScoreTerm> score_terms(const CycleConfig& config, const Priorities& p, size_t k);
 
 // Every node of the cluster for `pod`, without numFeasibleNodesToFind's sample and without nominated
-// pods: each node's filter status, and the feasible ones' totals.
+// pods: each node's filter code, and the feasible ones' totals. The reasons are kept only for the
+// node named `explain`, when it fails.
 struct NodeEvaluation {
   std::vector<const NodeInfo*> nodes;  // the cluster's, in its order
-  std::vector<FilterStatus> statuses;  // [node]
+  std::vector<FilterCode> codes;       // [node]
+  std::vector<std::string> explained;  // the reasons `explain` failed with
   std::vector<size_t> feasible;        // indices into nodes, ascending
   Priorities priorities;               // [k] is nodes[feasible[k]]'s; empty for fewer than 2 feasible
 };
-NodeEvaluation evaluate_every_node(const CycleConfig& config, const SimCluster& cluster, const Pod& pod);
+NodeEvaluation evaluate_every_node(const CycleConfig& config, const SimCluster& cluster, const Pod& pod,
+                                   std::string_view explain = {});
 
 }  // namespace kext::sim

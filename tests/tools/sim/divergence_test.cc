@@ -4,8 +4,8 @@
 #include <rapidjson/document.h>
 
 #include <algorithm>
-#include <sstream>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -72,11 +72,21 @@ TEST_P(DivergenceAgreement, CountsOncePerPodAtTheLaterBind) {
   ASSERT_EQ(snap.policies.size(), 1u);
   const PolicyView& v = snap.policies[0];
   EXPECT_EQ(v.compared, c.compared);
-  EXPECT_EQ(v.agreed, c.agreed);
+  // Where each side put each pod is in the rows; the trajectory's counts say nothing of agreement.
+  uint64_t same = 0;
+  bool preempted = false;
+  for (const PodRow& r : snap.recent) {
+    same += !r.production.empty() && r.policies[0] == r.production;
+    preempted |= r.policies[0] == kPreempted;
+  }
+  if (!preempted) {
+    EXPECT_EQ(same, c.agreed);
+  }
   EXPECT_EQ(v.pending, c.pending);
   EXPECT_EQ(v.preempted, c.preempted);
   EXPECT_EQ(snap.production_pending, c.production_pending);
-  EXPECT_DOUBLE_EQ(v.agreement_percent, c.compared == 0 ? 100.0 : 100.0 * c.agreed / c.compared);
+  EXPECT_EQ(v.decisions, 0u) << "the trajectory is not a decision";
+  EXPECT_DOUBLE_EQ(v.decision_agreement_percent, 100.0);
 }
 
 using S = Step;
@@ -171,10 +181,56 @@ TEST(Divergence, TwoPoliciesCountedApart) {
   }
   const Snapshot s = d.snapshot();
   EXPECT_EQ(s.policies[0].compared, 4u);
-  EXPECT_EQ(s.policies[0].agreed, 4u);
   EXPECT_EQ(s.policies[1].compared, 4u);
-  EXPECT_EQ(s.policies[1].agreed, 2u);
-  EXPECT_DOUBLE_EQ(s.policies[1].agreement_percent, 50.0);
+  EXPECT_EQ(s.policies[0].nodes[0].pods, 4);
+  EXPECT_EQ(s.policies[1].nodes[0].pods, 2);
+}
+
+DecisionVerdict verdict(DecisionVerdict::Kind kind, const std::string& production,
+                        const std::string& choice) {
+  DecisionVerdict v;
+  v.kind = kind;
+  v.production_node = production;
+  v.choice = choice;
+  v.feasible = 3;
+  v.rank = kind == DecisionVerdict::Kind::kRejected ? 0 : kind == DecisionVerdict::Kind::kAgreed ? 1 : 2;
+  if (kind == DecisionVerdict::Kind::kOutscored) v.terms = {{"NodeResourcesFit", 40}};
+  if (kind == DecisionVerdict::Kind::kRejected) v.rejected = {"Insufficient cpu"};
+  return v;
+}
+
+// Decision agreement counts verdicts per policy; unjudged ones are not decisions; the disagreements
+// are kept newest first, at most kDisagreementsKept.
+TEST(Divergence, DecisionsCountedPerPolicy) {
+  using K = DecisionVerdict::Kind;
+  Divergence d({"a", "b"});
+  for (int i = 0; i < 4; ++i) d.decision(0, "ns/p" + std::to_string(i), verdict(K::kAgreed, "n1", "n1"));
+  d.decision(1, "ns/p0", verdict(K::kAgreed, "n1", "n1"));
+  d.decision(1, "ns/p1", verdict(K::kOutscored, "n1", "n2"));
+  d.decision(1, "ns/p2", verdict(K::kRejected, "n1", "n2"));
+  d.decision(1, "ns/p3", verdict(K::kUnjudged, "gone", ""));
+  d.decision(7, "ns/p3", verdict(K::kAgreed, "n1", "n1"));  // no such policy
+  const Snapshot s = d.snapshot();
+  EXPECT_EQ(s.policies[0].decisions, 4u);
+  EXPECT_DOUBLE_EQ(s.policies[0].decision_agreement_percent, 100.0);
+  EXPECT_TRUE(s.policies[0].disagreements.empty());
+  EXPECT_EQ(s.policies[1].decisions, 3u);
+  EXPECT_EQ(s.policies[1].decisions_agreed, 1u);
+  EXPECT_EQ(s.policies[1].decisions_rejected, 1u);
+  EXPECT_NEAR(s.policies[1].decision_agreement_percent, 100.0 / 3, 1e-9);
+  ASSERT_EQ(s.policies[1].disagreements.size(), 2u);
+  EXPECT_EQ(s.policies[1].disagreements[0].pod, "ns/p2");
+  EXPECT_EQ(s.policies[1].disagreements[1].verdict.terms, (std::vector<TermGap>{{"NodeResourcesFit", 40}}));
+  for (size_t i = 0; i < Divergence::kDisagreementsKept + 5; ++i)
+    d.decision(0, "ns/q" + std::to_string(i), verdict(K::kOutscored, "n1", "n2"));
+  const Snapshot t = d.snapshot();
+  EXPECT_EQ(t.policies[0].disagreements.size(), Divergence::kDisagreementsKept);
+  EXPECT_EQ(t.policies[0].disagreements.front().pod,
+            "ns/q" + std::to_string(Divergence::kDisagreementsKept + 4));
+  const std::string html = d.html();
+  EXPECT_NE(html.find("b: decision agreement"), std::string::npos);
+  EXPECT_NE(html.find("NodeResourcesFit +40"), std::string::npos);
+  EXPECT_NE(html.find("Insufficient cpu"), std::string::npos);
 }
 
 TEST(Divergence, UnknownCallsNeverThrow) {
@@ -327,6 +383,8 @@ TEST(Divergence, PrometheusSamples) {
   }
   d.simulated_bound(0, "x", "n2");
   d.simulated_bound(0, "y", "n1");
+  d.decision(0, "ns/x", verdict(DecisionVerdict::Kind::kAgreed, "n2", "n2"));
+  d.decision(0, "ns/y", verdict(DecisionVerdict::Kind::kRejected, "n2", "n1"));
   d.pod_pending(pod("z"));
   d.simulated_preempted(1, "r");
   d.count_live_event();
@@ -335,13 +393,13 @@ TEST(Divergence, PrometheusSamples) {
   for (const std::string want : {
            "# TYPE kube_extender_sim_follow_live_events_total counter\n",
            "\nkube_extender_sim_follow_live_events_total 2\n",
-           "# HELP kube_extender_sim_follow_agreement_ratio ",
-           "# TYPE kube_extender_sim_follow_agreement_ratio gauge\n",
-           "\nkube_extender_sim_follow_agreement_ratio{policy=\"a\\\"b\"} 0.5\n",
-           "\nkube_extender_sim_follow_agreement_ratio{policy=\"c\\\\d\\ne\"} 1\n",
-           "\nkube_extender_sim_follow_compared_pods_total{policy=\"a\\\"b\"} 2\n",
-           "\nkube_extender_sim_follow_agreed_pods_total{policy=\"a\\\"b\"} 1\n",
-           "\nkube_extender_sim_follow_compared_pods_total{policy=\"c\\\\d\\ne\"} 0\n",
+           "# HELP kube_extender_sim_follow_decision_agreement_ratio ",
+           "# TYPE kube_extender_sim_follow_decision_agreement_ratio gauge\n",
+           "\nkube_extender_sim_follow_decision_agreement_ratio{policy=\"a\\\"b\"} 0.5\n",
+           "\nkube_extender_sim_follow_decision_agreement_ratio{policy=\"c\\\\d\\ne\"} 1\n",
+           "\nkube_extender_sim_follow_decisions_total{policy=\"a\\\"b\",verdict=\"agreed\"} 1\n",
+           "\nkube_extender_sim_follow_decisions_total{policy=\"a\\\"b\",verdict=\"rejected\"} 1\n",
+           "\nkube_extender_sim_follow_decisions_total{policy=\"a\\\"b\",verdict=\"outscored\"} 0\n",
            "\nkube_extender_sim_follow_preempted_pods_total{policy=\"c\\\\d\\ne\"} 1\n",
            "\nkube_extender_sim_follow_pending_pods{side=\"production\"} 1\n",
            "\nkube_extender_sim_follow_pending_pods{side=\"simulated\",policy=\"a\\\"b\"} 1\n",
@@ -377,6 +435,9 @@ TEST(Divergence, HtmlEscapesNamesAndReloads) {
   d.simulated_bound(0, "u1", "other");
   d.pod_pending(pod("plain-web-7"));
   d.production_bound("plain-web-7", "other");
+  DecisionVerdict v = verdict(DecisionVerdict::Kind::kRejected, "node-<1>", "other");
+  v.rejected = {"node(s) had untolerated taint {<t>: }"};
+  d.decision(0, evil.pod, v);
   const std::string html = d.html();
   EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
   EXPECT_NE(html.find("<meta http-equiv=\"refresh\" content=\"5\">"), std::string::npos);
@@ -387,12 +448,13 @@ TEST(Divergence, HtmlEscapesNamesAndReloads) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("<policy>"), std::string::npos);
   EXPECT_EQ(html.find("<b>"), std::string::npos);
+  EXPECT_EQ(html.find("<t>"), std::string::npos);
   // Self-contained: nothing fetched.
   EXPECT_EQ(html.find("src="), std::string::npos);
   EXPECT_EQ(html.find("href="), std::string::npos);
   EXPECT_EQ(html.find("http://"), std::string::npos);
   EXPECT_EQ(html.find("https://"), std::string::npos);
-  EXPECT_NE(html.find("0.0 %"), std::string::npos);  // 0 of 1 agreed
+  EXPECT_NE(html.find("&lt;policy&gt;: decision agreement"), std::string::npos) << "the headline's card";
 }
 
 TEST(Divergence, EmptyAndWithoutPolicies) {
@@ -458,11 +520,12 @@ TEST(Divergence, JsonLinesParse) {
   EXPECT_FALSE(docs[1]["live"].GetBool());
   EXPECT_STREQ(docs[1]["policies"]["a"].GetString(), "");
   EXPECT_STREQ(docs[2]["policy"].GetString(), "a");
-  EXPECT_EQ(docs[2]["compared"].GetUint64(), 1u);
-  EXPECT_EQ(docs[2]["agreed"].GetUint64(), 1u);
-  EXPECT_DOUBLE_EQ(docs[2]["agreement_percent"].GetDouble(), 100.0);
+  EXPECT_EQ(docs[2]["decisions"].GetUint64(), 0u);
+  EXPECT_DOUBLE_EQ(docs[2]["decision_agreement_percent"].GetDouble(), 100.0);
+  EXPECT_EQ(docs[2]["trajectory"]["pending"].GetUint64(), 0u);
+  EXPECT_EQ(docs[2]["trajectory"]["nodes_used"].GetUint64(), 1u);
   EXPECT_STREQ(docs[3]["policy"].GetString(), "b\"q");
-  EXPECT_EQ(docs[3]["agreed"].GetUint64(), 0u);
+  EXPECT_EQ(docs[3]["trajectory"]["nodes_used"].GetUint64(), 2u);
 }
 
 }  // namespace

@@ -22,10 +22,6 @@ using Clock = std::chrono::steady_clock;
 // Where a pod stands in one policy's simulation.
 enum class SimState : uint8_t { kPending, kBound, kPreempted };
 
-// Distinct namespaces and owners counted per policy in the disagreement summary; past this many, the
-// new ones are counted under kOthers (owners churn: every Job and ReplicaSet revision is one).
-constexpr size_t kSummaryKeysMax = 5000;
-constexpr const char* kOthers = "(others)";
 // Nodes drawn per chart; with more, those whose sides differ most.
 constexpr size_t kChartNodesMax = 40;
 
@@ -67,18 +63,6 @@ double percent(uint64_t agreed, uint64_t compared) {
   return compared == 0 ? 100.0 : 100.0 * static_cast<double>(agreed) / static_cast<double>(compared);
 }
 
-std::string namespace_of(const std::string& pod) {
-  const auto slash = pod.find('/');
-  return slash == std::string::npos ? "" : pod.substr(0, slash);
-}
-
-void count(std::map<std::string, size_t>& counts, const std::string& key) {
-  auto it = counts.find(key);
-  if (it == counts.end() && counts.size() >= kSummaryKeysMax) it = counts.try_emplace(kOthers, 0).first;
-  if (it == counts.end()) it = counts.emplace(key, 0).first;
-  ++it->second;
-}
-
 }  // namespace
 
 struct Divergence::State {
@@ -103,9 +87,9 @@ struct Divergence::State {
   std::deque<std::string> deleted;  // uids of the deleted rows held, oldest first
 
   uint64_t production_pending = 0;
-  std::vector<uint64_t> pending, compared, agreed, preempted;  // per policy
-  // The pods placed differently, per policy: by namespace and by "namespace/owner".
-  std::vector<std::map<std::string, size_t>> differ_by_namespace, differ_by_owner;
+  std::vector<uint64_t> pending, compared, preempted;                     // per policy
+  std::vector<uint64_t> decisions, decisions_agreed, decisions_rejected;  // per policy
+  std::vector<std::deque<Disagreement>> disagreements;                    // per policy, newest first
 
   int32_t intern(const std::string& name) {
     if (name.empty()) return -1;
@@ -136,16 +120,8 @@ struct Divergence::State {
   }
 
   void compare(Pod& p, size_t policy) {
-    Side& s = p.sides[policy];
-    s.compared = true;
+    p.sides[policy].compared = true;
     ++compared[policy];
-    if (s.node == p.production) {
-      ++agreed[policy];
-      return;
-    }
-    const std::string ns = namespace_of(p.facts.pod);
-    count(differ_by_namespace[policy], ns);
-    count(differ_by_owner[policy], ns + "/" + (p.facts.owner.empty() ? "(none)" : p.facts.owner));
   }
 
   void forget(const std::string& uid) {
@@ -194,8 +170,16 @@ struct Divergence::State {
     out.production_nodes.reserve(order.size());
     for (int32_t n : order) out.production_nodes.push_back(share(n, production_sums[n]));
     for (size_t i = 0; i < policies.size(); ++i) {
-      PolicyView v{policies[i], compared[i],  agreed[i], percent(agreed[i], compared[i]),
-                   pending[i],  preempted[i], {}};
+      PolicyView v;
+      v.name = policies[i];
+      v.decisions = decisions[i];
+      v.decisions_agreed = decisions_agreed[i];
+      v.decisions_rejected = decisions_rejected[i];
+      v.decision_agreement_percent = percent(decisions_agreed[i], decisions[i]);
+      v.disagreements.assign(disagreements[i].begin(), disagreements[i].end());
+      v.compared = compared[i];
+      v.pending = pending[i];
+      v.preempted = preempted[i];
       v.nodes.reserve(order.size());
       for (int32_t n : order) v.nodes.push_back(share(n, policy_sums[i][n]));
       out.policies.push_back(std::move(v));
@@ -216,10 +200,11 @@ Divergence::Divergence(std::vector<std::string> policies, size_t row_limit)
   s.policy_sums.resize(n);
   s.pending.assign(n, 0);
   s.compared.assign(n, 0);
-  s.agreed.assign(n, 0);
   s.preempted.assign(n, 0);
-  s.differ_by_namespace.resize(n);
-  s.differ_by_owner.resize(n);
+  s.decisions.assign(n, 0);
+  s.decisions_agreed.assign(n, 0);
+  s.decisions_rejected.assign(n, 0);
+  s.disagreements.resize(n);
 }
 
 Divergence::~Divergence() = default;
@@ -298,6 +283,37 @@ void Divergence::simulated_bound(size_t policy, const std::string& uid, const st
   add(s.policy_sums[policy][side.node], p->facts, +1);
   s.touch(*p);
   if (p->production >= 0) s.compare(*p, policy);
+}
+
+void Divergence::decision(size_t policy, const std::string& pod, const DecisionVerdict& verdict) {
+  std::lock_guard lock(mu_);
+  State& s = *state_;
+  if (policy >= s.policies.size() || verdict.kind == DecisionVerdict::Kind::kUnjudged) return;
+  ++s.decisions[policy];
+  if (verdict.agreed()) {
+    ++s.decisions_agreed[policy];
+    return;
+  }
+  s.decisions_rejected[policy] += verdict.kind == DecisionVerdict::Kind::kRejected;
+  auto& kept = s.disagreements[policy];
+  kept.push_front({std::chrono::duration<double>(Clock::now() - s.start).count(), pod, verdict});
+  if (kept.size() > kDisagreementsKept) kept.pop_back();
+}
+
+Utilisation utilisation(const std::vector<NodeShare>& nodes) {
+  Utilisation u;
+  int64_t cpu = 0, cpu_all = 0, memory = 0, memory_all = 0;
+  for (const NodeShare& n : nodes) {
+    cpu += n.milli_cpu_requested;
+    cpu_all += n.milli_cpu_allocatable;
+    memory += n.memory_requested;
+    memory_all += n.memory_allocatable;
+    u.nodes_used += n.pods > 0;
+  }
+  u.nodes = nodes.size();
+  u.cpu_percent = 100.0 * ratio(cpu, cpu_all);
+  u.memory_percent = 100.0 * ratio(memory, memory_all);
+  return u;
 }
 
 void Divergence::simulated_preempted(size_t policy, const std::string& uid) {
@@ -411,19 +427,24 @@ std::string Divergence::prometheus() const {
   header(out, "kube_extender_sim_follow_live_events_total", "counter",
          "Watch events read from the live cluster.");
   sample(out, "kube_extender_sim_follow_live_events_total", {}, s.live_events);
-  header(out, "kube_extender_sim_follow_agreement_ratio", "gauge",
-         "Of the pods both production and the policy bound, the share on the same node (1 before any).");
+  header(out, "kube_extender_sim_follow_decision_agreement_ratio", "gauge",
+         "Of production's bindings, judged on production's cluster just before each, the share whose "
+         "node the policy could have chosen, ties counted (1 before any).");
   for (const PolicyView& p : s.policies)
-    sample(out, "kube_extender_sim_follow_agreement_ratio", {{"policy", p.name}},
-           p.agreement_percent / 100.0);
-  header(out, "kube_extender_sim_follow_compared_pods_total", "counter",
-         "Pods both production and the policy bound.");
-  for (const PolicyView& p : s.policies)
-    sample(out, "kube_extender_sim_follow_compared_pods_total", {{"policy", p.name}}, p.compared);
-  header(out, "kube_extender_sim_follow_agreed_pods_total", "counter",
-         "Pods production and the policy bound to the same node.");
-  for (const PolicyView& p : s.policies)
-    sample(out, "kube_extender_sim_follow_agreed_pods_total", {{"policy", p.name}}, p.agreed);
+    sample(out, "kube_extender_sim_follow_decision_agreement_ratio", {{"policy", p.name}},
+           p.decision_agreement_percent / 100.0);
+  header(out, "kube_extender_sim_follow_decisions_total", "counter",
+         "Production's bindings judged by the policy, by verdict: agreed, outscored (other nodes score "
+         "above production's), rejected (the policy's filters reject production's node).");
+  for (const PolicyView& p : s.policies) {
+    const uint64_t outscored = p.decisions - p.decisions_agreed - p.decisions_rejected;
+    sample(out, "kube_extender_sim_follow_decisions_total", {{"policy", p.name}, {"verdict", "agreed"}},
+           p.decisions_agreed);
+    sample(out, "kube_extender_sim_follow_decisions_total", {{"policy", p.name}, {"verdict", "outscored"}},
+           outscored);
+    sample(out, "kube_extender_sim_follow_decisions_total", {{"policy", p.name}, {"verdict", "rejected"}},
+           p.decisions_rejected);
+  }
   header(out, "kube_extender_sim_follow_preempted_pods_total", "counter",
          "Pods the policy's own preemption evicted from its simulation.");
   for (const PolicyView& p : s.policies)
@@ -468,6 +489,7 @@ void Divergence::write_jsonl(std::ostream& out) const {
     if (p.row) rows.push_back(&p);
   }
   std::sort(rows.begin(), rows.end(), [](const Pod* a, const Pod* b) { return a->seq < b->seq; });
+  const std::vector<int32_t> order = s.node_order();
   rapidjson::StringBuffer buf;
   for (const Pod* p : rows) {
     buf.Clear();
@@ -495,11 +517,21 @@ void Divergence::write_jsonl(std::ostream& out) const {
     rapidjson::Writer<rapidjson::StringBuffer> w(buf);
     w.StartObject();
     json::write_member(w, "policy", s.policies[i]);
-    json::write_member(w, "compared", s.compared[i]);
-    json::write_member(w, "agreed", s.agreed[i]);
-    json::write_member(w, "agreement_percent", percent(s.agreed[i], s.compared[i]));
+    json::write_member(w, "decisions", s.decisions[i]);
+    json::write_member(w, "decisions_agreed", s.decisions_agreed[i]);
+    json::write_member(w, "decisions_rejected", s.decisions_rejected[i]);
+    json::write_member(w, "decision_agreement_percent", percent(s.decisions_agreed[i], s.decisions[i]));
+    std::vector<NodeShare> shares;
+    for (int32_t n : order) shares.push_back(s.share(n, s.policy_sums[i][n]));
+    const Utilisation u = utilisation(shares);
+    w.Key("trajectory");
+    w.StartObject();
     json::write_member(w, "pending", s.pending[i]);
     json::write_member(w, "preempted", s.preempted[i]);
+    json::write_member(w, "cpu_requested_percent", u.cpu_percent);
+    json::write_member(w, "memory_requested_percent", u.memory_percent);
+    json::write_member(w, "nodes_used", static_cast<uint64_t>(u.nodes_used));
+    w.EndObject();
     w.EndObject();
     out.write(buf.GetString(), static_cast<std::streamsize>(buf.GetSize()));
     out.put('\n');
@@ -689,8 +721,7 @@ std::string recent_table(const Snapshot& s, size_t held) {
       } else if (r.production.empty()) {
         out += cell(node, false);
       } else {
-        out += node == r.production ? cell("✓ same node", false, " class=\"same\"")
-                                    : cell(node, false, " class=\"differ\"");
+        out += node == r.production ? cell("✓ same node", false, " class=\"same\"") : cell(node, false);
       }
     }
     out += "</tr>\n";
@@ -703,18 +734,46 @@ std::string recent_table(const Snapshot& s, size_t held) {
   return out;
 }
 
+// "CPU 43.1 % · memory 20.0 % · 10/12 nodes used"
+std::string trajectory_line(const Utilisation& u) {
+  return "CPU " + fixed(u.cpu_percent, 1) + " % · memory " + fixed(u.memory_percent, 1) + " % · " +
+         std::to_string(u.nodes_used) + "/" + std::to_string(u.nodes) + " nodes used";
+}
+
+// Why: the filters' reasons, or the terms that favour the policy's choice.
+std::string why(const DecisionVerdict& v) {
+  std::string out;
+  if (v.kind == DecisionVerdict::Kind::kRejected) {
+    for (const std::string& r : v.rejected) out += (out.empty() ? "" : "; ") + r;
+    return out;
+  }
+  for (const TermGap& t : v.terms) out += (out.empty() ? "" : ", ") + t.plugin + " +" + std::to_string(t.gap);
+  return out;
+}
+
+std::string disagreement_table(const std::vector<Disagreement>& rows) {
+  std::string out =
+      "<div class=\"scroll\">\n<table class=\"recent\">\n" +
+      header_row({"at", "pod", "production", "verdict", "policy's choice", "rank", "gap", "why"});
+  for (const Disagreement& d : rows) {
+    const DecisionVerdict& v = d.verdict;
+    out += "<tr>" + cell(duration(d.seconds), false) + cell(d.pod, false) + cell(v.production_node, false) +
+           cell(std::string(kind_name(v.kind)), false, " class=\"differ\"") + cell(v.choice, false) +
+           cell(v.rank == 0 ? "–" : std::to_string(v.rank) + " of " + std::to_string(v.feasible), false) +
+           cell(v.rank == 0 ? "–" : std::to_string(v.gap), false) + cell(why(v), false) + "</tr>\n";
+  }
+  return out + "</table>\n</div>\n";
+}
+
 }  // namespace
 
 std::string Divergence::html() const {
   Snapshot s;
-  std::vector<std::map<std::string, size_t>> by_namespace, by_owner;
   size_t live = 0, held = 0;
   {
     std::lock_guard lock(mu_);
     s = state_->snapshot(Divergence::kRecentShown);
     held = std::min(state_->recent.size(), state_->row_limit);
-    by_namespace = state_->differ_by_namespace;
-    by_owner = state_->differ_by_owner;
     live = state_->live;
   }
   const auto sides = side_names(s);
@@ -730,18 +789,22 @@ std::string Divergence::html() const {
       html_escape(duration(s.seconds)) + "; " + std::to_string(s.live_events) + " live events; " +
       std::to_string(live) + " live pods; this page reloads every 5 s.</p>\n";
 
-  // One card per policy (agreement, then its queue), production's queue, the live stream.
+  // Per policy a card of its decision agreement and one of its own trajectory's outcome; production's.
   out += "<div class=\"cards\">\n";
   for (size_t i = 0; i < s.policies.size(); ++i) {
     const PolicyView& p = s.policies[i];
-    out +=
-        card(p.name + ": agreement", p.compared == 0 ? "–" : fixed(p.agreement_percent, 1) + " %",
-             {std::to_string(p.agreed) + " of " + std::to_string(p.compared) + " pods on production's node",
-              std::to_string(p.pending) + " pending · " + std::to_string(p.preempted) + " preempted"},
-             colour(i + 1));
+    out += card(p.name + ": decision agreement",
+                p.decisions == 0 ? "–" : fixed(p.decision_agreement_percent, 1) + " %",
+                {std::to_string(p.decisions_agreed) + " of " + std::to_string(p.decisions) +
+                     " of production's decisions",
+                 std::to_string(p.decisions_rejected) + " rejected by its filters"},
+                colour(i + 1));
+    out += card(p.name + ": own trajectory", std::to_string(p.pending) + " pending",
+                {trajectory_line(utilisation(p.nodes)), std::to_string(p.preempted) + " preempted"},
+                colour(i + 1));
   }
-  out += card("production: pending", std::to_string(s.production_pending), {"live pods not bound yet"},
-              colour(0));
+  out += card("production: pending", std::to_string(s.production_pending),
+              {trajectory_line(utilisation(s.production_nodes))}, colour(0));
   out += card("live events", std::to_string(s.live_events), {"up " + duration(s.seconds)});
   out += "</div>\n";
 
@@ -762,26 +825,21 @@ std::string Divergence::html() const {
            share_chart(s, nodes, "memory", memory_share) + "</div>\n</div>\n";
   }
 
-  out += "<h2>Placed differently</h2>\n<div class=\"tables\">\n";
-  for (size_t i = 0; i < s.policies.size(); ++i) {
-    const PolicyView& p = s.policies[i];
-    out += "<div>\n<h3>" + html_escape(p.name) + ": " + std::to_string(p.compared - p.agreed) + " of " +
-           std::to_string(p.compared) + " pods</h3>\n";
-    if (p.compared == p.agreed) {
-      out += "<p>None.</p>\n</div>\n";
-      continue;
-    }
-    out += count_table("namespace", by_namespace[i], 10) + count_table("namespace/owner", by_owner[i], 15) +
-           "</div>\n";
+  out +=
+      "<h2>Disagreements</h2>\n<p class=\"note\">Production's most recent decisions each policy "
+      "would not have made, judged on production's cluster just before the binding.</p>\n";
+  for (const PolicyView& p : s.policies) {
+    out += "<h3>" + html_escape(p.name) + "</h3>\n";
+    out += p.disagreements.empty() ? "<p>None.</p>\n" : disagreement_table(p.disagreements);
   }
-  out += "</div>\n";
-
   out += "<h2>Recent pods</h2>\n";
   if (s.recent.empty()) {
     out += "<p>No pod placed yet.</p>\n";
   } else {
     out +=
-        "<p class=\"note\">Newest first; a policy's node is red where it differs from production's.</p>\n" +
+        "<p class=\"note\">Newest first: where each side placed each pod. A policy's own trajectory "
+        "places every pod itself, so after the first tie broken otherwise its cluster is not "
+        "production's: a different node here is no disagreement (see above).</p>\n" +
         recent_table(s, held);
   }
   return out + "</body>\n</html>\n";

@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tools/sim/follow/decision.h"
+
 namespace kext::simtool::follow {
 
 // A pod as the comparison needs it: identity, requests and its controller.
@@ -40,16 +42,38 @@ struct NodeShare {
   int64_t pods = 0;
 };
 
+// One of production's decisions a policy did not agree with (decision.h), for the page and the log.
+struct Disagreement {
+  double seconds = 0;  // since the follow started
+  std::string pod;     // namespace/name
+  DecisionVerdict verdict;
+};
+
 // One policy against production, at one moment.
 struct PolicyView {
   std::string name;
-  uint64_t compared = 0;  // pods both sides bound (ever, deleted ones included)
-  uint64_t agreed = 0;    // of those, on the same node
-  double agreement_percent = 0;  // 100 * agreed / compared; 100 when nothing was compared
-  uint64_t pending = 0;   // live pods this policy has not bound (in its queue)
-  uint64_t preempted = 0; // pods this policy evicted (gone from its simulation)
+  // Decision agreement (the headline): production's bindings judged on production's own cluster.
+  uint64_t decisions = 0;                   // judged (production's node was in the cluster)
+  uint64_t decisions_agreed = 0;            // production's node among those the policy could have chosen
+  uint64_t decisions_rejected = 0;          // production's node rejected by the policy's filters
+  double decision_agreement_percent = 100;  // 100 * agreed / decisions; 100 before any
+  std::vector<Disagreement> disagreements;  // the most recent, newest first
+  // The policy's own trajectory (its simulation placing every pod itself): outcome figures only.
+  // Pod by pod it compares another cluster than production's after the first tie broken otherwise.
+  uint64_t compared = 0;         // pods both sides bound (ever, deleted ones included)
+  uint64_t pending = 0;          // live pods this policy has not bound (in its queue)
+  uint64_t preempted = 0;        // pods this policy evicted (gone from its simulation)
   std::vector<NodeShare> nodes;  // in node order
 };
+
+// A side's whole-cluster figures: requested over allocatable (percent), nodes holding a pod.
+struct Utilisation {
+  double cpu_percent = 0;
+  double memory_percent = 0;
+  size_t nodes_used = 0;
+  size_t nodes = 0;
+};
+Utilisation utilisation(const std::vector<NodeShare>& nodes);
 
 // One pod's row: production's node and each policy's ("" = pending there). A pod a policy preempted
 // reads kPreempted there (no node name has parentheses).
@@ -88,6 +112,9 @@ class Divergence {
   void pod_pending(const PodFacts& pod);
   void production_bound(const std::string& uid, const std::string& node);
   void simulated_bound(size_t policy, const std::string& uid, const std::string& node);
+  // The policy's verdict on production's binding of the pod `pod` (namespace/name); kUnjudged ones
+  // are not counted.
+  void decision(size_t policy, const std::string& pod, const DecisionVerdict& verdict);
   // Evicted by the policy's own preemption: gone from that simulation for good.
   void simulated_preempted(size_t policy, const std::string& uid);
   // Deleted in the live cluster: its resources leave every side; its row is kept (up to row_limit).
@@ -104,7 +131,9 @@ class Divergence {
   // One JSON object per pod row, then one summary object per policy.
   // A row is a pod seen pending (live, or among the last row_limit deleted), in first-seen order:
   // {"pod","uid","owner","live","production","policies":{NAME: node}}; a summary is
-  // {"policy","compared","agreed","agreement_percent","pending","preempted"}.
+  // {"policy","decisions","decisions_agreed","decisions_rejected","decision_agreement_percent",
+  // "trajectory":{"pending","preempted","cpu_requested_percent","memory_requested_percent",
+  // "nodes_used"}}.
   void write_jsonl(std::ostream& out) const;
 
   // What is held: every live pod (running at first sight or seen pending) and the rows of at most
@@ -113,6 +142,8 @@ class Divergence {
   size_t rows() const;
   // How many recent rows html() lists (snapshot().recent and write_jsonl have them all).
   static constexpr size_t kRecentShown = 100;
+  // How many of each policy's disagreements are kept for the page.
+  static constexpr size_t kDisagreementsKept = 50;
 
  private:
   struct State;

@@ -221,6 +221,10 @@ void Follower::handle(std::vector<LiveEvent>& batch, sim::SimTime now) {
       }
       e.pod = std::move(one.front());
     }
+    if (auto binding = production_.apply(e)) {
+      judge(*binding, now);
+      production_.bind(*binding);
+    }
     track(e);
     for (const auto& m : mirrors_) {
       try {
@@ -234,6 +238,18 @@ void Follower::handle(std::vector<LiveEvent>& batch, sim::SimTime now) {
     }
     divergence_->count_live_event();
     live_events_.fetch_add(1);
+  }
+}
+
+void Follower::judge(const ProductionMirror::Binding& binding, sim::SimTime now) {
+  const std::string pod = binding.pod.namespace_ + "/" + binding.pod.name;
+  for (size_t i = 0; i < mirrors_.size(); ++i) {
+    const sim::CycleConfig& config = mirrors_[i]->simulator().cycle_config();
+    const DecisionVerdict verdict = judge_binding(config, production_.cluster(), binding.pod, binding.node);
+    divergence_->decision(i, pod, verdict);
+    if (log_ && verdict.kind != DecisionVerdict::Kind::kUnjudged)
+      *log_ << verdict_json(mirrors_[i]->name(), std::chrono::duration<double>(now).count(), pod, verdict)
+            << '\n';
   }
 }
 
@@ -366,13 +382,24 @@ std::string Follower::finish() {
                 snap.seconds, static_cast<unsigned long long>(snap.live_events),
                 static_cast<unsigned long long>(snap.production_pending));
   out += line;
+  const Utilisation production = utilisation(snap.production_nodes);
   for (const PolicyView& p : snap.policies) {
-    std::snprintf(line, sizeof line,
-                  "  %s: agreement %.1f %% (%llu of %llu pods on production's node), %llu pending, %llu "
-                  "preempted\n",
-                  p.name.c_str(), p.agreement_percent, static_cast<unsigned long long>(p.agreed),
-                  static_cast<unsigned long long>(p.compared), static_cast<unsigned long long>(p.pending),
-                  static_cast<unsigned long long>(p.preempted));
+    std::snprintf(
+        line, sizeof line,
+        "  %s: decision agreement %.1f %% (%llu of %llu of production's decisions; %llu rejected "
+        "by its filters)\n",
+        p.name.c_str(), p.decision_agreement_percent, static_cast<unsigned long long>(p.decisions_agreed),
+        static_cast<unsigned long long>(p.decisions), static_cast<unsigned long long>(p.decisions_rejected));
+    out += line;
+    const Utilisation u = utilisation(p.nodes);
+    std::snprintf(
+        line, sizeof line,
+        "    own trajectory: %llu pending, %llu preempted, cpu %.1f %%, memory %.1f %% requested, "
+        "%zu/%zu nodes used (production: %llu pending, cpu %.1f %%, memory %.1f %%, %zu/%zu nodes)\n",
+        static_cast<unsigned long long>(p.pending), static_cast<unsigned long long>(p.preempted),
+        u.cpu_percent, u.memory_percent, u.nodes_used, u.nodes,
+        static_cast<unsigned long long>(snap.production_pending), production.cpu_percent,
+        production.memory_percent, production.nodes_used, production.nodes);
     out += line;
   }
   return out;

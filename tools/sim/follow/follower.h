@@ -18,6 +18,7 @@
 #include "tools/sim/follow/divergence.h"
 #include "tools/sim/follow/live_stream.h"
 #include "tools/sim/follow/mirror.h"
+#include "tools/sim/follow/production.h"
 #include "tools/sim/sim_options.h"
 
 namespace kext::kube {
@@ -67,6 +68,8 @@ class Follower {
   void serve();
   void handle(std::vector<LiveEvent>& batch, sim::SimTime now);
   void track(const LiveEvent& e);
+  // Each policy's verdict on production's binding, on production's cluster before it.
+  void judge(const ProductionMirror::Binding& binding, sim::SimTime now);
   sim::SimTime since_start() const;
 
   SimCommand command_;
@@ -89,6 +92,7 @@ class Follower {
   std::atomic<uint64_t> live_events_{0};
   uint64_t skipped_ = 0;  // live events a simulation refused (the first few are reported on err_)
 
+  ProductionMirror production_;
   // Production's side, for the Divergence: each live pod's node ("" pending), nodes in first-seen order.
   std::unordered_map<std::string, std::string> live_pods_;
   std::vector<std::string> node_order_;

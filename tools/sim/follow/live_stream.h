@@ -46,14 +46,14 @@ struct LiveEvent {
     kWorkloadDelete
   };
   Kind kind = Kind::kPodUpsert;
-  Node node;                     // kNodeUpsert; kNodeDelete: only its name
-  InputPod pod;                  // kPodUpsert; kPodDelete: the last state seen
-  PodDisruptionBudget pdb;       // kPdbUpsert; kPdbDelete: only its namespace and name
-  PriorityClass priority_class;  // kPriorityClass (added or changed; deletions do not matter)
-  NamespaceObject namespace_object;                     // kNamespaceUpsert; kNamespaceDelete: only its name
+  Node node;                         // kNodeUpsert; kNodeDelete: only its name
+  InputPod pod;                      // kPodUpsert; kPodDelete: the last state seen
+  PodDisruptionBudget pdb;           // kPdbUpsert; kPdbDelete: only its namespace and name
+  PriorityClass priority_class;      // kPriorityClass (added or changed; deletions do not matter)
+  NamespaceObject namespace_object;  // kNamespaceUpsert; kNamespaceDelete: only its name
   WorkloadKind workload_kind = WorkloadKind::kService;  // kWorkload*
-  WorkloadSelector workload;     // kWorkloadUpsert; kWorkloadDelete: only its namespace and name
-  bool relist = false;           // from a list's diff rather than a watch event
+  WorkloadSelector workload;  // kWorkloadUpsert; kWorkloadDelete: only its namespace and name
+  bool relist = false;        // from a list's diff rather than a watch event
 };
 
 // Many producers (the reflectors' threads), one consumer (the follow loop).

@@ -88,26 +88,11 @@ void PolicyMirror::apply(const LiveEvent& e, sim::SimTime at) {
     case Kind::kPriorityClass:
       return;  // resolved into the pods before they get here
     case Kind::kNamespaceUpsert:
-      namespace_labels_.insert_or_assign(e.namespace_object.name, e.namespace_object.labels);
-      namespaces_changed_ = true;
-      return;
     case Kind::kNamespaceDelete:
-      namespaces_changed_ |= namespace_labels_.erase(e.namespace_object.name) != 0;
-      return;
     case Kind::kWorkloadUpsert:
-    case Kind::kWorkloadDelete: {
-      auto& kept = workloads_[static_cast<size_t>(e.workload_kind)];
-      const std::string key = e.workload.namespace_ + "/" + e.workload.name;
-      // An update that drops the selector removes it, as the extender's cache does
-      // (StateCache::Batch::upsert_workload).
-      if (e.kind == Kind::kWorkloadUpsert && !selects_no_pods(e.workload)) {
-        kept.insert_or_assign(key, e.workload);
-        workloads_changed_ = true;
-      } else {
-        workloads_changed_ |= kept.erase(key) != 0;
-      }
+    case Kind::kWorkloadDelete:
+      objects_.apply(e);
       return;
-    }
     case Kind::kPodDelete: {
       const std::string& uid = e.pod.pod.uid;
       if (auto t = tombstones_.find(uid); t != tombstones_.end()) {
@@ -160,22 +145,8 @@ void PolicyMirror::on_decision(const sim::CycleRecord& d) {
   }
 }
 
-void PolicyMirror::publish_cluster_objects() {
-  if (namespaces_changed_) simulator_.set_namespace_labels(namespace_labels_);
-  if (workloads_changed_) {
-    auto all = [&](WorkloadKind kind) {
-      std::vector<WorkloadSelector> out;
-      for (const auto& [key, w] : workloads_[static_cast<size_t>(kind)]) out.push_back(w);
-      return out;
-    };
-    simulator_.set_workloads(all(WorkloadKind::kService), all(WorkloadKind::kReplicationController),
-                             all(WorkloadKind::kReplicaSet), all(WorkloadKind::kStatefulSet));
-  }
-  namespaces_changed_ = workloads_changed_ = false;
-}
-
 void PolicyMirror::advance(sim::SimTime now) {
-  publish_cluster_objects();
+  objects_.publish(simulator_);
   simulator_.run_until(now, summary_, [this](const sim::CycleRecord& d) { on_decision(d); });
   // Only the counts are kept: following has no end, so no series grows with it.
   summary_.latencies.clear();

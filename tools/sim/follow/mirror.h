@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "sim/simulator.h"
+#include "tools/sim/follow/cluster_objects.h"
 #include "tools/sim/follow/divergence.h"
 #include "tools/sim/follow/live_stream.h"
 #include "tools/sim/run.h"
@@ -63,7 +64,6 @@ class PolicyMirror {
   void delete_pod(const std::string& uid, sim::SimTime at);
   void bury(const std::string& uid);
   void on_decision(const sim::CycleRecord& d);
-  void publish_cluster_objects();
 
   size_t index_;
   std::string name_;
@@ -81,12 +81,9 @@ class PolicyMirror {
   std::map<uint64_t, std::string> tombstone_order_;
   uint64_t next_tombstone_ = 0;
   std::map<std::string, PodDisruptionBudget> pdbs_;  // namespace/name ->
-  std::map<std::string, Labels, std::less<>> namespace_labels_;
-  // Per WorkloadKind: namespace/name -> selector (those selecting no pod are not kept).
-  std::map<std::string, WorkloadSelector> workloads_[std::size(kWorkloadKinds)];
-  // Handed to the simulator at the next advance(), once per batch of events rather than per event.
-  bool namespaces_changed_ = false;
-  bool workloads_changed_ = false;
+  // Namespaces and workloads, handed to the simulator at the next advance(), once per batch of
+  // events rather than per event.
+  ClusterObjects objects_;
 };
 
 }  // namespace kext::simtool::follow
