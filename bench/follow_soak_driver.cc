@@ -282,7 +282,7 @@ int run(const Options& o) {
                          : std::string("?"))
             << " %, limit +" << fixed(o.rss_limit, 1) << " %)\n";
   for (const char* family :
-       {"kube_extender_sim_follow_reflector_lists_total", "kube_extender_sim_follow_agreement_ratio"}) {
+       {"kube_extender_sim_follow_reflector_lists_total", "kube_extender_sim_follow_decision_agreement_ratio"}) {
     std::istringstream lines(metrics);
     for (std::string line; std::getline(lines, line);)
       if (line.rfind(family, 0) == 0) std::cout << "follow-soak: " << line << "\n";

@@ -5,6 +5,13 @@ namespace kext::simtool::follow {
 bool ClusterObjects::apply(const LiveEvent& e) {
   using Kind = LiveEvent::Kind;
   switch (e.kind) {
+    case Kind::kPdbUpsert:
+      pdbs_.insert_or_assign(e.pdb.namespace_ + "/" + e.pdb.name, e.pdb);
+      pdbs_changed_ = true;
+      return true;
+    case Kind::kPdbDelete:
+      pdbs_changed_ |= pdbs_.erase(e.pdb.namespace_ + "/" + e.pdb.name) != 0;
+      return true;
     case Kind::kNamespaceUpsert:
       namespace_labels_.insert_or_assign(e.namespace_object.name, e.namespace_object.labels);
       namespaces_changed_ = true;

@@ -71,22 +71,10 @@ void PolicyMirror::apply(const LiveEvent& e, sim::SimTime at) {
     case Kind::kNodeDelete:
       if (nodes_.erase(e.node.name) != 0) simulator_.delete_node(e.node.name, at);
       return;
-    case Kind::kPdbUpsert:
-    case Kind::kPdbDelete: {
-      const std::string key = e.pdb.namespace_ + "/" + e.pdb.name;
-      if (e.kind == Kind::kPdbUpsert) {
-        pdbs_[key] = e.pdb;
-      } else {
-        pdbs_.erase(key);
-      }
-      std::vector<PodDisruptionBudget> all;
-      all.reserve(pdbs_.size());
-      for (const auto& [k, pdb] : pdbs_) all.push_back(pdb);
-      simulator_.set_pdbs(std::move(all));
-      return;
-    }
     case Kind::kPriorityClass:
       return;  // resolved into the pods before they get here
+    case Kind::kPdbUpsert:
+    case Kind::kPdbDelete:
     case Kind::kNamespaceUpsert:
     case Kind::kNamespaceDelete:
     case Kind::kWorkloadUpsert:

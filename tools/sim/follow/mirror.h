@@ -80,8 +80,7 @@ class PolicyMirror {
   std::unordered_map<std::string, uint64_t> tombstones_;
   std::map<uint64_t, std::string> tombstone_order_;
   uint64_t next_tombstone_ = 0;
-  std::map<std::string, PodDisruptionBudget> pdbs_;  // namespace/name ->
-  // Namespaces and workloads, handed to the simulator at the next advance(), once per batch of
+  // PDBs, namespaces and workloads, handed to the simulator at the next advance(), once per batch of
   // events rather than per event.
   ClusterObjects objects_;
 };

@@ -40,19 +40,6 @@ std::optional<ProductionMirror::Binding> ProductionMirror::apply(const LiveEvent
       // The node's pods go with it (pod GC); they stay known until their own deletion.
       for (const std::string& uid : cluster_.remove_node(e.node.name)) bound_.erase(uid);
       break;
-    case Kind::kPdbUpsert:
-    case Kind::kPdbDelete: {
-      const std::string key = e.pdb.namespace_ + "/" + e.pdb.name;
-      if (e.kind == Kind::kPdbUpsert) {
-        pdbs_[key] = e.pdb;
-      } else {
-        pdbs_.erase(key);
-      }
-      std::vector<PodDisruptionBudget> all;
-      for (const auto& [k, pdb] : pdbs_) all.push_back(pdb);
-      cluster_.set_pdbs(std::move(all));
-      break;
-    }
     case Kind::kPodDelete:
       remove(e.pod.pod.uid);
       break;

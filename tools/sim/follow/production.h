@@ -6,7 +6,6 @@
 //
 // Pods nominated in production (status.nominatedNodeName) are not held on their nodes: the watch
 // shows nominations, but not which preemptions they wait for.
-#include <map>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -41,7 +40,6 @@ class ProductionMirror {
   ClusterObjects objects_;
   std::unordered_set<std::string> pending_;  // UIDs seen pending, not bound yet
   std::unordered_set<std::string> bound_;    // UIDs on a node of cluster_
-  std::map<std::string, PodDisruptionBudget> pdbs_;
 };
 
 }  // namespace kext::simtool::follow
