@@ -54,7 +54,8 @@ void BM_FollowPodEvents(benchmark::State& state) {
     LiveEvent e;
     e.kind = LiveEvent::Kind::kNodeUpsert;
     e.node = *n->node;
-    nodes.push_back({e.node.name, e.node.allocatable.milli_cpu, e.node.allocatable.memory});
+    nodes.push_back(
+        {e.node.name, e.node.allocatable.milli_cpu, e.node.allocatable.memory, e.node.allocatable.pods});
     mirror.apply(e, sim::SimTime{0});
   }
   divergence.set_nodes(nodes);

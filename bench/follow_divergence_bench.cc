@@ -38,7 +38,7 @@ struct Cluster {
     for (size_t i = 0; i < kNodes; ++i) {
       nodes.push_back("ip-10-" + std::to_string(i / 250) + "-" + std::to_string(i % 250) +
                       ".eu-west-1.compute.internal");
-      facts.push_back(NodeFacts{nodes.back(), 32000, int64_t{128} << 30});
+      facts.push_back(NodeFacts{nodes.back(), 32000, int64_t{128} << 30, 110});
     }
     divergence.set_nodes(std::move(facts));
     for (size_t i = 0; i < kSlots; ++i) {

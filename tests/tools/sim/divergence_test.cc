@@ -21,7 +21,7 @@ PodFacts pod(const std::string& uid, int64_t milli_cpu = 500, int64_t memory = k
 
 std::vector<NodeFacts> nodes(size_t n) {
   std::vector<NodeFacts> out;
-  for (size_t i = 1; i <= n; ++i) out.push_back(NodeFacts{"n" + std::to_string(i), 4000, 16 * kGi});
+  for (size_t i = 1; i <= n; ++i) out.push_back(NodeFacts{"n" + std::to_string(i), 4000, 16 * kGi, 110});
   return out;
 }
 
@@ -184,6 +184,35 @@ TEST(Divergence, TwoPoliciesCountedApart) {
   EXPECT_EQ(s.policies[1].compared, 4u);
   EXPECT_EQ(s.policies[0].nodes[0].pods, 4);
   EXPECT_EQ(s.policies[1].nodes[0].pods, 2);
+}
+
+// The trajectory's outcome: requested shares, nodes used and fragmentation against the typical pod
+// of those seen pending (1500m): two on one node leave 1000m there that no such pod can use.
+TEST(Divergence, TrajectoryOutcomeFigures) {
+  Divergence d({"pack", "spread"});
+  d.set_nodes(nodes(2));
+  for (const char* uid : {"a", "b"}) {
+    d.pod_pending(pod(uid, 1500, kGi));
+    d.production_bound(uid, uid == std::string("a") ? "n1" : "n2");
+    d.simulated_bound(0, uid, "n1");
+    d.simulated_bound(1, uid, uid == std::string("a") ? "n1" : "n2");
+  }
+  const Snapshot s = d.snapshot();
+  ASSERT_TRUE(s.typical_pod.has_value());
+  EXPECT_EQ(s.typical_pod->milli_cpu, 1500);
+  const Utilisation pack = utilisation(s.policies[0].nodes, s.typical_pod);
+  const Utilisation spread = utilisation(s.policies[1].nodes, s.typical_pod);
+  EXPECT_DOUBLE_EQ(pack.cpu_percent, 37.5);
+  EXPECT_EQ(pack.nodes_used, 1u);
+  EXPECT_EQ(spread.nodes_used, 2u);
+  ASSERT_TRUE(pack.cpu_fragmented_percent.has_value());
+  EXPECT_DOUBLE_EQ(*pack.cpu_fragmented_percent, 20.0);
+  EXPECT_DOUBLE_EQ(*spread.cpu_fragmented_percent, 0.0);
+  EXPECT_FALSE(utilisation(s.policies[0].nodes, std::nullopt).cpu_fragmented_percent.has_value());
+  std::ostringstream out;
+  d.write_jsonl(out);
+  EXPECT_NE(out.str().find(R"("nodes_used":1,"cpu_fragmented_percent":20.0)"), std::string::npos)
+      << out.str();
 }
 
 DecisionVerdict verdict(DecisionVerdict::Kind kind, const std::string& production,
@@ -375,7 +404,7 @@ TEST(Divergence, RowLimitBoundsWhatIsHeld) {
 
 TEST(Divergence, PrometheusSamples) {
   Divergence d({"a\"b", "c\\d\ne"});
-  d.set_nodes({NodeFacts{"n1", 4000, 8 * kGi}, NodeFacts{"n2", 2000, 4 * kGi}});
+  d.set_nodes({NodeFacts{"n1", 4000, 8 * kGi, 110}, NodeFacts{"n2", 2000, 4 * kGi, 110}});
   d.pod_running(pod("r", 1000, 2 * kGi), "n1");
   for (const char* uid : {"x", "y"}) {
     d.pod_pending(pod(uid, 500, kGi));
@@ -428,7 +457,7 @@ TEST(Divergence, PrometheusSamples) {
 
 TEST(Divergence, HtmlEscapesNamesAndReloads) {
   Divergence d({"<policy>"});
-  d.set_nodes({NodeFacts{"node-<1>", 4000, 8 * kGi}});
+  d.set_nodes({NodeFacts{"node-<1>", 4000, 8 * kGi, 110}});
   PodFacts evil{"u1", "ns/<script>alert(1)</script>", "Job/<b>", 100, kGi};
   d.pod_pending(evil);
   d.production_bound("u1", "node-<1>");

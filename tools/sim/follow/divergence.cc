@@ -11,6 +11,7 @@
 
 #include "common/prometheus_text.h"
 #include "json/json.h"
+#include "tools/sim/cluster_summary.h"
 #include "tools/sim/html_parts.h"
 
 namespace kext::simtool::follow {
@@ -96,7 +97,7 @@ struct Divergence::State {
     auto [it, inserted] = node_index.try_emplace(name, static_cast<int32_t>(node_names.size()));
     if (inserted) {
       node_names.push_back(name);
-      node_facts.push_back(NodeFacts{name, 0, 0});
+      node_facts.push_back(NodeFacts{name, 0, 0, 0});
       is_listed.push_back(false);
       production_sums.emplace_back();
       for (auto& sums : policy_sums) sums.emplace_back();
@@ -146,8 +147,8 @@ struct Divergence::State {
 
   NodeShare share(int32_t node, const Sum& s) const {
     const NodeFacts& f = node_facts[node];
-    return NodeShare{node_names[node],        s.milli_cpu,          s.memory,
-                     f.milli_cpu_allocatable, f.memory_allocatable, s.pods};
+    return NodeShare{node_names[node],     s.milli_cpu, s.memory,          f.milli_cpu_allocatable,
+                     f.memory_allocatable, s.pods,      f.pods_allocatable};
   }
 
   std::string node_name(int32_t node) const { return node < 0 ? "" : node_names[node]; }
@@ -158,6 +159,19 @@ struct Divergence::State {
     for (const Side& s : p.sides)
       r.policies.push_back(s.state == SimState::kPreempted ? kPreempted : node_name(s.node));
     return r;
+  }
+
+  // The typical pod of those seen pending (cluster_summary.h typical_pod).
+  std::optional<PodShape> typical() const {
+    std::vector<Resources> requests;
+    for (const auto& [uid, p] : pods) {
+      if (!p.row) continue;
+      Resources r;
+      r.milli_cpu = p.facts.milli_cpu;
+      r.memory = p.facts.memory;
+      requests.push_back(std::move(r));
+    }
+    return typical_pod(requests);
   }
 
   // With at most `rows` recent rows (row_limit at most).
@@ -184,6 +198,7 @@ struct Divergence::State {
       for (int32_t n : order) v.nodes.push_back(share(n, policy_sums[i][n]));
       out.policies.push_back(std::move(v));
     }
+    out.typical_pod = typical();
     rows = std::min(rows, row_limit);
     for (auto it = recent.begin(); it != recent.end() && out.recent.size() < rows; ++it)
       out.recent.push_back(row(**it));
@@ -300,19 +315,28 @@ void Divergence::decision(size_t policy, const std::string& pod, const DecisionV
   if (kept.size() > kDisagreementsKept) kept.pop_back();
 }
 
-Utilisation utilisation(const std::vector<NodeShare>& nodes) {
-  Utilisation u;
-  int64_t cpu = 0, cpu_all = 0, memory = 0, memory_all = 0;
+Utilisation utilisation(const std::vector<NodeShare>& nodes, const std::optional<PodShape>& typical) {
+  ClusterUse use;
+  use.nodes = nodes.size();
   for (const NodeShare& n : nodes) {
-    cpu += n.milli_cpu_requested;
-    cpu_all += n.milli_cpu_allocatable;
-    memory += n.memory_requested;
-    memory_all += n.memory_allocatable;
-    u.nodes_used += n.pods > 0;
+    use.milli_cpu_requested += n.milli_cpu_requested;
+    use.milli_cpu_allocatable += n.milli_cpu_allocatable;
+    use.memory_requested += n.memory_requested;
+    use.memory_allocatable += n.memory_allocatable;
+    use.nodes_used += n.pods > 0;
+    // A node whose pod slots the watch did not give has no slot limit here.
+    const int64_t slots = n.pods_allocatable > 0 ? n.pods_allocatable : INT64_MAX;
+    use.per_node.push_back(NodeUse{n.name, n.milli_cpu_requested, n.milli_cpu_allocatable, n.memory_requested,
+                                   n.memory_allocatable, n.pods, slots});
   }
-  u.nodes = nodes.size();
-  u.cpu_percent = 100.0 * ratio(cpu, cpu_all);
-  u.memory_percent = 100.0 * ratio(memory, memory_all);
+  Utilisation u;
+  u.nodes = use.nodes;
+  u.nodes_used = use.nodes_used;
+  u.cpu_percent = 100.0 * ratio(use.milli_cpu_requested, use.milli_cpu_allocatable);
+  u.memory_percent = 100.0 * ratio(use.memory_requested, use.memory_allocatable);
+  const Fragmentation f = fragmentation(use, typical);
+  if (f.cpu) u.cpu_fragmented_percent = 100.0 * *f.cpu;
+  if (f.memory) u.memory_fragmented_percent = 100.0 * *f.memory;
   return u;
 }
 
@@ -490,6 +514,7 @@ void Divergence::write_jsonl(std::ostream& out) const {
   }
   std::sort(rows.begin(), rows.end(), [](const Pod* a, const Pod* b) { return a->seq < b->seq; });
   const std::vector<int32_t> order = s.node_order();
+  const std::optional<PodShape> typical = s.typical();
   rapidjson::StringBuffer buf;
   for (const Pod* p : rows) {
     buf.Clear();
@@ -523,7 +548,7 @@ void Divergence::write_jsonl(std::ostream& out) const {
     json::write_member(w, "decision_agreement_percent", percent(s.decisions_agreed[i], s.decisions[i]));
     std::vector<NodeShare> shares;
     for (int32_t n : order) shares.push_back(s.share(n, s.policy_sums[i][n]));
-    const Utilisation u = utilisation(shares);
+    const Utilisation u = utilisation(shares, typical);
     w.Key("trajectory");
     w.StartObject();
     json::write_member(w, "pending", s.pending[i]);
@@ -531,6 +556,15 @@ void Divergence::write_jsonl(std::ostream& out) const {
     json::write_member(w, "cpu_requested_percent", u.cpu_percent);
     json::write_member(w, "memory_requested_percent", u.memory_percent);
     json::write_member(w, "nodes_used", static_cast<uint64_t>(u.nodes_used));
+    for (const auto& [key, value] : {std::pair{"cpu_fragmented_percent", u.cpu_fragmented_percent},
+                                     std::pair{"memory_fragmented_percent", u.memory_fragmented_percent}}) {
+      w.Key(key);
+      if (value) {
+        w.Double(*value);
+      } else {
+        w.Null();
+      }
+    }
     w.EndObject();
     w.EndObject();
     out.write(buf.GetString(), static_cast<std::streamsize>(buf.GetSize()));
@@ -734,10 +768,11 @@ std::string recent_table(const Snapshot& s, size_t held) {
   return out;
 }
 
-// "CPU 43.1 % · memory 20.0 % · 10/12 nodes used"
+// "CPU 43.1 % · memory 20.0 % · 10/12 nodes used · CPU fragmented 3.2 %"
 std::string trajectory_line(const Utilisation& u) {
   return "CPU " + fixed(u.cpu_percent, 1) + " % · memory " + fixed(u.memory_percent, 1) + " % · " +
-         std::to_string(u.nodes_used) + "/" + std::to_string(u.nodes) + " nodes used";
+         std::to_string(u.nodes_used) + "/" + std::to_string(u.nodes) + " nodes used · CPU fragmented " +
+         (u.cpu_fragmented_percent ? fixed(*u.cpu_fragmented_percent, 1) + " %" : "–");
 }
 
 // Why: the filters' reasons, or the terms that favour the policy's choice.
@@ -799,12 +834,13 @@ std::string Divergence::html() const {
                      " of production's decisions",
                  std::to_string(p.decisions_rejected) + " rejected by its filters"},
                 colour(i + 1));
-    out += card(p.name + ": own trajectory", std::to_string(p.pending) + " pending",
-                {trajectory_line(utilisation(p.nodes)), std::to_string(p.preempted) + " preempted"},
-                colour(i + 1));
+    out += card(
+        p.name + ": own trajectory", std::to_string(p.pending) + " pending",
+        {trajectory_line(utilisation(p.nodes, s.typical_pod)), std::to_string(p.preempted) + " preempted"},
+        colour(i + 1));
   }
   out += card("production: pending", std::to_string(s.production_pending),
-              {trajectory_line(utilisation(s.production_nodes))}, colour(0));
+              {trajectory_line(utilisation(s.production_nodes, s.typical_pod))}, colour(0));
   out += card("live events", std::to_string(s.live_events), {"up " + duration(s.seconds)});
   out += "</div>\n";
 

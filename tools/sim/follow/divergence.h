@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "tools/sim/follow/decision.h"
+#include "tools/sim/run.h"
 
 namespace kext::simtool::follow {
 
@@ -30,6 +32,7 @@ struct NodeFacts {
   std::string name;
   int64_t milli_cpu_allocatable = 0;
   int64_t memory_allocatable = 0;
+  int64_t pods_allocatable = 0;
 };
 
 // One side's view of one node: what the pods it placed there request.
@@ -40,6 +43,7 @@ struct NodeShare {
   int64_t milli_cpu_allocatable = 0;
   int64_t memory_allocatable = 0;
   int64_t pods = 0;
+  int64_t pods_allocatable = 0;
 };
 
 // One of production's decisions a policy did not agree with (decision.h), for the page and the log.
@@ -66,14 +70,19 @@ struct PolicyView {
   std::vector<NodeShare> nodes;  // in node order
 };
 
-// A side's whole-cluster figures: requested over allocatable (percent), nodes holding a pod.
+// A side's whole-cluster figures: requested over allocatable (percent), nodes holding a pod, and
+// fragmentation (tools/sim/cluster_summary.h: the free room on nodes where the typical pod does not
+// fit, in percent of all free room; unset when nothing is free or no pod was seen pending).
 struct Utilisation {
   double cpu_percent = 0;
   double memory_percent = 0;
   size_t nodes_used = 0;
   size_t nodes = 0;
+  std::optional<double> cpu_fragmented_percent;
+  std::optional<double> memory_fragmented_percent;
 };
-Utilisation utilisation(const std::vector<NodeShare>& nodes);
+// `typical`: the typical pod of those seen pending (Snapshot::typical_pod).
+Utilisation utilisation(const std::vector<NodeShare>& nodes, const std::optional<PodShape>& typical);
 
 // One pod's row: production's node and each policy's ("" = pending there). A pod a policy preempted
 // reads kPreempted there (no node name has parentheses).
@@ -94,6 +103,8 @@ struct Snapshot {
   std::vector<PolicyView> policies;
   // The most recent pods to have been placed anywhere, newest first (at most Divergence's row limit).
   std::vector<PodRow> recent;
+  // The median CPU and memory requests of the pods seen pending (those with rows), for fragmentation.
+  std::optional<PodShape> typical_pod;
 };
 
 class Divergence {

@@ -12,6 +12,7 @@
 #include "algorithms/pod_requests.h"
 #include "extender/kube/api_client.h"
 #include "extender/kube/api_config.h"
+#include "tools/sim/html_parts.h"
 #include "tools/sim/run.h"
 
 namespace kext::simtool::follow {
@@ -263,13 +264,15 @@ void Follower::track(const LiveEvent& e) {
   };
   switch (e.kind) {
     case Kind::kNodeUpsert: {
-      const NodeFacts facts{e.node.name, e.node.allocatable.milli_cpu, e.node.allocatable.memory};
+      const NodeFacts facts{e.node.name, e.node.allocatable.milli_cpu, e.node.allocatable.memory,
+                            e.node.allocatable.pods};
       auto it = nodes_.find(e.node.name);
       if (it == nodes_.end()) {
         node_order_.push_back(e.node.name);
         nodes_.emplace(e.node.name, facts);
       } else if (it->second.milli_cpu_allocatable != facts.milli_cpu_allocatable ||
-                 it->second.memory_allocatable != facts.memory_allocatable) {
+                 it->second.memory_allocatable != facts.memory_allocatable ||
+                 it->second.pods_allocatable != facts.pods_allocatable) {
         it->second = facts;
       } else {
         return;
@@ -382,7 +385,10 @@ std::string Follower::finish() {
                 snap.seconds, static_cast<unsigned long long>(snap.live_events),
                 static_cast<unsigned long long>(snap.production_pending));
   out += line;
-  const Utilisation production = utilisation(snap.production_nodes);
+  const Utilisation production = utilisation(snap.production_nodes, snap.typical_pod);
+  auto fragmented = [](const Utilisation& u) {
+    return u.cpu_fragmented_percent ? fixed(*u.cpu_fragmented_percent, 1) + " %" : std::string("-");
+  };
   for (const PolicyView& p : snap.policies) {
     std::snprintf(
         line, sizeof line,
@@ -391,17 +397,21 @@ std::string Follower::finish() {
         p.name.c_str(), p.decision_agreement_percent, static_cast<unsigned long long>(p.decisions_agreed),
         static_cast<unsigned long long>(p.decisions), static_cast<unsigned long long>(p.decisions_rejected));
     out += line;
-    const Utilisation u = utilisation(p.nodes);
-    std::snprintf(
-        line, sizeof line,
-        "    own trajectory: %llu pending, %llu preempted, cpu %.1f %%, memory %.1f %% requested, "
-        "%zu/%zu nodes used (production: %llu pending, cpu %.1f %%, memory %.1f %%, %zu/%zu nodes)\n",
-        static_cast<unsigned long long>(p.pending), static_cast<unsigned long long>(p.preempted),
-        u.cpu_percent, u.memory_percent, u.nodes_used, u.nodes,
-        static_cast<unsigned long long>(snap.production_pending), production.cpu_percent,
-        production.memory_percent, production.nodes_used, production.nodes);
+    const Utilisation u = utilisation(p.nodes, snap.typical_pod);
+    std::snprintf(line, sizeof line,
+                  "    own trajectory: %llu pending, %llu preempted, cpu %.1f %%, memory %.1f %% requested, "
+                  "%zu/%zu nodes used, cpu fragmented %s\n",
+                  static_cast<unsigned long long>(p.pending), static_cast<unsigned long long>(p.preempted),
+                  u.cpu_percent, u.memory_percent, u.nodes_used, u.nodes, fragmented(u).c_str());
     out += line;
   }
+  std::snprintf(line, sizeof line,
+                "  production: %llu pending, cpu %.1f %%, memory %.1f %% requested, %zu/%zu nodes used, cpu "
+                "fragmented %s\n",
+                static_cast<unsigned long long>(snap.production_pending), production.cpu_percent,
+                production.memory_percent, production.nodes_used, production.nodes,
+                fragmented(production).c_str());
+  out += line;
   return out;
 }
 
