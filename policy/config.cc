@@ -46,6 +46,14 @@ constexpr std::string_view kDefaultConfig = R"({
   "preemption": {"semantics": "current", "maxCandidates": 1}
 })";
 
+// kube-scheduler's default profile: one profile with nothing configured, which mergePluginSet and
+// SetDefaults_*Args (pkg/scheduler/apis/config/v1) fill with the defaults.
+constexpr std::string_view kDefaultSchedulerConfig = R"({
+  "apiVersion": "kubescheduler.config.k8s.io/v1",
+  "kind": "KubeSchedulerConfiguration",
+  "profiles": [{"schedulerName": "default-scheduler"}]
+})";
+
 // kube-scheduler's own args types, which a copied pluginConfig entry may name.
 constexpr std::string_view kSchedulerArgsApiVersion = "kubescheduler.config.k8s.io/v1";
 constexpr int64_t kMaxPluginWeight = 1000000;  // as the legacy policy's priority weights
@@ -518,7 +526,8 @@ SchedulerExtender parse_extender(const Value& v, const std::string& path) {
   out.enable_https = e.boolean("enableHTTPS").value_or(false);
   out.node_cache_capable = e.boolean("nodeCacheCapable").value_or(false);
   // validation.go validateExtenders: a prioritizing extender needs a positive weight.
-  if (auto weight = e.integer("weight")) out.weight = in_range(*weight, 1, kMaxPluginWeight, e.path("weight"));
+  if (auto weight = e.integer("weight"))
+    out.weight = in_range(*weight, 1, kMaxPluginWeight, e.path("weight"));
   e.string("httpTimeout");
   e.boolean("ignorable");
   if (const Value* tls = e.get("tlsConfig")) {
@@ -789,6 +798,8 @@ std::string url_path(std::string_view url) {
 }  // namespace
 
 std::string_view default_config_json() { return kDefaultConfig; }
+
+std::string_view default_scheduler_config_json() { return kDefaultSchedulerConfig; }
 
 Config parse_config(const rapidjson::Value& doc) {
   try {

@@ -60,6 +60,12 @@ std::string config_to_json(const Config& config, bool pretty = false);
 // format (the five filters; the five scores at weight 1 with their v1.16 arithmetic).
 std::string_view default_config_json();
 
+// kube-scheduler's own default: a KubeSchedulerConfiguration whose one profile has no `plugins` and no
+// `pluginConfig`, so load_scheduling_file gives kube-scheduler 1.26's default profile (v1
+// default_plugins.go getDefaultPlugins and defaults.go's plugin args; volume plugins aside).
+// extender-sim's scheduler profile when it is given none.
+std::string_view default_scheduler_config_json();
+
 // What the verbs run.
 Profile compile(const Config& config);
 

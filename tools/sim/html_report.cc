@@ -207,7 +207,11 @@ std::string inputs_table(const SimCommand& c) {
   }
   if (!c.record_dir.empty()) rows.emplace_back("--record-dir", c.record_dir);
   rows.emplace_back("--workload", c.workload_file.empty() ? "(none)" : c.workload_file);
-  rows.emplace_back("--config", c.config_file.empty() ? "(embedded default)" : c.config_file);
+  const char* no_config =
+      c.extender_url.empty() ? "(kube-scheduler 1.26 default profile)" : "(embedded default)";
+  rows.emplace_back("--config", c.config_file.empty() ? no_config : c.config_file);
+  if (!c.scheduler_config_file.empty()) rows.emplace_back("--scheduler-config", c.scheduler_config_file);
+  if (c.extender_weight) rows.emplace_back("--extender-weight", std::to_string(*c.extender_weight));
   if (!c.compare_file.empty()) rows.emplace_back("--compare", c.compare_file);
   rows.emplace_back("--seed", std::to_string(c.seed));
   rows.emplace_back("--max-time", seconds_value(c.max_time_seconds) + " s");

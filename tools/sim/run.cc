@@ -13,6 +13,7 @@
 #include "policy/config.h"
 #include "tools/sim/cluster_summary.h"
 #include "tools/sim/decision_log.h"
+#include "tools/sim/in_process_extender.h"
 #include "tools/sim/inputs.h"
 #include "tools/sim/live_input.h"
 #include "tools/sim/record_input.h"
@@ -52,15 +53,95 @@ sim::Lifecycle lifecycle_of(const PodTraits& traits, std::optional<sim::SimDurat
 
 // The weight of the --extender URL's entry among a KubeSchedulerConfiguration's extenders (urlPrefix
 // compared without trailing slashes), else the only entry's, else 1.
-int64_t extender_weight(const std::vector<std::pair<std::string, int64_t>>& entries, const std::string& url) {
+int64_t extender_weight(const std::vector<SchedulerExtender>& entries, const std::string& url) {
   auto trimmed = [](std::string_view u) {
     while (u.ends_with('/')) u.remove_suffix(1);
     return u;
   };
-  for (const auto& [url_prefix, weight] : entries) {
-    if (trimmed(url_prefix) == trimmed(url)) return weight;
+  for (const SchedulerExtender& e : entries) {
+    if (trimmed(e.url_prefix) == trimmed(url)) return e.weight;
   }
-  return entries.size() == 1 ? entries.front().second : 1;
+  return entries.size() == 1 ? entries.front().weight : 1;
+}
+
+// One configuration file (or an embedded document, for "") loaded as kube-extender loads it.
+struct LoadedConfig {
+  std::string text;
+  std::shared_ptr<const LoadedFile> loaded;
+};
+
+LoadedConfig load_config_file(std::string_view flag, const std::string& file, std::string_view embedded) {
+  LoadedConfig c;
+  c.text = file.empty() ? std::string(embedded) : read_input(std::string(flag), file);
+  try {
+    c.loaded = std::make_shared<const LoadedFile>(load_scheduling_file(c.text));
+  } catch (const PolicyError& e) {
+    throw InputError(std::string(flag) + " " + (file.empty() ? "(embedded)" : file) + ": " + e.what());
+  }
+  return c;
+}
+
+std::shared_ptr<const Engine> engine_of(const LoadedConfig& c) {
+  return std::shared_ptr<const Engine>(c.loaded, &c.loaded->profile.engine);
+}
+
+// What the HTML report shows: the effective configuration, or the file's own text when no
+// ExtenderConfiguration equals it (a legacy Policy with arguments only it has).
+std::string effective_text(const LoadedConfig& c) {
+  return c.loaded->effective_config.empty() ? c.text : c.loaded->effective_config;
+}
+
+// The scheduler profile an extender's configuration joins: --scheduler-config's, which must be a
+// KubeSchedulerConfiguration, else kube-scheduler's default profile.
+LoadedConfig load_scheduler_profile(const SimCommand& command) {
+  const std::string& file = command.scheduler_config_file;
+  LoadedConfig profile = load_config_file("--scheduler-config", file, default_scheduler_config_json());
+  if (!profile.loaded->scheduler_configuration) {
+    const std::string kind = profile.loaded->notice.empty() ? "an ExtenderConfiguration" : "a legacy Policy";
+    throw InputError("--scheduler-config " + file + ": " + kind +
+                     ", not a KubeSchedulerConfiguration (apiVersion kubescheduler.config.k8s.io/v1); an "
+                     "extender's configuration goes to --config");
+  }
+  return profile;
+}
+
+// The run's engine, preemption and shown configuration from `c`.
+void take_profile(SimConfig& out, const LoadedConfig& c) {
+  out.text = c.text;
+  out.configuration = effective_text(c);
+  out.engine = engine_of(c);
+  out.preemption = c.loaded->profile.preemption.select;
+}
+
+// --extender-weight where no extender is weighed, `why`: an error for a run of its own; with
+// --compare or --follow it weighs the runs that have an extender and this one ignores it.
+void check_nothing_to_weigh(const SimCommand& command, std::string_view flag, const std::string& why) {
+  if (!command.extender_weight || command.follow || !command.compare_file.empty() || flag == "--compare")
+    return;
+  throw InputError("--extender-weight " + std::to_string(*command.extender_weight) +
+                   ": this run has no extender to weigh (" + why + ")");
+}
+
+// With --extender (the running extender's configuration is its own): `file` is the extender's
+// configuration, as kube-extender --config reads it, for the nominated-pods pass and preemption's
+// dry runs; a KubeSchedulerConfiguration there, or --scheduler-config, is the scheduler's profile,
+// whose plugins filter before the extender and score beside it.
+void load_beside_remote(const SimCommand& command, const std::string& file, std::string_view flag,
+                        SimConfig& out) {
+  if (!command.scheduler_config_file.empty() && !file.empty()) {
+    throw InputError(std::string(flag) + " " + file + ": with --extender and --scheduler-config " +
+                     command.scheduler_config_file +
+                     " the simulation runs that scheduler profile and the running extender its own "
+                     "configuration; " +
+                     std::string(flag) + " has no part (give it to kube-extender --config)");
+  }
+  const LoadedConfig c = command.scheduler_config_file.empty()
+                             ? load_config_file(flag, file, default_config_json())
+                             : load_scheduler_profile(command);
+  take_profile(out, c);
+  out.scoring.in_tree = c.loaded->scheduler_configuration;
+  out.scoring.extender_weight =
+      command.extender_weight.value_or(extender_weight(c.loaded->extenders, command.extender_url));
 }
 
 }  // namespace
@@ -70,29 +151,60 @@ sim::SimDuration seconds_to_sim(double seconds) {
       std::chrono::duration<double>(std::round(seconds * 1e6) / 1e6));
 }
 
-SimConfig load_sim_config(const std::string& file, std::string_view flag) {
-  const std::string name = file.empty() ? "(embedded)" : file;
-  SimConfig config;
-  config.file = file;
-  config.text = file.empty() ? std::string(default_config_json()) : read_input(std::string(flag), file);
-  auto loaded = std::make_shared<LoadedFile>([&] {
-    try {
-      return load_scheduling_file(config.text);
-    } catch (const PolicyError& e) {
-      throw InputError(std::string(flag) + " " + name + ": " + e.what());
+SimConfig load_sim_config(const SimCommand& command, const std::string& file, std::string_view flag) {
+  SimConfig out;
+  out.file = file;
+  out.scheduler_config_file = command.scheduler_config_file;
+  out.extender_weight_flag = command.extender_weight;
+  out.scoring.scale = command.score_scale;
+  if (!command.extender_url.empty()) {
+    load_beside_remote(command, file, flag, out);
+    return out;
+  }
+  if (file.empty()) {
+    // kube-scheduler's default profile, or --scheduler-config's, with no extender.
+    take_profile(out, load_scheduler_profile(command));
+    check_nothing_to_weigh(command, flag, "no " + std::string(flag) + " runs the scheduler profile alone");
+    return out;
+  }
+  const LoadedConfig own = load_config_file(flag, file, {});
+  if (own.loaded->scheduler_configuration) {
+    if (!command.scheduler_config_file.empty()) {
+      throw InputError(std::string(flag) + " " + file + " is a KubeSchedulerConfiguration, and so is " +
+                       "--scheduler-config " + command.scheduler_config_file +
+                       ": a run has one scheduler profile (give an extender's configuration to --config to "
+                       "join --scheduler-config's profile)");
     }
-  }());
-  config.configuration = loaded->effective_config.empty() ? config.text : loaded->effective_config;
-  config.preemption = loaded->profile.preemption.select;
-  config.engine = std::shared_ptr<const Engine>(loaded, &loaded->profile.engine);
-  config.scheduler_configuration = loaded->scheduler_configuration;
-  for (const SchedulerExtender& e : loaded->extenders)
-    config.extender_weights.emplace_back(e.url_prefix, e.weight);
-  return config;
+    take_profile(out, own);  // that scheduler's profile, as kube-scheduler given this file runs it
+    check_nothing_to_weigh(command, flag,
+                           std::string(flag) + " " + file + " is a KubeSchedulerConfiguration");
+    return out;
+  }
+  // An extender's configuration: beside the scheduler profile, as kube-scheduler calls an extender.
+  const LoadedConfig profile = load_scheduler_profile(command);
+  take_profile(out, profile);
+  out.text = own.text;
+  out.configuration = effective_text(own);
+  out.extender = std::make_shared<InProcessExtender>(engine_of(own));
+  out.scoring.in_tree = true;
+  const std::vector<SchedulerExtender>& entries = profile.loaded->extenders;
+  out.scoring.extender_weight =
+      command.extender_weight.value_or(entries.size() == 1 ? entries.front().weight : 1);
+  return out;
+}
+
+SimConfig load_sim_config(const std::string& file, std::string_view flag) {
+  return load_sim_config(SimCommand{}, file, flag);
+}
+
+void apply(const SimConfig& config, sim::SimulatorOptions& options) {
+  options.preemption = config.preemption;
+  options.backend = config.extender.get();
+  options.scoring = config.scoring;
 }
 
 SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view config_flag) {
-  const SimConfig loaded = load_sim_config(command.config_file, config_flag);
+  const SimConfig loaded = load_sim_config(command, command.config_file, config_flag);
 
   ClusterInput cluster = read_cluster(command);  // --cluster or --kubeconfig
   std::vector<RecordedPod> recorded;
@@ -112,7 +224,7 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   sim::SimulatorOptions options;
   options.seed = command.seed;
   options.percentage_of_nodes_to_score = command.percentage_of_nodes_to_score;
-  options.preemption = loaded.preemption;
+  apply(loaded, options);
   options.epoch_unix_seconds = cluster.epoch_unix_seconds;
   options.max_time = seconds_to_sim(command.max_time_seconds);
   options.record_moves = log != nullptr;  // only the log shows them
@@ -142,14 +254,8 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   } catch (const std::invalid_argument& e) {
     throw InputError(e.what());
   }
-  options.scoring.scale = command.score_scale;
-  if (extender) {
-    options.backend = extender->backend.get();
-    // As kube-scheduler given this file: a KubeSchedulerConfiguration's profile plugins are the
-    // scheduler's own, added to the extender's reply x 10 x its entry's weight.
-    options.scoring.in_tree = loaded.scheduler_configuration;
-    options.scoring.extender_weight = extender_weight(loaded.extender_weights, command.extender_url);
-  }
+  // The scoring (in_tree, the weight) for it came with the configuration (load_sim_config).
+  if (extender) options.backend = extender->backend.get();
   // What selects pods, from the cluster and the workload: PodTopologySpread's default constraints.
   auto append = [](std::vector<WorkloadSelector>& to, std::vector<WorkloadSelector>& from) {
     to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));

@@ -126,21 +126,45 @@ inline constexpr std::string_view kNotTried = "(no cycle yet)";
 // A pod whose last cycle preempted: nominated, waiting for its victims to go.
 inline constexpr std::string_view kNominated = "(nominated, victims terminating)";
 
-// An extender configuration loaded as kube-extender loads it (policy/config.h load_scheduling_file).
+// What one run simulates, from --config (tools/sim/sim_options.h) and the flags around it:
+//  - a KubeSchedulerConfiguration: that scheduler's profile, alone;
+//  - an extender's configuration (ExtenderConfiguration, legacy Policy): the scheduler profile
+//    (--scheduler-config's, else kube-scheduler's default) with this extender beside it, in process
+//    (InProcessExtender), as kube-scheduler calls an extender;
+//  - none: kube-scheduler's default profile (or --scheduler-config's), alone;
+//  - with --extender: today's meaning, the running extender's configuration (default the embedded
+//    one), whose engine runs the nominated-pods pass and preemption's dry runs; a
+//    KubeSchedulerConfiguration's (or --scheduler-config's) profile runs beside the extender.
+// Each configuration is loaded as kube-extender loads it (policy/config.h load_scheduling_file).
 struct SimConfig {
-  std::string file;           // "" for the embedded default
-  std::string text;           // the file's text (the embedded default's)
+  std::string file;           // --config's file; "" for the default
+  std::string text;           // that file's text (the default's)
   std::string configuration;  // SimResult::configuration's
-  std::shared_ptr<const Engine> engine;  // keeps the whole loaded profile alive
-  preemption::Options preemption;
-  // A KubeSchedulerConfiguration: its profile plugins are the scheduler's own, and its extenders
-  // entries' (urlPrefix, weight) weigh an --extender's reply.
-  bool scheduler_configuration = false;
-  std::vector<std::pair<std::string, int64_t>> extender_weights;
+  // The cycle's engine: the scheduler profile's plugins, or with --extender and no profile the
+  // extender's configuration. Keeps the whole loaded profile alive.
+  std::shared_ptr<const Engine> engine;
+  preemption::Options preemption;  // DefaultPreemption's, from the same configuration
+  // The extender running in process beside the profile (nullptr: none, or --extender's, which the run
+  // connects itself), and how the totals add up (in_tree, the extender's weight, --rank-by).
+  std::shared_ptr<sim::CycleBackend> extender;
+  sim::Scoring scoring;
+  // The flags it was loaded with, so that a caller holding a command can tell (follow_options).
+  std::string scheduler_config_file;
+  std::optional<int64_t> extender_weight_flag;
 };
 
-// `file` ("" for the embedded default) loaded; throws InputError "<flag> FILE: ...".
+// `file` ("" for the default) as `command` gives it meaning (--extender, --scheduler-config,
+// --extender-weight, --rank-by); throws InputError "<flag> FILE: ..." naming the flag and the file,
+// also for combinations that have no meaning (two scheduler profiles, a --scheduler-config that is
+// no KubeSchedulerConfiguration, --extender-weight with no extender to weigh).
+SimConfig load_sim_config(const SimCommand& command, const std::string& file,
+                          std::string_view flag = "--config");
+// The same with no other flag: in process, kube-scheduler's default profile.
 SimConfig load_sim_config(const std::string& file, std::string_view flag = "--config");
+
+// What the simulator's cycles take from a configuration: preemption's options, the in-process
+// extender and the scoring. run_sim, --compare's run and --follow's follow_options all go through it.
+void apply(const SimConfig& config, sim::SimulatorOptions& options);
 
 // Loads the configuration as kube-extender does (policy/config.h load_scheduling_file; the embedded
 // default without --config), the cluster and the workload, runs to the end, and writes each decision

@@ -14,6 +14,21 @@ namespace {
 // Simulated times are microseconds in an int64: a bound far inside it (~31 years).
 constexpr double kMaxSeconds = 1e9;
 
+// The scheduler profile an extender's configuration joins, and the extender's weight in it
+// (tools/sim/run.h load_sim_config).
+void define_profile_flags(CLI::App& app, SimCommand& c) {
+  cli::non_empty(app.add_option("--scheduler-config", c.scheduler_config_file,
+                                "a KubeSchedulerConfiguration: the scheduler profile that an extender's "
+                                "--config joins (default: kube-scheduler 1.26's default profile); with "
+                                "--extender, its profile runs beside the extender at URL"))
+      ->type_name("FILE");
+  app.add_option("--extender-weight", c.extender_weight,
+                 "the extender's weight: its prioritize reply (0..10) counts x 10 x this in the scheduler's "
+                 "total (default: the weight of --scheduler-config's one extenders entry, else 1)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000}))
+      ->type_name("N");
+}
+
 // --extender and its companions (tools/sim/remote_extender.h).
 void define_extender_flags(CLI::App& app, SimCommand& c) {
   cli::non_empty(app.add_option("--extender", c.extender_url,
@@ -103,15 +118,18 @@ void define_flags(CLI::App& app, SimCommand& c) {
       app.add_option("--workload", c.workload_file,
                      "pods to schedule: a List or array of Pods, Deployments, ReplicaSets and Jobs"))
       ->type_name("FILE");
-  CLI::Option* config = cli::non_empty(cli::repeatable(
-      app.add_option("--config", c.config_files,
-                     "the extender's configuration, as kube-extender --config (default: the embedded "
-                     "default); with --follow repeatable, each one a simulated policy")));
+  CLI::Option* config = cli::non_empty(cli::repeatable(app.add_option(
+      "--config", c.config_files,
+      "a KubeSchedulerConfiguration (the scheduler's profile), or an extender's configuration "
+      "(ExtenderConfiguration, legacy Policy) that joins the scheduler profile as kube-scheduler calls "
+      "an extender (default: kube-scheduler's default profile alone; with --extender: the extender's "
+      "configuration, default the embedded one); with --follow repeatable, each one a simulated policy")));
   config->type_name("FILE");
+  define_profile_flags(app, c);
   cli::non_empty(app.add_option("--log", c.log_file, "writes one JSON line per scheduling cycle"))
       ->type_name("FILE");
   cli::non_empty(app.add_option("--compare", c.compare_file,
-                                "a second extender configuration run on the same inputs and seed: two "
+                                "a second configuration (as --config) run on the same inputs and seed: two "
                                 "summary columns and the pods placed differently (its log: --log's name "
                                 "with .compare.jsonl)"))
       ->type_name("FILE");

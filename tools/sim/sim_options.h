@@ -16,10 +16,20 @@ struct SimCommand {
   std::string kube_context;   // --context: the kubeconfig's context; "" for its current-context
   std::string record_dir;     // --record-dir: pending pods from an extender recording (record_input.h)
   std::string workload_file;  // --workload; "" for none
-  std::string config_file;    // --config; "" for the embedded default configuration
-  // Every --config, in order: with --follow each is one simulated policy (none: the embedded default,
-  // named "default"); without it at most one (config_file).
+  // --config: a KubeSchedulerConfiguration (the scheduler's profile), or an extender's configuration
+  // (ExtenderConfiguration, legacy Policy) that joins the scheduler profile as kube-scheduler calls an
+  // extender; "" for kube-scheduler's default profile alone (with --extender: the extender's
+  // configuration, "" for the embedded one).
+  std::string config_file;
+  // Every --config, in order: with --follow each is one simulated policy (none: the default, named
+  // "default"); without it at most one (config_file).
   std::vector<std::string> config_files;
+  // --scheduler-config: the KubeSchedulerConfiguration whose profile an extender's configuration
+  // joins; "" for kube-scheduler 1.26's default profile (policy/config.h default_scheduler_config_json).
+  std::string scheduler_config_file;
+  // --extender-weight: the extender's weight in the scheduler's total (KubeSchedulerConfiguration
+  // extenders[].weight); nullopt: that of --scheduler-config's one extenders entry, else 1.
+  std::optional<int64_t> extender_weight;
   std::string log_file;      // --log; "" for none
   std::string compare_file;  // --compare: a second configuration run on the same inputs; "" for none
   std::string html_file;     // --html: the report; "" for none

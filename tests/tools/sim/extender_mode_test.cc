@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "json/json.h"
+#include "policy/config.h"
 #include "tests/sim/sim_fixtures.h"
 #include "tests/tools/sim/extender_run.h"
 #include "tools/sim/remote_extender.h"
@@ -56,11 +57,18 @@ constexpr const char* kWorkload = R"([{"kind":"PriorityClass","metadata":{"name"
   {"kind":"Deployment","metadata":{"name":"vip","namespace":"prod"},"spec":{"replicas":1,"template":{
    "spec":{"priorityClassName":"vip","containers":[{"name":"c","resources":{"requests":{"cpu":"800m"}}}]}}}}])";
 
-// The runs compared rank on the extender reply's 0..10 (--rank-by extender-reply): the in-process run
-// as a scheduler whose only score is this extender, the --extender run as that scheduler.
+// The runs compared rank on the extender reply's 0..10 (--rank-by extender-reply): a scheduler whose
+// only score is this extender. Both run the extender's embedded default: in process as --config, an
+// extender configuration beside kube-scheduler's default profile (whose filters pass what the
+// extender's pass here), and as the running extender's configuration with --extender.
+std::string embedded_extender_config(const SimFiles& f) {
+  return f.write("extender-default.json", std::string(default_config_json()));
+}
+
 SimCommand command(const SimFiles& f) {
   SimCommand c;
   c.score_scale = ScoreScale::kExtenderReply;
+  c.config_file = embedded_extender_config(f);
   c.cluster_file = f.write("cluster.json", cluster_json());
   c.workload_file = f.write("workload.json", kWorkload);
   c.arrival_interval_seconds = 1;
@@ -111,6 +119,40 @@ TEST(SimExtenderMode, SameDecisionsAsInProcessInBothNodeModes) {
   }
 }
 
+// An extender's configuration given to --config runs in process beside kube-scheduler's default
+// profile; the same configuration in a running kube-extender, beside the same profile
+// (--scheduler-config), answers the same: the logs are equal byte for byte, the score terms (the
+// profile's plugins and the extender's reply x 10 x its weight) included. Its preemption stays the
+// profile's (no preemptVerb), as in process.
+TEST(SimExtenderMode, InProcessExtenderAnswersAsTheRunningOne) {
+  SimFiles f("beside");
+  SimCommand c = command(f);
+  c.score_scale = ScoreScale::kSchedulerTotal;
+  c.extender_weight = 3;
+  c.config_file = f.write("pack.json", R"({"apiVersion":"kube-extender.io/v1alpha1",
+      "kind":"ExtenderConfiguration","plugins":{"score":{"disabled":[{"name":"*"}],
+      "enabled":[{"name":"NodeResourcesFit"}]}},"pluginConfig":[{"name":"NodeResourcesFit",
+      "args":{"scoringStrategy":{"type":"MostAllocated"}}}]})");
+  std::ostringstream in_process;
+  run_sim(c, &in_process);
+  const std::string want = in_process.str();
+  EXPECT_NE(want.find(R"({"plugin":"extender","weight":3,"score":)"), std::string::npos) << want;
+  EXPECT_NE(want.find(R"({"plugin":"TaintToleration","weight":3,"score":)"), std::string::npos) << want;
+  EXPECT_NE(want.find(R"("outcome":"preempted")"), std::string::npos) << want;
+
+  SimCommand remote = c;
+  remote.config_file.clear();
+  remote.scheduler_config_file =
+      f.write("default-profile.json", std::string(default_scheduler_config_json()));
+  remote.preempt_verb = "";
+  for (bool names : {false, true}) {
+    SCOPED_TRACE(names ? "NodeNames" : "full Nodes");
+    const HttpRun run = run_with_extender(remote, names, "", {"--config", c.config_file});
+    ASSERT_EQ(run.error, "");
+    EXPECT_EQ(run.log, want);
+  }
+}
+
 // The model keeps only hashes of image names; the nodes' status.images go to the extender as the
 // input had them (in the API and in full Nodes), so its ImageLocality scores what the in-process run
 // scores: the pod goes to the one node holding its 2 GB image, with the same scores in the log.
@@ -118,6 +160,7 @@ TEST(SimExtenderMode, NodeImagesReachTheExtender) {
   SimFiles f("images");
   SimCommand c;
   c.score_scale = ScoreScale::kExtenderReply;
+  c.config_file = embedded_extender_config(f);
   c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + small_node_json("n1") + "," +
                                                R"({"kind":"Node","metadata":{"name":"n2"},"status":{)"
                                                R"("allocatable":{"cpu":"1","memory":"4Gi","pods":"110"},)"
@@ -202,6 +245,7 @@ TEST(SimExtenderMode, ManyCyclesSameLog) {
   workload += "]";
   SimCommand c;
   c.score_scale = ScoreScale::kExtenderReply;
+  c.config_file = embedded_extender_config(f);
   c.cluster_file = f.write("cluster.json", cluster);
   c.workload_file = f.write("workload.json", workload);
   c.arrival_interval_seconds = 0.2;

@@ -44,6 +44,12 @@ TEST(SimOptions, ValuesAndDefaults) {
   EXPECT_EQ(d.percentage_of_nodes_to_score, 0) << "adaptive";
   EXPECT_TRUE(d.workload_file.empty() && d.config_file.empty() && d.log_file.empty());
   EXPECT_TRUE(d.compare_file.empty() && d.html_file.empty());
+  EXPECT_TRUE(d.scheduler_config_file.empty());
+  EXPECT_FALSE(d.extender_weight.has_value()) << "the profile's extenders entry, else 1";
+  const SimCommand e =
+      parse({"--cluster", "c.json", "--scheduler-config", "ksc.yaml", "--extender-weight=5"});
+  EXPECT_EQ(e.scheduler_config_file, "ksc.yaml");
+  EXPECT_EQ(e.extender_weight, 5);
   EXPECT_TRUE(parse({"--help"}).help);
   EXPECT_NE(sim_usage().find("--arrival-interval"), std::string::npos);
 }
@@ -60,6 +66,10 @@ TEST(SimOptions, ErrorsNameTheFlag) {
       {{"--cluster", "c", "--percentage-of-nodes-to-score", "101"}, "--percentage-of-nodes-to-score"},
       {{"--cluster", "c", "--compare", ""}, "--compare: must not be empty"},
       {{"--cluster", "c", "--html", ""}, "--html: must not be empty"},
+      {{"--cluster", "c", "--scheduler-config", ""}, "--scheduler-config: must not be empty"},
+      {{"--cluster", "c", "--extender-weight", "0"}, "--extender-weight"},
+      {{"--cluster", "c", "--extender-weight", "1000001"}, "--extender-weight"},
+      {{"--cluster", "c", "--extender-weight", "heavy"}, "--extender-weight"},
       {{"--cluster", "c", "--bogus"}, "unknown flag \"--bogus\""},
   };
   for (const auto& [args, want] : cases) {

@@ -457,9 +457,22 @@ TEST(SimRun, AWorkloadsRuntimeAnnotationOverridesTheFlag) {
   EXPECT_EQ(only_short.end, seconds(30));
 }
 
+// A scheduler profile that packs (examples/pack.yaml's): MostAllocated, without the two scores that
+// spread.
+constexpr const char* kPackingProfile = R"({"apiVersion":"kubescheduler.config.k8s.io/v1",
+    "kind":"KubeSchedulerConfiguration","profiles":[{"plugins":{"score":{"disabled":[
+      {"name":"PodTopologySpread"},{"name":"NodeResourcesBalancedAllocation"}]}},
+    "pluginConfig":[{"name":"NodeResourcesFit","args":{"scoringStrategy":{"type":"MostAllocated"}}}]}]})";
+
+// MostRequestedPriority alone: an extender's configuration that packs.
+constexpr const char* kPackingPolicy = R"({"kind":"Policy","apiVersion":"v1",
+    "predicates":[{"name":"PodFitsResources"}],"priorities":[{"name":"MostRequestedPriority","weight":1}]})";
+
 TEST(SimRun, TheConfigurationDecides) {
-  // n1 half full, n2 empty: the default configuration spreads (LeastRequested), a legacy Policy with
-  // MostRequestedPriority packs.
+  // n1 half full, n2 empty. kube-scheduler's default profile spreads (LeastAllocated, balanced
+  // allocation); a scheduler profile that packs takes n1. A legacy Policy is an extender's
+  // configuration: its MostRequestedPriority reply (n1 3, n2 0) counts x 10 x the extender's weight
+  // beside the default profile, which prefers n2 by 52: outweighed at weight 1, deciding at 2.
   SimFiles f("config");
   SimCommand c;
   c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + small_node_json("n1") + "," +
@@ -474,14 +487,13 @@ TEST(SimRun, TheConfigurationDecides) {
     return lines.size() == 1 ? std::string(lines[0]["node"].GetString()) : "?";
   };
   EXPECT_EQ(node_of(), "n2");
-  c.config_file = f.write("policy.json", R"({"kind":"Policy","apiVersion":"v1",
-      "predicates":[{"name":"PodFitsResources"}],"priorities":[{"name":"MostRequestedPriority","weight":1}]})");
+  c.config_file = f.write("pack.json", kPackingProfile);
+  EXPECT_EQ(node_of(), "n1");
+  c.config_file = f.write("policy.json", kPackingPolicy);
+  EXPECT_EQ(node_of(), "n2");
+  c.extender_weight = 2;
   EXPECT_EQ(node_of(), "n1");
 }
-
-// MostRequestedPriority alone: packs.
-constexpr const char* kPackingPolicy = R"({"kind":"Policy","apiVersion":"v1",
-    "predicates":[{"name":"PodFitsResources"}],"priorities":[{"name":"MostRequestedPriority","weight":1}]})";
 
 // n1 half full, n2 empty, and three small pods.
 struct SpreadOrPack {
@@ -494,7 +506,7 @@ struct SpreadOrPack {
     c.workload_file = f.write("workload.json", R"([{"kind":"Deployment","metadata":{"name":"web"},"spec":{
         "replicas":3,"template":{"spec":{"containers":[
         {"name":"c","resources":{"requests":{"cpu":"100m","memory":"100Mi"}}}]}}}}])");
-    c.compare_file = f.write("policy.json", kPackingPolicy);
+    c.compare_file = f.write("pack.json", kPackingProfile);
   }
 };
 
@@ -675,7 +687,8 @@ TEST(SimHtml, ReportOfARun) {
   EXPECT_NE(html.find("<tr><th>--cluster</th><td>" + c.cluster_file + "</td></tr>"), std::string::npos)
       << html;
   EXPECT_NE(html.find("<tr><th>--workload</th><td>" + c.workload_file + "</td></tr>"), std::string::npos);
-  EXPECT_NE(html.find("<tr><th>--config</th><td>(embedded default)</td></tr>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>--config</th><td>(kube-scheduler 1.26 default profile)</td></tr>"),
+            std::string::npos);
   EXPECT_NE(html.find("<tr><th>--seed</th><td>1</td></tr>"), std::string::npos);
   ASSERT_FALSE(r.configuration.empty());
   EXPECT_NE(r.configuration.find("\"NodeResourcesFit\""), std::string::npos) << r.configuration;

@@ -1,6 +1,6 @@
-// extender-sim with PodTopologySpread and InterPodAffinity: workload pods from Deployments and
-// StatefulSets carry their controller and template labels, so the system default spreading and the
-// template's affinity apply as in a cluster.
+// extender-sim with PodTopologySpread and InterPodAffinity (kube-scheduler's default profile, what it
+// runs without --config): workload pods from Deployments and StatefulSets carry their controller and
+// template labels, so the system default spreading and the template's affinity apply as in a cluster.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -30,9 +30,6 @@ std::string web(const std::string& kind, int replicas, const std::string& spec =
          spec + R"("containers":[{"name":"c","resources":{"requests":{"cpu":"100m"}}}]}}}})";
 }
 
-constexpr const char* kModern =
-    R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration"})";
-
 // Node -> how many of the run's pods it got.
 std::map<std::string, int> per_node(const SimResult& r) {
   std::map<std::string, int> out;
@@ -53,7 +50,6 @@ TEST(SimTopology, TemplateAntiAffinityPlacesOneReplicaPerNode) {
               R"("affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[)"
               R"({"labelSelector":{"matchLabels":{"app":"web"}},"topologyKey":"kubernetes.io/hostname"}]}},)") +
           "]");
-  c.config_file = f.write("config.json", kModern);
   const SimResult r = run_sim(c, nullptr);
   EXPECT_EQ(per_node(r), (std::map<std::string, int>{{"n1", 1}, {"n2", 1}, {"n3", 1}}));
   EXPECT_EQ(r.pending_by_reason,
@@ -73,7 +69,6 @@ TEST(SimTopology, TemplateSpreadConstraintBalancesZones) {
               R"("topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone",)"
               R"("whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchLabels":{"app":"web"}}}],)") +
           "]");
-  c.config_file = f.write("config.json", kModern);
   const auto placed = per_node(run_sim(c, nullptr));
   EXPECT_EQ(placed.at("n3"), 3);
   EXPECT_EQ(placed.at("n1") + placed.at("n2"), 3);
@@ -85,11 +80,12 @@ TEST(SimTopology, DeploymentPodsAreSpreadByDefault) {
   c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + zoned_node("n1", "a") + "," +
                                                zoned_node("n2", "b") + "]}");
   c.workload_file = f.write("workload.json", "[" + web("Deployment", 10) + "]");
-  // Only PodTopologySpread scores: every other plugin ties, so the balance is the system default
-  // constraints' doing (the ReplicaSet's selector found through the pods' owner).
+  // A scheduler profile where only PodTopologySpread scores: every other plugin ties, so the balance
+  // is the system default constraints' doing (the ReplicaSet's selector found through the pods' owner).
   c.config_file =
-      f.write("config.json", R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration",
-    "plugins":{"score":{"disabled":[{"name":"*"}],"enabled":[{"name":"PodTopologySpread"}]}}})");
+      f.write("config.json",
+              R"({"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"KubeSchedulerConfiguration",
+    "profiles":[{"plugins":{"score":{"disabled":[{"name":"*"}],"enabled":[{"name":"PodTopologySpread"}]}}}]})");
   EXPECT_EQ(per_node(run_sim(c, nullptr)), (std::map<std::string, int>{{"n1", 5}, {"n2", 5}}));
 }
 

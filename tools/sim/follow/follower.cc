@@ -67,11 +67,11 @@ Follower::Follower(const SimCommand& command, std::ostream& err, FollowTuning tu
   std::vector<SimConfig> configs;
   std::vector<std::string> names;
   if (command.config_files.empty()) {
-    configs.push_back(load_sim_config(""));
+    configs.push_back(load_sim_config(command, ""));
     names.push_back("default");
   }
   for (const std::string& file : command.config_files) {
-    configs.push_back(load_sim_config(file));
+    configs.push_back(load_sim_config(command, file));
     std::string name = file;
     for (int n = 2; std::find(names.begin(), names.end(), name) != names.end(); ++n)
       name = file + " (" + std::to_string(n) + ")";

@@ -10,10 +10,19 @@ namespace kext::simtool::follow {
 
 sim::SimulatorOptions follow_options(const SimCommand& command, const SimConfig& config,
                                      int64_t epoch_unix_seconds) {
+  // The policy was loaded with the flags that give an extender's configuration its scheduler profile
+  // and weight (load_sim_config(command, ...)); a policy loaded without them would silently run
+  // another profile.
+  if (config.scheduler_config_file != command.scheduler_config_file ||
+      (command.extender_weight && config.extender_weight_flag != command.extender_weight)) {
+    throw InputError("--scheduler-config and --extender-weight: policy " +
+                     (config.file.empty() ? std::string("default") : config.file) +
+                     " was not loaded with them (tools/sim/run.h load_sim_config(command, file))");
+  }
   sim::SimulatorOptions o;
+  apply(config, o);  // the scheduler profile's preemption, the in-process extender, the scoring
   o.seed = command.seed;
   o.percentage_of_nodes_to_score = command.percentage_of_nodes_to_score;
-  o.preemption = config.preemption;
   o.epoch_unix_seconds = epoch_unix_seconds;
   // Following has no end; simulated time is the wall time since the start (about 30 years).
   o.max_time = std::chrono::hours(24 * 365 * 30);
