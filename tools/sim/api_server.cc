@@ -200,11 +200,15 @@ bool names_a_node(const std::string& pod_json) {
 }
 }  // namespace
 
-bool SimApiServer::put(std::string_view resource, const std::string& key, const std::string& object_json) {
+bool SimApiServer::put(std::string_view resource, const std::string& key, const std::string& object_json,
+                       bool* refused) {
   std::lock_guard lock(mu_);
   // A Binding's spec.nodeName stays (kube-apiserver: pkg/apis/core/validation ValidatePodSpecUpdate
   // forbids changing it): the simulation may write a pod it read unbound just before the Binding.
-  if (resource == kPods && bound_.contains(key) && !names_a_node(object_json)) return false;
+  if (resource == kPods && bound_.contains(key) && !names_a_node(object_json)) {
+    if (refused != nullptr) *refused = true;
+    return false;
+  }
   auto& given = given_[std::string(resource)];
   auto it = given.find(key);
   if (it != given.end() && it->second == object_json) return false;

@@ -58,7 +58,9 @@ class SimApiServer {
   // Creates or replaces (ADDED / MODIFIED) the object `key` ("namespace/name" or "name") of
   // `resource`; `object_json` has a "metadata" object, where the server sets resourceVersion. An
   // unchanged object makes no event. Returns whether it changed.
-  bool put(std::string_view resource, const std::string& key, const std::string& object_json);
+  // `refused`, when given, is set when a pod write that would clear a Binding's node is dropped.
+  bool put(std::string_view resource, const std::string& key, const std::string& object_json,
+           bool* refused = nullptr);
   // Deletes it (a DELETED event carrying its last state); false if there is no such object.
   bool remove(std::string_view resource, const std::string& key);
   uint64_t resource_version() const;

@@ -689,7 +689,14 @@ void RemoteExtender::sync(const sim::SimCluster& cluster) {
     const std::string text = pod_json(unbound ? assumed : *p, options_.epoch_unix_seconds);
     // Decoded whether or not the API had it already: the extender's own Binding may have written
     // this very object.
-    changed |= api_.put(SimApiServer::kPods, key, text);
+    bool refused = false;
+    changed |= api_.put(SimApiServer::kPods, key, text, &refused);
+    if (refused) {
+      // The extender's Binding landed since the check above: the API keeps the bound pod, and so
+      // must what the extender's state is compared with; served again once its bind is answered.
+      last = nullptr;
+      return;
+    }
     pods_[key] =
         decode(text, [](const json::Value& v, std::string_view path) { return decode_pod(v, path); });
   });

@@ -502,7 +502,9 @@ TEST(SimApiServer, AWriteThatWouldUnbindABoundPodKeepsItBound) {
   ASSERT_EQ(r->status, 201) << r->body;
   Pod later = pod_a();
   later.priority = 7;
-  EXPECT_FALSE(api.put(SimApiServer::kPods, "ns/a", pod_json(later)));
+  bool refused = false;
+  EXPECT_FALSE(api.put(SimApiServer::kPods, "ns/a", pod_json(later), &refused));
+  EXPECT_TRUE(refused) << "the caller must not take the dropped object for the API's";
   EXPECT_EQ(api.bound_node("ns/a"), "n1");
   const auto pods = parse(c.Get("/api/v1/pods")->body);
   ASSERT_EQ(pods["items"].Size(), 1u);
