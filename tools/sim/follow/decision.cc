@@ -52,7 +52,7 @@ DecisionVerdict judge_decision(const sim::CycleConfig& config, const sim::NodeEv
   if (!at) return v;  // kUnjudged
   if (e.codes[*at] != FilterCode::kSuccess) {
     v.kind = DecisionVerdict::Kind::kRejected;
-    if (e.nodes[*at]->name() == production_node) v.rejected = e.explained;
+    v.rejected = e.explained;  // evaluate_every_node explained production's node
     if (v.rejected.empty()) v.rejected.push_back("(no reason given)");
     return v;
   }
