@@ -4,7 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/synthetic_cluster.h"
-#include "extender/codec/extender_args.h"
+#include "kube/codec/extender_args.h"
 
 namespace {
 

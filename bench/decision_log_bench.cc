@@ -6,7 +6,7 @@
 #include "bench/synthetic_cluster.h"
 #include "extender/observe/decision_log.h"
 #include "extender/observe/metrics.h"
-#include "extender/state/snapshot_loader.h"
+#include "kube/state/snapshot_loader.h"
 #include "extender/verbs/verbs.h"
 
 namespace {

@@ -12,8 +12,8 @@
 
 #include "bench/synthetic_cluster.h"
 #include "extender/server/server.h"
-#include "extender/state/snapshot_loader.h"
-#include "tools/load/http_connection.h"
+#include "kube/state/snapshot_loader.h"
+#include "load/http_connection.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "bench/synthetic_cluster.h"
-#include "extender/state/snapshot_loader.h"
+#include "kube/state/snapshot_loader.h"
 #include "policy/config.h"
 #include "policy/policy.h"
 

@@ -1,4 +1,4 @@
-// extender-sim --follow's throughput: live pod events through the mirror (tools/sim/follow/mirror.h)
+// extender-sim --follow's throughput: live pod events through the mirror (sim/follow/mirror.h)
 // and one policy's scheduling, at issue 18's size: extender-gen's cluster of N nodes with P running
 // pods each mirrored first, then one iteration per live pod's life, three events each:
 //  - created pending: into the simulated queue, and one scheduling cycle over every node (the
@@ -8,7 +8,7 @@
 // The Divergence is fed as the follow loop feeds it. events_per_second counts all three.
 //
 // BM_FollowDecision: the decision agreement's cost per production binding and policy (its CPU time
-// per iteration, every thread counted): production's cluster (tools/sim/follow/production.h) at the
+// per iteration, every thread counted): production's cluster (sim/follow/production.h) at the
 // same size, a pod created pending then bound by production, judged by one policy over every node
 // (decision.h), then applied; a pod of 64 iterations earlier deleted.
 #include <benchmark/benchmark.h>
@@ -18,13 +18,13 @@
 #include <string>
 
 #include "algorithms/pod_requests.h"
-#include "tools/gen/cluster.h"
-#include "tools/sim/follow/decision.h"
-#include "tools/sim/follow/divergence.h"
-#include "tools/sim/follow/mirror.h"
-#include "tools/sim/follow/production.h"
-#include "tools/sim/inputs.h"
-#include "tools/sim/run.h"
+#include "load/gen/cluster.h"
+#include "sim/follow/decision.h"
+#include "sim/follow/divergence.h"
+#include "sim/follow/mirror.h"
+#include "sim/follow/production.h"
+#include "sim/inputs.h"
+#include "sim/run.h"
 
 namespace {
 

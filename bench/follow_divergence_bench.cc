@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/sim/follow/divergence.h"
+#include "sim/follow/divergence.h"
 
 namespace {
 

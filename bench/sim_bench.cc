@@ -18,9 +18,9 @@
 #include <tuple>
 
 #include "tests/support/temp_dir.h"
-#include "tools/gen/cluster.h"
-#include "tools/sim/inputs.h"
-#include "tools/sim/run.h"
+#include "load/gen/cluster.h"
+#include "sim/inputs.h"
+#include "sim/run.h"
 
 namespace {
 

@@ -29,15 +29,15 @@
 #include "common/read_file.h"
 #include "common/rfc3339.h"
 #include "extender/observe/metrics.h"
-#include "extender/state/state_dump.h"
+#include "kube/state/state_dump.h"
 #include "json/json.h"
 #include "kubeobjects/objects.h"
 #include "tests/support/child_process.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/live_cluster.h"
-#include "tools/load/exchanges.h"
-#include "tools/load/http_connection.h"
+#include "load/exchanges.h"
+#include "load/http_connection.h"
 
 namespace {
 

@@ -1,15 +1,15 @@
 #pragma once
-// The benchmarks' clusters and request bodies: extender-gen's (tools/gen), so that a benchmark at N nodes
+// The benchmarks' clusters and request bodies: extender-gen's (load/gen), so that a benchmark at N nodes
 // and P pods per node measures the cluster `extender-gen --nodes N --pods-per-node P --seed S` writes.
 #include <cstdint>
 #include <numeric>
 #include <string>
 #include <vector>
 
-#include "extender/state/cluster_state.h"
-#include "extender/state/snapshot_loader.h"
-#include "tools/gen/cluster.h"
-#include "tools/gen/requests.h"
+#include "kube/state/cluster_state.h"
+#include "kube/state/snapshot_loader.h"
+#include "load/gen/cluster.h"
+#include "load/gen/requests.h"
 
 namespace kext::bench {
 

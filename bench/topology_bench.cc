@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "extender/state/cluster_view.h"
-#include "extender/state/state_cache.h"
+#include "kube/state/cluster_view.h"
+#include "kube/state/state_cache.h"
 #include "policy/config.h"
 
 namespace {

@@ -6,12 +6,12 @@
 
 #include <map>
 
-#include "extender/codec/k8s_decode.h"
-#include "extender/kube/cache_sinks.h"
-#include "extender/kube/event_splitter.h"
-#include "extender/kube/live_state.h"
+#include "kube/codec/k8s_decode.h"
+#include "kube/client/cache_sinks.h"
+#include "kube/client/event_splitter.h"
+#include "kube/client/live_state.h"
 #include "tests/support/fake_apiserver.h"
-#include "tools/gen/cluster.h"
+#include "load/gen/cluster.h"
 
 namespace {
 

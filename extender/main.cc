@@ -11,12 +11,12 @@
 #include "common/log.h"
 #include "common/read_file.h"
 #include "common/shutdown_signals.h"
-#include "extender/kube/leader_election.h"
-#include "extender/kube/live_state.h"
+#include "kube/client/leader_election.h"
+#include "kube/client/live_state.h"
 #include "extender/malloc_arenas.h"
 #include "extender/options.h"
 #include "extender/server/server.h"
-#include "extender/state/snapshot_loader.h"
+#include "kube/state/snapshot_loader.h"
 #include "extender/verbs/bind.h"
 #include "extender/verbs/bind_forward.h"
 #include "extender/verbs/gang_replicas.h"
@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
       kext::log_line("WARNING: " + config_name + ": " + warning);
     }
     if (!cluster_state) {
-      // Verbs answer from the cluster state (extender/state): without one, a NodeNames request finds no
+      // Verbs answer from the cluster state (kube/state): without one, a NodeNames request finds no
       // node and a full-Nodes one sees nodes without their pods.
       kext::log_line(
           "WARNING: no cluster state (no --in-cluster, --kubeconfig, --api-server or --snapshot): "

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "extender/gang/coordinator.h"
-#include "extender/kube/api_flags.h"
+#include "kube/client/api_flags.h"
 #include "extender/server/server.h"
 
 namespace kext {

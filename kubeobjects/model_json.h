@@ -3,7 +3,7 @@
 // and Pod, policy/v1 PodDisruptionBudget): extender-sim --extender's API server streams them to a running
 // kube-extender and its filter / prioritize envelopes carry them, with the PodGroups of gang scheduling.
 // objects.h writes extender-gen's value types; both write through kubeobjects/write.h. Written from the model
-// with every field extender/codec's decoders read, so decode(encode(x)) is x, except node images: the model
+// with every field kube/codec's decoders read, so decode(encode(x)) is x, except node images: the model
 // keeps only hashed image names (NodeImage), so nodes are written without status.images. A pod's host
 // ports go on its first container (the model does not keep which container asked for them), so a pod
 // without containers loses them.

@@ -1,7 +1,7 @@
 #pragma once
 // Gang scheduling's decisions for one scheduler, whoever drives it: the extender's verbs
 // (extender/gang/coordinator.h, on the wall clock, behind a lock) and extender-sim's cycle
-// (sim/cycle.h, on the virtual clock). Two points of a pod's cycle:
+// (sim/core/cycle.h, on the virtual clock). Two points of a pod's cycle:
 //   - filter (gate): a group's first member admits the whole group or none of it (admission.h) and
 //     holds room for its members; an admitted member may go only to the node held for it; a pod of no
 //     group sees the held room as taken (held_room);

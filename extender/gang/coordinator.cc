@@ -52,15 +52,26 @@ std::vector<const NodeInfo*> cluster_nodes(const ClusterState& state) {
 
 }  // namespace
 
-GangCoordinator::GangCoordinator(const Engine& engine, const StateStore& store, GangConfig config,
-                                 Metrics* metrics)
-    : engine_(engine), store_(store), config_(config), metrics_(metrics), gates_(config.backoff) {
-  gates_.set_observer(
-      [this](gang::GroupEvent e, const std::string& group, gang::Time at) { observe(e, group, at); });
+namespace {
+
+GangCoordinator::Clock steady_since_now() {
+  return [epoch = std::chrono::steady_clock::now()] {
+    return std::chrono::duration_cast<gang::Time>(std::chrono::steady_clock::now() - epoch);
+  };
 }
 
-gang::Time GangCoordinator::now() const {
-  return std::chrono::duration_cast<gang::Time>(Clock::now() - epoch_);
+}  // namespace
+
+GangCoordinator::GangCoordinator(const Engine& engine, const StateStore& store, GangConfig config,
+                                 Metrics* metrics, Clock clock)
+    : engine_(engine),
+      store_(store),
+      config_(config),
+      metrics_(metrics),
+      clock_(clock ? std::move(clock) : steady_since_now()),
+      gates_(config.backoff) {
+  gates_.set_observer(
+      [this](gang::GroupEvent e, const std::string& group, gang::Time at) { observe(e, group, at); });
 }
 
 void GangCoordinator::observe(gang::GroupEvent e, const std::string& group, gang::Time at) {
@@ -231,7 +242,7 @@ std::string GangCoordinator::hold(std::unique_lock<std::mutex>& lock, const std:
   publish();
   const auto status = gates_.status(group);
   const gang::Time until = std::min(t + config_.max_hold, status ? status->deadline : t);
-  const bool woken = cv_.wait_until(lock, epoch_ + until, [&] {
+  const bool woken = cv_.wait_for(lock, until - now(), [&] {
     return stopped_ || released_.count(key) != 0 || rejected_.count(key) != 0;
   });
   if (!woken) sweep(now(), nullptr);  // this member's group may have timed out now

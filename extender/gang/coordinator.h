@@ -16,6 +16,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -27,8 +28,8 @@
 #include "algorithms/engine.h"
 #include "algorithms/gang/gatekeeper.h"
 #include "extender/observe/metrics.h"
-#include "extender/state/cluster_state.h"
-#include "extender/state/cluster_view.h"
+#include "kube/state/cluster_state.h"
+#include "kube/state/cluster_view.h"
 
 namespace kext {
 
@@ -68,10 +69,15 @@ struct BindPermit {
 
 class GangCoordinator {
  public:
+  // The time that group timeouts, backoffs and held binds run on, since any fixed instant: by default
+  // steady_clock's since the coordinator started. A test passes its own and advances it instead of
+  // sleeping.
+  using Clock = std::function<gang::Time()>;
+
   // engine and store (what binds read the PodGroups and pods from) must outlive the coordinator;
   // metrics may be null.
   GangCoordinator(const Engine& engine, const StateStore& store, GangConfig config = {},
-                  Metrics* metrics = nullptr);
+                  Metrics* metrics = nullptr, Clock clock = {});
   ~GangCoordinator() { stop(); }
 
   // The filter's gate for `pod` against `state` (cluster: what the engine's PreFilters read, may be null).
@@ -110,9 +116,7 @@ class GangCoordinator {
   bool admitted(std::string_view group) const;
 
  private:
-  using Clock = std::chrono::steady_clock;
-
-  gang::Time now() const;
+  gang::Time now() const { return clock_(); }
   // Timeouts and deleted PodGroups: waiting binds answered, room released (mu_ held).
   void sweep(gang::Time now, const ClusterState* state);
   void publish();  // the room and the gauges, after a change (mu_ held)
@@ -134,7 +138,7 @@ class GangCoordinator {
   const StateStore& store_;
   GangConfig config_;
   Metrics* metrics_;
-  const Clock::time_point epoch_ = Clock::now();
+  const Clock clock_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "algorithms/engine.h"
-#include "extender/codec/extender_args.h"
+#include "kube/codec/extender_args.h"
 
 namespace kext {
 

@@ -6,7 +6,7 @@
 #include <charconv>
 
 #include "common/prometheus_text.h"
-#include "extender/state/cluster_state.h"
+#include "kube/state/cluster_state.h"
 
 namespace kext {
 

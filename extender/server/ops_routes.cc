@@ -4,7 +4,7 @@
 
 #include <charconv>
 
-#include "extender/state/state_dump.h"
+#include "kube/state/state_dump.h"
 #include "json/json.h"
 
 namespace kext {

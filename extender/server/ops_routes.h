@@ -1,7 +1,7 @@
 #pragma once
 // GET /metrics, GET /debug/decisions and GET /debug/state: the operator's view of a running server.
 #include "extender/server/request_observer.h"
-#include "extender/state/cluster_state.h"
+#include "kube/state/cluster_state.h"
 
 namespace httplib {
 class Server;

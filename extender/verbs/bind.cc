@@ -1,7 +1,7 @@
 #include "extender/verbs/bind.h"
 
 #include "common/log.h"
-#include "extender/codec/binding_args.h"
+#include "kube/codec/binding_args.h"
 #include "json/json.h"
 
 namespace kext {

@@ -8,9 +8,9 @@
 #include <string_view>
 
 #include "extender/gang/coordinator.h"
-#include "extender/kube/api_client.h"
-#include "extender/kube/leader_election.h"
-#include "extender/state/state_cache.h"
+#include "kube/client/api_client.h"
+#include "kube/client/leader_election.h"
+#include "kube/state/state_cache.h"
 #include "extender/verbs/bind_forward.h"
 #include "extender/verbs/verbs.h"
 

@@ -21,9 +21,9 @@
 #include <string>
 #include <string_view>
 
-#include "extender/codec/binding_args.h"
-#include "extender/kube/api_client.h"
-#include "extender/kube/leader_election.h"
+#include "kube/codec/binding_args.h"
+#include "kube/client/api_client.h"
+#include "kube/client/leader_election.h"
 #include "extender/observe/metrics.h"
 #include "extender/verbs/preamble.h"
 

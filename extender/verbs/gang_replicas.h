@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "extender/gang/coordinator.h"
-#include "extender/kube/leader_election.h"
-#include "extender/state/cluster_state.h"
+#include "kube/client/leader_election.h"
+#include "kube/state/cluster_state.h"
 #include "extender/verbs/bind_forward.h"
 #include "extender/verbs/preamble.h"
 #include "extender/verbs/verbs.h"

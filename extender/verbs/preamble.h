@@ -9,13 +9,13 @@
 #include <variant>
 #include <vector>
 
-#include "extender/codec/binding_args.h"
-#include "extender/codec/decode_cache.h"
-#include "extender/codec/extender_args.h"
-#include "extender/codec/preemption_args.h"
+#include "kube/codec/binding_args.h"
+#include "kube/codec/decode_cache.h"
+#include "kube/codec/extender_args.h"
+#include "kube/codec/preemption_args.h"
 #include "extender/observe/verb_trace.h"
-#include "extender/state/cluster_state.h"
-#include "extender/state/cluster_view.h"
+#include "kube/state/cluster_state.h"
+#include "kube/state/cluster_view.h"
 #include "json/json.h"
 
 namespace kext {

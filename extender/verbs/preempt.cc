@@ -7,7 +7,7 @@
 #include "algorithms/gang/pod_group.h"
 #include "algorithms/gang/preemption.h"
 #include "algorithms/preemption/preemption.h"
-#include "extender/codec/preemption_args.h"
+#include "kube/codec/preemption_args.h"
 #include "extender/verbs/bind_forward.h"
 #include "extender/verbs/verbs.h"
 #include "json/json.h"

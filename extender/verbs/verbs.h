@@ -9,10 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "extender/codec/decode_cache.h"
+#include "kube/codec/decode_cache.h"
 #include "extender/gang/coordinator.h"
 #include "extender/observe/verb_trace.h"
-#include "extender/state/cluster_state.h"
+#include "kube/state/cluster_state.h"
 #include "extender/verbs/preamble.h"
 #include "policy/policy.h"
 

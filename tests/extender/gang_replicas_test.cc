@@ -2,7 +2,7 @@
 // server: whichever replica the scheduler's requests reach, a group is admitted once, by the Lease
 // holder; its room is seen as taken by the filters of both replicas; an ordinary pod that reaches bind
 // on a node held for a group is refused; the group binds whole. Ten groups through two replicas under
-// kube-scheduler's real queue: tests/tools/sim/gang_real_time_test.cc.
+// kube-scheduler's real queue: tests/sim/gang_real_time_test.cc.
 #include "extender/verbs/gang_replicas.h"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 // POST /bind bodies: BindVerb::bind's steps short of the API call (which needs an API server):
 // decode_binding_args, the Binding it would POST, and the cache's assume/forget of the pod.
 #include "common/read_file.h"
-#include "extender/codec/binding_args.h"
-#include "extender/kube/cache_sinks.h"
+#include "kube/codec/binding_args.h"
+#include "kube/client/cache_sinks.h"
 #include "tests/fuzz/fuzz_common.h"
 
 using namespace kext;

@@ -11,9 +11,9 @@
 #include <unordered_map>
 
 #include "algorithms/engine.h"
-#include "extender/state/cluster_state.h"
-#include "extender/state/snapshot_loader.h"
-#include "extender/state/state_cache.h"
+#include "kube/state/cluster_state.h"
+#include "kube/state/snapshot_loader.h"
+#include "kube/state/state_cache.h"
 #include "extender/verbs/verbs.h"
 #include "json/json.h"
 #include "policy/policy.h"

@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "extender/kube/api_config.h"
+#include "kube/client/api_config.h"
 #include "tests/fuzz/fuzz_common.h"
 #include "yaml/yaml.h"
 

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "common/read_file.h"
-#include "extender/codec/k8s_decode.h"
+#include "kube/codec/k8s_decode.h"
 #include "policy/config.h"
 #include "tests/fuzz/fuzz_common.h"
 

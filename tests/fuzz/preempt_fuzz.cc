@@ -2,7 +2,7 @@
 // cluster: NodeNameToVictims (full pods) or NodeNameToMetaVictims (UIDs), as the body picks.
 #include <set>
 
-#include "extender/codec/preemption_args.h"
+#include "kube/codec/preemption_args.h"
 #include "tests/fuzz/fuzz_common.h"
 
 using namespace kext;

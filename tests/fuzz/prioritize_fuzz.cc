@@ -1,6 +1,6 @@
 // POST /prioritize bodies through Verbs::prioritize_traced (what the server's route calls), against the
 // fixture cluster, in whichever node mode the body picks (NodeNames or full Nodes).
-#include "extender/codec/extender_args.h"
+#include "kube/codec/extender_args.h"
 #include "tests/fuzz/fuzz_common.h"
 
 using namespace kext;

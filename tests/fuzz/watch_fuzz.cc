@@ -5,8 +5,8 @@
 // the events, and the cache's cross-references after the stream, and that an empty relist empties it.
 #include <vector>
 
-#include "extender/kube/cache_sinks.h"
-#include "extender/kube/event_splitter.h"
+#include "kube/client/cache_sinks.h"
+#include "kube/client/event_splitter.h"
 #include "tests/fuzz/fuzz_common.h"
 
 using namespace kext;

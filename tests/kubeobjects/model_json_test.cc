@@ -1,5 +1,5 @@
 // kubeobjects/model_json: the scheduling model's pods as the API serves them. The decoder reading them
-// back is tested in tests/extender/codec/k8s_decode_test.cc (DecodePod.NewFieldsRoundTripThroughModelJson).
+// back is tested in tests/kube/codec/k8s_decode_test.cc (DecodePod.NewFieldsRoundTripThroughModelJson).
 #include "kubeobjects/model_json.h"
 
 #include <gtest/gtest.h>

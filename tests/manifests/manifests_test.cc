@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "extender/kube/cache_sinks.h"
+#include "kube/client/cache_sinks.h"
 #include "extender/options.h"
 #include "json/json.h"
 #include "policy/config.h"

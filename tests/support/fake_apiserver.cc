@@ -3,7 +3,7 @@
 #include <httplib.h>
 
 #include "common/read_file.h"
-#include "extender/kube/cache_sinks.h"
+#include "kube/client/cache_sinks.h"
 #include "json/json.h"
 
 namespace kext::testing {

@@ -10,11 +10,11 @@
 #include <memory>
 #include <thread>
 
-#include "extender/kube/api_config.h"
-#include "extender/kube/cache_sinks.h"
-#include "extender/kube/live_state.h"
-#include "extender/state/snapshot_loader.h"
-#include "extender/state/state_dump.h"
+#include "kube/client/api_config.h"
+#include "kube/client/cache_sinks.h"
+#include "kube/client/live_state.h"
+#include "kube/state/snapshot_loader.h"
+#include "kube/state/state_dump.h"
 #include "tests/support/fake_apiserver.h"
 
 namespace kext::testing {

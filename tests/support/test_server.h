@@ -15,7 +15,7 @@
 
 #include "common/read_file.h"
 #include "extender/server/server.h"
-#include "extender/state/snapshot_loader.h"
+#include "kube/state/snapshot_loader.h"
 #include "json/json.h"
 #include "policy/config.h"
 

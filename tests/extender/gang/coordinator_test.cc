@@ -4,10 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <future>
 #include <thread>
 
-#include "extender/codec/k8s_decode.h"
+#include "kube/codec/k8s_decode.h"
 #include "tests/support/kube_objects.h"
 #include "tests/support/live_cluster.h"
 #include "tests/support/test_server.h"
@@ -82,7 +83,11 @@ class Gangs : public ::testing::Test {
   Profile profile_ = load_scheduling_file(std::string(default_policy_json())).profile;
   StateStore store_;
   GangConfig config_{std::chrono::milliseconds(300), gang::Time(0), 16};
-  GangCoordinator coordinator_{profile_.engine, store_, config_};
+  // coordinator_'s time: it moves only when a test advances it. Held binds still wait in real time.
+  std::atomic<int64_t> now_ms_{0};
+  void advance(gang::Time d) { now_ms_ += d.count(); }
+  GangCoordinator coordinator_{profile_.engine, store_, config_, nullptr,
+                               [this] { return gang::Time(now_ms_.load()); }};
 };
 
 TEST_F(Gangs, PodsOfNoGroupAreOrdinary) {
@@ -164,7 +169,7 @@ TEST_F(Gangs, AnOlderWaitingGroupIsAdmittedBeforeAYoungerOne) {
   load(objects);
   ASSERT_EQ(gate("c", 0, "4").kind, GangGate::Kind::kOnlyNode);
   EXPECT_EQ(gate("a", 0, "4").kind, GangGate::Kind::kRefuse);
-  std::this_thread::sleep_for(1100ms);  // c times out (1 s), nothing held
+  advance(1100ms);  // past c's timeout: nothing held
   GangGate b = gate("b", 0, "4");
   EXPECT_EQ(b.kind, GangGate::Kind::kRefuse) << b.reason;
   EXPECT_TRUE(coordinator_.admitted("train/a"));

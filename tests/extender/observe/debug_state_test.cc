@@ -2,7 +2,7 @@
 // (bench/soak) can compare it with a from-scratch build of the API's objects.
 #include <gtest/gtest.h>
 
-#include "extender/state/state_dump.h"
+#include "kube/state/state_dump.h"
 #include "tests/support/test_server.h"
 
 namespace kext::testing {

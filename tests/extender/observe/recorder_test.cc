@@ -7,7 +7,7 @@
 
 #include "common/record_format.h"
 #include "tests/support/temp_dir.h"
-#include "tools/load/exchanges.h"
+#include "load/exchanges.h"
 
 namespace kext::testing {
 namespace {

@@ -8,7 +8,7 @@
 #include <atomic>
 #include <future>
 
-#include "extender/kube/api_flags.h"
+#include "kube/client/api_flags.h"
 #include "tests/support/live_cluster.h"
 #include "tests/support/test_server.h"
 
@@ -134,7 +134,7 @@ TEST(BindForward, AnUnreachableHolderIsNamedAndNotTriedAgainForASecond) {
   EXPECT_EQ(r->status, 200);
   const std::string e = error_of(*r);
   EXPECT_NE(
-      e.find("not binding pod default/p: replica here does not hold the Lease kube-extender/kube-extender"),
+      e.find("not binding pod default/p: replica here does not hold the Lease kube-kube/client-extender"),
       std::string::npos)
       << e;
   EXPECT_NE(e.find("holder h at " + url + ": no connection (Connection)"), std::string::npos) << e;

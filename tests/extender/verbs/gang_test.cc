@@ -1,6 +1,6 @@
 // Gang scheduling through the HTTP verbs, each protocol case on its own (timeouts, upstream's API,
 // preemption). Whether gangs bind under kube-scheduler's real queue (backoff, unschedulable pods,
-// asynchronous binds) is tests/tools/sim/gang_real_time_test.cc's, with extender-sim --real-time as the
+// asynchronous binds) is tests/sim/gang_real_time_test.cc's, with extender-sim --real-time as the
 // scheduler. Here the verbs are driven one pod at a time
 // through /filter, its /bind sent on without waiting (the scheduler's binding cycle runs on its own
 // goroutine), a pod whose filter finds no node or whose bind fails sent back to the queue. Against the

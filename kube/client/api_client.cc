@@ -1,0 +1,305 @@
+#include "kube/client/api_client.h"
+
+#include <httplib.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <poll.h>
+
+#include "common/pem.h"
+#include "json/json.h"
+
+namespace kext::kube {
+
+namespace {
+
+using Bio = std::unique_ptr<BIO, decltype(&BIO_free)>;
+
+Bio bio_of(const std::string& pem) {
+  return Bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
+}
+
+// A fresh store per client: SSLClient takes ownership of it.
+X509_STORE* store_from_pem(const std::string& pem) {
+  Bio bio = bio_of(pem);
+  X509_STORE* store = X509_STORE_new();
+  int n = 0;
+  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
+    X509_STORE_add_cert(store, cert);
+    X509_free(cert);
+    ++n;
+  }
+  if (n == 0) {
+    X509_STORE_free(store);
+    return nullptr;
+  }
+  return store;
+}
+
+void set_timeout(httplib::ClientImpl& c, std::chrono::milliseconds connect, std::chrono::milliseconds read) {
+  c.set_connection_timeout(connect.count() / 1000, (connect.count() % 1000) * 1000);
+  c.set_read_timeout(read.count() / 1000, (read.count() % 1000) * 1000);
+  c.set_write_timeout(10, 0);
+}
+
+std::string status_message(const std::string& body) {
+  rapidjson::Document d;
+  d.Parse(body.data(), body.size());
+  if (!d.HasParseError() && d.IsObject()) {
+    auto m = d.FindMember("message");
+    if (m != d.MemberEnd() && m->value.IsString()) return m->value.GetString();
+  }
+  return body.substr(0, 200);
+}
+
+}  // namespace
+
+std::string ApiResponse::describe() const {
+  if (status == 0) return error.empty() ? "no response" : error;
+  return "HTTP " + std::to_string(status) + (body.empty() ? "" : ": " + status_message(body));
+}
+
+bool ApiResponse::never_sent() const {
+  // The names of httplib.h to_string(Error) for a request that never left this side.
+  return status == 0 && (error == "Connection" || error == "ConnectionTimeout" || error == "SSLConnection" ||
+                         error == "SSLServerVerification" || error == "BindIPAddress");
+}
+
+std::string describe_transport_error(const std::string& error, const std::string& server_url) {
+  // The names of httplib.h to_string(Error), which says no more than one word.
+  if (error == "Connection") return "connection refused or unreachable: " + server_url;
+  if (error == "ConnectionTimeout") return "connecting to " + server_url + " timed out";
+  if (error == "SSLConnection") return "TLS handshake with " + server_url + " failed";
+  if (error == "SSLServerVerification")
+    return server_url + "'s certificate does not verify against the configured CA";
+  if (error == "Read") return "no response from " + server_url + " (connection closed or read timed out)";
+  if (error == "Write") return "request to " + server_url + " not sent (connection closed)";
+  return (error.empty() ? std::string("no response") : error) + " (" + server_url + ")";
+}
+
+void StreamCanceller::cancel() {
+  cancelled_.store(true);
+  std::lock_guard lock(mu_);
+  if (active_) active_->stop();
+}
+
+ApiClient::ApiClient(ApiConfig cfg, Timeouts timeouts) : cfg_(std::move(cfg)), timeouts_(timeouts) {
+  if (cfg_.scheme == "https") {
+    if (!cfg_.ca_pem.empty()) {
+      X509_STORE* s = store_from_pem(cfg_.ca_pem);
+      if (!s) throw ConfigError("certificate authority: no PEM certificate found");
+      X509_STORE_free(s);
+    }
+    if (!cfg_.client_cert_pem.empty()) {
+      if (!pem_certificate(cfg_.client_cert_pem))
+        throw ConfigError("client certificate: not a PEM certificate");
+      if (!pem_private_key(cfg_.client_key_pem)) throw ConfigError("client key: not a PEM private key");
+    }
+  }
+}
+
+ApiClient::~ApiClient() = default;
+
+std::unique_ptr<httplib::ClientImpl> ApiClient::make_client(std::chrono::milliseconds read_timeout) const {
+  std::unique_ptr<httplib::ClientImpl> c;
+  if (cfg_.scheme == "https") {
+    std::unique_ptr<httplib::SSLClient> ssl;
+    if (!cfg_.client_cert_pem.empty()) {
+      // SSLClient up-references the certificate and key; ours are freed on scope exit.
+      X509Ptr cert = pem_certificate(cfg_.client_cert_pem);
+      PrivateKeyPtr key = pem_private_key(cfg_.client_key_pem);
+      ssl = std::make_unique<httplib::SSLClient>(cfg_.host, cfg_.port, cert.get(), key.get());
+    } else {
+      ssl = std::make_unique<httplib::SSLClient>(cfg_.host, cfg_.port);
+    }
+    if (!cfg_.ca_pem.empty()) {
+      ssl->set_ca_cert_store(store_from_pem(cfg_.ca_pem));
+      // Given no CA file or directory, httplib adds OpenSSL's default verify paths (the system bundle)
+      // to this store on the first connection: every public CA would be trusted besides the
+      // kubeconfig's, and every client would parse the whole bundle (each watch and list page makes
+      // one). A "directory" that cannot hold certificates stops that, so the kubeconfig's CA is the
+      // only root, as in client-go (k8s.io/client-go/transport/transport.go: RootCAs is built from
+      // CAData alone when a CA is given).
+      ssl->set_ca_cert_path("", "/dev/null");
+    }
+    if (!cfg_.verify_hostname && !cfg_.insecure_skip_tls_verify) {
+      // httplib verifies the chain and the name together; OpenSSL alone checks the chain during the
+      // handshake, against the store set above (PARTIAL_CHAIN: a pinned leaf or intermediate is an anchor).
+      ssl->enable_server_certificate_verification(false);
+      if (X509_STORE* store = SSL_CTX_get_cert_store(ssl->ssl_context())) {
+        X509_STORE_set_flags(store, X509_V_FLAG_PARTIAL_CHAIN);
+      }
+      SSL_CTX_set_verify(ssl->ssl_context(), SSL_VERIFY_PEER, nullptr);
+    } else {
+      ssl->enable_server_certificate_verification(!cfg_.insecure_skip_tls_verify);
+    }
+    c = std::move(ssl);
+  } else {
+    c = std::make_unique<httplib::ClientImpl>(cfg_.host, cfg_.port);
+  }
+  set_timeout(*c, timeouts_.connect, read_timeout);
+  c->set_keep_alive(true);
+  c->set_tcp_nodelay(true);
+  return c;
+}
+
+std::string ApiClient::bearer_token() {
+  if (cfg_.token_file.empty()) return cfg_.token;
+  std::lock_guard lock(token_mu_);
+  // Kubelet rotates projected tokens well before expiry; a minute of staleness is safe and keeps
+  // file reads off the bind path.
+  auto now = std::chrono::steady_clock::now();
+  if (token_.empty() || now - token_read_ > std::chrono::seconds(60)) {
+    try {
+      std::string t = read_config_file(cfg_.token_file, "token file");
+      while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
+      token_ = std::move(t);
+      token_read_ = now;
+    } catch (const ConfigError&) {
+      // Keep the last good token; the API's 401 will say the rest.
+    }
+  }
+  return token_;
+}
+
+namespace {
+// An idle keep-alive connection has nothing to read, so anything readable (a TLS close_notify, end of
+// stream, a reset) means the server has closed it. httplib counts a connection with a pending
+// close_notify as alive and writes the next request into it, which fails ("Write" or "Read"); a
+// request that changes something (a Binding) is not retried (as in client-go,
+// k8s.io/client-go/rest/request.go retries only GETs), so such connections must not be reused.
+bool closed_by_server(const httplib::ClientImpl& c) {
+  const auto sock = c.socket();
+  if (sock == INVALID_SOCKET) return false;  // not connected yet: it connects on its first request
+  pollfd p{sock, POLLIN, 0};
+  return ::poll(&p, 1, 0) != 0;
+}
+}  // namespace
+
+std::unique_ptr<httplib::ClientImpl> ApiClient::take_pooled(bool* reused) {
+  std::vector<std::unique_ptr<httplib::ClientImpl>> closed;  // shut down after the lock is released
+  {
+    std::lock_guard lock(pool_mu_);
+    while (!pool_.empty()) {
+      auto c = std::move(pool_.back());
+      pool_.pop_back();
+      if (!closed_by_server(*c)) {
+        *reused = true;
+        return c;
+      }
+      closed.push_back(std::move(c));
+    }
+  }
+  *reused = false;
+  return make_client(timeouts_.request);
+}
+
+void ApiClient::give_back(std::unique_ptr<httplib::ClientImpl> c) {
+  std::lock_guard lock(pool_mu_);
+  if (pool_.size() < 8) pool_.push_back(std::move(c));
+}
+
+namespace {
+httplib::Headers headers_with(const std::string& token) {
+  httplib::Headers h{{"Accept", "application/json"}, {"User-Agent", "kube-extender/" KEXT_VERSION}};
+  if (!token.empty()) h.emplace("Authorization", "Bearer " + token);
+  return h;
+}
+
+ApiResponse from_result(const httplib::Result& r) {
+  ApiResponse out;
+  if (!r) {
+    out.error = httplib::to_string(r.error());
+    return out;
+  }
+  out.status = r->status;
+  out.body = r->body;
+  return out;
+}
+}  // namespace
+
+// A pooled keep-alive connection may have been closed by the server while it sat idle (an API server
+// closes idle connections, and all of them when it restarts); cpp-httplib then fails the request with
+// Error::Write (Bind.ABindAfterTheServerClosedTheIdleConnectionSucceeds). A request whose write failed
+// never reached the server whole, so it cannot have been acted on: it goes again, once, on a new
+// connection. Any other failure may have reached the server (a bind may have happened) and is returned.
+ApiResponse ApiClient::send_pooled(const std::function<httplib::Result(httplib::ClientImpl&)>& send,
+                                   std::chrono::milliseconds read_timeout) {
+  bool reused = false;
+  auto c = take_pooled(&reused);
+  set_timeout(*c, timeouts_.connect, read_timeout);
+  auto r = send(*c);
+  if (!r && r.error() == httplib::Error::Write && reused) {
+    c = make_client(read_timeout);
+    r = send(*c);
+  }
+  ApiResponse out = from_result(r);
+  if (out.status != 0) give_back(std::move(c));
+  return out;
+}
+
+ApiResponse ApiClient::get(const std::string& path) {
+  return send_pooled(
+      [&](httplib::ClientImpl& c) { return c.Get(full_path(path), headers_with(bearer_token())); },
+      timeouts_.request);
+}
+
+ApiResponse ApiClient::post(const std::string& path, std::string_view json_body,
+                            std::chrono::milliseconds read_timeout) {
+  return send_pooled(
+      [&](httplib::ClientImpl& c) {
+        return c.Post(full_path(path), headers_with(bearer_token()), json_body.data(), json_body.size(),
+                      "application/json");
+      },
+      read_timeout);
+}
+
+ApiResponse ApiClient::put(const std::string& path, const std::string& json_body) {
+  return send_pooled(
+      [&](httplib::ClientImpl& c) {
+        return c.Put(full_path(path), headers_with(bearer_token()), json_body, "application/json");
+      },
+      timeouts_.request);
+}
+
+ApiResponse ApiClient::stream(const std::string& path, std::chrono::milliseconds idle_timeout,
+                              const std::function<bool(std::string_view)>& on_data,
+                              StreamCanceller* canceller) {
+  auto c = make_client(idle_timeout);
+  c->set_keep_alive(false);
+  if (canceller) {
+    std::lock_guard lock(canceller->mu_);
+    if (canceller->cancelled()) return ApiResponse{0, "", "cancelled"};
+    canceller->active_ = c.get();
+  }
+  ApiResponse out;
+  auto r = c->Get(
+      full_path(path), headers_with(bearer_token()),
+      [&](const httplib::Response& res) {
+        out.status = res.status;
+        return true;
+      },
+      [&](const char* data, size_t n) {
+        if (out.status < 200 || out.status >= 300) {
+          if (out.body.size() < 65536) out.body.append(data, n);
+          return true;
+        }
+        return on_data(std::string_view(data, n));
+      });
+  if (canceller) {
+    std::lock_guard lock(canceller->mu_);
+    canceller->active_ = nullptr;
+  }
+  if (!r) {
+    out.error = httplib::to_string(r.error());
+    if (out.status == 0) return out;
+    // The stream broke after the status line: keep the status, report the error.
+  }
+  return out;
+}
+
+bool resource_absent(ApiClient& api, std::string_view list_path) {
+  const int status = api.get(std::string(list_path) + "?limit=1").status;
+  return status == 404 || status == 403;
+}
+
+}  // namespace kext::kube

@@ -1,0 +1,94 @@
+#include "kube/client/live_state.h"
+
+#include "kube/client/cache_sinks.h"
+
+namespace kext::kube {
+
+LiveState::LiveState(ApiClient& api, StateStore& store, LiveStateOptions opts)
+    : api_(api), store_(store), cache_(&store), opts_(std::move(opts)) {
+  watching_ = std::make_unique<std::atomic<bool>[]>(watched_resources().size());
+  for (const WatchedResource& r : watched_resources()) {
+    sinks_.push_back(r.make_sink(cache_));
+    ReflectorOptions o = opts_.reflector;
+    o.resource = std::string(r.name);
+    o.path = std::string(r.path);
+    reflectors_.push_back(std::make_unique<Reflector>(api, std::move(o), *sinks_.back()));
+  }
+}
+
+LiveState::~LiveState() { stop(); }
+
+void LiveState::start() {
+  store_.set_ready(false);
+  size_t i = 0;
+  for (const WatchedResource& w : watched_resources()) {
+    // An optional resource the cluster does not serve or grant: not watched, and readiness does not
+    // wait for it.
+    if (!w.optional || !resource_absent(api_, w.path)) {
+      reflectors_[i]->start();
+      watching_[i].store(true);
+    }
+    ++i;
+  }
+  housekeeper_ = std::thread([this] { housekeeping(); });
+}
+
+void LiveState::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (auto& r : reflectors_) r->stop();
+  if (housekeeper_.joinable()) housekeeper_.join();
+}
+
+bool LiveState::synced() const {
+  for (const ResourceStatus& r : status())
+    if (!r.status.synced) return false;
+  return true;
+}
+
+std::vector<LiveState::ResourceStatus> LiveState::status() const {
+  std::vector<ResourceStatus> out;
+  for (size_t i = 0; i < reflectors_.size(); ++i)
+    if (watching_[i].load() || !watched_resources()[i].optional)
+      out.push_back({reflectors_[i]->resource(), reflectors_[i]->status()});
+  return out;
+}
+
+void LiveState::housekeeping() {
+  std::unique_lock lock(mu_);
+  uint64_t lists_released = 0;
+  while (!stopping_) {
+    // Readiness polls quickly until the first sync, then the loop expires assumptions and releases the
+    // memory of relists.
+    auto interval = store_.ready() ? opts_.housekeeping_interval : std::chrono::milliseconds(20);
+    cv_.wait_for(lock, interval, [this] { return stopping_; });
+    if (stopping_) break;
+    lock.unlock();
+    const auto statuses = status();
+    bool all_synced = true;
+    uint64_t lists = 0;
+    for (const auto& r : statuses) {
+      all_synced = all_synced && r.status.synced;
+      lists += r.status.lists;
+    }
+    if (!store_.ready() && all_synced) store_.set_ready(true);
+    if (all_synced && lists != lists_released) {
+      lists_released = lists;
+      if (opts_.release_memory) opts_.release_memory();
+    }
+    cache_.expire_assumed(StateCache::Clock::now());
+    if (opts_.report_lag) {
+      auto now = std::chrono::steady_clock::now();
+      for (const auto& r : statuses) {
+        if (!r.status.synced) continue;
+        opts_.report_lag(r.resource, std::chrono::duration<double>(now - r.status.last_activity).count());
+      }
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace kext::kube

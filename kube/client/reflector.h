@@ -1,0 +1,85 @@
+#pragma once
+// List then watch one resource the way client-go's reflector does: paginated list, watch from the
+// list's resourceVersion with bookmarks, relist on 410 Gone, reconnect with capped exponential backoff
+// and jitter after a dropped or silent stream, and re-watch when the server's timeout ends a stream.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "kube/client/api_client.h"
+#include "kube/client/event_splitter.h"
+#include "kube/client/resource_sink.h"
+
+namespace kext::kube {
+
+struct ReflectorOptions {
+  std::string resource;  // "pods", for logs and metrics
+  std::string path;      // "/api/v1/pods"
+  size_t page_size = 500;
+  std::chrono::milliseconds backoff_initial{800};
+  std::chrono::milliseconds backoff_max{30000};
+  // A stream silent this long is dead (the API sends bookmarks about every minute).
+  std::chrono::milliseconds idle_timeout{150000};
+  // Each watch asks the server to end it after a random time in [min, 2·min), as client-go does, so
+  // connections rebalance across API servers.
+  std::chrono::seconds watch_timeout_min{300};
+};
+
+struct ReflectorStatus {
+  bool synced = false;
+  std::string resource_version;
+  uint64_t lists = 0;
+  uint64_t gone = 0;        // 410s that forced a relist
+  uint64_t watches = 0;
+  uint64_t failures = 0;    // dropped, silent or refused streams and failed lists
+  uint64_t events = 0;
+  uint64_t bookmarks = 0;
+  uint64_t bad_objects = 0; // objects that did not decode (skipped)
+  std::chrono::steady_clock::time_point last_activity{};
+  std::string last_error;
+};
+
+class Reflector {
+ public:
+  Reflector(ApiClient& api, ReflectorOptions opts, ResourceSink& sink);
+  ~Reflector();
+
+  void start();
+  void stop();
+  ReflectorStatus status() const;
+  const std::string& resource() const { return opts_.resource; }
+
+ private:
+  enum class WatchEnd { Expired, Gone, Failed, Stopped };
+
+  void run();
+  bool list();
+  WatchEnd watch();
+  // Returns false when stopped while waiting.
+  bool backoff();
+  void note_error(const std::string& what);
+  void touch();
+
+  ApiClient& api_;
+  ReflectorOptions opts_;
+  ResourceSink& sink_;
+  std::thread thread_;
+  std::atomic<bool> stopping_{false};
+  std::mutex wait_mu_;
+  std::condition_variable wait_cv_;
+  StreamCanceller canceller_;
+  std::mt19937_64 rng_;
+  std::chrono::milliseconds next_backoff_;
+
+  mutable std::mutex status_mu_;
+  ReflectorStatus status_;
+  std::string rv_;  // only the reflector thread touches it
+};
+
+}  // namespace kext::kube

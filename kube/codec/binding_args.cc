@@ -1,0 +1,79 @@
+#include "kube/codec/binding_args.h"
+
+#include "kube/codec/extender_args.h"
+#include "json/json.h"
+
+namespace kext {
+
+namespace {
+
+// k8s.io/apimachinery/pkg/util/validation/validation.go IsDNS1123Subdomain: at most 253 characters,
+// dot-separated labels of [a-z0-9-] that start and end with [a-z0-9]. Pod and node names are
+// subdomains; a namespace (a DNS label) is one too.
+bool is_dns1123_subdomain(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (alnum(c)) continue;
+    if (c != '-' && c != '.') return false;
+    if (i == 0 || i + 1 == s.size()) return false;  // "-a", "a-", ".a", "a.", "."
+    // A '.' separates labels, and each label starts and ends with an alphanumeric ("a.-b", "a-.b", "a..b").
+    if (c == '.' && (!alnum(s[i - 1]) || !alnum(s[i + 1]))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+BindingArgs decode_binding_args(std::string_view body) {
+  rapidjson::Document doc;
+  parse_body(body, doc);
+  json::expect_object(doc, "ExtenderBindingArgs");
+  BindingArgs a;
+  a.pod_name = json::get_string(doc, "PodName", "");
+  a.pod_namespace = json::get_string(doc, "PodNamespace", "");
+  a.pod_uid = json::get_string(doc, "PodUID", "");
+  a.node = json::get_string(doc, "Node", "");
+  for (auto [field, value] :
+       {std::pair{"PodName", &a.pod_name}, {"PodNamespace", &a.pod_namespace}, {"Node", &a.node}}) {
+    if (value->empty()) throw DecodeError(std::string(field) + ": required (ExtenderBindingArgs)");
+    // The names go into an API path: anything but a DNS subdomain (".." included) could reach another
+    // endpoint.
+    if (!is_dns1123_subdomain(*value)) {
+      throw DecodeError(std::string(field) + ": \"" + value->substr(0, 64) +
+                        "\" is not a valid Kubernetes name");
+    }
+  }
+  return a;
+}
+
+std::string encode_binding(const BindingArgs& args) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  w.StartObject();
+  w.Key("apiVersion");
+  w.String("v1");
+  w.Key("kind");
+  w.String("Binding");
+  w.Key("metadata");
+  w.StartObject();
+  json::write_member(w, "name", args.pod_name);
+  json::write_member(w, "namespace", args.pod_namespace);
+  if (!args.pod_uid.empty()) {
+    json::write_member(w, "uid", args.pod_uid);
+  }
+  w.EndObject();
+  w.Key("target");
+  w.StartObject();
+  w.Key("apiVersion");
+  w.String("v1");
+  w.Key("kind");
+  w.String("Node");
+  json::write_member(w, "name", args.node);
+  w.EndObject();
+  w.EndObject();
+  return sb.GetString();
+}
+
+}  // namespace kext

@@ -1,0 +1,475 @@
+#include "sim/run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "algorithms/pod_requests.h"
+#include "common/read_file.h"
+#include "json/json.h"
+#include "policy/config.h"
+#include "sim/cluster_summary.h"
+#include "sim/decision_log.h"
+#include "sim/in_process_extender.h"
+#include "sim/inputs.h"
+#include "sim/live_input.h"
+#include "sim/record_input.h"
+#include "sim/remote_extender.h"
+
+namespace kext::simtool {
+
+namespace {
+
+std::string read_input(const std::string& flag, const std::string& path) {
+  std::string text;
+  if (!read_whole_file(path, text)) throw InputError(flag + " " + path + ": cannot read the file");
+  return text;
+}
+
+// Runs `decode` on the file's text; its DecodeError or ClusterError becomes an InputError naming the
+// flag and the file.
+template <typename F>
+auto decode_file(const std::string& flag, const std::string& path, F decode) {
+  const std::string text = read_input(flag, path);
+  try {
+    return decode(text);
+  } catch (const DecodeError& e) {
+    throw InputError(flag + " " + path + ": " + e.what());
+  } catch (const sim::ClusterError& e) {
+    throw InputError(flag + " " + path + ": " + e.what());
+  }
+}
+
+sim::Lifecycle lifecycle_of(const PodTraits& traits, std::optional<sim::SimDuration> runtime) {
+  sim::Lifecycle l;
+  l.runtime = traits.runtime.has_value() ? traits.runtime : runtime;
+  l.grace_period = traits.grace_period.value_or(sim::kDefaultGracePeriod);
+  l.recreate_when_preempted = traits.controlled;
+  return l;
+}
+
+// The weight of the --extender URL's entry among a KubeSchedulerConfiguration's extenders (urlPrefix
+// compared without trailing slashes), else the only entry's, else 1.
+int64_t extender_weight(const std::vector<SchedulerExtender>& entries, const std::string& url) {
+  auto trimmed = [](std::string_view u) {
+    while (u.ends_with('/')) u.remove_suffix(1);
+    return u;
+  };
+  for (const SchedulerExtender& e : entries) {
+    if (trimmed(e.url_prefix) == trimmed(url)) return e.weight;
+  }
+  return entries.size() == 1 ? entries.front().weight : 1;
+}
+
+// One configuration file (or an embedded document, for "") loaded as kube-extender loads it.
+struct LoadedConfig {
+  std::string text;
+  std::shared_ptr<const LoadedFile> loaded;
+};
+
+LoadedConfig load_config_file(std::string_view flag, const std::string& file, std::string_view embedded) {
+  LoadedConfig c;
+  c.text = file.empty() ? std::string(embedded) : read_input(std::string(flag), file);
+  try {
+    c.loaded = std::make_shared<const LoadedFile>(load_scheduling_file(c.text));
+  } catch (const PolicyError& e) {
+    throw InputError(std::string(flag) + " " + (file.empty() ? "(embedded)" : file) + ": " + e.what());
+  }
+  return c;
+}
+
+std::shared_ptr<const Engine> engine_of(const LoadedConfig& c) {
+  return std::shared_ptr<const Engine>(c.loaded, &c.loaded->profile.engine);
+}
+
+// What the HTML report shows: the effective configuration, or the file's own text when no
+// ExtenderConfiguration equals it (a legacy Policy with arguments only it has).
+std::string effective_text(const LoadedConfig& c) {
+  return c.loaded->effective_config.empty() ? c.text : c.loaded->effective_config;
+}
+
+// The scheduler profile an extender's configuration joins: --scheduler-config's, which must be a
+// KubeSchedulerConfiguration, else kube-scheduler's default profile.
+LoadedConfig load_scheduler_profile(const SimCommand& command) {
+  const std::string& file = command.scheduler_config_file;
+  LoadedConfig profile = load_config_file("--scheduler-config", file, default_scheduler_config_json());
+  if (!profile.loaded->scheduler_configuration) {
+    const std::string kind = profile.loaded->notice.empty() ? "an ExtenderConfiguration" : "a legacy Policy";
+    throw InputError("--scheduler-config " + file + ": " + kind +
+                     ", not a KubeSchedulerConfiguration (apiVersion kubescheduler.config.k8s.io/v1); an "
+                     "extender's configuration goes to --config");
+  }
+  return profile;
+}
+
+// The run's engine, preemption and shown configuration from `c`.
+void take_profile(SimConfig& out, const LoadedConfig& c) {
+  out.text = c.text;
+  out.configuration = effective_text(c);
+  out.engine = engine_of(c);
+  out.preemption = c.loaded->profile.preemption.select;
+}
+
+// --extender-weight where no extender is weighed, `why`: an error for a run of its own; with
+// --compare or --follow it weighs the runs that have an extender and this one ignores it.
+void check_nothing_to_weigh(const SimCommand& command, std::string_view flag, const std::string& why) {
+  if (!command.extender_weight || command.follow || !command.compare_file.empty() || flag == "--compare")
+    return;
+  throw InputError("--extender-weight " + std::to_string(*command.extender_weight) +
+                   ": this run has no extender to weigh (" + why + ")");
+}
+
+// With --extender (the running extender's configuration is its own): `file` is the extender's
+// configuration, as kube-extender --config reads it, for the nominated-pods pass and preemption's
+// dry runs; a KubeSchedulerConfiguration there, or --scheduler-config, is the scheduler's profile,
+// whose plugins filter before the extender and score beside it.
+void load_beside_remote(const SimCommand& command, const std::string& file, std::string_view flag,
+                        SimConfig& out) {
+  if (!command.scheduler_config_file.empty() && !file.empty()) {
+    throw InputError(std::string(flag) + " " + file + ": with --extender and --scheduler-config " +
+                     command.scheduler_config_file +
+                     " the simulation runs that scheduler profile and the running extender its own "
+                     "configuration; " +
+                     std::string(flag) + " has no part (give it to kube-extender --config)");
+  }
+  const LoadedConfig c = command.scheduler_config_file.empty()
+                             ? load_config_file(flag, file, default_config_json())
+                             : load_scheduler_profile(command);
+  take_profile(out, c);
+  out.scoring.in_tree = c.loaded->scheduler_configuration;
+  out.scoring.extender_weight =
+      command.extender_weight.value_or(extender_weight(c.loaded->extenders, command.extender_url));
+}
+
+}  // namespace
+
+sim::SimDuration seconds_to_sim(double seconds) {
+  return std::chrono::duration_cast<sim::SimDuration>(
+      std::chrono::duration<double>(std::round(seconds * 1e6) / 1e6));
+}
+
+SimConfig load_sim_config(const SimCommand& command, const std::string& file, std::string_view flag) {
+  SimConfig out;
+  out.file = file;
+  out.scheduler_config_file = command.scheduler_config_file;
+  out.extender_weight_flag = command.extender_weight;
+  out.scoring.scale = command.score_scale;
+  if (!command.extender_url.empty()) {
+    load_beside_remote(command, file, flag, out);
+    return out;
+  }
+  if (file.empty()) {
+    // kube-scheduler's default profile, or --scheduler-config's, with no extender.
+    take_profile(out, load_scheduler_profile(command));
+    check_nothing_to_weigh(command, flag, "no " + std::string(flag) + " runs the scheduler profile alone");
+    return out;
+  }
+  const LoadedConfig own = load_config_file(flag, file, {});
+  if (own.loaded->scheduler_configuration) {
+    if (!command.scheduler_config_file.empty()) {
+      throw InputError(std::string(flag) + " " + file + " is a KubeSchedulerConfiguration, and so is " +
+                       "--scheduler-config " + command.scheduler_config_file +
+                       ": a run has one scheduler profile (give an extender's configuration to --config to "
+                       "join --scheduler-config's profile)");
+    }
+    take_profile(out, own);  // that scheduler's profile, as kube-scheduler given this file runs it
+    check_nothing_to_weigh(command, flag,
+                           std::string(flag) + " " + file + " is a KubeSchedulerConfiguration");
+    return out;
+  }
+  // An extender's configuration: beside the scheduler profile, as kube-scheduler calls an extender.
+  const LoadedConfig profile = load_scheduler_profile(command);
+  take_profile(out, profile);
+  out.text = own.text;
+  out.configuration = effective_text(own);
+  out.extender = std::make_shared<InProcessExtender>(engine_of(own));
+  out.scoring.in_tree = true;
+  const std::vector<SchedulerExtender>& entries = profile.loaded->extenders;
+  out.scoring.extender_weight =
+      command.extender_weight.value_or(entries.size() == 1 ? entries.front().weight : 1);
+  return out;
+}
+
+SimConfig load_sim_config(const std::string& file, std::string_view flag) {
+  return load_sim_config(SimCommand{}, file, flag);
+}
+
+void apply(const SimConfig& config, sim::SimulatorOptions& options) {
+  options.preemption = config.preemption;
+  options.backend = config.extender.get();
+  options.scoring = config.scoring;
+}
+
+SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view config_flag) {
+  const SimConfig loaded = load_sim_config(command, command.config_file, config_flag);
+
+  ClusterInput cluster = read_cluster(command);  // --cluster or --kubeconfig
+  std::vector<RecordedPod> recorded;
+  if (!command.record_dir.empty()) recorded = read_recording(command.record_dir);
+  WorkloadInput input;
+  if (!command.workload_file.empty())
+    input = decode_file("--workload", command.workload_file, decode_workload);
+  std::vector<InputPod>& workload = input.pods;
+  std::vector<PriorityClass> classes = cluster.priority_classes;
+  classes.insert(classes.end(), input.priority_classes.begin(), input.priority_classes.end());
+  try {
+    resolve_priorities(workload, classes);
+  } catch (const DecodeError& e) {
+    throw InputError("--workload " + command.workload_file + ": " + e.what());
+  }
+
+  sim::SimulatorOptions options;
+  options.seed = command.seed;
+  options.percentage_of_nodes_to_score = command.percentage_of_nodes_to_score;
+  apply(loaded, options);
+  options.epoch_unix_seconds = cluster.epoch_unix_seconds;
+  options.max_time = seconds_to_sim(command.max_time_seconds);
+  options.record_moves = log != nullptr;  // only the log shows them
+  std::optional<sim::SimDuration> runtime;
+  if (command.runtime_seconds) runtime = seconds_to_sim(*command.runtime_seconds);
+
+  // Pods already running keep running (their runtime is unknown); those the simulation binds
+  // complete after their kRuntimeAnnotation, else --runtime.
+  std::vector<std::pair<std::string, PodTraits>> running = std::move(cluster.running);
+  std::vector<InputPod> pending = std::move(cluster.pending);
+  // A recorded pod the cluster has already (running or pending: a snapshot taken after the
+  // recording) is the cluster's.
+  std::unordered_set<std::string> cluster_uids;
+  for (const auto& [uid, traits] : running) cluster_uids.insert(uid);
+  for (const auto& p : pending) cluster_uids.insert(p.pod.uid);
+  std::vector<Resources> requests;  // of the pods to place, for typical_pod
+  for (const auto* pods : {&pending, &workload})
+    for (const InputPod& p : *pods) requests.push_back(compute_pod_requests(p.pod, false));
+  for (const RecordedPod& r : recorded) {
+    if (!cluster_uids.contains(r.pod.pod.uid)) requests.push_back(compute_pod_requests(r.pod.pod, false));
+  }
+  // --extender: filter and prioritize over HTTP to a kube-extender watching the API served here.
+  std::unique_ptr<ExtenderLink> extender;
+  try {
+    extender =
+        make_extender_link(command, options.epoch_unix_seconds, &std::clog, std::move(cluster.node_images));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
+  // The scoring (in_tree, the weight) for it came with the configuration (load_sim_config).
+  if (extender) options.backend = extender->backend.get();
+  // What selects pods, from the cluster and the workload: PodTopologySpread's default constraints.
+  auto append = [](std::vector<WorkloadSelector>& to, std::vector<WorkloadSelector>& from) {
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+    return std::move(to);
+  };
+  cluster.cluster.set_namespace_labels(std::move(cluster.namespace_labels));
+  cluster.cluster.set_workloads(
+      append(cluster.services, input.services), std::move(cluster.replication_controllers),
+      append(cluster.replica_sets, input.replica_sets), append(cluster.stateful_sets, input.stateful_sets));
+  sim::Simulator simulator(std::move(cluster.cluster), *loaded.engine, options);
+  gang::GroupMap groups = std::move(cluster.pod_groups);
+  for (auto& [key, g] : input.pod_groups) groups.insert_or_assign(key, std::move(g));
+  if (extender && !groups.empty()) {
+    // The extender's own gang scheduling decides: its filter admits groups from the PodGroups served
+    // to it, and its bindVerb holds their members; the simulator runs none of it in process.
+    if (command.bind_verb.empty()) {
+      throw InputError(
+          "--extender with PodGroups needs --bind-verb: the extender holds a gang's members at "
+          "its bind (docs/gang-scheduling.md)");
+    }
+    extender->backend->serve_pod_groups(groups);
+  } else {
+    simulator.set_pod_groups(std::move(groups));
+  }
+  // Events after max_time never happen: times past it are clamped to just after it, so that no
+  // input (a deletionTimestamp in year 9999, a long interval times many pods) overflows the clock.
+  SimResult result;
+  result.configuration = loaded.configuration;
+  for (const auto& [uid, traits] : running) {
+    if (traits.owner.empty()) continue;
+    if (auto pod = simulator.cluster().pod(uid))
+      result.owners[pod->namespace_ + "/" + pod->name] = traits.owner;
+  }
+  const sim::SimTime after_end = sim::SimTime{0} + options.max_time + sim::SimDuration(1);
+  const int64_t after_end_seconds = std::chrono::ceil<std::chrono::seconds>(after_end).count();
+  for (const auto& [uid, traits] : running) {
+    simulator.set_lifecycle(uid, lifecycle_of(traits, std::nullopt));
+    if (traits.deletion_unix_seconds) {
+      const int64_t in = std::clamp<int64_t>(*traits.deletion_unix_seconds - options.epoch_unix_seconds, 0,
+                                             after_end_seconds);
+      simulator.delete_pod(uid, sim::SimTime{std::chrono::seconds(in)});
+    }
+  }
+  auto add = [&](const std::string& source, InputPod& p, sim::SimTime at) {
+    if (!p.traits.owner.empty()) result.owners[p.pod.namespace_ + "/" + p.pod.name] = p.traits.owner;
+    try {
+      simulator.add_pending(std::move(p.pod), at, lifecycle_of(p.traits, runtime));
+    } catch (const sim::ClusterError& e) {
+      throw InputError(source + ": " + e.what());  // it names the pod
+    }
+  };
+  const sim::SimDuration interval = seconds_to_sim(command.arrival_interval_seconds);
+  // The i-th of pods --arrival-interval apart, the first at 0.
+  auto spaced = [&](size_t i) {
+    const auto k = static_cast<int64_t>(i);
+    const bool in_time = interval.count() == 0 || k <= after_end.count() / interval.count();
+    return in_time ? sim::SimTime{0} + interval * k : after_end;
+  };
+  // Pods arriving at one instant queue in the order added: the cluster's, the recording's, the
+  // workload's.
+  for (auto& p : pending) add(cluster_source(command), p, sim::SimTime{0});
+  size_t untimed = 0;
+  for (auto& r : recorded) {
+    if (cluster_uids.contains(r.pod.pod.uid)) continue;
+    const sim::SimTime at = r.offset ? std::min(sim::SimTime{0} + *r.offset, after_end) : spaced(untimed++);
+    add("--record-dir " + command.record_dir + ": " + r.source, r.pod, at);
+  }
+  for (size_t i = 0; i < workload.size(); ++i)
+    add("--workload " + command.workload_file, workload[i], spaced(i));
+
+  // The last failed cycle's reasons of each pod (erased when it binds).
+  std::unordered_map<std::string, std::map<std::string, size_t>> last_failure;
+  result.typical_pod = typical_pod(requests);
+  result.summary = simulator.run([&](const sim::CycleRecord& d) {
+    if (log != nullptr) *log << decision_json(d) << '\n';
+    std::string& placed = result.placements[d.pod];
+    if (d.outcome == sim::Outcome::kScheduled) {
+      placed = d.node;
+      last_failure.erase(d.uid);
+      // The members of its group that waited at bind, bound with it.
+      for (const std::string& uid : d.released) {
+        if (auto pod = simulator.cluster().pod(uid))
+          result.placements[pod->namespace_ + "/" + pod->name] = pod->node_name;
+        last_failure.erase(uid);
+      }
+    } else if (d.outcome == sim::Outcome::kWaiting) {
+      // Assumed, waiting at bind for its group: bound with its last member, or queued at its timeout.
+    } else if (d.outcome == sim::Outcome::kBindFailed) {
+      last_failure[d.uid] = {{d.message, 1}};
+    } else if (d.outcome == sim::Outcome::kPreempted) {
+      last_failure[d.uid] = {{std::string(kNominated), 1}};
+      Eviction& e = result.evictions.emplace_back(Eviction{d.at, d.pod, d.priority, d.node, {}});
+      for (size_t i = 0; i < d.victim_names.size(); ++i) {
+        e.victims.push_back({d.victim_names[i], i < d.victim_priorities.size() ? d.victim_priorities[i] : 0});
+      }
+    } else {
+      last_failure[d.uid] = d.reasons;
+    }
+  });
+  result.use = cluster_use(simulator.cluster());
+  size_t explained = 0;
+  for (const auto& [uid, reasons] : last_failure) {
+    if (simulator.queue().where(uid) == sim::QueueName::kNone) continue;  // deleted or gone
+    ++explained;
+    for (const auto& [reason, nodes] : reasons) ++result.pending_by_reason[reason];
+  }
+  if (result.summary.pending_at_end > explained) {
+    result.pending_by_reason[std::string(kNotTried)] = result.summary.pending_at_end - explained;
+  }
+  return result;
+}
+
+std::string owner_of(const SimResult& result, const std::string& pod) {
+  std::string name = pod;
+  for (;;) {
+    if (auto it = result.owners.find(name); it != result.owners.end()) return it->second;
+    // A replacement is "<original>-r<n>".
+    const auto dash = name.rfind("-r");
+    if (dash == std::string::npos || dash + 2 == name.size() ||
+        !std::all_of(name.begin() + static_cast<std::ptrdiff_t>(dash) + 2, name.end(),
+                     [](char c) { return c >= '0' && c <= '9'; }))
+      return {};
+    name.resize(dash);
+  }
+}
+
+ClusterUse cluster_use(const sim::SimCluster& cluster) {
+  ClusterUse use;
+  for (const NodeInfo* n : cluster.nodes()) {
+    ++use.nodes;
+    if (!n->pods.empty()) ++use.nodes_used;
+    use.milli_cpu_requested += n->requested.milli_cpu;
+    use.milli_cpu_allocatable += n->node->allocatable.milli_cpu;
+    use.memory_requested += n->requested.memory;
+    use.memory_allocatable += n->node->allocatable.memory;
+    use.per_node.push_back(NodeUse{n->name(), n->requested.milli_cpu, n->node->allocatable.milli_cpu,
+                                   n->requested.memory, n->node->allocatable.memory,
+                                   static_cast<int64_t>(n->pods.size()), n->node->allocatable.pods});
+  }
+  return use;
+}
+
+std::vector<PlacementDiff> placement_diff(const SimResult& a, const SimResult& b) {
+  auto node_or_pending = [](const std::string& node) {
+    return node.empty() ? std::string(kNotPlaced) : node;
+  };
+  std::vector<PlacementDiff> out;
+  auto ia = a.placements.begin();
+  auto ib = b.placements.begin();
+  // A merge of the two sorted maps: each pod once, in name order.
+  while (ia != a.placements.end() || ib != b.placements.end()) {
+    PlacementDiff d;
+    if (ib == b.placements.end() || (ia != a.placements.end() && ia->first < ib->first)) {
+      d = {ia->first, node_or_pending(ia->second), std::string(kNotPlaced)};
+      ++ia;
+    } else if (ia == a.placements.end() || ib->first < ia->first) {
+      d = {ib->first, std::string(kNotPlaced), node_or_pending(ib->second)};
+      ++ib;
+    } else {
+      d = {ia->first, node_or_pending(ia->second), node_or_pending(ib->second)};
+      ++ia;
+      ++ib;
+    }
+    if (d.a != d.b) out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::string format_placement_diff(const std::vector<PlacementDiff>& diffs, const std::string& a_name,
+                                  const std::string& b_name) {
+  std::string out = "placed differently: " + std::to_string(diffs.size()) + " pods\n";
+  if (diffs.empty()) return out;
+  size_t w0 = 3, w1 = a_name.size();
+  for (const auto& d : diffs) {
+    w0 = std::max(w0, d.pod.size());
+    w1 = std::max(w1, d.a.size());
+  }
+  auto line = [&](const std::string& pod, const std::string& a, const std::string& b) {
+    return "  " + pod + std::string(w0 - pod.size() + 2, ' ') + a + std::string(w1 - a.size() + 2, ' ') + b +
+           "\n";
+  };
+  out += line("pod", a_name, b_name);
+  for (const auto& d : diffs) out += line(d.pod, d.a, d.b);
+  return out;
+}
+
+std::string compare_log_file(const std::string& log_file) {
+  constexpr std::string_view kExt = ".jsonl";
+  if (log_file.size() > kExt.size() && log_file.ends_with(kExt))
+    return log_file.substr(0, log_file.size() - kExt.size()) + ".compare.jsonl";
+  return log_file + ".compare.jsonl";
+}
+
+SimCommand compare_command(const SimCommand& command) {
+  SimCommand c = command;
+  c.config_file = command.compare_file;
+  c.compare_file.clear();
+  return c;
+}
+
+std::string format_pending_reasons(const std::map<std::string, size_t>& pending_by_reason) {
+  if (pending_by_reason.empty()) return {};
+  std::vector<std::pair<std::string, size_t>> rows(pending_by_reason.begin(), pending_by_reason.end());
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  size_t width = 0;
+  for (const auto& [reason, pods] : rows) width = std::max(width, reason.size());
+  std::string out = "pending by reason\n";
+  for (const auto& [reason, pods] : rows) {
+    const std::string count = std::to_string(pods);
+    out += "  " + reason + std::string(width - reason.size() + 2, ' ') +
+           std::string(count.size() < 6 ? 6 - count.size() : 0, ' ') + count + "\n";
+  }
+  return out;
+}
+
+}  // namespace kext::simtool

@@ -1,0 +1,97 @@
+// extender-sim's input flags beside --cluster (sim/sim_options.cc): --kubeconfig (exactly one
+// of the two), --context, --record-dir; and the command's exit status on a cluster it cannot reach.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/command_line.h"
+#include "sim/sim_options.h"
+
+namespace kext::simtool {
+namespace {
+
+SimCommand parse(std::vector<std::string> args) {
+  return testing::parse_command_line("extender-sim", std::move(args), parse_sim_options);
+}
+
+std::string error_of(std::vector<std::string> args) {
+  return testing::command_line_error([&] { parse(std::move(args)); });
+}
+
+TEST(SimSourceOptions, KubeconfigContextAndRecordDir) {
+  const SimCommand c = parse({"--kubeconfig", "k.yaml", "--context=prod", "--record-dir", "rec"});
+  EXPECT_EQ(c.kubeconfig, "k.yaml");
+  EXPECT_EQ(c.kube_context, "prod");
+  EXPECT_EQ(c.record_dir, "rec");
+  EXPECT_TRUE(c.cluster_file.empty());
+  const SimCommand d = parse({"--cluster", "c.json"});
+  EXPECT_TRUE(d.kubeconfig.empty() && d.kube_context.empty() && d.record_dir.empty());
+  EXPECT_NE(sim_usage().find("--record-dir DIR"), std::string::npos);
+  EXPECT_NE(sim_usage().find("--kubeconfig FILE"), std::string::npos);
+}
+
+TEST(SimSourceOptions, ExactlyOneClusterSource) {
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{}, "one of --cluster FILE and --kubeconfig FILE is required"},
+      {{"--record-dir", "rec"}, "one of --cluster FILE and --kubeconfig FILE is required"},
+      {{"--cluster", "c", "--kubeconfig", "k"}, "--cluster excludes --kubeconfig"},
+      {{"--kubeconfig", "k", "--cluster", "c"}, "--cluster excludes --kubeconfig"},
+      {{"--cluster", "c", "--context", "x"}, "--context requires --kubeconfig"},
+      {{"--kubeconfig", ""}, "--kubeconfig: must not be empty"},
+      {{"--kubeconfig", "k", "--context", ""}, "--context: must not be empty"},
+      {{"--cluster", "c", "--record-dir", ""}, "--record-dir: must not be empty"},
+  };
+  for (const auto& [args, want] : cases) {
+    EXPECT_NE(error_of(args).find(want), std::string::npos) << want << ": " << error_of(args);
+  }
+}
+
+// The command on a kubeconfig whose server does not answer, or that does not load: exit 2 and a
+// message naming the kubeconfig (and the server), never a crash.
+TEST(SimSourceOptions, UnreachableOrBadKubeconfigExitsTwo) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("extender-sim-kubeconfig-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  // Port 1 on loopback: nothing listens there (connection refused at once).
+  const std::string kubeconfig = (dir / "kubeconfig").string();
+  std::ofstream(kubeconfig)
+      << "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: http://127.0.0.1:1\n"
+         "  name: c\ncontexts:\n- context:\n    cluster: c\n    user: u\n  name: ctx\n"
+         "current-context: ctx\nusers:\n- name: u\n  user: {}\n";
+  const std::string err = (dir / "err.txt").string();
+  auto run = [&](const std::string& args) {
+    const int status =
+        std::system((std::string(KEXT_SIM_BINARY) + " " + args + " >/dev/null 2>" + err).c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  auto stderr_text = [&] {
+    std::ifstream in(err);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  EXPECT_EQ(run("--kubeconfig " + kubeconfig), 2);
+  EXPECT_EQ(stderr_text().rfind("extender-sim: --kubeconfig " + kubeconfig +
+                                    " (server http://127.0.0.1:1): list /api/v1/nodes: ",
+                                0),
+            0u)
+      << stderr_text();
+  EXPECT_EQ(run("--kubeconfig " + kubeconfig + " --context nope"), 2);
+  EXPECT_EQ(stderr_text(), "extender-sim: --kubeconfig " + kubeconfig + ": context \"nope\" not found\n");
+  EXPECT_EQ(run("--kubeconfig " + (dir / "missing").string()), 2);
+  EXPECT_EQ(stderr_text().rfind("extender-sim: --kubeconfig " + (dir / "missing").string() + ": ", 0), 0u)
+      << stderr_text();
+  EXPECT_EQ(run("--cluster x --kubeconfig " + kubeconfig), 2);
+  EXPECT_NE(stderr_text().find("--cluster excludes --kubeconfig"), std::string::npos) << stderr_text();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kext::simtool
