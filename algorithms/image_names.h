@@ -41,8 +41,8 @@ struct NodeImage {
 // of the keys. A pod's image is absent from most nodes (extender-gen's: 50 images of a pool of 400 on
 // each), and the filter, one cache line, answers most of those without a search, where a binary one at 500
 // names of 5000 nodes missed the cache on ~5 of the 25 lines that ~100 keys of 16 bytes fill, per
-// lookup (image_size was 13.8 % of prioritize's CPU). Two bits per key: ~10 % of absent keys still
-// search at 100 keys.
+// lookup (image_size stood out in prioritize's CPU profile). Two bits per key: few absent keys still
+// search at a hundred keys.
 class NodeImages {
  public:
   NodeImages() = default;

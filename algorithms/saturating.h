@@ -16,10 +16,10 @@ constexpr int64_t saturate(__int128 v) {
   return static_cast<int64_t>(v);
 }
 
-// n / d for 128-bit intermediates, truncating toward zero like `/`. When both fit in int64 (every real
-// node: 1 TiB of memory times a score of 100 is ~2^47) the hardware's 64-bit divide does it; libgcc's
-// __divti3 otherwise, which was 2 % of prioritize's CPU at 500 names of 5000 nodes (perf, three
-// divisions per node: LeastRequested's two resources and the engine's weighted mean). d must not be 0.
+// n / d for 128-bit intermediates, truncating toward zero like `/`. When both fit in int64 (every real node:
+// its memory in bytes times a score of 100 stays far below 2^63) the hardware's 64-bit divide does it;
+// libgcc's __divti3 otherwise, which showed in prioritize's CPU profile at 500 names of 5000 nodes (perf,
+// three divisions per node: LeastRequested's two resources and the engine's weighted mean). d must not be 0.
 constexpr __int128 div128(__int128 n, __int128 d) {
   // INT64_MIN / -1 overflows in 64 bits: that one pair takes the 128-bit path.
   if (n == static_cast<int64_t>(n) && d == static_cast<int64_t>(d) && d != -1) {

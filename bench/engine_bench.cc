@@ -158,8 +158,8 @@ double process_cpu_us() {
 }
 
 // Serial, parallel and the engine's own choice side by side, as the server meets them: the embedded
-// default configuration's filters (range(2) = 0) or scores (1) on range(0) nodes, one request every
-// 2 ms (the scheduler's next call follows a round trip). Time is the call's wall-clock; cpu_us is
+// default configuration's filters (range(2) = 0) or scores (1) on range(0) nodes, one request per
+// scheduler round trip (the scheduler's next call follows it). Time is the call's wall-clock; cpu_us is
 // the whole process's CPU per request, so it includes what oneTBB's workers spend after a region.
 // range(1): 0 serial, 1 parallel, 2 the engine's choice (parallelThreshold and the work floor).
 void BM_Choice(benchmark::State& st) {
@@ -205,12 +205,11 @@ BENCHMARK(BM_FilterParallel)->NODE_COUNTS;
 
 }  // namespace
 
-// A request's names resolved against the state and then filtered or scored: 500 random names of 5000
-// nodes, as kube-scheduler sends at that size, one find_node after another (arg 0 = 0) or find_nodes'
-// staged prefetches (1); filter (arg 1 = 0) or score (1); the state warm from the previous request
-// (arg 2 = 0) or pushed out of the caches by 64 MiB of other work (1), as when kube-scheduler shares the
-// cores between requests. Medians of 5 (one-by-one -> find_nodes): cold, filter 205 -> 115 us and score
-// 208 -> 166 us; warm, filter 48 -> 45 us and score 82 -> 81 us.
+// A request's names resolved against the state and then filtered or scored: 500 random names of 5000 nodes,
+// as kube-scheduler sends at that size, one find_node after another (arg 0 = 0) or find_nodes' staged
+// prefetches (1); filter (arg 1 = 0) or score (1); the state warm from the previous request (arg 2 = 0) or
+// pushed out of the caches by other work larger than them (1), as when kube-scheduler shares the cores
+// between requests (its figures: docs/performance.md "Figures behind design choices in the code").
 void BM_ResolveThenRun(benchmark::State& st) {
   const Fixture& f = fixture(5000);
   const bool batched = st.range(0) != 0, scoring = st.range(1) != 0, cold = st.range(2) != 0;

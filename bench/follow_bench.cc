@@ -1,5 +1,5 @@
 // extender-sim --follow's throughput: live pod events through the mirror (sim/follow/mirror.h)
-// and one policy's scheduling, at issue 18's size: extender-gen's cluster of N nodes with P running
+// and one policy's scheduling, at a large cluster's size: extender-gen's cluster of N nodes with P running
 // pods each mirrored first, then one iteration per live pod's life, three events each:
 //  - created pending: into the simulated queue, and one scheduling cycle over every node (the
 //    default configuration, kube-scheduler's adaptive percentageOfNodesToScore);
@@ -17,6 +17,7 @@
 #include <deque>
 #include <string>
 
+#include "algorithms/namespaced_key.h"
 #include "algorithms/pod_requests.h"
 #include "load/gen/cluster.h"
 #include "sim/follow/decision.h"
@@ -33,7 +34,7 @@ using simtool::follow::LiveEvent;
 
 simtool::follow::PodFacts facts(const Pod& pod) {
   const Resources r = compute_pod_requests(pod, false);
-  return {pod.uid, pod.namespace_ + "/" + pod.name, "", r.milli_cpu, r.memory};
+  return {pod.uid, namespaced_key(pod.namespace_, pod.name), "", r.milli_cpu, r.memory};
 }
 
 // Args: nodes, running pods per node.

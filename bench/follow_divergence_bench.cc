@@ -26,8 +26,8 @@ constexpr size_t kSlots = 2 * kLive;
 struct Cluster {
   std::vector<std::string> nodes;
   std::vector<PodFacts> pods;
-  // Per slot: production's node and each policy's (the policies agree with production 80 % and
-  // 60 % of the time).
+  // Per slot: production's node and each policy's (each policy agrees with production on most slots,
+  // the second less often than the first).
   std::vector<std::array<uint32_t, 3>> placement;
   Divergence divergence{{"binpack.yaml", "spread.yaml"}};
   size_t next = 0;  // the next slot to create

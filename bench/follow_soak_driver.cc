@@ -112,7 +112,6 @@ std::string pod_json(const std::string& name, const std::string& node, const std
          R"(","memory":"256Mi"}}}]},"status":{"phase":")" + (node.empty() ? "Pending" : "Running") + R"("}})";
 }
 
-
 double rss_kib(pid_t pid) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
   for (std::string line; std::getline(status, line);)
@@ -142,8 +141,8 @@ int run(const Options& o) {
   { std::ofstream(kubeconfig) << api.kubeconfig(); }
   const std::string html = o.work + "/follow.html", log = o.work + "/follow.jsonl";
   const std::string out = o.work + "/follow.out", err = o.work + "/follow.err";
-  std::vector<std::string> argv{o.sim,  "--follow", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0",
-                                "--html", html,       "--log",        log};
+  std::vector<std::string> argv{o.sim,         "--follow", "--kubeconfig", kubeconfig, "--listen",
+                                "127.0.0.1:0", "--html",   html,           "--log",    log};
   for (const std::string& c : o.configs) argv.insert(argv.end(), {"--config", c});
   const pid_t pid = kext::testing::spawn_child(argv, out, err);
   if (pid <= 0) {
@@ -160,8 +159,7 @@ int run(const Options& o) {
   }
   if (port == 0) {
     std::cerr << "follow-soak: the follower did not start; its stderr is in " << err << "\n";
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
+    kext::testing::kill_child(pid);
     return 1;
   }
   httplib::Client client("127.0.0.1", port);
@@ -281,8 +279,8 @@ int run(const Options& o) {
             << (warm > 0 ? (last >= warm ? "+" : "") + fixed(100 * (last - warm) / warm, 1)
                          : std::string("?"))
             << " %, limit +" << fixed(o.rss_limit, 1) << " %)\n";
-  for (const char* family :
-       {"kube_extender_sim_follow_reflector_lists_total", "kube_extender_sim_follow_decision_agreement_ratio"}) {
+  for (const char* family : {"kube_extender_sim_follow_reflector_lists_total",
+                             "kube_extender_sim_follow_decision_agreement_ratio"}) {
     std::istringstream lines(metrics);
     for (std::string line; std::getline(lines, line);)
       if (line.rfind(family, 0) == 0) std::cout << "follow-soak: " << line << "\n";

@@ -1,4 +1,4 @@
-// Gang admission at issue 37's size: 100 gangs of 8 pods admitted one after another on 500 nodes of
+// Gang admission at a training cluster's size: 100 gangs of 8 pods admitted one after another on 500 nodes of
 // 16 CPU, each gang's pods asking 2 to 12 CPU (a different size per gang, so that the cluster
 // fragments), through kube-scheduler's whole default profile. Each admitted gang's room is held for
 // the next. Reports the time to admit one gang and the share of the cluster's CPU the admitted gangs
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "algorithms/gang/admission.h"
+#include "algorithms/namespaced_key.h"
 #include "bench/synthetic_cluster.h"
 #include "extender/gang/coordinator.h"
 #include "extender/verbs/verbs.h"
@@ -45,7 +46,7 @@ std::vector<std::shared_ptr<const kext::Pod>> gang_pods(int g) {
     auto p = std::make_shared<kext::Pod>();
     p->namespace_ = "train";
     p->name = "job-" + std::to_string(g) + "-" + std::to_string(m);
-    p->uid = p->namespace_ + "/" + p->name;
+    p->uid = kext::namespaced_key(p->namespace_, p->name);
     p->labels = kext::Labels{{std::string(kext::gang::kPodGroupLabel), "job-" + std::to_string(g)}};
     kext::Container c;
     c.name = "worker";
@@ -120,7 +121,7 @@ void BM_AdmitGangWithEvictions(benchmark::State& state) {
       auto p = std::make_shared<kext::Pod>();
       p->namespace_ = "default";
       p->name = "low-" + std::to_string(i) + "-" + std::to_string(k);
-      p->uid = p->namespace_ + "/" + p->name;
+      p->uid = kext::namespaced_key(p->namespace_, p->name);
       p->node_name = infos[i].name();
       p->priority = 0;
       p->start_time = 1000;

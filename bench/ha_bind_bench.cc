@@ -3,7 +3,7 @@
 // and 3 replicas of the real kube-extender (--enable-bind --leader-elect) behind a balancer that keeps
 // each TCP connection on one replica, as a Service does. 100 nodes, 600 pods, the in-repo API server.
 // With more than one replica, binds that reach a non-holder are passed on to the holder
-// (extender/verbs/bind_forward.h); the target is at least 90 % of one replica's pods/s.
+// (extender/verbs/bind_forward.h); the target is nearly one replica's pods/s.
 //
 // After the benchmarks it prints each replica count's median pods/s and its ratio to one replica's:
 //   build/ha_bind_bench --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true

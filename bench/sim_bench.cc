@@ -1,5 +1,5 @@
-// extender-sim at issue 18's size: extender-gen's cluster of N nodes with P running pods each (about
-// 53 % of the CPU and memory requested, priorities 0 to 10000) and a workload of pending pods, run as
+// extender-sim at a large cluster's size: extender-gen's cluster of N nodes with P running pods each (about
+// half of the CPU and memory requested, priorities 0 to 10000) and a workload of pending pods, run as
 // the command runs it (run_sim: the configuration, decoding both files, the simulation, no log).
 // BM_SimDecode times the cluster file's decoding alone, so that the simulation's share is the
 // difference. Workloads:
@@ -17,10 +17,10 @@
 #include <string>
 #include <tuple>
 
-#include "tests/support/temp_dir.h"
 #include "load/gen/cluster.h"
 #include "sim/inputs.h"
 #include "sim/run.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 

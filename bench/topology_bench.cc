@@ -1,4 +1,4 @@
-// PodTopologySpread and InterPodAffinity at issue 36's size: 5,000 nodes in 3 zones, 150,000 pods of
+// PodTopologySpread and InterPodAffinity at a large cluster's size: 5,000 nodes in 3 zones, 150,000 pods of
 // 1,500 Deployments, every pod with a required hostname anti-affinity to its own Deployment; the pod
 // asked about is one more replica with a zone spread (DoNotSchedule), a hostname spread
 // (ScheduleAnyway), the same anti-affinity and a preferred zone anti-affinity. Filter and prioritize

@@ -6,12 +6,12 @@
 
 #include <map>
 
-#include "kube/codec/k8s_decode.h"
 #include "kube/client/cache_sinks.h"
 #include "kube/client/event_splitter.h"
 #include "kube/client/live_state.h"
-#include "tests/support/fake_apiserver.h"
+#include "kube/codec/k8s_decode.h"
 #include "load/gen/cluster.h"
+#include "tests/support/fake_apiserver.h"
 
 namespace {
 
@@ -53,7 +53,7 @@ std::vector<std::string> pod_objects(const gen::Cluster& c) {
   return out;
 }
 
-// MODIFIED events for every pod of a 500-node cluster, as one watch stream, fed in 16 KiB pieces
+// MODIFIED events for every pod of a 500-node cluster, as one watch stream, fed in socket-sized pieces
 // the way the socket delivers them; each piece is applied and published as one batch.
 void BM_WatchEventsApplied(benchmark::State& state) {
   const auto& c = cluster(500, 30);
@@ -79,8 +79,10 @@ void BM_WatchEventsApplied(benchmark::State& state) {
       pods->flush();
     }
   }
-  state.counters["events_per_second"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
-  state.counters["bytes_per_event"] = static_cast<double>(stream.size()) / static_cast<double>(pod_texts.size());
+  state.counters["events_per_second"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["bytes_per_event"] =
+      static_cast<double>(stream.size()) / static_cast<double>(pod_texts.size());
 }
 BENCHMARK(BM_WatchEventsApplied)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -105,7 +107,8 @@ void BM_CacheUpsertsApplied(benchmark::State& state) {
       n += std::min<size_t>(64, decoded.size() - i);
     }
   }
-  state.counters["upserts_per_second"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsRate);
+  state.counters["upserts_per_second"] =
+      benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_CacheUpsertsApplied)->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -5,9 +5,9 @@
 // an arena is reused only by the threads allocating from that arena. A decision is allocated on the
 // worker that served its request and freed when the decision log drops it, long after, while the
 // scheduler's connection is served by another worker: the log's turnover then leaves its bytes free
-// but unusable in one arena after another. With the default 64 MiB log at 500 names of 5000 nodes,
-// each new connection of extender-load on a 2-core VM left more behind, and RSS soon passed the
-// manifest's 1 GiB limit; with two arenas it stayed bounded (docs/performance.md "CPU per request").
+// but unusable in one arena after another. With the default log filled at 500 names of 5000 nodes,
+// each new connection of extender-load left more behind, and RSS soon passed the manifest's memory
+// limit; with two arenas it stayed bounded (docs/performance.md "CPU per request").
 
 namespace kext {
 

@@ -143,13 +143,8 @@ void write_container(JsonWriter& w, const Container& c, bool init,
   w.EndObject();
 }
 
-}  // namespace
-
-void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_unix_seconds) {
-  w.StartObject();
-  write_member(w, "kind", "Pod");
-  write_member(w, "apiVersion", "v1");
-  w.Key("metadata");
+// ObjectMeta (k8s.io/api core/v1): what the model keeps of it.
+void write_pod_metadata(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_unix_seconds) {
   w.StartObject();
   write_member(w, "name", pod.name);
   write_member(w, "namespace", pod.namespace_);
@@ -170,7 +165,86 @@ void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_un
     w.EndArray();
   }
   w.EndObject();
-  w.Key("spec");
+}
+
+// NodeAffinity: the required node selector terms and the weighted preferred ones.
+void write_node_affinity(JsonWriter& w, const NodeAffinity& na) {
+  w.Key("nodeAffinity");
+  w.StartObject();
+  if (na.required) {
+    w.Key("requiredDuringSchedulingIgnoredDuringExecution");
+    w.StartObject();
+    w.Key("nodeSelectorTerms");
+    w.StartArray();
+    for (const auto& t : *na.required) write_term(w, t);
+    w.EndArray();
+    w.EndObject();
+  }
+  if (!na.preferred.empty()) {
+    w.Key("preferredDuringSchedulingIgnoredDuringExecution");
+    w.StartArray();
+    for (const auto& p : na.preferred) {
+      w.StartObject();
+      write_member(w, "weight", static_cast<int64_t>(p.weight));
+      w.Key("preference");
+      write_term(w, p.preference);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
+// Affinity: nodeAffinity, podAffinity and podAntiAffinity, when the pod has any.
+void write_affinity(JsonWriter& w, const Pod& pod) {
+  if (!pod.node_affinity && !pod.affinity) return;
+  w.Key("affinity");
+  w.StartObject();
+  if (pod.node_affinity) write_node_affinity(w, *pod.node_affinity);
+  if (pod.affinity) {
+    const PodAffinityRules& a = *pod.affinity;
+    write_pod_affinity(w, "podAffinity", a.required_affinity, a.preferred_affinity);
+    write_pod_affinity(w, "podAntiAffinity", a.required_anti_affinity, a.preferred_anti_affinity);
+  }
+  w.EndObject();
+}
+
+void write_tolerations(JsonWriter& w, const Pod& pod) {
+  if (pod.tolerations.empty()) return;
+  w.Key("tolerations");
+  w.StartArray();
+  for (const auto& t : pod.tolerations) {
+    w.StartObject();
+    if (!t.key.empty()) write_member(w, "key", t.key);
+    if (!t.op.empty()) write_member(w, "operator", t.op);
+    if (!t.value.empty()) write_member(w, "value", t.value);
+    if (!t.effect.empty()) write_member(w, "effect", t.effect);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void write_spread_constraints(JsonWriter& w, const Pod& pod) {
+  if (pod.topology_spread_constraints.empty()) return;
+  w.Key("topologySpreadConstraints");
+  w.StartArray();
+  for (const auto& c : pod.topology_spread_constraints) {
+    w.StartObject();
+    write_member(w, "maxSkew", static_cast<int64_t>(c.max_skew));
+    write_member(w, "topologyKey", c.topology_key);
+    write_member(w, "whenUnsatisfiable", c.when_unsatisfiable);
+    write_selector(w, "labelSelector", c.label_selector);
+    if (c.min_domains) write_member(w, "minDomains", static_cast<int64_t>(*c.min_domains));
+    if (!c.node_affinity_policy.empty()) write_member(w, "nodeAffinityPolicy", c.node_affinity_policy);
+    if (!c.node_taints_policy.empty()) write_member(w, "nodeTaintsPolicy", c.node_taints_policy);
+    write_strings(w, "matchLabelKeys", c.match_label_keys);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+// PodSpec: the fields the scheduler reads.
+void write_pod_spec(JsonWriter& w, const Pod& pod) {
   w.StartObject();
   if (!pod.node_name.empty()) write_member(w, "nodeName", pod.node_name);
   if (pod.priority) write_member(w, "priority", static_cast<int64_t>(*pod.priority));
@@ -195,80 +269,32 @@ void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_un
     write_resources(w, pod.overhead);
   }
   kubeobjects::map_member(w, "nodeSelector", pod.node_selector);
-  if (pod.node_affinity || pod.affinity) {
-    w.Key("affinity");
-    w.StartObject();
-  }
-  if (pod.node_affinity) {
-    const NodeAffinity& na = *pod.node_affinity;
-    w.Key("nodeAffinity");
-    w.StartObject();
-    if (na.required) {
-      w.Key("requiredDuringSchedulingIgnoredDuringExecution");
-      w.StartObject();
-      w.Key("nodeSelectorTerms");
-      w.StartArray();
-      for (const auto& t : *na.required) write_term(w, t);
-      w.EndArray();
-      w.EndObject();
-    }
-    if (!na.preferred.empty()) {
-      w.Key("preferredDuringSchedulingIgnoredDuringExecution");
-      w.StartArray();
-      for (const auto& p : na.preferred) {
-        w.StartObject();
-        write_member(w, "weight", static_cast<int64_t>(p.weight));
-        w.Key("preference");
-        write_term(w, p.preference);
-        w.EndObject();
-      }
-      w.EndArray();
-    }
-    w.EndObject();
-  }
-  if (pod.affinity) {
-    const PodAffinityRules& a = *pod.affinity;
-    write_pod_affinity(w, "podAffinity", a.required_affinity, a.preferred_affinity);
-    write_pod_affinity(w, "podAntiAffinity", a.required_anti_affinity, a.preferred_anti_affinity);
-  }
-  if (pod.node_affinity || pod.affinity) w.EndObject();
-  if (!pod.tolerations.empty()) {
-    w.Key("tolerations");
-    w.StartArray();
-    for (const auto& t : pod.tolerations) {
-      w.StartObject();
-      if (!t.key.empty()) write_member(w, "key", t.key);
-      if (!t.op.empty()) write_member(w, "operator", t.op);
-      if (!t.value.empty()) write_member(w, "value", t.value);
-      if (!t.effect.empty()) write_member(w, "effect", t.effect);
-      w.EndObject();
-    }
-    w.EndArray();
-  }
-  if (!pod.topology_spread_constraints.empty()) {
-    w.Key("topologySpreadConstraints");
-    w.StartArray();
-    for (const auto& c : pod.topology_spread_constraints) {
-      w.StartObject();
-      write_member(w, "maxSkew", static_cast<int64_t>(c.max_skew));
-      write_member(w, "topologyKey", c.topology_key);
-      write_member(w, "whenUnsatisfiable", c.when_unsatisfiable);
-      write_selector(w, "labelSelector", c.label_selector);
-      if (c.min_domains) write_member(w, "minDomains", static_cast<int64_t>(*c.min_domains));
-      if (!c.node_affinity_policy.empty()) write_member(w, "nodeAffinityPolicy", c.node_affinity_policy);
-      if (!c.node_taints_policy.empty()) write_member(w, "nodeTaintsPolicy", c.node_taints_policy);
-      write_strings(w, "matchLabelKeys", c.match_label_keys);
-      w.EndObject();
-    }
-    w.EndArray();
-  }
+  write_affinity(w, pod);
+  write_tolerations(w, pod);
+  write_spread_constraints(w, pod);
   w.EndObject();
-  w.Key("status");
+}
+
+void write_pod_status(JsonWriter& w, const Pod& pod) {
   w.StartObject();
   if (!pod.phase.empty()) write_member(w, "phase", pod.phase);
   if (!pod.nominated_node_name.empty()) write_member(w, "nominatedNodeName", pod.nominated_node_name);
   if (pod.start_time) write_member(w, "startTime", rfc3339_seconds(*pod.start_time));
   w.EndObject();
+}
+
+}  // namespace
+
+void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_unix_seconds) {
+  w.StartObject();
+  write_member(w, "kind", "Pod");
+  write_member(w, "apiVersion", "v1");
+  w.Key("metadata");
+  write_pod_metadata(w, pod, deletion_unix_seconds);
+  w.Key("spec");
+  write_pod_spec(w, pod);
+  w.Key("status");
+  write_pod_status(w, pod);
   w.EndObject();
 }
 

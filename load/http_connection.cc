@@ -144,9 +144,8 @@ HttpFailure HttpConnection::read_chunked(HttpReply& reply, Clock::time_point dea
   }
 }
 
-HttpFailure HttpConnection::exchange(std::string_view head, std::string_view body, HttpReply& reply,
-                                     Clock::time_point deadline, bool& nothing_received) {
-  nothing_received = true;
+HttpFailure HttpConnection::send_request(std::string_view head, std::string_view body,
+                                         Clock::time_point deadline) {
   // Head and body in one sendmsg, so a small request is one segment even with TCP_NODELAY.
   iovec parts[2] = {{const_cast<char*>(head.data()), head.size()},
                     {const_cast<char*>(body.data()), body.size()}};
@@ -172,7 +171,11 @@ HttpFailure HttpConnection::exchange(std::string_view head, std::string_view bod
       return HttpFailure::kTransport;
     }
   }
+  return HttpFailure::kNone;
+}
 
+HttpFailure HttpConnection::read_head(HttpReply& reply, BodyFraming& framing, Clock::time_point deadline,
+                                      bool& nothing_received) {
   for (;;) {  // 1xx replies precede the real one
     size_t end;
     while ((end = buffer_.find("\r\n\r\n", consumed_)) == std::string::npos) {
@@ -190,9 +193,7 @@ HttpFailure HttpConnection::exchange(std::string_view head, std::string_view bod
     }
     if (reply.status >= 100 && reply.status < 200) continue;
     keep_alive_ = status_line.substr(0, 8) == "HTTP/1.1";
-    bool chunked = false;
-    bool has_length = false;
-    size_t length = 0;
+    framing = {};
     for (size_t at = line_end + 2; at < headers.size();) {
       const size_t next = headers.find("\r\n", at);
       std::string_view line = headers.substr(at, next - at);
@@ -202,45 +203,61 @@ HttpFailure HttpConnection::exchange(std::string_view head, std::string_view bod
       const std::string_view name = trim(line.substr(0, colon));
       const std::string_view value = trim(line.substr(colon + 1));
       if (json::iequals(name, "Content-Length")) {
-        if (!parse_number(value, length)) return HttpFailure::kTransport;
-        has_length = true;
+        if (!parse_number(value, framing.length)) return HttpFailure::kTransport;
+        framing.has_length = true;
       } else if (json::iequals(name, "Transfer-Encoding")) {
-        chunked = value.find("chunked") != std::string_view::npos;
+        framing.chunked = value.find("chunked") != std::string_view::npos;
       } else if (json::iequals(name, "Connection")) {
         if (json::iequals(value, "close")) keep_alive_ = false;
         if (json::iequals(value, "keep-alive")) keep_alive_ = true;
       }
     }
-    reply.body.clear();
-    if (chunked) return read_chunked(reply, deadline);
-    if (!has_length) {  // the body runs to the end of the connection
-      keep_alive_ = false;
-      reply.body.assign(buffer_, consumed_);
-      consumed_ = buffer_.size();
-      for (;;) {
-        if (HttpFailure f = read_more(deadline); f != HttpFailure::kNone)
-          return eof_ ? HttpFailure::kNone : f;
-        reply.body.append(buffer_, consumed_);
-        consumed_ = buffer_.size();
-      }
-    }
-    // The body goes straight into its final string: one allocation, recv() as large as what is left.
-    const size_t buffered = std::min(length, buffer_.size() - consumed_);
-    reply.body.resize(length);
-    std::memcpy(reply.body.data(), buffer_.data() + consumed_, buffered);
-    consumed_ += buffered;
-    for (size_t got = buffered; got < length;) {
-      const ssize_t n = ::recv(fd_, reply.body.data() + got, length - got, 0);
-      if (n > 0) {
-        got += static_cast<size_t>(n);
-      } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        if (HttpFailure f = wait(POLLIN, deadline); f != HttpFailure::kNone) return f;
-      } else if (!(n < 0 && errno == EINTR)) {
-        return HttpFailure::kTransport;
-      }
-    }
     return HttpFailure::kNone;
   }
+}
+
+HttpFailure HttpConnection::read_to_close(HttpReply& reply, Clock::time_point deadline) {
+  keep_alive_ = false;
+  reply.body.assign(buffer_, consumed_);
+  consumed_ = buffer_.size();
+  for (;;) {
+    if (HttpFailure f = read_more(deadline); f != HttpFailure::kNone) return eof_ ? HttpFailure::kNone : f;
+    reply.body.append(buffer_, consumed_);
+    consumed_ = buffer_.size();
+  }
+}
+
+HttpFailure HttpConnection::read_length(HttpReply& reply, size_t length, Clock::time_point deadline) {
+  // The body goes straight into its final string: one allocation, recv() as large as what is left.
+  const size_t buffered = std::min(length, buffer_.size() - consumed_);
+  reply.body.resize(length);
+  std::memcpy(reply.body.data(), buffer_.data() + consumed_, buffered);
+  consumed_ += buffered;
+  for (size_t got = buffered; got < length;) {
+    const ssize_t n = ::recv(fd_, reply.body.data() + got, length - got, 0);
+    if (n > 0) {
+      got += static_cast<size_t>(n);
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (HttpFailure f = wait(POLLIN, deadline); f != HttpFailure::kNone) return f;
+    } else if (!(n < 0 && errno == EINTR)) {
+      return HttpFailure::kTransport;
+    }
+  }
+  return HttpFailure::kNone;
+}
+
+HttpFailure HttpConnection::exchange(std::string_view head, std::string_view body, HttpReply& reply,
+                                     Clock::time_point deadline, bool& nothing_received) {
+  nothing_received = true;
+  if (HttpFailure f = send_request(head, body, deadline); f != HttpFailure::kNone) return f;
+  BodyFraming framing;
+  if (HttpFailure f = read_head(reply, framing, deadline, nothing_received); f != HttpFailure::kNone)
+    return f;
+  // net/http transfer.go readTransfer: chunked first, then Content-Length, else to the connection's end.
+  reply.body.clear();
+  if (framing.chunked) return read_chunked(reply, deadline);
+  if (!framing.has_length) return read_to_close(reply, deadline);
+  return read_length(reply, framing.length, deadline);
 }
 
 HttpFailure HttpConnection::request(std::string_view method, std::string_view path, std::string_view body,

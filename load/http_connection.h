@@ -1,6 +1,6 @@
 #pragma once
 // One keep-alive HTTP/1.1 client connection for the load tool. Not cpp-httplib's client: that one
-// reads replies 4 KiB at a time through a growing string and spent more CPU receiving a full-Nodes
+// reads replies in small pieces through a growing string and spent more CPU receiving a full-Nodes
 // filter reply than the server spent producing it, so the tool measured itself (docs/performance.md
 // "Load test (`bench/run`)"). Go's net/http (what
 // kube-scheduler uses) reads bodies in large pieces; this does the same: Content-Length bodies land in
@@ -44,8 +44,23 @@ class HttpConnection {
  private:
   using Clock = std::chrono::steady_clock;
   HttpFailure connect_socket(Clock::time_point deadline);
+  // How the reply's body ends (net/http transfer.go readTransfer): chunked, at Content-Length, or with
+  // the connection.
+  struct BodyFraming {
+    bool chunked = false;
+    bool has_length = false;
+    size_t length = 0;
+  };
+  // One request and its reply; `nothing_received` says whether any reply byte came (a retry is safe).
   HttpFailure exchange(std::string_view head, std::string_view body, HttpReply& reply,
                        Clock::time_point deadline, bool& nothing_received);
+  // net/http transport.go persistConn.writeLoop: the request, whole.
+  HttpFailure send_request(std::string_view head, std::string_view body, Clock::time_point deadline);
+  // net/http transport.go persistConn.readResponse: the status line and headers, 1xx replies skipped.
+  HttpFailure read_head(HttpReply& reply, BodyFraming& framing, Clock::time_point deadline,
+                        bool& nothing_received);
+  HttpFailure read_to_close(HttpReply& reply, Clock::time_point deadline);
+  HttpFailure read_length(HttpReply& reply, size_t length, Clock::time_point deadline);
   HttpFailure wait(short events, Clock::time_point deadline) const;
   HttpFailure read_more(Clock::time_point deadline);  // appends to buffer_
   HttpFailure read_chunked(HttpReply& reply, Clock::time_point deadline);

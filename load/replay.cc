@@ -74,14 +74,16 @@ void check_reply(const Exchange& ex, const HttpReply& res, size_t shown, ReplayR
   ++r.checked;
   std::string why;
   if (res.status != ex.record.status) {
-    why = "status " + std::to_string(ex.record.status) + " recorded, " + std::to_string(res.status) + " received";
+    why = "status " + std::to_string(ex.record.status) + " recorded, " + std::to_string(res.status) +
+          " received";
   } else if (!same_json(ex.record.reply, res.body, &why)) {
     why = "reply differs at " + why + " (recorded vs received)";
   } else {
     return;
   }
   ++r.differences;
-  if (r.first_differences.size() < shown) r.first_differences.push_back(ex.source + " " + ex.record.verb + ": " + why);
+  if (r.first_differences.size() < shown)
+    r.first_differences.push_back(ex.source + " " + ex.record.verb + ": " + why);
 }
 
 void worker(Shared& sh, ReplayResult& r) {
@@ -107,7 +109,8 @@ void worker(Shared& sh, ReplayResult& r) {
     const Exchange& ex = sh.exchanges[i % n];
     const RecordEntry& rec = ex.record;
     VerbResult& v = r.verbs[rec.verb];
-    const HttpFailure failure = connection.post(o.target.prefix + "/" + rec.verb, rec.body, rec.content_type, reply);
+    const HttpFailure failure =
+        connection.post(o.target.prefix + "/" + rec.verb, rec.body, rec.content_type, reply);
     const auto end = Clock::now();
     ++v.requests;
     v.bytes_sent += rec.body.size();
@@ -195,15 +198,9 @@ uint64_t ErrorCounts::total() const {
   return n;
 }
 
-double percentile(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  const double rank = std::ceil(q * static_cast<double>(sorted.size()));
-  const size_t i = rank < 1 ? 0 : static_cast<size_t>(rank) - 1;
-  return sorted[std::min(i, sorted.size() - 1)];
-}
-
 ReplayResult replay(const std::vector<Exchange>& exchanges, const ReplayOptions& options) {
-  if (exchanges.empty()) throw std::invalid_argument("no requests to replay (empty recording or --verb matched none)");
+  if (exchanges.empty())
+    throw std::invalid_argument("no requests to replay (empty recording or --verb matched none)");
   if (options.connections == 0) throw std::invalid_argument("--connections: must be >= 1");
   Shared sh{exchanges, options, Clock::now(), Clock::time_point::max(), 0};
   if (options.count > 0) {
@@ -215,13 +212,15 @@ ReplayResult replay(const std::vector<Exchange>& exchanges, const ReplayOptions&
   }
   sh.start = Clock::now();
   if (options.duration_s > 0) {
-    sh.deadline = sh.start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.duration_s));
+    sh.deadline = sh.start + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(options.duration_s));
   }
 
   std::vector<ReplayResult> locals(options.connections);
   std::vector<std::thread> threads;
   threads.reserve(options.connections);
-  for (size_t c = 0; c < options.connections; ++c) threads.emplace_back([&sh, &locals, c] { worker(sh, locals[c]); });
+  for (size_t c = 0; c < options.connections; ++c)
+    threads.emplace_back([&sh, &locals, c] { worker(sh, locals[c]); });
 
   std::mutex mu;
   std::condition_variable cv;

@@ -22,13 +22,13 @@ struct ExpectedError {
 struct ReplayOptions {
   Target target;
   size_t connections = 1;
-  double rate = 0;         // requests per second over all connections; 0 = closed loop
-  uint64_t count = 0;      // requests to send, cycling through the exchanges; 0 = no limit
-  double duration_s = 0;   // 0 = no limit; with neither limit, one pass over the exchanges
-  double timeout_s = 5;    // kube-scheduler's default extender timeout (whole exchange)
-  bool check = false;      // compare each reply with the recorded one
+  double rate = 0;        // requests per second over all connections; 0 = closed loop
+  uint64_t count = 0;     // requests to send, cycling through the exchanges; 0 = no limit
+  double duration_s = 0;  // 0 = no limit; with neither limit, one pass over the exchanges
+  double timeout_s = 5;   // kube-scheduler's default extender timeout (whole exchange)
+  bool check = false;     // compare each reply with the recorded one
   size_t shown_differences = 5;
-  bool progress = false;   // a line on stderr every second
+  bool progress = false;  // a line on stderr every second
   std::vector<ExpectedError> expected_errors;
 };
 
@@ -57,9 +57,9 @@ struct ReplayResult {
   std::map<std::string, VerbResult> verbs;
   ErrorCounts errors;
   std::vector<uint64_t> expected;  // per ReplayOptions::expected_errors entry
-  uint64_t checked = 0;      // replies compared with a recorded one
-  uint64_t differences = 0;  // of those, how many differed (status or JSON value)
-  uint64_t unchecked = 0;    // replies whose exchange has no recorded reply
+  uint64_t checked = 0;            // replies compared with a recorded one
+  uint64_t differences = 0;        // of those, how many differed (status or JSON value)
+  uint64_t unchecked = 0;          // replies whose exchange has no recorded reply
   std::vector<std::string> first_differences;
   std::vector<std::string> first_errors;  // "verb: Error text" or "verb: HTTP status", a few
 };
@@ -67,8 +67,5 @@ struct ReplayResult {
 // Throws std::invalid_argument when there is nothing to send; every network problem is counted, never
 // thrown.
 ReplayResult replay(const std::vector<Exchange>& exchanges, const ReplayOptions& options);
-
-// Value at quantile q (0..1) of sorted samples, nearest rank; 0 when empty.
-double percentile(const std::vector<double>& sorted, double q);
 
 }  // namespace kext::load

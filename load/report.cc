@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "common/quantile.h"
 #include "json/json.h"
 
 namespace kext::load {
@@ -35,25 +36,29 @@ double rps(uint64_t n, double s) { return s > 0 ? static_cast<double>(n) / s : 0
 }  // namespace
 
 std::string format_text(const ReplayResult& r, const ReplayOptions& o) {
-  std::string out = "extender-load: " + std::to_string(r.requests) + " requests in " + fmt("%.2f", r.elapsed_s) +
-                    " s (" + fmt("%.1f", rps(r.requests, r.elapsed_s)) + " req/s), " +
-                    std::to_string(o.connections) + " connection(s), " +
-                    (o.rate > 0 ? "open loop at " + fmt("%g", o.rate) + " req/s" : std::string("closed loop")) + "\n";
+  std::string out =
+      "extender-load: " + std::to_string(r.requests) + " requests in " + fmt("%.2f", r.elapsed_s) + " s (" +
+      fmt("%.1f", rps(r.requests, r.elapsed_s)) + " req/s), " + std::to_string(o.connections) +
+      " connection(s), " +
+      (o.rate > 0 ? "open loop at " + fmt("%g", o.rate) + " req/s" : std::string("closed loop")) + "\n";
   out += pad("verb", 12, true) + pad("requests", 10) + pad("req/s", 10);
   for (const char* q : kQuantileNames) out += pad(std::string(q) + " ms", 11);
   out += pad("max ms", 11) + pad("errors", 9) + "\n";
   for (const auto& [verb, v] : r.verbs) {
-    out += pad(verb, 12, true) + pad(std::to_string(v.requests), 10) + pad(fmt("%.1f", rps(v.requests, r.elapsed_s)), 10);
-    for (double q : kQuantiles) out += pad(ms(percentile(v.latency_us, q)), 11);
+    out += pad(verb, 12, true) + pad(std::to_string(v.requests), 10) +
+           pad(fmt("%.1f", rps(v.requests, r.elapsed_s)), 10);
+    for (double q : kQuantiles) out += pad(ms(nearest_rank(v.latency_us, q)), 11);
     out +=
         pad(ms(v.latency_us.empty() ? 0 : v.latency_us.back()), 11) + pad(std::to_string(v.errors), 9) + "\n";
   }
   if (r.errors.total() == 0) {
     out += "errors: none\n";
   } else {
-    out += "errors: connect " + std::to_string(r.errors.connect) + ", timeout " + std::to_string(r.errors.timeout) +
-           ", transport " + std::to_string(r.errors.transport) + ", Error body " + std::to_string(r.errors.error_body);
-    for (auto [status, n] : r.errors.http_status) out += ", HTTP " + std::to_string(status) + " " + std::to_string(n);
+    out += "errors: connect " + std::to_string(r.errors.connect) + ", timeout " +
+           std::to_string(r.errors.timeout) + ", transport " + std::to_string(r.errors.transport) +
+           ", Error body " + std::to_string(r.errors.error_body);
+    for (auto [status, n] : r.errors.http_status)
+      out += ", HTTP " + std::to_string(status) + " " + std::to_string(n);
     out += "\n";
     for (const auto& e : r.first_errors) out += "  " + e + "\n";
   }
@@ -63,8 +68,8 @@ std::string format_text(const ReplayResult& r, const ReplayOptions& o) {
   }
   out += "bytes: sent " + bytes(r.bytes_sent) + ", received " + bytes(r.bytes_received) + " (bodies)\n";
   if (o.check) {
-    out += "check: " + std::to_string(r.checked) + " compared, " + std::to_string(r.differences) + " different, " +
-           std::to_string(r.unchecked) + " without a recorded reply\n";
+    out += "check: " + std::to_string(r.checked) + " compared, " + std::to_string(r.differences) +
+           " different, " + std::to_string(r.unchecked) + " without a recorded reply\n";
     for (const auto& d : r.first_differences) out += "  " + d + "\n";
   }
   return out;
@@ -90,7 +95,7 @@ std::string format_json(const ReplayResult& r, const ReplayOptions& o) {
     json::write_member(w, "rps", rps(v.requests, r.elapsed_s));
     for (size_t i = 0; i < std::size(kQuantiles); ++i) {
       w.Key((std::string(kQuantileNames[i]) + "_us").c_str());
-      w.Double(percentile(v.latency_us, kQuantiles[i]));
+      w.Double(nearest_rank(v.latency_us, kQuantiles[i]));
     }
     json::write_member(w, "max_us", v.latency_us.empty() ? 0 : v.latency_us.back());
     json::write_member(w, "bytes_sent", v.bytes_sent);

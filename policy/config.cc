@@ -9,6 +9,7 @@
 #include <set>
 #include <utility>
 
+#include "common/url_path.h"
 #include "yaml/yaml.h"
 
 namespace kext {
@@ -660,34 +661,31 @@ void write_plugin_set(Writer& w, const char* point, const std::vector<PluginEntr
   w.EndObject();
 }
 
-template <typename Writer>
-void write_config(Writer& w, const Config& c) {
-  w.StartObject();
-  w.Key("apiVersion");
-  w.String(kConfigApiVersion.data());
-  w.Key("kind");
-  w.String(kConfigKind.data());
-  w.Key("plugins");
-  w.StartObject();
-  write_plugin_set(w, "filter", c.filters, false);
-  write_plugin_set(w, "score", c.scores, true);
-  w.EndObject();
-
-  w.Key("pluginConfig");
-  w.StartArray();
+// One pluginConfig entry: {"name": plugin, "args": {...}}, `members` writing the args' members.
+template <typename Writer, typename Members>
+void write_plugin_config(Writer& w, std::string_view plugin, Members&& members) {
   w.StartObject();
   w.Key("name");
-  w.String("NodeResourcesFit");
+  json::write_string(w, plugin);
   w.Key("args");
   w.StartObject();
-  for (auto [key, list] : {std::pair{"ignoredResources", &c.args.fit_filter.ignored_resources},
-                           std::pair{"ignoredResourceGroups", &c.args.fit_filter.ignored_resource_groups}}) {
+  members();
+  w.EndObject();
+  w.EndObject();
+}
+
+// NodeResourcesFitArgs' members (k8s.io/kube-scheduler config/v1 types_pluginargs.go), as
+// parse_fit_args reads them.
+template <typename Writer>
+void write_fit_args(Writer& w, const PluginArgs& args) {
+  for (auto [key, list] : {std::pair{"ignoredResources", &args.fit_filter.ignored_resources},
+                           std::pair{"ignoredResourceGroups", &args.fit_filter.ignored_resource_groups}}) {
     w.Key(key);
     w.StartArray();
     for (const auto& n : *list) json::write_string(w, n);
     w.EndArray();
   }
-  const ScoringStrategy& st = c.args.fit_scoring;
+  const ScoringStrategy& st = args.fit_scoring;
   w.Key("scoringStrategy");
   w.StartObject();
   w.Key("type");
@@ -711,27 +709,16 @@ void write_config(Writer& w, const Config& c) {
     w.EndObject();
   }
   w.EndObject();
-  w.EndObject();
-  w.EndObject();
-  w.StartObject();
-  w.Key("name");
-  w.String("NodeResourcesBalancedAllocation");
-  w.Key("args");
-  w.StartObject();
-  w.Key("resources");
-  write_resources(w, c.args.balanced.resources);
-  w.EndObject();
-  w.EndObject();
-  w.StartObject();
-  w.Key("name");
-  json::write_string(w, kPodTopologySpreadPlugin);
-  w.Key("args");
-  w.StartObject();
+}
+
+// PodTopologySpreadArgs' members, as parse_spread_args reads them.
+template <typename Writer>
+void write_spread_args(Writer& w, const TopologySpreadArgs& args) {
   w.Key("defaultingType");
-  w.String(c.args.topology_spread.defaulting == SpreadDefaulting::kSystem ? "System" : "List");
+  w.String(args.defaulting == SpreadDefaulting::kSystem ? "System" : "List");
   w.Key("defaultConstraints");
   w.StartArray();
-  for (const auto& tc : c.args.topology_spread.default_constraints) {
+  for (const auto& tc : args.default_constraints) {
     w.StartObject();
     w.Key("maxSkew");
     w.Int(tc.max_skew);
@@ -748,21 +735,41 @@ void write_config(Writer& w, const Config& c) {
     w.EndObject();
   }
   w.EndArray();
-  w.EndObject();
-  w.EndObject();
-  w.StartObject();
-  w.Key("name");
-  json::write_string(w, kInterPodAffinityPlugin);
-  w.Key("args");
-  w.StartObject();
-  w.Key("hardPodAffinityWeight");
-  w.Int(c.args.inter_pod_affinity.hard_pod_affinity_weight);
-  w.Key("ignorePreferredTermsOfExistingPods");
-  w.Bool(c.args.inter_pod_affinity.ignore_preferred_terms_of_existing_pods);
-  w.EndObject();
-  w.EndObject();
-  w.EndArray();
+}
 
+// pluginConfig: every plugin's args, filled in, as parse_plugin_config reads them back.
+template <typename Writer>
+void write_plugin_configs(Writer& w, const PluginArgs& args) {
+  w.Key("pluginConfig");
+  w.StartArray();
+  write_plugin_config(w, "NodeResourcesFit", [&] { write_fit_args(w, args); });
+  write_plugin_config(w, "NodeResourcesBalancedAllocation", [&] {
+    w.Key("resources");
+    write_resources(w, args.balanced.resources);
+  });
+  write_plugin_config(w, kPodTopologySpreadPlugin, [&] { write_spread_args(w, args.topology_spread); });
+  write_plugin_config(w, kInterPodAffinityPlugin, [&] {
+    w.Key("hardPodAffinityWeight");
+    w.Int(args.inter_pod_affinity.hard_pod_affinity_weight);
+    w.Key("ignorePreferredTermsOfExistingPods");
+    w.Bool(args.inter_pod_affinity.ignore_preferred_terms_of_existing_pods);
+  });
+  w.EndArray();
+}
+
+template <typename Writer>
+void write_config(Writer& w, const Config& c) {
+  w.StartObject();
+  w.Key("apiVersion");
+  w.String(kConfigApiVersion.data());
+  w.Key("kind");
+  w.String(kConfigKind.data());
+  w.Key("plugins");
+  w.StartObject();
+  write_plugin_set(w, "filter", c.filters, false);
+  write_plugin_set(w, "score", c.scores, true);
+  w.EndObject();
+  write_plugin_configs(w, c.args);
   w.Key("alwaysCheckAllFilters");
   w.Bool(c.always_check_all_filters);
   w.Key("preemption");
@@ -785,14 +792,11 @@ std::string_view api_version_of(const rapidjson::Document& doc) {
   return it != doc.MemberEnd() && it->value.IsString() ? json::view(it->value) : std::string_view();
 }
 
-// "http://host:8888/scheduler/" -> "/scheduler"; "" when it has no path. The scheduler joins urlPrefix
-// and the verb with a '/' (pkg/scheduler/extender.go HTTPExtender.send), so trailing ones do not count.
+// "http://host:8888/scheduler/" -> "/scheduler"; "" when it has no path.
 std::string url_path(std::string_view url) {
   const size_t scheme = url.find("://");
   const size_t slash = url.find('/', scheme == std::string_view::npos ? 0 : scheme + 3);
-  std::string path(slash == std::string_view::npos ? std::string_view() : url.substr(slash));
-  while (!path.empty() && path.back() == '/') path.pop_back();
-  return path;
+  return normalized_path_prefix(slash == std::string_view::npos ? std::string_view() : url.substr(slash));
 }
 
 }  // namespace
@@ -968,10 +972,8 @@ LoadedFile load_scheduling_file(std::string_view text, std::string_view schedule
 std::vector<std::string> extender_entry_warnings(const std::vector<SchedulerExtender>& entries,
                                                  const ExtenderSettings& settings) {
   std::vector<std::string> out;
-  std::string prefix_path = settings.path_prefix;
-  // As the server reads it (extender/server/server.cc normalized_prefix): "scheduler/" is "/scheduler".
-  while (!prefix_path.empty() && prefix_path.back() == '/') prefix_path.pop_back();
-  if (!prefix_path.empty() && prefix_path.front() != '/') prefix_path.insert(prefix_path.begin(), '/');
+  // As the server serves it: "scheduler/" is "/scheduler".
+  const std::string prefix_path = normalized_path_prefix(settings.path_prefix);
   for (size_t i = 0; i < entries.size(); ++i) {
     const SchedulerExtender& e = entries[i];
     const std::string entry = at("extenders", i);

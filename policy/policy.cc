@@ -35,7 +35,9 @@ constexpr std::string_view kDefaultPolicy = R"({
   "preemption": {"semantics": "current", "maxCandidates": 1}
 })";
 
-[[noreturn]] void fail(const std::string& path, const std::string& what) { throw PolicyError(path + ": " + what); }
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw PolicyError(path + ": " + what);
+}
 
 std::string known_list(const std::vector<std::string_view>& names) {
   std::string out;
@@ -62,7 +64,9 @@ void check_fields(const Value& obj, const std::string& path, std::initializer_li
   }
 }
 
-std::string elem(std::string_view path, size_t i) { return std::string(path) + "[" + std::to_string(i) + "]"; }
+std::string elem(std::string_view path, size_t i) {
+  return std::string(path) + "[" + std::to_string(i) + "]";
+}
 
 // Optional string member: "" when absent or null; any other type is the policy's error, not the
 // generic DecodeError json::get_string would throw.
@@ -142,9 +146,11 @@ ScoreArgs parse_score_args(const std::string& name, const Value& entry, const st
   if (name == "RequestedToCapacityRatioPriority") {
     if (argument && !argument->IsObject()) fail(path + ".argument", "must be an object");
     if (argument) check_fields(*argument, path + ".argument", {"requestedToCapacityRatioArguments"});
-    const Value* rtcr = argument ? json::find_non_null(*argument, "requestedToCapacityRatioArguments") : nullptr;
+    const Value* rtcr =
+        argument ? json::find_non_null(*argument, "requestedToCapacityRatioArguments") : nullptr;
     if (!rtcr) fail(path + ".argument.requestedToCapacityRatioArguments", "missing");
-    args.requested_to_capacity_ratio = parse_rtcr(*rtcr, path + ".argument.requestedToCapacityRatioArguments");
+    args.requested_to_capacity_ratio =
+        parse_rtcr(*rtcr, path + ".argument.requestedToCapacityRatioArguments");
   } else if (argument) {
     fail(path + ".argument", "priority " + name + " takes no argument");
   }
@@ -180,6 +186,81 @@ Semantics semantics_of(const PreemptionPolicy& policy) {
 
 std::string_view default_policy_json() { return kDefaultPolicy; }
 
+// The "predicates" list: each a known filter, named once.
+static std::vector<PredicatePolicy> parse_predicates(const Value& preds) {
+  if (!preds.IsArray()) fail("predicates", "must be an array");
+  std::vector<PredicatePolicy> out;
+  std::set<std::string> seen;
+  for (rapidjson::SizeType i = 0; i < preds.Size(); ++i) {
+    std::string p = elem("predicates", i);
+    std::string name = get_name(preds[i], p);
+    check_fields(preds[i], p, {"name"});
+    const auto legacy_names = filter_names();
+    if (std::find(legacy_names.begin(), legacy_names.end(), name) == legacy_names.end())
+      fail(p + ".name", "unknown predicate \"" + name + "\" (known: " + known_list(filter_names()) + ")");
+    if (!seen.insert(name).second) fail(p + ".name", "duplicate predicate \"" + name + "\"");
+    out.push_back({name});
+  }
+  return out;
+}
+
+// One "priorities" entry at `p`: a known score not in `seen` (then added), its explicit weight, and
+// its argument.
+static PriorityPolicy parse_priority(const Value& entry, const std::string& p, std::set<std::string>& seen) {
+  PriorityPolicy prio;
+  prio.name = get_name(entry, p);
+  check_fields(entry, p, {"name", "weight", "argument"});
+  const auto known = score_names();
+  if (std::find(known.begin(), known.end(), prio.name) == known.end()) {
+    fail(p + ".name", "unknown priority \"" + prio.name + "\" (known: " + known_list(score_names()) + ")");
+  }
+  if (!seen.insert(prio.name).second) fail(p + ".name", "duplicate priority \"" + prio.name + "\"");
+  const Value* weight = json::find_non_null(entry, "weight");
+  if (!weight) fail(p + ".weight", "missing (every priority needs an explicit weight)");
+  if (!weight->IsInt64()) fail(p + ".weight", "must be an integer");
+  prio.weight = weight->GetInt64();
+  if (prio.weight < 1) fail(p + ".weight", "must be >= 1, got " + std::to_string(prio.weight));
+  if (prio.weight > 1000000) fail(p + ".weight", "must be <= 1000000");
+  prio.args = parse_score_args(prio.name, entry, p);
+  return prio;
+}
+
+// The "priorities" list: each named once.
+static std::vector<PriorityPolicy> parse_priorities(const Value& prios) {
+  if (!prios.IsArray()) fail("priorities", "must be an array");
+  std::vector<PriorityPolicy> out;
+  std::set<std::string> seen;
+  for (rapidjson::SizeType i = 0; i < prios.Size(); ++i) {
+    out.push_back(parse_priority(prios[i], elem("priorities", i), seen));
+  }
+  return out;
+}
+
+// The "preemption" object over the defaults already in `out`.
+static void parse_preemption(const Value& pre, PreemptionPolicy& out) {
+  if (!pre.IsObject()) fail("preemption", "must be an object");
+  check_fields(pre, "preemption", {"semantics", "maxCandidates"});
+  std::string sem = get_string(pre, "semantics", "preemption");
+  if (!sem.empty()) {
+    if (!semantics_named(sem))
+      fail("preemption.semantics", "must be \"current\" or \"v1.16\", got \"" + sem + "\"");
+    out.semantics = sem;
+  }
+  out.max_candidates = get_integer(pre, "maxCandidates", "preemption", out.max_candidates);
+  if (out.max_candidates < 1) fail("preemption.maxCandidates", "must be >= 1");
+}
+
+// When the engine's loops go parallel: parallelThreshold and parallelMinWorkMicroseconds.
+static void parse_parallelism(const Value& doc, Policy& policy) {
+  policy.parallel_threshold = get_integer(doc, "parallelThreshold", "", policy.parallel_threshold);
+  if (policy.parallel_threshold < 0) fail("parallelThreshold", "must be >= 0");
+  policy.parallel_min_work_us =
+      get_integer(doc, "parallelMinWorkMicroseconds", "", policy.parallel_min_work_us);
+  if (policy.parallel_min_work_us < 0 || policy.parallel_min_work_us > kMaxParallelMinWorkUs) {
+    fail("parallelMinWorkMicroseconds", "must be in 0.." + std::to_string(kMaxParallelMinWorkUs));
+  }
+}
+
 // A missing list means "the default policy's list" (as the legacy provider defaults did); an empty
 // list means none.
 static Policy parse_policy_impl(std::string_view text, bool parsing_default) {
@@ -197,78 +278,24 @@ static Policy parse_policy_impl(std::string_view text, bool parsing_default) {
   if (!kind.empty() && kind != "Policy") fail("kind", "must be \"Policy\", got \"" + kind + "\"");
 
   Policy policy;
-
   const Value* preds = json::find(doc, "predicates");
   if (preds && !preds->IsNull()) {
-    if (!preds->IsArray()) fail("predicates", "must be an array");
-    std::set<std::string> seen;
-    for (rapidjson::SizeType i = 0; i < preds->Size(); ++i) {
-      std::string p = elem("predicates", i);
-      std::string name = get_name((*preds)[i], p);
-      check_fields((*preds)[i], p, {"name"});
-      const auto legacy_names = filter_names();
-      if (std::find(legacy_names.begin(), legacy_names.end(), name) == legacy_names.end())
-        fail(p + ".name", "unknown predicate \"" + name + "\" (known: " + known_list(filter_names()) + ")");
-      if (!seen.insert(name).second) fail(p + ".name", "duplicate predicate \"" + name + "\"");
-      policy.predicates.push_back({name});
-    }
+    policy.predicates = parse_predicates(*preds);
   } else if (!parsing_default) {
     policy.predicates = parse_policy_impl(kDefaultPolicy, true).predicates;
   }
-
   const Value* prios = json::find(doc, "priorities");
   if (prios && !prios->IsNull()) {
-    if (!prios->IsArray()) fail("priorities", "must be an array");
-    std::set<std::string> seen;
-    for (rapidjson::SizeType i = 0; i < prios->Size(); ++i) {
-      std::string p = elem("priorities", i);
-      const Value& entry = (*prios)[i];
-      PriorityPolicy prio;
-      prio.name = get_name(entry, p);
-      check_fields(entry, p, {"name", "weight", "argument"});
-      const auto known = score_names();
-      if (std::find(known.begin(), known.end(), prio.name) == known.end()) {
-        fail(p + ".name", "unknown priority \"" + prio.name + "\" (known: " + known_list(score_names()) + ")");
-      }
-      if (!seen.insert(prio.name).second) fail(p + ".name", "duplicate priority \"" + prio.name + "\"");
-      const Value* weight = json::find_non_null(entry, "weight");
-      if (!weight) fail(p + ".weight", "missing (every priority needs an explicit weight)");
-      if (!weight->IsInt64()) fail(p + ".weight", "must be an integer");
-      prio.weight = weight->GetInt64();
-      if (prio.weight < 1) fail(p + ".weight", "must be >= 1, got " + std::to_string(prio.weight));
-      if (prio.weight > 1000000) fail(p + ".weight", "must be <= 1000000");
-      prio.args = parse_score_args(prio.name, entry, p);
-      policy.priorities.push_back(std::move(prio));
-    }
+    policy.priorities = parse_priorities(*prios);
   } else if (!parsing_default) {
     policy.priorities = parse_policy_impl(kDefaultPolicy, true).priorities;
   }
-
   if (policy.predicates.empty() && policy.priorities.empty()) {
     fail("policy", "enables no predicate and no priority");
   }
   policy.always_check_all_predicates = get_bool(doc, "alwaysCheckAllPredicates", "");
-
-  if (const Value* pre = json::find_non_null(doc, "preemption")) {
-    if (!pre->IsObject()) fail("preemption", "must be an object");
-    check_fields(*pre, "preemption", {"semantics", "maxCandidates"});
-    std::string sem = get_string(*pre, "semantics", "preemption");
-    if (!sem.empty()) {
-      if (!semantics_named(sem))
-        fail("preemption.semantics", "must be \"current\" or \"v1.16\", got \"" + sem + "\"");
-      policy.preemption.semantics = sem;
-    }
-    policy.preemption.max_candidates =
-        get_integer(*pre, "maxCandidates", "preemption", policy.preemption.max_candidates);
-    if (policy.preemption.max_candidates < 1) fail("preemption.maxCandidates", "must be >= 1");
-  }
-  policy.parallel_threshold = get_integer(doc, "parallelThreshold", "", policy.parallel_threshold);
-  if (policy.parallel_threshold < 0) fail("parallelThreshold", "must be >= 0");
-  policy.parallel_min_work_us =
-      get_integer(doc, "parallelMinWorkMicroseconds", "", policy.parallel_min_work_us);
-  if (policy.parallel_min_work_us < 0 || policy.parallel_min_work_us > kMaxParallelMinWorkUs) {
-    fail("parallelMinWorkMicroseconds", "must be in 0.." + std::to_string(kMaxParallelMinWorkUs));
-  }
+  if (const Value* pre = json::find_non_null(doc, "preemption")) parse_preemption(*pre, policy.preemption);
+  parse_parallelism(doc, policy);
   return policy;
 }
 

@@ -40,8 +40,8 @@ struct Policy {
   std::vector<PriorityPolicy> priorities;
   bool always_check_all_predicates = false;
   PreemptionPolicy preemption;
-  // Engine: serial below this many nodes. Measured on 2 cores (bench/engine_bench.cc, all algorithms):
-  // scoring breaks even at ~500 nodes, filtering at ~1000.
+  // Engine: serial below this many nodes: on 2 cores scoring and filtering in parallel break even only
+  // at several hundred nodes (bench/engine_bench.cc, all algorithms).
   int64_t parallel_threshold = static_cast<int64_t>(kDefaultParallelThreshold);
   // And below this much estimated serial work, in microseconds (parallel.h: why 400).
   int64_t parallel_min_work_us = static_cast<int64_t>(kDefaultParallelMinWorkNs / 1000);

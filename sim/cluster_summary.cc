@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/quantile.h"
 #include "sim/core/simulator.h"
 
 namespace kext::simtool {
@@ -53,7 +54,7 @@ std::optional<PodShape> typical_pod(std::span<const Resources> requests) {
     cpu.push_back(r.milli_cpu);
     memory.push_back(r.memory);
   }
-  return PodShape{sim::quantile(std::move(cpu), 0.5), sim::quantile(std::move(memory), 0.5)};
+  return PodShape{quantile(std::move(cpu), 0.5), quantile(std::move(memory), 0.5)};
 }
 
 Fragmentation fragmentation(const ClusterUse& use, const std::optional<PodShape>& pod) {

@@ -16,7 +16,7 @@
 namespace kext::simtool {
 
 // The typical pod of a run: the median CPU request and the median memory request (nearest rank, as
-// sim::quantile) of `requests`, the pods the run was given to place. nullopt for none.
+// common/quantile.h) of `requests`, the pods the run was given to place. nullopt for none.
 std::optional<PodShape> typical_pod(std::span<const Resources> requests);
 
 // Fragmentation, per resource: the share of the cluster's free capacity (allocatable minus

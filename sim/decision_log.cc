@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "algorithms/namespaced_key.h"
 #include "json/json.h"
 
 namespace kext::simtool {
@@ -28,11 +29,10 @@ std::string decision_json(const sim::CycleRecord& d) {
   w.StartObject();
   json::write_member(w, "time", std::chrono::duration<double>(d.at).count());
   json::write_member(w, "cycle", d.cycle);
-  // CycleRecord::pod is "namespace/name"; a namespace never contains '/'.
-  const auto slash = d.pod.find('/');
-  const std::string_view pod = d.pod;
-  json::write_member(w, "namespace", slash == std::string::npos ? std::string_view() : pod.substr(0, slash));
-  json::write_member(w, "name", slash == std::string::npos ? pod : pod.substr(slash + 1));
+  // CycleRecord::pod is "namespace/name".
+  const NamespacedName pod = split_namespaced_key(d.pod);
+  json::write_member(w, "namespace", pod.namespace_);
+  json::write_member(w, "name", pod.name);
   json::write_member(w, "uid", d.uid);
   json::write_member(w, "priority", d.priority);
   json::write_member(w, "attempts", d.attempts);

@@ -4,11 +4,11 @@
 #include <charconv>
 #include <functional>
 
-#include "common/rfc3339.h"
+#include "algorithms/namespaced_key.h"
+#include "json/json.h"
 #include "kube/codec/k8s_decode.h"
 #include "kube/codec/pod_group_decode.h"
 #include "kube/codec/workload_decode.h"
-#include "json/json.h"
 
 namespace kext::simtool {
 
@@ -122,12 +122,7 @@ std::string priority_class_name(const Value& pod_or_template, const std::string&
 std::optional<int64_t> deletion_timestamp(const Value& pod, const std::string& path) {
   const Value* md = json::find_non_null(pod, "metadata");
   if (md == nullptr || !md->IsObject()) return std::nullopt;
-  const std::string p = json::join_path(path, "metadata.deletionTimestamp");
-  const Value* ts = json::find_non_null(*md, "deletionTimestamp");
-  if (ts == nullptr) return std::nullopt;
-  auto t = parse_rfc3339(json::expect_string(*ts, p));
-  if (!t) throw DecodeError(p + ": not an RFC 3339 time");
-  return t;
+  return decode_time(*md, "deletionTimestamp", json::join_path(path, "metadata"));
 }
 
 // The kRuntimeAnnotation of an object with metadata, nullopt without one.
@@ -194,7 +189,7 @@ std::string template_hash(std::string_view of) {
 void complete_identity(Pod& pod, const std::string& path) {
   if (pod.name.empty()) throw DecodeError(json::join_path(path, "metadata.name") + ": missing");
   if (pod.namespace_.empty()) pod.namespace_ = kDefaultNamespace;
-  if (pod.uid.empty()) pod.uid = pod.namespace_ + "/" + pod.name;
+  if (pod.uid.empty()) pod.uid = namespaced_key(pod.namespace_, pod.name);
 }
 
 // A controller's pod count: `field` of its spec, default 1.
@@ -307,96 +302,131 @@ ClusterInput decode_cluster(std::string_view text, bool keep_node_images) {
   return in;
 }
 
+namespace {
+
+// A workload's pods are pending: one with spec.nodeName (of the object, or template, at `path`) is refused.
+void check_unbound(const Pod& pod, const std::string& path) {
+  if (!pod.node_name.empty()) {
+    throw DecodeError(json::join_path(path, "spec.nodeName") + ": a workload pod must not be bound");
+  }
+}
+
+// A controller's kind, name and namespace as its metadata gives them.
+struct ControllerRef {
+  std::string_view kind;
+  std::string name;
+  std::string namespace_;  // "" when the metadata names none
+};
+
+ControllerRef controller_ref(std::string_view kind, const Value& item, const std::string& path) {
+  ControllerRef c{kind, {}, {}};
+  if (const Value* md = json::find_non_null(item, "metadata")) {
+    const std::string mp = json::join_path(path, "metadata");
+    json::expect_object(*md, mp);
+    c.name = json::get_string(*md, "name", mp);
+    c.namespace_ = json::get_string(*md, "namespace", mp);
+  }
+  if (c.name.empty()) throw DecodeError(json::join_path(path, "metadata.name") + ": missing");
+  return c;
+}
+
+// A controller's spec.template as the pods it creates have it, and their traits: controlled, owned by
+// the controller, its kRuntimeAnnotation when the template has none. The pods' controller is the
+// workload controller that creates them (a Deployment's ReplicaSet is named by owner_selector).
+std::pair<Pod, PodTraits> template_pod(const ControllerRef& c, const Value& item, const std::string& path) {
+  const Value* spec = json::find_non_null(item, "spec");
+  const Value* tmpl = spec == nullptr ? nullptr : json::find_non_null(*spec, "template");
+  const std::string tp = json::join_path(path, "spec.template");
+  if (tmpl == nullptr) throw DecodeError(tp + ": missing");
+  // A PodTemplateSpec is a Pod's metadata and spec.
+  Pod pod = decode_pod(*tmpl, tp);
+  check_unbound(pod, tp);
+  PodTraits traits = traits_of(*tmpl, tp, true);
+  traits.owner = std::string(c.kind) + "/" + c.name;
+  if (!traits.runtime) traits.runtime = runtime_annotation(item, path);
+  pod.controller_kind = c.kind == "Deployment" ? "ReplicaSet" : std::string(c.kind);
+  pod.controller_name = c.name;
+  return {std::move(pod), std::move(traits)};
+}
+
+// The selector of the controller that owns the pods (a Job's none), kept in `in` for
+// PodTopologySpread's default constraints. A Deployment's pods belong to its ReplicaSet
+// "<name>-<pod-template-hash>" and carry that label (pkg/controller/deployment sync.go
+// getNewReplicaSet), whose selector is the Deployment's plus the hash: `pod` gets both.
+void owner_selector(const ControllerRef& c, const Value& item, const std::string& path, Pod& pod,
+                    WorkloadInput& in) {
+  if (c.kind == "Job") return;
+  const std::string pod_namespace = c.namespace_.empty() ? std::string(kDefaultNamespace) : c.namespace_;
+  WorkloadSelector owner = decode_replica_set(item, path);  // metadata and spec.selector
+  owner.namespace_ = pod_namespace;
+  if (c.kind == "Deployment") {
+    const std::string hash = template_hash(namespaced_key(pod_namespace, c.name));
+    owner.name = pod.controller_name = c.name + "-" + hash;
+    owner.selector.match_labels["pod-template-hash"] = hash;
+    Labels labels = pod.labels.get();
+    labels["pod-template-hash"] = hash;
+    pod.labels = std::move(labels);
+  }
+  if (!selects_no_pods(owner))
+    (c.kind == "StatefulSet" ? in.stateful_sets : in.replica_sets).push_back(std::move(owner));
+}
+
+// A Deployment, ReplicaSet, StatefulSet or Job: its pods, as its controller creates them, named
+// "<name>-<index>" from 0.
+void expand_controller(std::string_view kind, std::string_view count_field, const Value& item,
+                       const std::string& path, WorkloadInput& in) {
+  const int64_t n = replicas(item, path, count_field);
+  const ControllerRef c = controller_ref(kind, item, path);
+  auto [controlled, traits] = template_pod(c, item, path);
+  owner_selector(c, item, path, controlled, in);
+  for (int64_t i = 0; i < n; ++i) {
+    InputPod p{controlled, traits};
+    p.pod.name = c.name + "-" + std::to_string(i);
+    p.pod.namespace_ = c.namespace_;
+    p.pod.uid.clear();
+    complete_identity(p.pod, path);
+    in.pods.push_back(std::move(p));
+  }
+}
+
+// The spec field a controller's pod count is in; "" for a kind that is not a controller.
+std::string_view count_field_of(std::string_view kind) {
+  if (kind == "Deployment" || kind == "ReplicaSet" || kind == "StatefulSet") return "replicas";
+  if (kind == "Job") return "parallelism";
+  return {};
+}
+
+// One object of a workload file into `in`.
+void add_workload_object(std::string_view kind, const Value& item, const std::string& path,
+                         WorkloadInput& in) {
+  if (kind == "PriorityClass") {
+    in.priority_classes.push_back(decode_priority_class(item, path));
+  } else if (kind == "PodGroup") {
+    add_pod_group(in.pod_groups, item, path);
+  } else if (kind == "Pod") {
+    InputPod p = decode_cluster_pod(item, path);
+    check_unbound(p.pod, path);
+    in.pods.push_back(std::move(p));
+  } else if (kind == "Service") {
+    WorkloadSelector s = decode_service(item, path);
+    if (s.namespace_.empty()) s.namespace_ = std::string(kDefaultNamespace);
+    if (!selects_no_pods(s)) in.services.push_back(std::move(s));
+  } else if (const std::string_view count_field = count_field_of(kind); !count_field.empty()) {
+    expand_controller(kind, count_field, item, path, in);
+  } else {
+    throw DecodeError(json::join_path(path, "kind") + ": \"" + std::string(kind) +
+                      "\" is not a Pod, Deployment, ReplicaSet, StatefulSet, Job, Service or PriorityClass");
+  }
+}
+
+}  // namespace
+
 WorkloadInput decode_workload(std::string_view text) {
   rapidjson::Document doc;
   parse(text, doc);
   WorkloadInput in;
-  std::vector<InputPod>& out = in.pods;
   for_each_object(doc, "", [&](std::string_view kind, const Value& item, const std::string& path) {
-    if (kind == "PriorityClass") {
-      in.priority_classes.push_back(decode_priority_class(item, path));
-      return;
-    }
-    if (kind == "PodGroup") {
-      add_pod_group(in.pod_groups, item, path);
-      return;
-    }
-    if (kind == "Pod") {
-      InputPod p{decode_pod(item, path), pod_traits(item, path)};
-      complete_identity(p.pod, path);
-      if (!p.pod.node_name.empty()) {
-        throw DecodeError(json::join_path(path, "spec.nodeName") + ": a workload pod must not be bound");
-      }
-      out.push_back(std::move(p));
-      return;
-    }
-    if (kind == "Service") {
-      WorkloadSelector s = decode_service(item, path);
-      if (s.namespace_.empty()) s.namespace_ = std::string(kDefaultNamespace);
-      if (!selects_no_pods(s)) in.services.push_back(std::move(s));
-      return;
-    }
-    std::string_view count_field;
-    if (kind == "Deployment" || kind == "ReplicaSet" || kind == "StatefulSet") {
-      count_field = "replicas";
-    } else if (kind == "Job") {
-      count_field = "parallelism";
-    } else {
-      throw DecodeError(
-          json::join_path(path, "kind") + ": \"" + std::string(kind) +
-          "\" is not a Pod, Deployment, ReplicaSet, StatefulSet, Job, Service or PriorityClass");
-    }
-    const int64_t n = replicas(item, path, count_field);
-    std::string name;
-    std::string namespace_;
-    if (const Value* md = json::find_non_null(item, "metadata")) {
-      const std::string mp = json::join_path(path, "metadata");
-      json::expect_object(*md, mp);
-      name = json::get_string(*md, "name", mp);
-      namespace_ = json::get_string(*md, "namespace", mp);
-    }
-    if (name.empty()) throw DecodeError(json::join_path(path, "metadata.name") + ": missing");
-    const Value* spec = json::find_non_null(item, "spec");
-    const Value* tmpl = spec == nullptr ? nullptr : json::find_non_null(*spec, "template");
-    const std::string tp = json::join_path(path, "spec.template");
-    if (tmpl == nullptr) throw DecodeError(tp + ": missing");
-    // A PodTemplateSpec is a Pod's metadata and spec.
-    const Pod from_template = decode_pod(*tmpl, tp);
-    if (!from_template.node_name.empty()) {
-      throw DecodeError(json::join_path(tp, "spec.nodeName") + ": a workload pod must not be bound");
-    }
-    PodTraits traits = traits_of(*tmpl, tp, true);
-    traits.owner = std::string(kind) + "/" + name;
-    if (!traits.runtime) traits.runtime = runtime_annotation(item, path);
-    // The pods' controller, as the workload controllers create them: a Deployment's pods belong to
-    // its ReplicaSet "<name>-<pod-template-hash>" and carry that label (pkg/controller/deployment
-    // sync.go getNewReplicaSet), whose selector is the Deployment's plus the hash.
-    Pod controlled = from_template;
-    controlled.controller_kind = kind == "Deployment" ? "ReplicaSet" : std::string(kind);
-    controlled.controller_name = name;
-    const std::string pod_namespace = namespace_.empty() ? std::string(kDefaultNamespace) : namespace_;
-    if (kind != "Job") {
-      WorkloadSelector owner = decode_replica_set(item, path);  // metadata and spec.selector
-      owner.namespace_ = pod_namespace;
-      if (kind == "Deployment") {
-        const std::string hash = template_hash(pod_namespace + "/" + name);
-        owner.name = controlled.controller_name = name + "-" + hash;
-        owner.selector.match_labels["pod-template-hash"] = hash;
-        Labels labels = controlled.labels.get();
-        labels["pod-template-hash"] = hash;
-        controlled.labels = std::move(labels);
-      }
-      if (!selects_no_pods(owner))
-        (kind == "StatefulSet" ? in.stateful_sets : in.replica_sets).push_back(std::move(owner));
-    }
-    for (int64_t i = 0; i < n; ++i) {
-      InputPod p{controlled, traits};
-      p.pod.name = name + "-" + std::to_string(i);
-      p.pod.namespace_ = namespace_;
-      p.pod.uid.clear();
-      complete_identity(p.pod, path);
-      out.push_back(std::move(p));
-    }
+    add_workload_object(kind, item, path, in);
   });
   return in;
 }
@@ -407,8 +437,7 @@ InputPod decode_request_pod(std::string_view body) {
   json::expect_object(doc, "(request)");
   const Value* pod = json::find_non_null(doc, "Pod");
   if (pod == nullptr) throw DecodeError("Pod: missing");
-  InputPod p{decode_pod(*pod, "Pod"), pod_traits(*pod, "Pod")};
-  complete_identity(p.pod, "Pod");
+  InputPod p = decode_cluster_pod(*pod, "Pod");
   if (!p.pod.node_name.empty()) throw DecodeError("Pod.spec.nodeName: a pending pod must not be bound");
   return p;
 }
@@ -430,7 +459,7 @@ void resolve_priorities(std::vector<InputPod>& pods, const std::vector<PriorityC
       const auto it = std::find_if(all.begin(), all.end(),
                                    [&](const PriorityClass& c) { return c.name == p.traits.priority_class; });
       if (it == all.end()) {
-        throw DecodeError("pod " + p.pod.namespace_ + "/" + p.pod.name +
+        throw DecodeError("pod " + namespaced_key(p.pod.namespace_, p.pod.name) +
                           ": spec.priorityClassName: no PriorityClass \"" + p.traits.priority_class +
                           "\" in the cluster or workload file");
       }

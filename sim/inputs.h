@@ -39,7 +39,7 @@ struct PodTraits {
   std::string owner;
 };
 
-// A workload's own runtime (issue 18: "--runtime per workload or from a field"): decimal seconds,
+// A workload's own runtime (--runtime per workload, from a field): decimal seconds,
 // e.g. "600" or "0.5", on a Pod, a controller or its pod template.
 inline constexpr std::string_view kRuntimeAnnotation = "sim.kube-extender.io/runtime-seconds";
 

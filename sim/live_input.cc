@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "common/read_file.h"
+#include "json/json.h"
 #include "kube/client/api_client.h"
 #include "kube/client/api_config.h"
 #include "kube/client/cache_sinks.h"
 #include "kube/client/lister.h"
-#include "json/json.h"
 #include "sim/run.h"
 
 namespace kext::simtool {
@@ -56,7 +56,7 @@ std::string list_live_cluster(const std::string& kubeconfig, const std::string& 
     const kube::ListResult result =
         kube::list_all(*api, kube::ListRequest{r.path, page_size, std::chrono::seconds(60)}, hooks);
     if (!result.complete) {
-      if (r.optional && (result.status == 403 || result.status == 404)) continue;
+      if (r.optional && kube::absent_status(result.status)) continue;
       throw InputError(where + ": " + result.error);
     }
     rapidjson::Value list(rapidjson::kObjectType);

@@ -9,11 +9,13 @@
 #include <thread>
 #include <unordered_set>
 
-#include "kube/codec/k8s_decode.h"
+#include "algorithms/namespaced_key.h"
+#include "common/url_path.h"
+#include "json/json.h"
 #include "kube/client/cache_sinks.h"
+#include "kube/codec/k8s_decode.h"
 #include "kube/state/state_cache.h"
 #include "kube/state/state_dump.h"
-#include "json/json.h"
 #include "kubeobjects/model_json.h"
 
 namespace kext::simtool {
@@ -35,8 +37,6 @@ std::vector<std::string> split_reasons(std::string_view text) {
     text.remove_prefix(at + 2);
   }
 }
-
-std::string pod_key(const PodMeta& p) { return p.namespace_ + "/" + p.name; }
 
 // A timeout as the errors name it: "60.00 s".
 std::string seconds_text(std::chrono::milliseconds d) {
@@ -75,7 +75,7 @@ std::string first_difference(std::string_view want, std::string_view got) {
 
 // Drops from the API, and from the decoded objects, each served object `seen` no longer has.
 template <typename Served, typename Decoded>
-bool drop_unseen(SimApiServer& api, std::string_view kind, Served& served, Decoded& decoded,
+bool drop_unseen(kube::ApiServer& api, std::string_view kind, Served& served, Decoded& decoded,
                  const std::unordered_set<std::string>& seen) {
   bool dropped = false;
   for (auto it = served.begin(); it != served.end();) {
@@ -114,8 +114,7 @@ ExtenderUrl parse_extender_url(const std::string& url) {
   }
   ExtenderUrl out;
   out.origin = scheme + "://" + host_port;
-  if (path_begin != std::string::npos) out.prefix = url.substr(path_begin);
-  while (!out.prefix.empty() && out.prefix.back() == '/') out.prefix.pop_back();
+  if (path_begin != std::string::npos) out.prefix = normalized_path_prefix(url.substr(path_begin));
   return out;
 }
 
@@ -329,7 +328,7 @@ std::vector<preemption::Candidate> decode_preemption_result(std::string_view bod
   return out;
 }
 
-RemoteExtender::RemoteExtender(RemoteExtenderOptions options, SimApiServer& api)
+RemoteExtender::RemoteExtender(RemoteExtenderOptions options, kube::ApiServer& api)
     : options_(std::move(options)), url_(parse_extender_url(options_.url)), api_(api) {
   client_ = std::make_unique<httplib::Client>(url_.origin);
   if (options_.real_time) start_ = std::chrono::steady_clock::now();
@@ -341,8 +340,8 @@ RemoteExtender::RemoteExtender(RemoteExtenderOptions options, SimApiServer& api)
   client_->set_read_timeout(secs(options_.request_timeout).first, secs(options_.request_timeout).second);
   client_->set_keep_alive(true);
   // Headers and body go out in two writes: with Nagle the body waits for the extender's delayed ACK
-  // (40 ms per request on Linux), which made a 90-cycle run many times slower (docs/performance.md "Figures
-  // behind design choices in the code").
+  // (Linux's delayed-ACK timer, per request), which made a run far slower (docs/performance.md
+  // "Figures behind design choices in the code").
   client_->set_tcp_nodelay(true);
 }
 
@@ -432,8 +431,8 @@ std::optional<sim::BindReply> RemoteExtender::bind(const sim::SimCluster&, const
     auto [at, fresh] = binds_.try_emplace(pod.uid);
     if (!fresh) {
       // The cycle binds a pod it popped, and a pod whose bind is in flight is assumed, not queued.
-      throw ExtenderError("--extender " + options_.url + ": a second bind of pod " + pod_key(pod) +
-                          " while its first is unanswered");
+      throw ExtenderError("--extender " + options_.url + ": a second bind of pod " +
+                          namespaced_key(pod.namespace_, pod.name) + " while its first is unanswered");
     }
     InFlight& b = at->second;
     b.sequence = next_bind_++;
@@ -655,13 +654,13 @@ void RemoteExtender::sync(const sim::SimCluster& cluster) {
     if (last == n->node) continue;
     last = n->node;
     const std::string text = node_json(*n->node, images_of(&options_.node_images, n->name()));
-    if (api_.put(SimApiServer::kNodes, n->name(), text)) {
+    if (api_.put(kube::ApiServer::kNodes, n->name(), text)) {
       nodes_[n->name()] =
           decode(text, [](const json::Value& v, std::string_view p) { return decode_node(v, p); });
       changed = true;
     }
   }
-  changed |= drop_unseen(api_, SimApiServer::kNodes, served_nodes_, nodes_, seen);
+  changed |= drop_unseen(api_, kube::ApiServer::kNodes, served_nodes_, nodes_, seen);
   seen.clear();
   // A pod whose bind the extender holds is assumed here but not bound in the API.
   std::unordered_set<std::string> held;
@@ -670,7 +669,7 @@ void RemoteExtender::sync(const sim::SimCluster& cluster) {
     for (const auto& [uid, b] : binds_) held.insert(uid);
   }
   cluster.for_each_pod([&](const std::shared_ptr<const Pod>& p) {
-    const std::string key = pod_key(*p);
+    const std::string key = namespaced_key(p->namespace_, p->name);
     seen.insert(key);
     auto& last = served_pods_[key];
     const bool unbound = held.contains(p->uid);
@@ -690,7 +689,7 @@ void RemoteExtender::sync(const sim::SimCluster& cluster) {
     // Decoded whether or not the API had it already: the extender's own Binding may have written
     // this very object.
     bool refused = false;
-    changed |= api_.put(SimApiServer::kPods, key, text, &refused);
+    changed |= api_.put(kube::ApiServer::kPods, key, text, &refused);
     if (refused) {
       // The extender's Binding landed since the check above: the API keeps the bound pod, and so
       // must what the extender's state is compared with; served again once its bind is answered.
@@ -700,11 +699,11 @@ void RemoteExtender::sync(const sim::SimCluster& cluster) {
     pods_[key] =
         decode(text, [](const json::Value& v, std::string_view path) { return decode_pod(v, path); });
   });
-  changed |= drop_unseen(api_, SimApiServer::kPods, served_pods_, pods_, seen);
+  changed |= drop_unseen(api_, kube::ApiServer::kPods, served_pods_, pods_, seen);
   for (const PodDisruptionBudget& pdb : cluster.pdbs()) {
-    const std::string key = pdb.namespace_ + "/" + pdb.name;
+    const std::string key = namespaced_key(pdb.namespace_, pdb.name);
     const std::string text = pdb_json(pdb);
-    if (api_.put(SimApiServer::kPdbs, key, text)) {
+    if (api_.put(kube::ApiServer::kPdbs, key, text)) {
       pdbs_[key] = decode(text, [](const json::Value& v, std::string_view p) { return decode_pdb(v, p); });
       changed = true;
     }
@@ -713,7 +712,7 @@ void RemoteExtender::sync(const sim::SimCluster& cluster) {
     for (const auto& [key, g] : groups_) {
       const std::string text = pod_group_json(g);
       const std::string resource(kube::pod_group_resource(g.api));
-      changed |= api_.put(resource, g.namespace_ + "/" + g.name, text);
+      changed |= api_.put(resource, namespaced_key(g.namespace_, g.name), text);
     }
     groups_served_ = true;
   }
@@ -795,7 +794,8 @@ std::unique_ptr<ExtenderLink> make_extender_link(const SimCommand& command, int6
   }
   auto link = std::make_unique<ExtenderLink>();
   try {
-    link->api = std::make_unique<SimApiServer>(listen.substr(0, colon), *port);
+    link->api = std::make_unique<kube::ApiServer>(
+        kube::ApiServer::Options{.host = listen.substr(0, colon), .port = *port});
   } catch (const std::runtime_error& e) {
     throw std::invalid_argument("--api-listen " + listen + ": " + e.what());
   }

@@ -2,7 +2,7 @@
 // extender-sim --extender URL: the cycle's filter, prioritize and preempt sent to a running kube-extender as
 // kube-scheduler sends them (pkg/scheduler/extender.go HTTPExtender: POST <urlPrefix>/<verb>, the
 // ExtenderArgs envelope with NodeNames or full Nodes as nodeCacheCapable says), while the simulated
-// cluster is served to that extender as its Kubernetes API (SimApiServer).
+// cluster is served to that extender as its Kubernetes API (kube::ApiServer, kube/apiserver/api_server.h).
 //
 // Determinism: before a filter call the cluster is mirrored into the API (every pod, node and PDB
 // whose object changed since the last call becomes one watch event), and when anything changed the
@@ -37,9 +37,9 @@
 #include <vector>
 
 #include "algorithms/model.h"
+#include "kube/apiserver/api_server.h"
 #include "sim/core/cluster.h"
 #include "sim/core/cycle.h"
-#include "kube/apiserver/api_server.h"
 #include "sim/sim_options.h"
 
 namespace httplib {
@@ -121,7 +121,7 @@ struct RemoteExtenderOptions {
 class RemoteExtender : public sim::CycleBackend {
  public:
   // `api` must outlive this. Throws std::invalid_argument for a bad URL.
-  RemoteExtender(RemoteExtenderOptions options, SimApiServer& api);
+  RemoteExtender(RemoteExtenderOptions options, kube::ApiServer& api);
   ~RemoteExtender() override;
 
   std::vector<FilterStatus> filter(const sim::SimCluster& cluster, const Pod& pod,
@@ -177,7 +177,7 @@ class RemoteExtender : public sim::CycleBackend {
 
   RemoteExtenderOptions options_;
   ExtenderUrl url_;
-  SimApiServer& api_;
+  kube::ApiServer& api_;
   std::unique_ptr<httplib::Client> client_;
   bool first_ = true;
   size_t syncs_ = 0;
@@ -205,7 +205,7 @@ class RemoteExtender : public sim::CycleBackend {
 
 // What --extender adds to a run: the API the extender watches and the backend the cycle calls.
 struct ExtenderLink {
-  std::unique_ptr<SimApiServer> api;
+  std::unique_ptr<kube::ApiServer> api;
   std::unique_ptr<RemoteExtender> backend;
 };
 

@@ -7,8 +7,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "algorithms/namespaced_key.h"
 #include "algorithms/pod_requests.h"
 #include "common/read_file.h"
+#include "common/url_path.h"
 #include "json/json.h"
 #include "policy/config.h"
 #include "sim/cluster_summary.h"
@@ -54,12 +56,8 @@ sim::Lifecycle lifecycle_of(const PodTraits& traits, std::optional<sim::SimDurat
 // The weight of the --extender URL's entry among a KubeSchedulerConfiguration's extenders (urlPrefix
 // compared without trailing slashes), else the only entry's, else 1.
 int64_t extender_weight(const std::vector<SchedulerExtender>& entries, const std::string& url) {
-  auto trimmed = [](std::string_view u) {
-    while (u.ends_with('/')) u.remove_suffix(1);
-    return u;
-  };
   for (const SchedulerExtender& e : entries) {
-    if (trimmed(e.url_prefix) == trimmed(url)) return e.weight;
+    if (without_trailing_slashes(e.url_prefix) == without_trailing_slashes(url)) return e.weight;
   }
   return entries.size() == 1 ? entries.front().weight : 1;
 }
@@ -203,104 +201,132 @@ void apply(const SimConfig& config, sim::SimulatorOptions& options) {
   options.scoring = config.scoring;
 }
 
-SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view config_flag) {
-  const SimConfig loaded = load_sim_config(command, command.config_file, config_flag);
+namespace {
 
-  ClusterInput cluster = read_cluster(command);  // --cluster or --kubeconfig
+// The files one run reads: --cluster (or --kubeconfig), --record-dir and --workload. The workload's
+// pods have their priorities as the Priority admission plugin sets them, from either file's classes;
+// a recorded pod the cluster has already (running or pending: a snapshot taken after the recording)
+// is the cluster's, and left out of `recorded`.
+struct RunInputs {
+  ClusterInput cluster;
   std::vector<RecordedPod> recorded;
-  if (!command.record_dir.empty()) recorded = read_recording(command.record_dir);
-  WorkloadInput input;
+  WorkloadInput workload;
+};
+
+RunInputs read_inputs(const SimCommand& command) {
+  RunInputs in{read_cluster(command), {}, {}};  // --cluster or --kubeconfig
+  if (!command.record_dir.empty()) in.recorded = read_recording(command.record_dir);
   if (!command.workload_file.empty())
-    input = decode_file("--workload", command.workload_file, decode_workload);
-  std::vector<InputPod>& workload = input.pods;
-  std::vector<PriorityClass> classes = cluster.priority_classes;
-  classes.insert(classes.end(), input.priority_classes.begin(), input.priority_classes.end());
+    in.workload = decode_file("--workload", command.workload_file, decode_workload);
+  std::vector<PriorityClass> classes = in.cluster.priority_classes;
+  classes.insert(classes.end(), in.workload.priority_classes.begin(), in.workload.priority_classes.end());
   try {
-    resolve_priorities(workload, classes);
+    resolve_priorities(in.workload.pods, classes);
   } catch (const DecodeError& e) {
     throw InputError("--workload " + command.workload_file + ": " + e.what());
   }
+  std::unordered_set<std::string> cluster_uids;
+  for (const auto& [uid, traits] : in.cluster.running) cluster_uids.insert(uid);
+  for (const auto& p : in.cluster.pending) cluster_uids.insert(p.pod.uid);
+  std::erase_if(in.recorded, [&](const RecordedPod& r) { return cluster_uids.contains(r.pod.pod.uid); });
+  return in;
+}
 
+sim::SimulatorOptions simulator_options(const SimCommand& command, const SimConfig& loaded,
+                                        int64_t epoch_unix_seconds, bool logged) {
   sim::SimulatorOptions options;
   options.seed = command.seed;
   options.percentage_of_nodes_to_score = command.percentage_of_nodes_to_score;
   apply(loaded, options);
-  options.epoch_unix_seconds = cluster.epoch_unix_seconds;
+  options.epoch_unix_seconds = epoch_unix_seconds;
   options.max_time = seconds_to_sim(command.max_time_seconds);
-  options.record_moves = log != nullptr;  // only the log shows them
-  std::optional<sim::SimDuration> runtime;
-  if (command.runtime_seconds) runtime = seconds_to_sim(*command.runtime_seconds);
+  options.record_moves = logged;  // only the log shows them
+  return options;
+}
 
-  // Pods already running keep running (their runtime is unknown); those the simulation binds
-  // complete after their kRuntimeAnnotation, else --runtime.
-  std::vector<std::pair<std::string, PodTraits>> running = std::move(cluster.running);
-  std::vector<InputPod> pending = std::move(cluster.pending);
-  // A recorded pod the cluster has already (running or pending: a snapshot taken after the
-  // recording) is the cluster's.
-  std::unordered_set<std::string> cluster_uids;
-  for (const auto& [uid, traits] : running) cluster_uids.insert(uid);
-  for (const auto& p : pending) cluster_uids.insert(p.pod.uid);
-  std::vector<Resources> requests;  // of the pods to place, for typical_pod
-  for (const auto* pods : {&pending, &workload})
+// The requests of the pods the run is given to place, for typical_pod.
+std::vector<Resources> requests_to_place(const RunInputs& in) {
+  std::vector<Resources> requests;
+  for (const auto* pods : {&in.cluster.pending, &in.workload.pods})
     for (const InputPod& p : *pods) requests.push_back(compute_pod_requests(p.pod, false));
-  for (const RecordedPod& r : recorded) {
-    if (!cluster_uids.contains(r.pod.pod.uid)) requests.push_back(compute_pod_requests(r.pod.pod, false));
-  }
-  // --extender: filter and prioritize over HTTP to a kube-extender watching the API served here.
-  std::unique_ptr<ExtenderLink> extender;
+  for (const RecordedPod& r : in.recorded) requests.push_back(compute_pod_requests(r.pod.pod, false));
+  return requests;
+}
+
+// --extender: filter and prioritize over HTTP to a kube-extender watching the API served here; null
+// without it.
+std::unique_ptr<ExtenderLink> connect_extender(const SimCommand& command, int64_t epoch_unix_seconds,
+                                               NodeImagesJson node_images) {
   try {
-    extender =
-        make_extender_link(command, options.epoch_unix_seconds, &std::clog, std::move(cluster.node_images));
+    return make_extender_link(command, epoch_unix_seconds, &std::clog, std::move(node_images));
   } catch (const std::invalid_argument& e) {
     throw InputError(e.what());
   }
-  // The scoring (in_tree, the weight) for it came with the configuration (load_sim_config).
-  if (extender) options.backend = extender->backend.get();
-  // What selects pods, from the cluster and the workload: PodTopologySpread's default constraints.
+}
+
+// What selects pods, from the cluster and the workload, onto the cluster: PodTopologySpread's default
+// constraints and InterPodAffinity's namespaceSelector read them.
+void hand_selectors(RunInputs& in) {
   auto append = [](std::vector<WorkloadSelector>& to, std::vector<WorkloadSelector>& from) {
     to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
     return std::move(to);
   };
-  cluster.cluster.set_namespace_labels(std::move(cluster.namespace_labels));
-  cluster.cluster.set_workloads(
-      append(cluster.services, input.services), std::move(cluster.replication_controllers),
-      append(cluster.replica_sets, input.replica_sets), append(cluster.stateful_sets, input.stateful_sets));
-  sim::Simulator simulator(std::move(cluster.cluster), *loaded.engine, options);
-  gang::GroupMap groups = std::move(cluster.pod_groups);
-  for (auto& [key, g] : input.pod_groups) groups.insert_or_assign(key, std::move(g));
-  if (extender && !groups.empty()) {
-    // The extender's own gang scheduling decides: its filter admits groups from the PodGroups served
-    // to it, and its bindVerb holds their members; the simulator runs none of it in process.
-    if (command.bind_verb.empty()) {
-      throw InputError(
-          "--extender with PodGroups needs --bind-verb: the extender holds a gang's members at "
-          "its bind (docs/gang-scheduling.md)");
-    }
-    extender->backend->serve_pod_groups(groups);
-  } else {
+  ClusterInput& c = in.cluster;
+  c.cluster.set_namespace_labels(std::move(c.namespace_labels));
+  c.cluster.set_workloads(append(c.services, in.workload.services), std::move(c.replication_controllers),
+                          append(c.replica_sets, in.workload.replica_sets),
+                          append(c.stateful_sets, in.workload.stateful_sets));
+}
+
+// Both files' PodGroups (the workload's replacing the cluster's of the same name), to the simulator's
+// own gang scheduling; with --extender the extender's decides: its filter admits groups from the
+// PodGroups served to it, and its bindVerb holds their members.
+void hand_pod_groups(const SimCommand& command, RunInputs& in, ExtenderLink* extender,
+                     sim::Simulator& simulator) {
+  gang::GroupMap groups = std::move(in.cluster.pod_groups);
+  for (auto& [key, g] : in.workload.pod_groups) groups.insert_or_assign(key, std::move(g));
+  if (extender == nullptr || groups.empty()) {
     simulator.set_pod_groups(std::move(groups));
+    return;
   }
-  // Events after max_time never happen: times past it are clamped to just after it, so that no
-  // input (a deletionTimestamp in year 9999, a long interval times many pods) overflows the clock.
-  SimResult result;
-  result.configuration = loaded.configuration;
-  for (const auto& [uid, traits] : running) {
-    if (traits.owner.empty()) continue;
-    if (auto pod = simulator.cluster().pod(uid))
-      result.owners[pod->namespace_ + "/" + pod->name] = traits.owner;
+  if (command.bind_verb.empty()) {
+    throw InputError(
+        "--extender with PodGroups needs --bind-verb: the extender holds a gang's members at "
+        "its bind (docs/gang-scheduling.md)");
   }
-  const sim::SimTime after_end = sim::SimTime{0} + options.max_time + sim::SimDuration(1);
+  extender->backend->serve_pod_groups(groups);
+}
+
+// Pods already running keep running (their runtime is unknown), until their deletionTimestamp when
+// they have one. Events after max_time never happen: times past it are clamped to `after_end`, just
+// after it, so that no input (a deletionTimestamp in year 9999, a long interval times many pods)
+// overflows the clock.
+void keep_running(const RunInputs& in, sim::SimTime after_end, sim::Simulator& simulator, SimResult& result) {
   const int64_t after_end_seconds = std::chrono::ceil<std::chrono::seconds>(after_end).count();
-  for (const auto& [uid, traits] : running) {
+  for (const auto& [uid, traits] : in.cluster.running) {
+    if (!traits.owner.empty()) {
+      if (auto pod = simulator.cluster().pod(uid))
+        result.owners[namespaced_key(pod->namespace_, pod->name)] = traits.owner;
+    }
     simulator.set_lifecycle(uid, lifecycle_of(traits, std::nullopt));
     if (traits.deletion_unix_seconds) {
-      const int64_t in = std::clamp<int64_t>(*traits.deletion_unix_seconds - options.epoch_unix_seconds, 0,
-                                             after_end_seconds);
-      simulator.delete_pod(uid, sim::SimTime{std::chrono::seconds(in)});
+      const int64_t in_seconds = std::clamp<int64_t>(
+          *traits.deletion_unix_seconds - in.cluster.epoch_unix_seconds, 0, after_end_seconds);
+      simulator.delete_pod(uid, sim::SimTime{std::chrono::seconds(in_seconds)});
     }
   }
+}
+
+// The pods to place arrive: the cluster's pending ones at 0, the recording's at their requests'
+// times (else spaced as the workload's), the workload's --arrival-interval apart from 0. Pods
+// arriving at one instant queue in the order added: the cluster's, the recording's, the workload's.
+// Those the simulation binds complete after their kRuntimeAnnotation, else --runtime.
+void add_arrivals(const SimCommand& command, RunInputs& in, sim::SimTime after_end, sim::Simulator& simulator,
+                  SimResult& result) {
+  std::optional<sim::SimDuration> runtime;
+  if (command.runtime_seconds) runtime = seconds_to_sim(*command.runtime_seconds);
   auto add = [&](const std::string& source, InputPod& p, sim::SimTime at) {
-    if (!p.traits.owner.empty()) result.owners[p.pod.namespace_ + "/" + p.pod.name] = p.traits.owner;
+    if (!p.traits.owner.empty()) result.owners[namespaced_key(p.pod.namespace_, p.pod.name)] = p.traits.owner;
     try {
       simulator.add_pending(std::move(p.pod), at, lifecycle_of(p.traits, runtime));
     } catch (const sim::ClusterError& e) {
@@ -314,57 +340,90 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
     const bool in_time = interval.count() == 0 || k <= after_end.count() / interval.count();
     return in_time ? sim::SimTime{0} + interval * k : after_end;
   };
-  // Pods arriving at one instant queue in the order added: the cluster's, the recording's, the
-  // workload's.
-  for (auto& p : pending) add(cluster_source(command), p, sim::SimTime{0});
+  for (auto& p : in.cluster.pending) add(cluster_source(command), p, sim::SimTime{0});
   size_t untimed = 0;
-  for (auto& r : recorded) {
-    if (cluster_uids.contains(r.pod.pod.uid)) continue;
+  for (auto& r : in.recorded) {
     const sim::SimTime at = r.offset ? std::min(sim::SimTime{0} + *r.offset, after_end) : spaced(untimed++);
     add("--record-dir " + command.record_dir + ": " + r.source, r.pod, at);
   }
-  for (size_t i = 0; i < workload.size(); ++i)
-    add("--workload " + command.workload_file, workload[i], spaced(i));
+  for (size_t i = 0; i < in.workload.pods.size(); ++i)
+    add("--workload " + command.workload_file, in.workload.pods[i], spaced(i));
+}
 
-  // The last failed cycle's reasons of each pod (erased when it binds).
-  std::unordered_map<std::string, std::map<std::string, size_t>> last_failure;
-  result.typical_pod = typical_pod(requests);
-  result.summary = simulator.run([&](const sim::CycleRecord& d) {
-    if (log != nullptr) *log << decision_json(d) << '\n';
-    std::string& placed = result.placements[d.pod];
-    if (d.outcome == sim::Outcome::kScheduled) {
-      placed = d.node;
-      last_failure.erase(d.uid);
-      // The members of its group that waited at bind, bound with it.
-      for (const std::string& uid : d.released) {
-        if (auto pod = simulator.cluster().pod(uid))
-          result.placements[pod->namespace_ + "/" + pod->name] = pod->node_name;
-        last_failure.erase(uid);
-      }
-    } else if (d.outcome == sim::Outcome::kWaiting) {
-      // Assumed, waiting at bind for its group: bound with its last member, or queued at its timeout.
-    } else if (d.outcome == sim::Outcome::kBindFailed) {
-      last_failure[d.uid] = {{d.message, 1}};
-    } else if (d.outcome == sim::Outcome::kPreempted) {
-      last_failure[d.uid] = {{std::string(kNominated), 1}};
-      Eviction& e = result.evictions.emplace_back(Eviction{d.at, d.pod, d.priority, d.node, {}});
-      for (size_t i = 0; i < d.victim_names.size(); ++i) {
-        e.victims.push_back({d.victim_names[i], i < d.victim_priorities.size() ? d.victim_priorities[i] : 0});
-      }
-    } else {
-      last_failure[d.uid] = d.reasons;
+// Each pod's last failed cycle's reasons, by UID (erased when it binds).
+using LastFailures = std::unordered_map<std::string, std::map<std::string, size_t>>;
+
+// What the result keeps of one decision: where each pod was placed, its last failure, the evictions.
+void record_decision(const sim::CycleRecord& d, const sim::SimCluster& cluster, SimResult& result,
+                     LastFailures& last_failure) {
+  std::string& placed = result.placements[d.pod];
+  if (d.outcome == sim::Outcome::kScheduled) {
+    placed = d.node;
+    last_failure.erase(d.uid);
+    // The members of its group that waited at bind, bound with it.
+    for (const std::string& uid : d.released) {
+      if (auto pod = cluster.pod(uid))
+        result.placements[namespaced_key(pod->namespace_, pod->name)] = pod->node_name;
+      last_failure.erase(uid);
     }
-  });
-  result.use = cluster_use(simulator.cluster());
+  } else if (d.outcome == sim::Outcome::kWaiting) {
+    // Assumed, waiting at bind for its group: bound with its last member, or queued at its timeout.
+  } else if (d.outcome == sim::Outcome::kBindFailed) {
+    last_failure[d.uid] = {{d.message, 1}};
+  } else if (d.outcome == sim::Outcome::kPreempted) {
+    last_failure[d.uid] = {{std::string(kNominated), 1}};
+    Eviction& e = result.evictions.emplace_back(Eviction{d.at, d.pod, d.priority, d.node, {}});
+    for (size_t i = 0; i < d.victim_names.size(); ++i) {
+      e.victims.push_back({d.victim_names[i], i < d.victim_priorities.size() ? d.victim_priorities[i] : 0});
+    }
+  } else {
+    last_failure[d.uid] = d.reasons;
+  }
+}
+
+// SimResult::pending_by_reason: the pods still queued, by their last failure's reasons; the others
+// pending at the end never had a cycle.
+void count_pending_reasons(const LastFailures& last_failure, const sim::SchedulingQueue& queue,
+                           SimResult& result) {
   size_t explained = 0;
   for (const auto& [uid, reasons] : last_failure) {
-    if (simulator.queue().where(uid) == sim::QueueName::kNone) continue;  // deleted or gone
+    if (queue.where(uid) == sim::QueueName::kNone) continue;  // deleted or gone
     ++explained;
     for (const auto& [reason, nodes] : reasons) ++result.pending_by_reason[reason];
   }
   if (result.summary.pending_at_end > explained) {
     result.pending_by_reason[std::string(kNotTried)] = result.summary.pending_at_end - explained;
   }
+}
+
+}  // namespace
+
+SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view config_flag) {
+  const SimConfig loaded = load_sim_config(command, command.config_file, config_flag);
+  RunInputs in = read_inputs(command);
+  sim::SimulatorOptions options =
+      simulator_options(command, loaded, in.cluster.epoch_unix_seconds, log != nullptr);
+  SimResult result;
+  result.configuration = loaded.configuration;
+  result.typical_pod = typical_pod(requests_to_place(in));
+  const std::unique_ptr<ExtenderLink> extender =
+      connect_extender(command, options.epoch_unix_seconds, std::move(in.cluster.node_images));
+  // The scoring (in_tree, the weight) for it came with the configuration (load_sim_config).
+  if (extender) options.backend = extender->backend.get();
+  hand_selectors(in);
+  sim::Simulator simulator(std::move(in.cluster.cluster), *loaded.engine, options);
+  hand_pod_groups(command, in, extender.get(), simulator);
+  const sim::SimTime after_end = sim::SimTime{0} + options.max_time + sim::SimDuration(1);
+  keep_running(in, after_end, simulator, result);
+  add_arrivals(command, in, after_end, simulator, result);
+
+  LastFailures last_failure;
+  result.summary = simulator.run([&](const sim::CycleRecord& d) {
+    if (log != nullptr) *log << decision_json(d) << '\n';
+    record_decision(d, simulator.cluster(), result, last_failure);
+  });
+  result.use = cluster_use(simulator.cluster());
+  count_pending_reasons(last_failure, simulator.queue(), result);
   return result;
 }
 

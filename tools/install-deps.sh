@@ -5,6 +5,7 @@ pkgs=(g++ cmake make pkg-config libcpp-httplib-dev rapidjson-dev libtbb-dev libg
   libyaml-cpp-dev  # yaml/: configuration files and kubeconfigs
   libcli11-dev  # command lines: CLI11, header-only
   clang libclang-rt-14-dev llvm  # tests/fuzz: clang++ with libFuzzer, ASan, UBSan; llvm-symbolizer
+  zlib1g-dev  # extender/http: gzip for clients that accept it
   curl)  # bench/run: the GET /healthz floor rows
 missing=()
 for p in "${pkgs[@]}"; do

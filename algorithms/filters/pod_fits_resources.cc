@@ -16,7 +16,7 @@ class PodFitsResources final : public AliasedFilter {
   PodFitsResources(FitFilterArgs args, std::string_view shown_as)
       : AliasedFilter(kPodFitsResourcesPredicate, shown_as), args_(std::move(args)) {}
   // Its cost per node: bench/engine_bench.cc BM_FilterPluginCost (more when it returned a FilterStatus;
-  // several times more while each check built its reason string, "Insufficient cpu" and the rest past the
+  // much more while each check built its reason string, "Insufficient cpu" and the rest past the
   // 15-byte small-string buffer: three malloc/free per node).
   uint64_t cost_per_node_ns() const override { return 6; }
 

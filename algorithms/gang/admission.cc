@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "algorithms/gang/preemption.h"
+#include "algorithms/namespaced_key.h"
 
 namespace kext::gang {
 namespace {
@@ -54,6 +55,92 @@ std::optional<preemption::Candidate> preempt_for(const PodContext& member, const
   return std::nullopt;
 }
 
+// Coscheduling's PreFilter checks (scheduler-plugins pkg/coscheduling/core/core.go PreFilter): the
+// group has `need` pending members, and (unless admission may evict) the nodes' free resources cover
+// minResources. Why not, or "" when both hold.
+std::string prefilter_reason(const PodGroupSpec& group, size_t pending, size_t need,
+                             std::span<const NodeInfo* const> nodes, bool evicting) {
+  if (pending < need) {
+    return group_prefix(group) + std::to_string(pending) + " pods pending of " +
+           std::string(group.min_field()) + " " + std::to_string(need);
+  }
+  if (!evicting && !group.min_resources.requests_nothing()) {
+    if (std::string gap = resource_gap(group.min_resources, nodes); !gap.empty())
+      return group_prefix(group) + "minResources not free in the cluster: " + gap;
+  }
+  return "";
+}
+
+// The nodes as the members placed so far leave them: a copy of each node that got one (or lost a
+// victim), the others as given.
+class TrialNodes {
+ public:
+  explicit TrialNodes(std::span<const NodeInfo* const> nodes)
+      : nodes_(nodes), view_(nodes.begin(), nodes.end()), copies_(nodes.size()) {}
+
+  std::span<const NodeInfo* const> view() const { return view_; }
+
+  // The next member's PreFilter state: the victims gone from the nodes as given and the members placed
+  // on the nodes as they now are, through the PreFilter extensions (RemovePod, AddPod) as
+  // framework/runtime/framework.go addGENominatedPods adds nominated pods.
+  void add_to(PodContext& ctx) const {
+    for (const auto& [info, i] : evicted_) ctx.remove_pod(*info, *nodes_[i]);
+    for (const auto& [info, i] : placed_) ctx.add_pod(*info, *view_[i]);
+  }
+
+  // Puts `member` on node `i`; the node's name.
+  std::string place(const std::shared_ptr<const Pod>& member, size_t i) {
+    auto info = std::make_shared<const PodInfo>(make_pod_info(member));
+    copy_of(i)->add_pod(info);
+    placed_.emplace_back(std::move(info), i);
+    return view_[i]->name();
+  }
+
+  // Puts `member` where its preemption `c` makes room, evicting the candidate's victims there.
+  MemberPlacement place_preempting(const std::shared_ptr<const Pod>& member, preemption::Candidate c) {
+    const size_t i =
+        static_cast<size_t>(std::find_if(view_.begin(), view_.end(),
+                                         [&](const NodeInfo* n) { return n->name() == c.node_name; }) -
+                            view_.begin());
+    NodeInfo* node = copy_of(i);
+    std::vector<std::shared_ptr<const PodInfo>> victims = std::move(c.victims);
+    for (const auto& v : victims) {
+      node->remove_pod(v->pod->uid);
+      evicted_.emplace_back(v, i);
+    }
+    return {member->uid, place(member, i), std::move(victims)};
+  }
+
+ private:
+  NodeInfo* copy_of(size_t i) {
+    if (!copies_[i]) {
+      copies_[i] = std::make_unique<NodeInfo>(*nodes_[i]);
+      view_[i] = copies_[i].get();
+    }
+    return copies_[i].get();
+  }
+
+  std::span<const NodeInfo* const> nodes_;
+  std::vector<const NodeInfo*> view_;
+  std::vector<std::unique_ptr<NodeInfo>> copies_;
+  std::vector<std::pair<std::shared_ptr<const PodInfo>, size_t>> placed_;   // member, node index
+  std::vector<std::pair<std::shared_ptr<const PodInfo>, size_t>> evicted_;  // victim, node index
+};
+
+// The feasible node (an index into `view`) with the highest combined score, the first on ties:
+// schedule_one.go prioritizeNodes then selectHost (which picks among equal scores at random).
+size_t select_host(const Engine& engine, const PodContext& ctx, std::span<const NodeInfo* const> view,
+                   const std::vector<size_t>& feasible) {
+  if (feasible.size() == 1) return feasible.front();
+  std::vector<const NodeInfo*> candidates;
+  for (size_t i : feasible) candidates.push_back(view[i]);
+  const ScoreMatrix scores = engine.score(ctx, candidates, ScoreScale::kSchedulerTotal);
+  size_t pick = 0;
+  for (size_t k = 1; k < candidates.size(); ++k)
+    if (scores.combined[k] > scores.combined[pick]) pick = k;
+  return feasible[pick];
+}
+
 }  // namespace
 
 std::string resource_gap(const Resources& wanted, std::span<const NodeInfo* const> nodes) {
@@ -87,79 +174,33 @@ Admission admit(const Engine& engine, const PodGroupSpec& group,
                 const ClusterView* cluster, const Evictions* evictions) {
   Admission out;
   const size_t need = static_cast<size_t>(std::max(group.min_member, 1));
-  if (members.size() < need) {
-    out.reason = group_prefix(group) + std::to_string(members.size()) + " pods pending of " +
-                 std::string(group.min_field()) + " " + std::to_string(need);
-    return out;
-  }
-  if (!evictions && !group.min_resources.requests_nothing()) {
-    if (std::string gap = resource_gap(group.min_resources, nodes); !gap.empty()) {
-      out.reason = group_prefix(group) + "minResources not free in the cluster: " + gap;
-      return out;
-    }
-  }
-  // The nodes as the members placed so far leave them: a copy of each node that got one.
-  std::vector<const NodeInfo*> view(nodes.begin(), nodes.end());
-  std::vector<std::unique_ptr<NodeInfo>> trial(nodes.size());
-  std::vector<std::pair<std::shared_ptr<const PodInfo>, size_t>> placed;  // member, node index
-  std::vector<std::pair<std::shared_ptr<const PodInfo>, size_t>> evicted;  // victim, node index
-  auto copy_of = [&](size_t i) {
-    if (!trial[i]) {
-      trial[i] = std::make_unique<NodeInfo>(*nodes[i]);
-      view[i] = trial[i].get();
-    }
-    return trial[i].get();
-  };
+  out.reason = prefilter_reason(group, members.size(), need, nodes, evictions != nullptr);
+  if (!out.reason.empty()) return out;
+  TrialNodes trial(nodes);
   for (size_t m = 0; m < need; ++m) {
     const Pod& pod = *members[m];
     PodContext ctx(pod, cluster);
     engine.prepare(ctx, nodes);
-    for (const auto& [info, i] : evicted) ctx.remove_pod(*info, *nodes[i]);
-    for (const auto& [info, i] : placed) ctx.add_pod(*info, *view[i]);
-    const std::vector<FilterStatus> statuses = engine.filter(ctx, view);
+    trial.add_to(ctx);
+    const std::vector<FilterStatus> statuses = engine.filter(ctx, trial.view());
     std::vector<size_t> feasible;
     for (size_t i = 0; i < statuses.size(); ++i)
       if (statuses[i].ok()) feasible.push_back(i);
     if (feasible.empty() && evictions) {
-      if (std::optional<preemption::Candidate> c = preempt_for(ctx, engine, view, *evictions)) {
-        const size_t i =
-            static_cast<size_t>(std::find_if(view.begin(), view.end(),
-                                             [&](const NodeInfo* n) { return n->name() == c->node_name; }) -
-                                view.begin());
-        NodeInfo* node = copy_of(i);
-        std::vector<std::shared_ptr<const PodInfo>> victims = std::move(c->victims);
-        for (const auto& v : victims) {
-          node->remove_pod(v->pod->uid);
-          evicted.emplace_back(v, i);
-        }
-        auto info = std::make_shared<const PodInfo>(make_pod_info(members[m]));
-        node->add_pod(info);
-        placed.emplace_back(std::move(info), i);
-        out.placements.push_back({pod.uid, node->name(), std::move(victims)});
+      if (std::optional<preemption::Candidate> c = preempt_for(ctx, engine, trial.view(), *evictions)) {
+        out.placements.push_back(trial.place_preempting(members[m], std::move(*c)));
         continue;
       }
     }
     if (feasible.empty()) {
       out.placements.clear();
-      out.reason = group_prefix(group) + "member " + pod.namespace_ + "/" + pod.name + " fits no node with " +
-                   std::to_string(m) + " of " + std::to_string(need) + " members placed (" +
-                   summarise(statuses) + ")";
+      out.reason = group_prefix(group) + "member " + namespaced_key(pod.namespace_, pod.name) +
+                   " fits no node with " + std::to_string(m) + " of " + std::to_string(need) +
+                   " members placed (" + summarise(statuses) + ")";
       return out;
     }
-    size_t best = feasible.front();
-    if (feasible.size() > 1) {
-      std::vector<const NodeInfo*> candidates;
-      for (size_t i : feasible) candidates.push_back(view[i]);
-      const ScoreMatrix scores = engine.score(ctx, candidates, ScoreScale::kSchedulerTotal);
-      size_t pick = 0;
-      for (size_t k = 1; k < candidates.size(); ++k)
-        if (scores.combined[k] > scores.combined[pick]) pick = k;
-      best = feasible[pick];
-    }
-    auto info = std::make_shared<const PodInfo>(make_pod_info(members[m]));
-    copy_of(best)->add_pod(info);
-    placed.emplace_back(std::move(info), best);
-    out.placements.push_back({pod.uid, view[best]->name(), {}});
+    const size_t best = select_host(engine, ctx, trial.view(), feasible);
+    out.placements.push_back({pod.uid, trial.place(members[m], best), {}});
   }
   out.admitted = true;
   return out;

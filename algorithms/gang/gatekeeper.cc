@@ -13,6 +13,9 @@ namespace {
 // deleted, or the scheduler gave up on it): it no longer goes before younger groups.
 constexpr Time kWaitingForgetAfter = std::chrono::seconds(120);
 
+// The start of every reason the gate gives, as admission's reasons start.
+std::string reason_prefix(const std::string& group) { return "pod group " + group + ": "; }
+
 }  // namespace
 
 std::string seconds_text(Time t) {
@@ -21,9 +24,10 @@ std::string seconds_text(Time t) {
 }
 
 void apply_held_room(const HeldRoom& room, std::span<const NodeInfo*> nodes, std::deque<NodeInfo>& copies,
-                     std::string_view except_uid) {
+                     std::string_view except_uid, const HeldAdded& added) {
   if (room.empty()) return;
-  for (const NodeInfo*& n : nodes) {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeInfo*& n = nodes[i];
     if (!n || !n->node) continue;
     auto it = room.by_node.find(n->name());
     if (it == room.by_node.end()) continue;
@@ -32,6 +36,7 @@ void apply_held_room(const HeldRoom& room, std::span<const NodeInfo*> nodes, std
       if (held->pod->uid == except_uid) continue;
       if (!copy) copy = &copies.emplace_back(*n);
       copy->add_pod(held);
+      if (added) added(i, held);
     }
     if (copy) n = copy;
   }
@@ -122,78 +127,31 @@ Gate Gatekeeper::gate(const Engine& engine, const Pod& pod, const GroupMap& grou
   std::optional<std::string> key = pod_group_key(pod);
   if (!key) return g;
   g.group = *key;
-  const std::string prefix = "pod group " + g.group + ": ";
   auto spec = groups.find(g.group);
   if (spec == groups.end()) {
     g.kind = Gate::Kind::kRefuse;
     g.state = "unknown";
-    g.reason = prefix + "no such PodGroup: the pod waits until it exists";
+    g.reason = reason_prefix(g.group) + "no such PodGroup: the pod waits until it exists";
     return g;
   }
   if (!spec->second.all_or_nothing) {
     g.state = "basic policy: scheduled as any pod";
     return g;
   }
-  const size_t min = static_cast<size_t>(std::max(spec->second.min_member, 1));
   if (auto status = tracker_.status(g.group)) {
-    if (status->complete) {
-      g.state = "complete";
-      return g;
-    }
-    g.state = "admitted, " + std::to_string(status->waiting + status->bound) + " of " +
-              std::string(spec->second.min_field()) + " " + std::to_string(min) + " at bind, times out in " +
-              seconds_text(status->deadline - now);
-    if (auto node = tracker_.placement(g.group, pod.uid)) {
-      g.kind = Gate::Kind::kOnlyNode;
-      g.node = *node;
-      g.reason = prefix + "node " + *node + " is held for this member";
-    }
-    return g;  // a member beyond those placed: as any pod, in the room left
+    gate_admitted(g, spec->second, *status, pod, now);
+    return g;
   }
-
   GroupMembers mine = members_of(g.group, pod);
-  if (mine.bound >= min) {
-    g.state = "running, " + std::to_string(mine.bound) + " bound";
-    return g;
-  }
-  g.kind = Gate::Kind::kRefuse;
-  if (tracker_.backing_off(g.group, now)) {
-    g.state = "backing off";
-    g.reason = prefix + "timed out and backs off before it is admitted again";
-    return g;
-  }
-  const bool listed =
-      std::any_of(mine.pending.begin(), mine.pending.end(), [&](const auto& p) { return p->uid == pod.uid; });
-  const size_t pods = mine.pending.size() + (listed ? 0 : 1) + mine.bound;
-  if (pods < min) {
-    g.state = "waiting for members";
-    g.reason = prefix + std::to_string(pods) + " pods of " + std::string(spec->second.min_field()) + " " +
-               std::to_string(min) + ": waiting for the rest";
-    return g;
-  }
+  if (!ready_to_admit(g, spec->second, mine, pod, now)) return g;
   forget_stale_waiting(now);
   Waiting& self = waiting_[g.group];
   self.spec = spec->second;
   self.pod = std::make_shared<const Pod>(pod);
   self.seen = now;
 
-  auto priority = [](const Waiting& w) { return w.pod->effective_priority(); };
-  std::vector<const Waiting*> ahead;
-  for (const auto& [k, w] : waiting_)
-    if (k != g.group && !tracker_.backing_off(k, now) && groups.count(k) &&
-        admitted_before(w.spec, priority(w), self.spec, priority(self)))
-      ahead.push_back(&w);
-  std::sort(ahead.begin(), ahead.end(), [&](const Waiting* a, const Waiting* b) {
-    return admitted_before(a->spec, priority(*a), b->spec, priority(*b));
-  });
-  std::vector<Waiting> copies;  // try_admit erases an admitted group from waiting_
-  for (const Waiting* w : ahead) copies.push_back(*w);
   const std::vector<const NodeInfo*> all = nodes();
-  for (const Waiting& w : copies) {
-    std::string ignored;
-    try_admit(engine, w, members_of(w.spec.key(), *w.pod), all, cluster, now, &ignored);
-  }
-
+  admit_waiting_ahead(engine, self, groups, members_of, all, cluster, now);
   std::string reason;
   const Waiting copy = self;
   if (!try_admit(engine, copy, mine, all, cluster, now, &reason)) {
@@ -205,9 +163,72 @@ Gate Gatekeeper::gate(const Engine& engine, const Pod& pod, const GroupMap& grou
   auto node = tracker_.placement(g.group, pod.uid);
   g.kind = node ? Gate::Kind::kOnlyNode : Gate::Kind::kOrdinary;
   g.node = node.value_or("");
-  g.reason = prefix + "node " + g.node + " is held for this member";
+  g.reason = reason_prefix(g.group) + "node " + g.node + " is held for this member";
   g.state = "admitted now";
   return g;
+}
+
+void Gatekeeper::gate_admitted(Gate& g, const PodGroupSpec& spec, const GroupStatus& status, const Pod& pod,
+                               Time now) const {
+  if (status.complete) {
+    g.state = "complete";
+    return;
+  }
+  const size_t min = static_cast<size_t>(std::max(spec.min_member, 1));
+  g.state = "admitted, " + std::to_string(status.waiting + status.bound) + " of " +
+            std::string(spec.min_field()) + " " + std::to_string(min) + " at bind, times out in " +
+            seconds_text(status.deadline - now);
+  if (auto node = tracker_.placement(g.group, pod.uid)) {
+    g.kind = Gate::Kind::kOnlyNode;
+    g.node = *node;
+    g.reason = reason_prefix(g.group) + "node " + *node + " is held for this member";
+  }
+  // Otherwise a member beyond those placed: as any pod, in the room left.
+}
+
+bool Gatekeeper::ready_to_admit(Gate& g, const PodGroupSpec& spec, const GroupMembers& mine, const Pod& pod,
+                                Time now) const {
+  const size_t min = static_cast<size_t>(std::max(spec.min_member, 1));
+  if (mine.bound >= min) {
+    g.state = "running, " + std::to_string(mine.bound) + " bound";
+    return false;
+  }
+  g.kind = Gate::Kind::kRefuse;
+  if (tracker_.backing_off(g.group, now)) {
+    g.state = "backing off";
+    g.reason = reason_prefix(g.group) + "timed out and backs off before it is admitted again";
+    return false;
+  }
+  const bool listed =
+      std::any_of(mine.pending.begin(), mine.pending.end(), [&](const auto& p) { return p->uid == pod.uid; });
+  const size_t pods = mine.pending.size() + (listed ? 0 : 1) + mine.bound;
+  if (pods < min) {
+    g.state = "waiting for members";
+    g.reason = reason_prefix(g.group) + std::to_string(pods) + " pods of " + std::string(spec.min_field()) +
+               " " + std::to_string(min) + ": waiting for the rest";
+    return false;
+  }
+  return true;
+}
+
+void Gatekeeper::admit_waiting_ahead(const Engine& engine, const Waiting& self, const GroupMap& groups,
+                                     const MembersOf& members_of, std::span<const NodeInfo* const> all,
+                                     const ClusterView* cluster, Time now) {
+  auto priority = [](const Waiting& w) { return w.pod->effective_priority(); };
+  std::vector<const Waiting*> ahead;
+  for (const auto& [k, w] : waiting_)
+    if (&w != &self && !tracker_.backing_off(k, now) && groups.count(k) &&
+        admitted_before(w.spec, priority(w), self.spec, priority(self)))
+      ahead.push_back(&w);
+  std::sort(ahead.begin(), ahead.end(), [&](const Waiting* a, const Waiting* b) {
+    return admitted_before(a->spec, priority(*a), b->spec, priority(*b));
+  });
+  std::vector<Waiting> copies;  // try_admit erases an admitted group from waiting_
+  for (const Waiting* w : ahead) copies.push_back(*w);
+  for (const Waiting& w : copies) {
+    std::string ignored;
+    try_admit(engine, w, members_of(w.spec.key(), *w.pod), all, cluster, now, &ignored);
+  }
 }
 
 GroupPreemption Gatekeeper::preempt(const Engine& engine, const Pod& pod, const GroupMap& groups,

@@ -71,9 +71,12 @@ struct HeldRoom {
 };
 
 // `nodes` with the held room counted: each node holding room for a member other than `except_uid` is
-// replaced by a copy (in `copies`) with the held members added.
+// replaced by a copy (in `copies`) with the held members added. `added`, if set, is told each member
+// added and its node's index in `nodes`, for a caller that adds them to the PreFilter states too
+// (sim/core/cycle.cc, as addNominatedPods does for nominated pods).
+using HeldAdded = std::function<void(size_t node, const std::shared_ptr<const PodInfo>& member)>;
 void apply_held_room(const HeldRoom& room, std::span<const NodeInfo*> nodes, std::deque<NodeInfo>& copies,
-                     std::string_view except_uid);
+                     std::string_view except_uid, const HeldAdded& added = {});
 
 // What a member's preemption may do (DefaultPreemption's PostFilter for a gang member).
 struct GroupPreemption {
@@ -164,6 +167,18 @@ class Gatekeeper {
   bool try_admit(const Engine& engine, const Waiting& w, const GroupMembers& members,
                  std::span<const NodeInfo* const> nodes, const ClusterView* cluster, Time now,
                  std::string* reason, const Evictions* evictions = nullptr);
+  // gate() for a member of an admitted group: only the node held for it, or as any pod once the
+  // group is complete or for a member beyond those placed.
+  void gate_admitted(Gate& g, const PodGroupSpec& spec, const GroupStatus& status, const Pod& pod,
+                     Time now) const;
+  // gate() for a group not admitted: whether it may try now; if not, `g` says why (running already,
+  // backing off, or fewer pods than minMember).
+  bool ready_to_admit(Gate& g, const PodGroupSpec& spec, const GroupMembers& mine, const Pod& pod,
+                      Time now) const;
+  // Admits, in their order, the waiting groups that go before `self` (admitted_before) and fit.
+  void admit_waiting_ahead(const Engine& engine, const Waiting& self, const GroupMap& groups,
+                           const MembersOf& members_of, std::span<const NodeInfo* const> all,
+                           const ClusterView* cluster, Time now);
   void rebuild_room();
   // The waiting groups not filtered for a while have left the queue: they no longer go first.
   void forget_stale_waiting(Time now);

@@ -2,6 +2,8 @@
 
 #include <tuple>
 
+#include "algorithms/namespaced_key.h"
+
 namespace kext::gang {
 
 namespace {
@@ -9,9 +11,7 @@ constexpr std::string_view kWorkloadSuffix = " (scheduling.k8s.io)";
 }  // namespace
 
 std::string group_key(GroupApi api, std::string_view namespace_, std::string_view name) {
-  std::string key;
-  key.reserve(namespace_.size() + name.size() + 1 + kWorkloadSuffix.size());
-  key.append(namespace_).append("/").append(name);
+  std::string key = namespaced_key(namespace_, name);
   if (api == GroupApi::kWorkload) key.append(kWorkloadSuffix);
   return key;
 }

@@ -73,7 +73,7 @@ class ImageLocality final : public AliasedScore {
       sizes.resize(base + n_nodes, -1);
       // Two passes: the Bloom filters first, each node that may have the image reading ahead the entry
       // its search starts at, then the searches. One pass waited on each search's line in turn, and
-      // the filter's answer, a branch taken ~1 time in 5, kept the core from running ahead to the next.
+      // the filter's answer, a branch hard to predict, kept the core from running ahead to the next.
       size_t n_maybe = 0;
       for (size_t n = 0; n < n_nodes; ++n) {
         const NodeImages& images = nodes[n]->node->images;
@@ -99,7 +99,7 @@ class ImageLocality final : public AliasedScore {
   int64_t score(const PodContext&, const ScorePrepared* prepared, const NodeInfo& node) const override {
     // v1.16 scores 0 when its priority metadata is missing; same here without prepare(). The engine
     // hands each plugin what its own prepare() returned, so the cast needs no check (a dynamic_cast
-    // per node was ~10 % of this plugin's cost).
+    // per node was a large share of this plugin's cost).
     const auto* p = static_cast<const ImagePrepared*>(prepared);
     if (p == nullptr) return 0;
     return combine(*p, [&](size_t i) { return size_on_node(p->images[i], *node.node); });

@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms/namespaced_key.h"
+
 namespace kext {
 
 namespace {
@@ -176,7 +178,7 @@ BindPermit GangCoordinator::permit(std::string_view uid, std::string_view namesp
   if (auto spec = state.gangs->find(out.group); spec != state.gangs->end() && !spec->second.all_or_nothing)
     out.group.clear();  // upstream's basic policy: its pods bind as any pod
   if (out.group.empty()) return out;
-  const std::string pod = std::string(namespace_) + "/" + std::string(name);
+  const std::string pod = namespaced_key(namespace_, name);
   if (!gates_.admitted(out.group)) admit_at_bind(uid, snapshot, t);
   gang::PermitDecision d = gates_.permit(out.group, uid, t);
   if (d.verdict == gang::Verdict::kReject) {
@@ -346,9 +348,8 @@ std::string GangCoordinator::check_bind(std::string_view uid, std::string_view n
   for (const std::string& g : groups) names += (names.empty() ? "" : ", ") + g;
   std::string reasons;
   for (const std::string& r : s.reasons) reasons += (reasons.empty() ? "" : ", ") + r;
-  return "not binding pod " + std::string(namespace_) + "/" + std::string(name) + " to node " +
-         std::string(node) + ": room there is held for pod group " + (names.empty() ? "?" : names) + " (" +
-         reasons + ")";
+  return "not binding pod " + namespaced_key(namespace_, name) + " to node " + std::string(node) +
+         ": room there is held for pod group " + (names.empty() ? "?" : names) + " (" + reasons + ")";
 }
 
 }  // namespace kext

@@ -1,7 +1,7 @@
 #pragma once
 // A connection's received bytes: what std::string did for the transport, without zero-filling the room a
 // read is given. read(2) writes into spare capacity; std::string can only be resized over it first,
-// which cleared the whole buffer kept from the last request (46 KB for a 500-name filter's 23 KB body)
+// which cleared the whole buffer kept from the last request (larger than the request's body)
 // before every read: many instructions a request under callgrind, rep stosb counted per byte, and as
 // many cache lines dirtied before the request's own work began (docs/performance.md "Figures behind design
 // choices in the code").

@@ -23,12 +23,6 @@ struct FrameLimits {
   size_t max_body_bytes = kDefaultMaxBodyBytes;
 };
 
-// The reason phrase of a status line, as cpp-httplib 0.11 writes it (detail::status_message, not in its
-// public header) for the statuses the transport and the direct routes answer with; the test of
-// serve_direct checks each against cpp-httplib's own reply. Anything else gets the phrase cpp-httplib
-// gives an unknown status.
-std::string_view reason_phrase(int status);
-
 // A header value without the optional whitespace (spaces and tabs) around it (RFC 9110 §5.6.3).
 std::string_view trim_ows(std::string_view s);
 

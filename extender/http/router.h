@@ -1,97 +1,76 @@
 #pragma once
-// A cpp-httplib Server used only for what it does with a request once the Transport has read it whole:
-// routing, handlers, the error and exception handlers, and writing the reply. Its own listener and
-// thread pool are never started.
-//
-// Beside it, the routes the scheduler calls thousands of times a second (the verbs) are served
-// directly: for a plain HTTP/1.1 POST to one of them, serve_direct reads the few headers a verb needs
-// from the bytes in place, runs the handler and writes the reply cpp-httplib would have written, byte
-// for byte. cpp-httplib's request processing around the handler (a header multimap with
-// case-insensitive keys, percent-decoding, std::regex routing, a std::stringstream per reply) was a
-// large share of a 500-name filter's user CPU on 5000 nodes (perf, extender outside its handler;
-// docs/performance.md "Figures behind design choices in the code"). Anything
-// serve_direct is not sure of goes to cpp-httplib instead, which registers the same handler.
-#include <httplib.h>
-
-#include <ctime>
+// The route table: which handler answers a request the transport has framed, by method and exact
+// path. Every endpoint goes through it alike (the verbs, the probes, /metrics, /debug/*), and every
+// reply goes back through one ReplySink, which the transport implements with the reply writer. The
+// router knows nothing of connections; the transport knows nothing of routes.
+#include <chrono>
+#include <cstddef>
+#include <exception>
 #include <functional>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "extender/http/message.h"
+
 namespace kext {
 
-// What a direct route's handler sees of its request (the same from either path). Valid until it returns.
-struct DirectRequest {
-  std::string_view path;
-  std::optional<std::string_view> content_type;  // nullopt: no Content-Type header
-  std::string_view content_length;               // the header's value; empty when absent (chunked)
-  std::string_view body;
+// One request on its way through a router, from routing until its reply is written.
+struct Exchange {
+  const HttpRequest& request;
+  HttpResponse response;
+  std::chrono::steady_clock::time_point start;
+  // What a verb's handler tells the access log: the pod it judged and how many nodes it weighed.
+  std::string pod;
+  size_t nodes = 0;
 };
 
-struct DirectReply {
-  int status = 200;
-  std::string body;
-};
+using Handler = std::function<void(Exchange&)>;
 
-using DirectHandler = std::function<DirectReply(const DirectRequest&)>;
-
-class Router : public httplib::Server {
+// Sees every exchange a router serves: before routing, and after its reply has been written.
+class ExchangeObserver {
  public:
-  // Protected in cpp-httplib 0.11: the step SocketStream-driven serving runs per request.
-  using httplib::Server::process_request;
+  virtual ~ExchangeObserver() = default;
+  virtual void on_start(Exchange& x) = 0;
+  virtual void on_end(const Exchange& x) = 0;
+};
 
-  Router();
+// Where a router's replies go: the transport's side of an exchange.
+class ReplySink {
+ public:
+  virtual ~ReplySink() = default;
+  virtual void send(const HttpRequest& req, HttpResponse& res) = 0;
+};
 
-  // cpp-httplib's keep-alive settings, which also shape the Keep-Alive header of direct replies.
-  void set_keep_alive(size_t max_count, time_t timeout_sec);
+class Router {
+ public:
+  // `method` on exactly `path` runs `handler`; a GET route answers HEAD too, without the body.
+  void add(std::string method, std::string path, Handler handler);
+  void get(std::string path, Handler handler) { add("GET", std::move(path), std::move(handler)); }
+  void post(std::string path, Handler handler) { add("POST", std::move(path), std::move(handler)); }
 
-  // POST `path` runs `handler`; its replies carry `content_type`, which must be one cpp-httplib never
-  // compresses (it gzips bare "application/json" for a client that accepts gzip; direct replies are
-  // never compressed). Registered with cpp-httplib too, for the requests serve_direct passes on.
-  void post_direct(const std::string& path, std::string content_type, DirectHandler handler);
+  // Null: nothing observed. Must outlive the router's serving.
+  void set_observer(ExchangeObserver* observer) { observer_ = observer; }
 
-  // Called as cpp-httplib's pre-routing handler and logger are, for direct requests.
-  void set_direct_observer(std::function<void(std::string_view path)> on_start,
-                           std::function<void(std::string_view path, int status, size_t body_bytes)> on_end);
-
-  // Serves `request` (its whole bytes; the body starts at body_start) when it is a plain HTTP/1.1 POST
-  // to a direct route; false, with nothing written, when it must go to process_request. `closing`
-  // (the server drains) always goes to cpp-httplib, which answers Connection: close.
-  bool serve_direct(std::string_view request, size_t body_start, bool closing, httplib::Stream& out);
-
-  // Off: every request goes through cpp-httplib (tests compare the two).
-  void set_direct_enabled(bool on) { direct_enabled_ = on; }
+  // Runs the handler of `req`'s route and sends its reply through `sink`. No route: 404 with a JSON
+  // Error naming the method and path (400 for a method HTTP/1.1 servers do not route). A handler that
+  // throws: 500 with a JSON Error. An error status without a body gets a JSON Error naming it.
+  void serve(const HttpRequest& req, ReplySink& sink) const;
 
  private:
-  struct DirectRoute {
+  struct Route {
+    std::string method;
     std::string path;
-    std::string content_type;
-    DirectHandler handler;
+    Handler handler;
   };
 
-  std::vector<DirectRoute> direct_;
-  std::string keep_alive_header_;  // "Keep-Alive: timeout=T, max=M\r\n", as cpp-httplib writes it
-  std::function<void(std::string_view)> on_start_;
-  std::function<void(std::string_view, int, size_t)> on_end_;
-  bool direct_enabled_ = true;
+  void run(Exchange& x) const;
+
+  std::vector<Route> routes_;
+  ExchangeObserver* observer_ = nullptr;
 };
 
-// The body of the request this worker thread is running, in place in the transport's buffer, for a
-// handler registered with a ContentReader (cpp-httplib then does not copy the body into req.body:
-// 9.4 MB at 5000 full Nodes). Empty optional outside a request or for a chunked body, which the
-// handler reads through its ContentReader instead. Valid until the handler returns.
-std::optional<std::string_view> received_body();
-
-// The body either way: in place, or read through `reader` into `owned`.
-inline std::string_view request_body(const httplib::ContentReader& reader, std::string& owned) {
-  if (std::optional<std::string_view> body = received_body()) return *body;
-  reader([&owned](const char* data, size_t n) {
-    owned.append(data, n);
-    return true;
-  });
-  return owned;
-}
+// "internal error: <what>": the Error of the 500 an exception out of a handler becomes.
+std::string internal_error_message(std::exception_ptr ep);
 
 }  // namespace kext

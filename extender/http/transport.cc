@@ -19,10 +19,11 @@
 #include <cstring>
 #include <utility>
 
+#include "extender/http/message.h"
 #include "extender/http/receive_buffer.h"
+#include "extender/http/reply_writer.h"
 #include "extender/http/request_framing.h"
 #include "extender/http/router.h"
-#include "json/json.h"
 
 namespace kext {
 
@@ -33,15 +34,14 @@ using Clock = std::chrono::steady_clock;
 // How often deadlines are checked: their resolution.
 constexpr auto kSweepInterval = std::chrono::milliseconds(100);
 // A worker writes its reply itself for at most this long; a client that has not taken it by then
-// gets the rest from the reactor, so a client that does not read holds no worker. Loopback takes even a
-// 60 MB full-Nodes reply well within it, so only a stalled reader ever reaches it (docs/performance.md
-// "Figures behind design choices in the code").
+// gets the rest from the reactor, so a client that does not read holds no worker. Loopback takes even the
+// largest full-Nodes reply well within it, so only a stalled reader ever reaches it.
 constexpr auto kWorkerWriteBudget = std::chrono::milliseconds(200);
-// Replies up to this size go out in one send (ConnectionStream::write): 500 nodes' prioritize reply is
-// ~25 KB; copying 64 KB costs about as much as one send.
+// Replies up to this size go out in one send (ConnectionReplies::send): a prioritize reply at hundreds of
+// nodes fits, and copying this much costs about as much as one send.
 constexpr size_t kCoalesceBytes = 64 * 1024;
 // A worker waiting for a kept connection's next request leaves one larger than this to the reactor
-// (a NodeNames request for 5000 nodes is ~0.1 MB; a full-Nodes one for 500 is 9.4 MB).
+// (a NodeNames request for thousands of nodes is well below it; a full-Nodes one for hundreds is above).
 constexpr size_t kKeepMaxRequest = size_t{1} << 20;
 // Read at most this much from one connection per readiness event, so one fast upload cannot keep
 // the reactor from the others.
@@ -56,32 +56,11 @@ constexpr size_t kKeptCapacity = size_t{1} << 20;
 // After refusing a request the transport has not read, it keeps reading (and discarding) this long
 // before closing, so that the client sees the refusal rather than a reset from unread data.
 constexpr auto kLinger = std::chrono::milliseconds(1000);
-constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 
-std::string error_reply(int status, std::string_view reason, bool retry_after) {
-  const std::string body = json::error_body(reason);
-  std::string out =
-      "HTTP/1.1 " + std::to_string(status) + " " + std::string(reason_phrase(status)) +
-      "\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: " + std::to_string(body.size()) +
-      "\r\nConnection: close\r\n";
-  if (retry_after) out += "Retry-After: 1\r\n";
-  out += "\r\n";
-  out += body;
-  return out;
-}
-
-void address_of(const sockaddr_storage& a, std::string& ip, int& port) {
-  char buf[INET6_ADDRSTRLEN] = {};
-  if (a.ss_family == AF_INET) {
-    const auto& v4 = reinterpret_cast<const sockaddr_in&>(a);
-    inet_ntop(AF_INET, &v4.sin_addr, buf, sizeof buf);
-    port = ntohs(v4.sin_port);
-  } else if (a.ss_family == AF_INET6) {
-    const auto& v6 = reinterpret_cast<const sockaddr_in6&>(a);
-    inet_ntop(AF_INET6, &v6.sin6_addr, buf, sizeof buf);
-    port = ntohs(v6.sin6_port);
-  }
-  ip = buf;
+int port_of(const sockaddr_storage& a) {
+  if (a.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in&>(a).sin_port);
+  if (a.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6&>(a).sin6_port);
+  return 0;
 }
 
 enum class Io { kDone, kWouldBlockRead, kWouldBlockWrite, kClosed, kFailed };
@@ -186,13 +165,10 @@ struct Transport::Connection {
   bool over_budget = false;  // await_next met --max-buffered-bytes
   uint32_t armed = 0;
   bool registered = false;
-  std::string remote_ip, local_ip;
-  int remote_port = 0, local_port = 0;
+  HttpRequest request;  // the one a worker runs; its vectors and strings reused across requests
 };
 
 namespace {
-
-thread_local std::optional<std::string_view> t_received_body;
 
 // Memory held for a connection is what its buffers have allocated, not what they hold: a reserved
 // body counts from the moment it is reserved.
@@ -206,121 +182,75 @@ void sync_accounting(Transport::Connection& c, std::atomic<size_t>& buffered) {
   c.accounted = now;
 }
 
-// What cpp-httplib's request processing reads and writes: the request's bytes from memory, the reply
-// straight to the socket (moved to the connection's out buffer once the worker's budget is spent).
-class ConnectionStream final : public httplib::Stream {
+// Writes a router's replies to the connection: straight to the socket for up to kWorkerWriteBudget,
+// then the rest moves to the connection's out buffer for the reactor.
+class ConnectionReplies final : public ReplySink {
  public:
-  ConnectionStream(Transport::Connection& c, size_t end, std::atomic<size_t>& buffered)
-      : c_(c), end_(end), buffered_(buffered), budget_end_(Clock::now() + kWorkerWriteBudget) {}
+  ConnectionReplies(Transport::Connection& c, const ReplyFraming& framing, std::atomic<size_t>& buffered)
+      : c_(c), framing_(framing), buffered_(buffered), budget_end_(Clock::now() + kWorkerWriteBudget) {}
 
-  bool is_readable() const override { return pos_ < end_; }
-  bool is_writable() const override { return !c_.broken; }
-  ssize_t read(char* ptr, size_t size) override {
-    const size_t n = std::min(size, end_ - pos_);
-    std::memcpy(ptr, c_.in.data() + pos_, n);
-    pos_ += n;
-    return static_cast<ssize_t>(n);
+  void send(const HttpRequest& req, HttpResponse& res) override {
+    std::string head = reply_head(req, res, framing_, std::min(res.body.size(), kCoalesceBytes));
+    const std::string_view body = req.is_head() ? std::string_view() : std::string_view(res.body);
+    // A reply up to kCoalesceBytes leaves in one send, headers and body: one system call less per
+    // request than a send each (send, most of it tcp_sendmsg paid per call, was a large share of a
+    // filter request's CPU under perf; docs/performance.md "Figures behind design choices in the
+    // code"). Beyond that the copy would cost more than the call.
+    if (head.size() + body.size() <= kCoalesceBytes) {
+      head.append(body);
+      write(head);
+    } else if (write(head)) {
+      write(body);
+    }
   }
-  ssize_t write(const char* ptr, size_t size) override;
-  // Sends what write held back; run_request calls it once cpp-httplib has written the reply.
-  void flush();
-  void get_remote_ip_and_port(std::string& ip, int& port) const override {
-    ip = c_.remote_ip;
-    port = c_.remote_port;
-  }
-  void get_local_ip_and_port(std::string& ip, int& port) const override {
-    ip = c_.local_ip;
-    port = c_.local_port;
-  }
-  socket_t socket() const override { return c_.fd; }
 
  private:
-  void spill(const char* ptr, size_t size) {
-    c_.out.append(ptr, size);
-    sync_accounting(c_, buffered_);
-  }
-
-  ssize_t send_now(const char* ptr, size_t size);
+  bool write(std::string_view bytes);
 
   Transport::Connection& c_;
-  std::string held_;  // the reply's first bytes, sent with the rest in one send
-  size_t pos_ = 0;
-  size_t end_;
+  const ReplyFraming& framing_;
   std::atomic<size_t>& buffered_;
   Clock::time_point budget_end_;
-  bool first_write_ = true;
 };
 
-ssize_t ConnectionStream::write(const char* ptr, size_t size) {
-  // The reactor answered Expect: 100-continue while the body was arriving (or the body was already
-  // whole); cpp-httplib would send a second, late 100 Continue.
-  if (std::exchange(first_write_, false) && std::string_view(ptr, size) == kContinue) {
-    return static_cast<ssize_t>(size);
-  }
-  if (c_.broken) return -1;
-  // cpp-httplib writes the status line and headers, then the body, each with its own write: two
-  // send() calls per reply. A reply up to kCoalesceBytes is held and sent whole by flush(): one
-  // syscall less per request (send was a large share of a filter request's CPU in perf, 500 nodes, 230
-  // names, most of it in tcp_sendmsg, paid per call; docs/performance.md "Figures behind design choices in
-  // the code"). Beyond that the copy would cost more than the call.
-  if (held_.size() + size <= kCoalesceBytes) {
-    held_.append(ptr, size);
-    return static_cast<ssize_t>(size);
-  }
-  if (!held_.empty()) {
-    const std::string held = std::move(held_);
-    held_.clear();
-    if (send_now(held.data(), held.size()) < 0) return -1;
-  }
-  return send_now(ptr, size);
-}
-
-void ConnectionStream::flush() {
-  if (held_.empty() || c_.broken) return;
-  send_now(held_.data(), held_.size());
-  held_.clear();
-}
-
-ssize_t ConnectionStream::send_now(const char* ptr, size_t size) {
-  if (c_.broken) return -1;
-  if (!c_.out.empty()) {
-    spill(ptr, size);
-    return static_cast<ssize_t>(size);
-  }
+bool ConnectionReplies::write(std::string_view bytes) {
+  if (c_.broken) return false;
+  const auto spill = [this](std::string_view rest) {
+    c_.out.append(rest);
+    sync_accounting(c_, buffered_);
+    return true;
+  };
+  if (!c_.out.empty()) return spill(bytes);
   size_t done = 0;
-  while (done < size) {
+  while (done < bytes.size()) {
     size_t n = 0;
-    const Io io = io_write(c_.fd, c_.ssl, ptr + done, size - done, &n);
+    const Io io = io_write(c_.fd, c_.ssl, bytes.data() + done, bytes.size() - done, &n);
     if (io == Io::kDone) {
       done += n;
       continue;
     }
     if (io == Io::kClosed || io == Io::kFailed) {
       c_.broken = true;
-      return -1;
+      return false;
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(budget_end_ - Clock::now());
-    if (left.count() <= 0) {
-      spill(ptr + done, size - done);
-      return static_cast<ssize_t>(size);
-    }
+    if (left.count() <= 0) return spill(bytes.substr(done));
     pollfd p{c_.fd, static_cast<short>(io == Io::kWouldBlockRead ? POLLIN : POLLOUT), 0};
     ::poll(&p, 1, static_cast<int>(left.count()) + 1);
   }
-  return static_cast<ssize_t>(size);
+  return true;
 }
 
 }  // namespace
-
-std::optional<std::string_view> received_body() { return t_received_body; }
 
 Transport::Transport(TransportLimits limits, std::vector<Listener> listeners, Metrics* metrics)
     : limits_(limits),
       listeners_(std::move(listeners)),
       metrics_(metrics),
-      busy_reply_(error_reply(
+      busy_reply_(refusal_reply(
           503, "too many connections (--max-connections " + std::to_string(limits_.max_connections) + ")",
-          true)) {
+          true)),
+      keep_alive_(keep_alive_value(std::chrono::duration_cast<std::chrono::seconds>(limits_.idle_timeout))) {
   // SSL_write reaches write(2), which raises SIGPIPE on a peer that has gone; the error is enough.
   ::signal(SIGPIPE, SIG_IGN);
   raise_descriptor_limit();
@@ -379,8 +309,7 @@ bool Transport::bind(std::string* error) {
     sockaddr_storage bound{};
     socklen_t len = sizeof bound;
     ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len);
-    std::string ip;
-    address_of(bound, ip, l.port);
+    l.port = port_of(bound);
     listen_fds_.push_back(fd);
   }
   return true;
@@ -427,6 +356,11 @@ bool Transport::run() {
 }
 
 void Transport::wake() { signal_fd(wake_fd_); }
+
+size_t Transport::queued() {
+  std::lock_guard lock(jobs_mutex_);
+  return jobs_.size();
+}
 
 void Transport::stop() {
   stop_ = true;
@@ -496,9 +430,7 @@ void Transport::reactor_loop() {
 void Transport::accept_ready(size_t listener) {
   const int lfd = listen_fds_[listener];
   while (true) {
-    sockaddr_storage peer{};
-    socklen_t len = sizeof peer;
-    const int fd = ::accept4(lfd, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    const int fd = ::accept4(lfd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if ((errno == EMFILE || errno == ENFILE) && spare_fd_ >= 0) {
@@ -532,11 +464,6 @@ void Transport::accept_ready(size_t listener) {
     c.listener = listener;
     c.index = connections_.size();
     c.framer = RequestFramer(FrameLimits{limits_.max_header_bytes, limits_.max_body_bytes});
-    address_of(peer, c.remote_ip, c.remote_port);
-    sockaddr_storage local{};
-    len = sizeof local;
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0)
-      address_of(local, c.local_ip, c.local_port);
     // A new connection must deliver a whole request (and its TLS handshake) within request_timeout.
     c.deadline = Clock::now() + limits_.request_timeout;
     c.deadline_cause = Timeout::kRequest;
@@ -621,8 +548,8 @@ Transport::Read Transport::read_some(Connection& c, size_t* n, size_t* chunk) {
   Io io;
   if (declared > c.in.capacity() || c.in.capacity() - old >= kMinRead) {
     // In place: once the header block has declared the length, the whole request gets one
-    // allocation instead of a doubling series of copies, slow for a 9.4 MB full-Nodes body on a new
-    // connection (docs/performance.md "Figures behind design choices in the code").
+    // allocation instead of a doubling series of copies, slow for a large full-Nodes body on a new
+    // connection.
     if (declared > c.in.capacity()) {
       if (buffered_.load(std::memory_order_relaxed) + (declared - c.in.capacity()) >
           limits_.max_buffered_bytes) {
@@ -635,9 +562,8 @@ Transport::Read Transport::read_some(Connection& c, size_t* n, size_t* chunk) {
     if (io == Io::kDone) c.in.commit(*n);
   } else {
     // Length not known yet and no room: read into the thread's scratch and keep only what came, so
-    // an idle or stalled connection holds its bytes, not a read buffer (750 hostile connections grow
-    // RSS by a fraction of what a 16 KiB buffer each did; docs/performance.md "Figures behind design choices
-    // in the code").
+    // an idle or stalled connection holds its bytes, not a read buffer (with many hostile connections
+    // open, a buffer each grew RSS by their number).
     thread_local std::vector<char> scratch(kMaxRead);
     *chunk = scratch.size();
     io = io_read(c.fd, c.ssl, scratch.data(), *chunk, n);
@@ -717,7 +643,7 @@ void Transport::advance_request(Connection& c) {
       if (c.peer_closed) return close_connection(&c);
       if (c.framer.headers_done() && c.framer.expects_continue() && !c.continue_sent) {
         c.continue_sent = true;
-        c.out.append(kContinue);
+        c.out.append(kContinueReply);
         return flush(c);
       }
       return arm(c, true, !c.out.empty());
@@ -775,24 +701,21 @@ void Transport::worker_loop() {
 
 void Transport::run_request(Connection& c) {
   const size_t end = c.framer.request_end();
-  bool client_closes = false;
-  const bool closing = draining_.load(std::memory_order_acquire);
-  if (!c.framer.chunked()) {
-    t_received_body = std::string_view(c.in).substr(c.framer.body_start(), end - c.framer.body_start());
-  }
+  const bool draining = draining_.load(std::memory_order_acquire);
+  bool close = true;
   try {
-    ConnectionStream stream(c, end, buffered_);
-    Router& router = *listeners_[c.listener].router;
-    if (c.framer.chunked() ||
-        !router.serve_direct(std::string_view(c.in).substr(0, end), c.framer.body_start(), closing, stream)) {
-      router.process_request(stream, closing, client_closes, nullptr);
-    }
-    stream.flush();
+    HttpRequest& req = c.request;
+    parse_request(std::string_view(c.in).substr(0, end), c.framer.body_start(), c.framer.chunked(), req);
+    // Draining: the reply says "Connection: close" and the connection closes after it.
+    close = draining || !req.keep_alive();
+    const ReplyFraming framing{.close = close, .keep_alive = keep_alive_};
+    ConnectionReplies replies(c, framing, buffered_);
+    listeners_[c.listener].router->serve(req, replies);
   } catch (...) {
-    c.broken = true;  // cpp-httplib handles the handlers' exceptions; this is out of memory or worse
+    c.broken = true;  // the router answers the handlers' exceptions; this is out of memory or worse
   }
-  t_received_body.reset();
   c.in.consume(end);
+  std::string().swap(c.request.decoded_body);  // a chunked body, rare: not kept with the connection
   if (c.in.empty() && c.in.capacity() > kKeptCapacity &&
       buffered_.load(std::memory_order_relaxed) > limits_.max_buffered_bytes / 2) {
     // Kept-alive connections keep their buffer for the next request of the same size, until
@@ -809,7 +732,7 @@ void Transport::run_request(Connection& c) {
   } else {
     set_started(c, false);
   }
-  c.close_after_write = client_closes || closing;
+  c.close_after_write = close;
 }
 
 // True when c.in holds the connection's next whole request for this worker to run. A pipelined one is
@@ -947,7 +870,7 @@ void Transport::refuse(Connection& c, int status, std::string_view reason, Refus
 void Transport::answer_and_close(Connection& c, int status, std::string_view reason, bool retry_after) {
   set_started(c, false);
   c.in.release();
-  c.out.append(error_reply(status, reason, retry_after));
+  c.out.append(refusal_reply(status, reason, retry_after));
   sync_accounting(c, buffered_);
   c.close_after_write = true;
   c.phase = Connection::Phase::kWriting;

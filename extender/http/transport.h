@@ -1,17 +1,18 @@
 #pragma once
-// The connections under cpp-httplib: who may connect, how long they may take, and which thread reads.
+// The server's connections: who may connect, how long they may take, and which thread reads.
 //
-// cpp-httplib 0.11 gives each connection a worker for its whole life and bounds each read(2), not a
-// request: 16 clients that stall mid-body (or trickle a byte every few seconds, or just hold an idle
-// keep-alive connection) take every worker and the scheduler's requests wait. Here one reactor
-// thread owns every socket while it is idle or receiving, reads without blocking, and hands a request
-// to a worker only once it is whole (RequestFramer). A worker runs cpp-httplib's own request
-// processing (routing, handlers, the reply) on those bytes and writes the reply; a client that stops
-// reading has its reply's remainder moved back to the reactor. After a reply the worker keeps the
+// A server that gives each connection a worker for its whole life and bounds each read(2), not a
+// request (cpp-httplib's, which served these routes before), lets as many clients as it has workers
+// that stall mid-body (or trickle a byte every few seconds, or just hold an idle keep-alive
+// connection) take every worker while the scheduler's requests wait. Here one reactor thread owns
+// every socket while it is idle or receiving, reads without blocking, and hands a request to a worker
+// only once it is whole (RequestFramer). A worker parses it (message.h), has its listener's Router run
+// the handler and writes the reply (reply_writer.h); a client that stops reading has its reply's
+// remainder moved back to the reactor. After a reply the worker keeps the
 // connection for a short window and runs the client's next request itself if it comes whole within it
 // (a scheduler sends /prioritize right after /filter): without that, each request pays a second
 // cross-core wake-up (reactor -> worker), which slows a 500-node NodeNames filter+prioritize pair
-// (docs/performance.md "Benchmarks", what the hostile-traffic transport costs).
+// (docs/performance.md "Benchmarks", end to end).
 // Every stage has a bound:
 //   - connections: at most `max_connections`; beyond it a 503 and close (counted);
 //   - a request: header block ≤ max_header_bytes (431), body ≤ max_body_bytes (413, refused from the
@@ -63,9 +64,9 @@ class Router;
 
 struct Listener {
   std::string address;
-  int port = 0;              // 0 = any free port; the bound one after Transport::bind()
-  Router* router = nullptr;  // must outlive the Transport
-  SSL_CTX* tls = nullptr;    // null = plain HTTP; must outlive the Transport
+  int port = 0;                    // 0 = any free port; the bound one after Transport::bind()
+  const Router* router = nullptr;  // must outlive the Transport
+  SSL_CTX* tls = nullptr;          // null = plain HTTP; must outlive the Transport
 };
 
 class Transport {
@@ -88,6 +89,10 @@ class Transport {
   void drain(std::chrono::milliseconds grace);
   // Requests of which some bytes have arrived but that no worker runs yet.
   size_t receiving() const { return static_cast<size_t>(receiving_.load(std::memory_order_acquire)); }
+  // Request bytes held across connections (what --max-buffered-bytes bounds).
+  size_t buffered_bytes() const { return buffered_.load(std::memory_order_relaxed); }
+  // Whole requests waiting for a worker (what --max-queued-requests bounds).
+  size_t queued();
 
   struct Connection;
 
@@ -123,6 +128,7 @@ class Transport {
   std::vector<int> listen_fds_;
   Metrics* metrics_;
   const std::string busy_reply_;  // the 503 for a connection beyond max_connections
+  const std::string keep_alive_;  // the Keep-Alive header's value on every kept connection's reply
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
   int spare_fd_ = -1;  // given up to accept-and-close when out of descriptors (EMFILE)

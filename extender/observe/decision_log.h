@@ -1,6 +1,6 @@
 #pragma once
 // The last decisions, for GET /debug/decisions, bounded by count and by memory: a decision over
-// 5000 nodes holds ~0.5 MB of scores, so a count alone would let the log grow to gigabytes.
+// thousands of nodes holds a score per node, so a count alone would let the log grow without bound.
 // record() holds the lock only to link and unlink entries; evicted decisions are freed after it.
 #include <cstddef>
 #include <cstdint>

@@ -42,6 +42,52 @@ std::string_view route_name(Route r) {
   return i < kRouteCount ? kNames[i] : "other";
 }
 
+namespace {
+
+// The objects of `state` (may be null) by resource.
+void render_cache_objects(std::string& out, const ClusterState* state) {
+  header(out, "kube_extender_cache_objects", "gauge",
+         "Objects in the extender's cluster state, by resource.");
+  const size_t nodes = state ? state->node_object_count() : 0;
+  const size_t pods = state ? state->pods_by_uid.size() : 0;
+  const size_t pdbs = state && state->pdbs ? state->pdbs->size() : 0;
+  out.append("kube_extender_cache_objects{resource=\"nodes\"} ").append(std::to_string(nodes)).append("\n");
+  out.append("kube_extender_cache_objects{resource=\"pods\"} ").append(std::to_string(pods)).append("\n");
+  out.append("kube_extender_cache_objects{resource=\"poddisruptionbudgets\"} ")
+      .append(std::to_string(pdbs))
+      .append("\n");
+  const size_t namespaces = state && state->namespace_labels ? state->namespace_labels->size() : 0;
+  out.append("kube_extender_cache_objects{resource=\"namespaces\"} ")
+      .append(std::to_string(namespaces))
+      .append("\n");
+  const size_t podgroups = state && state->gangs ? state->gangs->size() : 0;
+  out.append("kube_extender_cache_objects{resource=\"podgroups\"} ")
+      .append(std::to_string(podgroups))
+      .append("\n");
+  // Objects with an empty selector are not kept (StateCache::Batch::upsert_workload), so not counted.
+  for (WorkloadKind kind : kWorkloadKinds) {
+    const auto* list = state ? state->workloads(kind).get() : nullptr;
+    out.append("kube_extender_cache_objects{resource=\"")
+        .append(workload_resource(kind))
+        .append("\"} ")
+        .append(std::to_string(list ? list->size() : 0))
+        .append("\n");
+  }
+}
+
+// mallinfo2 walks every free chunk, each arena under its own lock: it makes GET /metrics slower after a
+// load run, more so the larger the cluster. Once per scrape, never per request.
+void render_heap(std::string& out) {
+  header(out, "kube_extender_heap_bytes", "gauge",
+         "The C++ heap by state: in_use (allocated, a leak grows it), free (freed chunks malloc keeps "
+         "for reuse; their pages may already be returned to the OS).");
+  const HeapBytes heap = heap_bytes();
+  out.append(kHeapInUseSeries).append(std::to_string(heap.in_use)).append("\n");
+  out.append("kube_extender_heap_bytes{state=\"free\"} ").append(std::to_string(heap.free)).append("\n");
+}
+
+}  // namespace
+
 Histogram::Histogram(std::span<const double> bounds)
     : bounds_(bounds.first(std::min(bounds.size(), size_t{19}))) {}
 
@@ -126,12 +172,21 @@ void Metrics::set_leader(std::string_view identity, bool leader) {
 std::string Metrics::render(const ClusterState* state) const {
   std::string out;
   out.reserve(16 << 10);
-
   header(out, "kube_extender_build_info", "gauge", "Always 1; the version label is the extender's.");
   out.append("kube_extender_build_info{version=\"");
   append_label_value(out, version_);
   out.append("\"} 1\n");
+  render_requests(out);
+  render_transport(out);
+  render_cache_objects(out, state);
+  render_heap(out);
+  render_watch_and_leader(out);
+  render_bind_forwards(out);
+  render_gangs(out);
+  return out;
+}
 
+void Metrics::render_requests(std::string& out) const {
   header(out, "kube_extender_requests_total", "counter", "HTTP requests by route (verb) and status code.");
   for (size_t r = 0; r < kRouteCount; ++r) {
     for (size_t c = 0; c < routes_[r].by_code.size(); ++c) {
@@ -169,7 +224,9 @@ std::string Metrics::render(const ClusterState* state) const {
       routes_[r].phases[p].render(out, "kube_extender_phase_duration_seconds", labels);
     }
   }
+}
 
+void Metrics::render_transport(std::string& out) const {
   header(out, "kube_extender_http_open_connections", "gauge", "Client connections open, across listeners.");
   out.append("kube_extender_http_open_connections ")
       .append(std::to_string(open_connections_.load(std::memory_order_relaxed)))
@@ -191,65 +248,29 @@ std::string Metrics::render(const ClusterState* state) const {
     out.append("kube_extender_http_timeouts_total{cause=\"").append(kTimeoutNames[i]).append("\"} ");
     out.append(std::to_string(timeouts_[i].load(std::memory_order_relaxed))).append("\n");
   }
+}
 
-  header(out, "kube_extender_cache_objects", "gauge",
-         "Objects in the extender's cluster state, by resource.");
-  const size_t nodes = state ? state->node_object_count() : 0;
-  const size_t pods = state ? state->pods_by_uid.size() : 0;
-  const size_t pdbs = state && state->pdbs ? state->pdbs->size() : 0;
-  out.append("kube_extender_cache_objects{resource=\"nodes\"} ").append(std::to_string(nodes)).append("\n");
-  out.append("kube_extender_cache_objects{resource=\"pods\"} ").append(std::to_string(pods)).append("\n");
-  out.append("kube_extender_cache_objects{resource=\"poddisruptionbudgets\"} ")
-      .append(std::to_string(pdbs))
-      .append("\n");
-  const size_t namespaces = state && state->namespace_labels ? state->namespace_labels->size() : 0;
-  out.append("kube_extender_cache_objects{resource=\"namespaces\"} ")
-      .append(std::to_string(namespaces))
-      .append("\n");
-  const size_t podgroups = state && state->gangs ? state->gangs->size() : 0;
-  out.append("kube_extender_cache_objects{resource=\"podgroups\"} ")
-      .append(std::to_string(podgroups))
-      .append("\n");
-  // Objects with an empty selector are not kept (StateCache::Batch::upsert_workload), so not counted.
-  for (WorkloadKind kind : kWorkloadKinds) {
-    const auto* list = state ? state->workloads(kind).get() : nullptr;
-    out.append("kube_extender_cache_objects{resource=\"")
-        .append(workload_resource(kind))
-        .append("\"} ")
-        .append(std::to_string(list ? list->size() : 0))
-        .append("\n");
-  }
-
-  // mallinfo2 walks every free chunk, each arena under its own lock: it makes GET /metrics slower after a
-  // load run, more so on a 5000-node snapshot than a 500-node one (docs/performance.md "Figures behind design
-  // choices in the code"). Once per scrape, never per request.
-  header(out, "kube_extender_heap_bytes", "gauge",
-         "The C++ heap by state: in_use (allocated, a leak grows it), free (freed chunks malloc keeps "
-         "for reuse; their pages may already be returned to the OS).");
-  const HeapBytes heap = heap_bytes();
-  out.append(kHeapInUseSeries).append(std::to_string(heap.in_use)).append("\n");
-  out.append("kube_extender_heap_bytes{state=\"free\"} ").append(std::to_string(heap.free)).append("\n");
-
+void Metrics::render_watch_and_leader(std::string& out) const {
   header(out, "kube_extender_watch_lag_seconds", "gauge",
          "How far the cluster-state watch is behind the API server, by resource.");
-  {
-    std::lock_guard lock(lag_mutex_);
-    for (const auto& [resource, lag] : watch_lag_) {
-      out.append("kube_extender_watch_lag_seconds{resource=\"");
-      append_label_value(out, resource);
-      out.append("\"} ");
-      append_number(out, lag);
-      out += '\n';
-    }
-    if (!leader_identity_.empty()) {
-      header(out, "kube_extender_leader", "gauge",
-             "1 when this replica holds the bind Lease (--leader-elect), else 0; by identity.");
-      out.append("kube_extender_leader{identity=\"");
-      append_label_value(out, leader_identity_);
-      out.append(leader_ ? "\"} 1\n" : "\"} 0\n");
-    }
+  std::lock_guard lock(lag_mutex_);
+  for (const auto& [resource, lag] : watch_lag_) {
+    out.append("kube_extender_watch_lag_seconds{resource=\"");
+    append_label_value(out, resource);
+    out.append("\"} ");
+    append_number(out, lag);
+    out += '\n';
   }
+  if (!leader_identity_.empty()) {
+    header(out, "kube_extender_leader", "gauge",
+           "1 when this replica holds the bind Lease (--leader-elect), else 0; by identity.");
+    out.append("kube_extender_leader{identity=\"");
+    append_label_value(out, leader_identity_);
+    out.append(leader_ ? "\"} 1\n" : "\"} 0\n");
+  }
+}
 
+void Metrics::render_bind_forwards(std::string& out) const {
   header(out, "kube_extender_bind_forwards_total", "counter",
          "Binds that reached this replica while another held the Lease, passed on to the holder.");
   out.append("kube_extender_bind_forwards_total ").append(std::to_string(forwards())).append("\n");
@@ -266,7 +287,9 @@ std::string Metrics::render(const ClusterState* state) const {
         .append("\"} ");
     out.append(std::to_string(forward_failures_[i].load(std::memory_order_relaxed))).append("\n");
   }
+}
 
+void Metrics::render_gangs(std::string& out) const {
   auto gauge = [&out](std::string_view name, std::string_view help, int64_t v) {
     header(out, name, "gauge", help);
     out.append(name).append(" ").append(std::to_string(v)).append("\n");
@@ -289,7 +312,6 @@ std::string Metrics::render(const ClusterState* state) const {
   header(out, "kube_extender_gang_time_to_bound_seconds", "histogram",
          "Time from a pod group's admission to its minMember-th member bound.");
   gang_bound_seconds_.render(out, "kube_extender_gang_time_to_bound_seconds", {});
-  return out;
 }
 
 }  // namespace kext

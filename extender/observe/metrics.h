@@ -153,6 +153,13 @@ class Metrics {
     std::array<Histogram, kPhaseCount> phases;
   };
 
+  // render()'s families that read the members (the cache's and the heap's need none).
+  void render_requests(std::string& out) const;   // counts by route and code, sizes and phase times
+  void render_transport(std::string& out) const;  // connections, refusals, timeouts
+  void render_watch_and_leader(std::string& out) const;
+  void render_bind_forwards(std::string& out) const;
+  void render_gangs(std::string& out) const;
+
   std::string version_;
   std::array<RouteStats, kRouteCount> routes_;
   std::array<std::atomic<uint64_t>, kRefusalCount> refusals_{};

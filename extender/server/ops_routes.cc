@@ -1,60 +1,60 @@
 #include "extender/server/ops_routes.h"
 
-#include <httplib.h>
-
 #include <charconv>
 
-#include "kube/state/state_dump.h"
+#include "extender/http/reply_writer.h"
 #include "json/json.h"
+#include "kube/state/state_dump.h"
 
 namespace kext {
 
 namespace {
 
-constexpr const char* kJsonType = "application/json; charset=utf-8";
 constexpr size_t kDefaultDecisionLimit = 100;
 
-void error(httplib::Response& res, int status, std::string_view message) {
-  res.status = status;
-  res.set_content(json::error_body(message), kJsonType);
+void error(HttpResponse& res, int status, std::string_view message) {
+  res.set(status, std::string(kJsonContentType), json::error_body(message));
+}
+
+// GET /debug/decisions[?limit=N][&pod=NAMESPACE/NAME]: the newest decisions, newest first.
+void decisions(const DecisionLog* log, Exchange& x) {
+  HttpResponse& res = x.response;
+  if (!log) return error(res, 404, "the decision log is off (--decision-log-size 0)");
+  size_t limit = kDefaultDecisionLimit;
+  if (const std::optional<std::string> v = x.request.param("limit")) {
+    auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), limit);
+    if (ec != std::errc() || p != v->data() + v->size()) {
+      return error(res, 400, "limit: expected a non-negative integer, got \"" + *v + "\"");
+    }
+  }
+  const std::string pod = x.request.param("pod").value_or("");
+  if (!pod.empty() && pod.find('/') == std::string::npos) {
+    return error(res, 400, "pod: expected NAMESPACE/NAME, got \"" + pod + "\"");
+  }
+  res.set(200, std::string(kJsonContentType), decisions_to_json(log->last(limit, pod)));
 }
 
 }  // namespace
 
-void install_metrics_route(httplib::Server& http, Metrics* metrics, const StateStore& state) {
+void install_metrics_route(Router& router, Metrics* metrics, const StateStore& state) {
   if (!metrics) return;
-  http.Get("/metrics", [metrics, &state](const httplib::Request&, httplib::Response& res) {
+  router.get("/metrics", [metrics, &state](Exchange& x) {
     auto current = state.current();
-    res.set_content(metrics->render(current.get()), "text/plain; version=0.0.4; charset=utf-8");
+    x.response.set(200, "text/plain; version=0.0.4; charset=utf-8", metrics->render(current.get()));
   });
 }
 
-void install_ops_routes(httplib::Server& http, const ServerObservers& observers, const StateStore& state) {
-  install_metrics_route(http, observers.metrics, state);
+void install_ops_routes(Router& router, const ServerObservers& observers, const StateStore& state) {
+  install_metrics_route(router, observers.metrics, state);
 
   DecisionLog* log = observers.decisions;
-  http.Get("/debug/decisions", [log](const httplib::Request& req, httplib::Response& res) {
-    if (!log) return error(res, 404, "the decision log is off (--decision-log-size 0)");
-    size_t limit = kDefaultDecisionLimit;
-    if (req.has_param("limit")) {
-      const std::string v = req.get_param_value("limit");
-      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), limit);
-      if (ec != std::errc() || p != v.data() + v.size()) {
-        return error(res, 400, "limit: expected a non-negative integer, got \"" + v + "\"");
-      }
-    }
-    const std::string pod = req.has_param("pod") ? req.get_param_value("pod") : std::string();
-    if (!pod.empty() && pod.find('/') == std::string::npos) {
-      return error(res, 400, "pod: expected NAMESPACE/NAME, got \"" + pod + "\"");
-    }
-    res.set_content(decisions_to_json(log->last(limit, pod)), kJsonType);
-  });
+  router.get("/debug/decisions", [log](Exchange& x) { decisions(log, x); });
 
   // The cache as dump_state() writes it: compared with a from-scratch build of the API's objects by the
   // watch tests and bench/soak. Names pods, as /debug/decisions does.
-  http.Get("/debug/state", [&state](const httplib::Request&, httplib::Response& res) {
+  router.get("/debug/state", [&state](Exchange& x) {
     auto current = state.current();
-    res.set_content(dump_state(*current), "text/plain; charset=utf-8");
+    x.response.set(200, "text/plain; charset=utf-8", dump_state(*current));
   });
 }
 

@@ -1,17 +1,14 @@
 #pragma once
 // GET /metrics, GET /debug/decisions and GET /debug/state: the operator's view of a running server.
+#include "extender/http/router.h"
 #include "extender/server/request_observer.h"
 #include "kube/state/cluster_state.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace kext {
 
 // Routes exist only for the observers that are set; the rest answer 404 with a reason.
-void install_ops_routes(httplib::Server& http, const ServerObservers& observers, const StateStore& state);
+void install_ops_routes(Router& router, const ServerObservers& observers, const StateStore& state);
 // GET /metrics alone (the metrics listener serves it without /debug/*); nothing when metrics is null.
-void install_metrics_route(httplib::Server& http, Metrics* metrics, const StateStore& state);
+void install_metrics_route(Router& router, Metrics* metrics, const StateStore& state);
 
 }  // namespace kext

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "extender/http/router.h"
 #include "extender/observe/decision_log.h"
 #include "extender/observe/metrics.h"
 #include "extender/observe/verb_trace.h"
@@ -13,36 +14,34 @@
 
 namespace kext {
 
-class Router;
-
 // Owned by whoever owns the Server; each may be null (not collected).
 struct ServerObservers {
   Metrics* metrics = nullptr;
   DecisionLog* decisions = nullptr;
 };
 
-class RequestObserver {
+class RequestObserver final : public ExchangeObserver {
  public:
   RequestObserver(std::string path_prefix, ServerObservers observers, int verbosity);
 
-  // Installs cpp-httplib's pre-routing handler and logger (which runs after the reply is written), and
-  // the same two for the routes the router serves directly.
-  void attach(Router& http);
+  // Observes every exchange `router` serves.
+  void attach(Router& router) { router.set_observer(this); }
 
-  // Requests between their headers arriving and their reply written.
+  // Requests between their routing and their reply written.
   size_t in_flight() const { return in_flight_.load(std::memory_order_acquire); }
 
   bool want_decision() const { return observers_.decisions != nullptr; }
-  // From a verb handler, on the worker thread serving that request.
-  void on_verb(Route route, VerbTrace& trace, const Reply& reply);
+  // From a verb's handler: its phases into Metrics, its Decision into the log, its pod and node count
+  // into the exchange for the access log.
+  void on_verb(Exchange& x, Route route, VerbTrace& trace, const Reply& reply);
 
   Route route_of(std::string_view path) const;
   const ServerObservers& observers() const { return observers_; }
 
- private:
-  void on_start(std::string_view path);
-  void on_end(std::string_view path, int status, size_t request_bytes);
+  void on_start(Exchange& x) override;
+  void on_end(const Exchange& x) override;
 
+ private:
   std::string prefix_;
   ServerObservers observers_;
   int verbosity_;

@@ -1,7 +1,7 @@
 #include "extender/server/server.h"
 
-#include <httplib.h>
-
+#include "common/url_path.h"
+#include "extender/http/reply_writer.h"
 #include "extender/http/router.h"
 #include "extender/observe/recorder.h"
 #include "extender/server/ops_routes.h"
@@ -12,18 +12,10 @@ namespace kext {
 
 namespace {
 
-// "application/json; charset=utf-8" rather than bare "application/json": cpp-httplib gzips bare
-// application/json when the client accepts gzip (Go always does), which only costs CPU on loopback.
-constexpr const char* kJsonType = "application/json; charset=utf-8";
-
-// Moves the body in: set_content copies, and a multi-megabyte full-Nodes filter echo copied into
-// fresh pages cost more in page faults than the rest of the verb at 15000 nodes (docs/performance.md "Figures
-// behind design choices in the code").
-void send(httplib::Response& res, Reply&& reply) {
-  res.status = reply.status;
-  res.body = std::move(reply.body);
-  res.headers.erase("Content-Type");
-  res.set_header("Content-Type", kJsonType);
+// Moves the body in, not a copy: a multi-megabyte full-Nodes filter echo copied into fresh pages cost
+// more in page faults than the rest of the verb on the largest clusters.
+void send(HttpResponse& res, Reply&& reply) {
+  res.set(reply.status, std::string(kJsonContentType), std::move(reply.body));
 }
 
 bool content_type_ok(std::optional<std::string_view> content_type) {
@@ -34,36 +26,10 @@ bool content_type_ok(std::optional<std::string_view> content_type) {
   return base == "application/json" || base.ends_with("+json");
 }
 
-// An exception out of a handler: a 500 with a JSON error, never a crash.
-Reply internal_error(std::exception_ptr ep) {
-  std::string what = "internal error";
-  try {
-    std::rethrow_exception(ep);
-  } catch (const std::exception& e) {
-    what = std::string("internal error: ") + e.what();
-  } catch (...) {
-  }
-  return bad_request(what, 500);
-}
-
-std::string normalized_prefix(std::string p) {
-  while (!p.empty() && p.back() == '/') p.pop_back();
-  if (!p.empty() && p.front() != '/') p.insert(p.begin(), '/');
-  return p;
-}
-
-// cpp-httplib's own defaults would close keep-alive connections after 5 requests; the transport owns
-// connections, so these only shape the reply's Connection/Keep-Alive headers and the body bound.
-void configure_router(Router& router, const ServerConfig& config) {
-  router.set_keep_alive(SIZE_MAX,
-                        std::chrono::duration_cast<std::chrono::seconds>(config.limits.idle_timeout).count());
-  router.set_payload_max_length(config.limits.max_body_bytes);
-}
-
 // The verbs, each routed alike: POST <prefix>/<name> runs it.
 struct VerbRoute {
   std::string_view name;
-  Reply (Verbs::*run)(std::string_view body, VerbTrace* trace) const;
+  Server::VerbRun run;
   // --record-dir keeps what the scheduler sent; a forwarded bind was recorded where it arrived.
   bool recorded = true;
 };
@@ -79,41 +45,15 @@ constexpr VerbRoute kVerbRoutes[] = {
 };
 
 void install_probes(Router& router, const StateStore& state, const std::atomic<bool>& terminating) {
-  router.Get("/healthz",
-             [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
+  router.get("/healthz", [](Exchange& x) { x.response.set(200, "text/plain", "ok"); });
   // Not ready until the watch has listed every resource: answers from a half-filled cache would
   // admit pods onto nodes that look empty.
   // Not ready either once SIGTERM has come: the endpoints controller takes the replica out of the
   // Service while it still answers the requests already routed to it.
-  router.Get("/readyz", [&state, &terminating](const httplib::Request&, httplib::Response& res) {
-    if (terminating.load()) {
-      res.status = 503;
-      res.set_content("shutting down", "text/plain");
-      return;
-    }
-    if (!state.ready()) {
-      res.status = 503;
-      res.set_content("cluster state not synced yet", "text/plain");
-      return;
-    }
-    res.set_content("ok", "text/plain");
-  });
-}
-
-void install_error_handlers(Router& router) {
-  router.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty()) return;
-    if (res.status == 413) {
-      send(res, bad_request("request body too large", 413));
-    } else if (res.status == 404) {
-      send(res, bad_request("no such path: " + req.method + " " + req.path, 404));
-    } else {
-      send(res, bad_request("HTTP error " + std::to_string(res.status), res.status));
-    }
-  });
-  // Last line of defence: an unexpected exception becomes a 500 with a JSON error, never a crash.
-  router.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
-    send(res, internal_error(ep));
+  router.get("/readyz", [&state, &terminating](Exchange& x) {
+    if (terminating.load()) return x.response.set(503, "text/plain", "shutting down");
+    if (!state.ready()) return x.response.set(503, "text/plain", "cluster state not synced yet");
+    x.response.set(200, "text/plain", "ok");
   });
 }
 
@@ -123,27 +63,23 @@ Server::Server(ServerConfig config, const Verbs& verbs, const StateStore& state,
     : config_(std::move(config)),
       verbs_(verbs),
       state_(state),
-      observer_(normalized_prefix(config_.path_prefix), observers, config_.verbosity),
+      observer_(normalized_path_prefix(config_.path_prefix), observers, config_.verbosity),
       router_(std::make_unique<Router>()),
       tls_(make_server_tls_context(config_.tls)) {
   if (!config_.record_dir.empty()) {
     recorder_ = std::make_unique<Recorder>(RecorderConfig{config_.record_dir, config_.record_max_bytes});
   }
-  configure_router(*router_, config_);
   observer_.attach(*router_);
   install_ops_routes(*router_, observer_.observers(), state_);
   install_routes();
   install_probes(*router_, state_, terminating_);
-  install_error_handlers(*router_);
 
   std::vector<Listener> listeners{Listener{config_.address, config_.port, router_.get(), tls_.get()}};
   if (config_.metrics_port >= 0) {
     metrics_router_ = std::make_unique<Router>();
-    configure_router(*metrics_router_, config_);
     observer_.attach(*metrics_router_);
     install_metrics_route(*metrics_router_, observer_.observers().metrics, state_);
     install_probes(*metrics_router_, state_, terminating_);
-    install_error_handlers(*metrics_router_);
     listeners.push_back(Listener{config_.metrics_address.empty() ? config_.address : config_.metrics_address,
                                  config_.metrics_port, metrics_router_.get(), nullptr});
   }
@@ -153,53 +89,54 @@ Server::Server(ServerConfig config, const Verbs& verbs, const StateStore& state,
 
 Server::~Server() = default;
 
-void Server::install_routes() {
-  const std::string prefix = normalized_prefix(config_.path_prefix);
+// Every verb alike: the body in place, the Content-Type check, observation, recording, the reply
+// moved out.
+void Server::run_verb(std::string_view name, VerbRun run, bool recorded, Exchange& x) {
+  const HttpRequest& req = x.request;
+  const std::optional<std::string_view> type = req.header("Content-Type");
+  const Route route = observer_.route_of(req.path);
+  VerbTrace trace;
+  trace.want_decision = observer_.want_decision();
+  Reply reply;
+  try {
+    reply = content_type_ok(type) ? (verbs_.*run)(req.body, &trace)
+                                  : bad_request("Content-Type must be application/json, got \"" +
+                                                    std::string(type.value_or("")) + "\"",
+                                                415);
+  } catch (...) {
+    reply = bad_request(internal_error_message(std::current_exception()), 500);
+  }
+  observer_.on_verb(x, route, trace, reply);
+  if (recorder_ && recorded) {
+    recorder_->record(name, type.value_or(""), req.header("Content-Length").value_or(""), req.body,
+                      reply.status, reply.body);
+  }
+  send(x.response, std::move(reply));
+}
 
-  // Every verb: the body in place (no copy into req.body), the Content-Type check, observation,
-  // recording, the reply moved out. A wrong method gets 405 with a JSON error rather than cpp-httplib's
-  // bare 404.
+void Server::install_routes() {
+  const std::string prefix = normalized_path_prefix(config_.path_prefix);
   for (const VerbRoute& v : kVerbRoutes) {
     const std::string path = prefix + "/" + std::string(v.name);
-    router_->post_direct(path, kJsonType, [this, v](const DirectRequest& req) -> DirectReply {
-      const Route route = observer_.route_of(req.path);
-      VerbTrace trace;
-      trace.want_decision = observer_.want_decision();
-      Reply reply;
-      try {
-        reply = content_type_ok(req.content_type)
-                    ? (verbs_.*v.run)(req.body, &trace)
-                    : bad_request("Content-Type must be application/json, got \"" +
-                                      std::string(req.content_type.value_or("")) + "\"",
-                                  415);
-      } catch (...) {
-        reply = internal_error(std::current_exception());
-      }
-      observer_.on_verb(route, trace, reply);
-      if (recorder_ && v.recorded) {
-        recorder_->record(v.name, req.content_type.value_or(""), req.content_length, req.body, reply.status,
-                          reply.body);
-      }
-      return DirectReply{reply.status, std::move(reply.body)};
-    });
-    auto not_allowed = [](const httplib::Request& req, httplib::Response& res) {
-      res.set_header("Allow", "POST");
-      send(res, bad_request("method " + req.method + " not allowed on " + req.path + ": use POST", 405));
+    router_->post(path, [this, v](Exchange& x) { run_verb(v.name, v.run, v.recorded, x); });
+    // A wrong method gets 405 with a JSON error naming the right one, not a 404.
+    const auto not_allowed = [](Exchange& x) {
+      x.response.headers.emplace_back("Allow", "POST");
+      send(x.response, bad_request("method " + std::string(x.request.method) + " not allowed on " +
+                                       std::string(x.request.path) + ": use POST",
+                                   405));
     };
-    router_->Get(path, not_allowed);
-    router_->Put(path, not_allowed);
-    router_->Delete(path, not_allowed);
-    router_->Patch(path, not_allowed);
+    for (const char* method : {"GET", "PUT", "DELETE", "PATCH"}) router_->add(method, path, not_allowed);
   }
 
-  router_->Get("/version", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content(
-        std::string("{\"version\":\"") + KEXT_VERSION + "\",\"compiler\":\"" + __VERSION__ + "\"}",
-        kJsonType);
+  router_->get("/version", [](Exchange& x) {
+    x.response.set(
+        200, std::string(kJsonContentType),
+        std::string("{\"version\":\"") + KEXT_VERSION + "\",\"compiler\":\"" + __VERSION__ + "\"}");
   });
 }
 
-std::string Server::path_prefix() const { return normalized_prefix(config_.path_prefix); }
+std::string Server::path_prefix() const { return normalized_path_prefix(config_.path_prefix); }
 
 bool Server::bind(std::string* error) { return transport_->bind(error); }
 

@@ -1,12 +1,13 @@
 #pragma once
-// The extender's HTTP server: the verbs, probes and observation routes (cpp-httplib's routing) over the
-// Transport, which owns the connections and their bounds.
+// The extender's HTTP server: the verbs, probes and observation routes in one route table per listener,
+// over the Transport, which owns the connections and their bounds.
 #include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
 
+#include "extender/http/router.h"
 #include "extender/http/tls.h"
 #include "extender/http/transport.h"
 #include "extender/observe/recorder.h"
@@ -14,8 +15,6 @@
 #include "extender/verbs/verbs.h"
 
 namespace kext {
-
-class Router;
 
 struct ServerConfig {
   std::string address = "0.0.0.0";
@@ -56,9 +55,17 @@ class Server {
   void set_terminating() { terminating_.store(true); }
   // Requests being received or run.
   size_t in_flight() const { return observer_.in_flight() + transport_->receiving(); }
+  // Request bytes held across connections, and whole requests waiting for a worker (their bounds are
+  // --max-buffered-bytes and --max-queued-requests).
+  size_t buffered_bytes() const { return transport_->buffered_bytes(); }
+  size_t queued_requests() { return transport_->queued(); }
+
+  // A verb as the server runs it.
+  using VerbRun = Reply (Verbs::*)(std::string_view body, VerbTrace* trace) const;
 
  private:
   void install_routes();
+  void run_verb(std::string_view name, VerbRun run, bool recorded, Exchange& x);
 
   ServerConfig config_;
   std::atomic<bool> terminating_{false};

@@ -1,8 +1,9 @@
 #include "extender/verbs/bind.h"
 
+#include "algorithms/namespaced_key.h"
 #include "common/log.h"
-#include "kube/codec/binding_args.h"
 #include "json/json.h"
+#include "kube/codec/binding_args.h"
 
 namespace kext {
 
@@ -83,9 +84,10 @@ void BindVerb::bind_detached(const BindPermit& permit) const {
 
 std::string BindVerb::not_holder(const BindingArgs& args) const {
   const std::string holder = elector_->holder();
-  return "not binding pod " + args.pod_namespace + "/" + args.pod_name + ": replica " + elector_->identity() +
-         " does not hold the Lease " + elector_->config().lease_namespace + "/" +
-         elector_->config().lease_name + " (holder: " + (holder.empty() ? "none" : holder) + ")";
+  return "not binding pod " + namespaced_key(args.pod_namespace, args.pod_name) + ": replica " +
+         elector_->identity() + " does not hold the Lease " +
+         namespaced_key(elector_->config().lease_namespace, elector_->config().lease_name) +
+         " (holder: " + (holder.empty() ? "none" : holder) + ")";
 }
 
 std::string BindVerb::bind_pod(const BindingArgs& args, bool done_if_there) const {
@@ -97,7 +99,7 @@ std::string BindVerb::bind_pod(const BindingArgs& args, bool done_if_there) cons
                 encode_binding(args));
   if (r.ok() || (done_if_there && already_bound_to(r, args.node))) return "";
   if (assumed) cache_.batch().forget_assumed(key);
-  return "binding pod " + args.pod_namespace + "/" + args.pod_name + " to node " + args.node + ": " +
+  return "binding pod " + namespaced_key(args.pod_namespace, args.pod_name) + " to node " + args.node + ": " +
          r.describe();
 }
 

@@ -1,7 +1,9 @@
 #include "extender/verbs/bind_forward.h"
 
 #include <thread>
+#include <utility>
 
+#include "algorithms/namespaced_key.h"
 #include "json/json.h"
 
 namespace kext {
@@ -27,10 +29,22 @@ struct InFlight {
   std::atomic<size_t>& n_;
 };
 
+// How one post to the holder that brought no answer to relay failed: the ForwardFailure it counts as and
+// the words the refusal gives it.
+std::pair<ForwardFailure, std::string> post_failure(const kube::ApiResponse& r) {
+  // Stepping down (SIGTERM: it lets go before it writes the Lease) or past its renew deadline.
+  if (r.status == kNotHolderStatus) return {ForwardFailure::kNotHolder, "no longer holds it"};
+  if (r.never_sent()) return {ForwardFailure::kConnect, "no connection (" + r.error + ")"};
+  return {ForwardFailure::kNoReply, "no reply (" + r.error + ")"};
+}
+
 }  // namespace
 
-BindForwarder::BindForwarder(kube::LeaderElector& elector, ForwardConfig config, Metrics* metrics)
-    : elector_(elector), config_(std::move(config)), metrics_(metrics) {}
+BindForwarder::BindForwarder(kube::LeaderElector& elector, ForwardConfig config, Metrics* metrics, Now now)
+    : elector_(elector),
+      config_(std::move(config)),
+      metrics_(metrics),
+      now_(now ? std::move(now) : Now(Clock::now)) {}
 
 BindForwarder::~BindForwarder() = default;
 
@@ -61,7 +75,7 @@ kube::LeaseHolder BindForwarder::await_holder(Clock::time_point deadline,
                                               const kube::LeaseHolder& stepping_down) const {
   kube::LeaseHolder h = elector_.lease_holder();
   while ((h.identity.empty() || h == stepping_down) && !elector_.is_leader() &&
-         Clock::now() + kHolderPoll < deadline) {
+         now_() + kHolderPoll < deadline) {
     elector_.nudge();
     std::this_thread::sleep_for(kHolderPoll);
     elector_.refresh();
@@ -73,31 +87,39 @@ kube::LeaseHolder BindForwarder::await_holder(Clock::time_point deadline,
 std::optional<milliseconds> BindForwarder::unreachable_for(const kube::LeaseHolder& h) const {
   std::lock_guard lock(unreachable_mu_);
   if (!(unreachable_ == h)) return std::nullopt;
-  const auto ago = std::chrono::duration_cast<milliseconds>(Clock::now() - unreachable_at_);
+  const auto ago = std::chrono::duration_cast<milliseconds>(now_() - unreachable_at_);
   return ago < kUnreachableFor ? std::optional(ago) : std::nullopt;
 }
 
 void BindForwarder::mark_unreachable(const kube::LeaseHolder& h) const {
   std::lock_guard lock(unreachable_mu_);
   unreachable_ = h;
-  unreachable_at_ = Clock::now();
+  unreachable_at_ = now_();
+}
+
+std::string BindForwarder::no_holder_reason(const kube::LeaseHolder& h,
+                                            const kube::LeaseHolder& stepping_down) const {
+  if (h.identity.empty() || h == stepping_down)
+    return "no other replica took the Lease within " + std::to_string(timeout().count()) + " ms";
+  return "its holder " + h.identity + " publishes no address (annotation " + kube::kAdvertiseAnnotation + ")";
 }
 
 std::optional<Reply> BindForwarder::forward(std::string_view body, const BindingArgs& args) const {
-  return forward(kHolderBindRoute, body, "binding pod " + args.pod_namespace + "/" + args.pod_name, "bind");
+  return forward(kHolderBindRoute, body, "binding pod " + namespaced_key(args.pod_namespace, args.pod_name),
+                 "bind");
 }
 
 std::optional<Reply> BindForwarder::forward(std::string_view route, std::string_view body,
                                             const std::string& what, std::string_view verb) const {
-  const auto start = Clock::now();
+  const auto start = now_();
   const auto deadline = start + timeout();
-  const std::string lease = elector_.config().lease_namespace + "/" + elector_.config().lease_name;
+  const std::string lease = namespaced_key(elector_.config().lease_namespace, elector_.config().lease_name);
   Metrics* const metrics = route == kHolderBindRoute ? metrics_ : nullptr;
   auto fail = [&](ForwardFailure cause) {
     if (metrics) metrics->count_forward_failure(cause);
   };
   auto observe = [&] {
-    if (metrics) metrics->observe_forward(std::chrono::duration<double>(Clock::now() - start).count());
+    if (metrics) metrics->observe_forward(std::chrono::duration<double>(now_() - start).count());
   };
   auto refused = [&](const std::string& why) {
     observe();
@@ -127,10 +149,7 @@ std::optional<Reply> BindForwarder::forward(std::string_view route, std::string_
     if (elector_.is_leader()) return std::nullopt;
     if (h.identity.empty() || h.url.empty() || h == stepping_down) {
       fail(ForwardFailure::kNoHolder);
-      note(h.identity.empty() || h == stepping_down
-               ? "no other replica took the Lease within " + std::to_string(timeout().count()) + " ms"
-               : "its holder " + h.identity + " publishes no address (annotation " +
-                     kube::kAdvertiseAnnotation + ")");
+      note(no_holder_reason(h, stepping_down));
       break;
     }
     if (std::optional<milliseconds> ago = unreachable_for(h)) {
@@ -140,7 +159,7 @@ std::optional<Reply> BindForwarder::forward(std::string_view route, std::string_
       elector_.refresh();
       continue;
     }
-    const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+    const auto left = std::chrono::duration_cast<milliseconds>(deadline - now_());
     if (left <= milliseconds(0)) {
       note("no time left for holder " + h.identity);
       break;
@@ -150,20 +169,10 @@ std::optional<Reply> BindForwarder::forward(std::string_view route, std::string_
       observe();
       return Reply{r.status, r.body};
     }
-    std::string failure;
-    if (r.status == kNotHolderStatus) {
-      // Stepping down (SIGTERM: it lets go before it writes the Lease) or past its renew deadline.
-      stepping_down = h;
-      fail(ForwardFailure::kNotHolder);
-      failure = "no longer holds it";
-    } else if (r.never_sent()) {
-      mark_unreachable(h);
-      fail(ForwardFailure::kConnect);
-      failure = "no connection (" + r.error + ")";
-    } else {
-      fail(ForwardFailure::kNoReply);
-      failure = "no reply (" + r.error + ")";
-    }
+    const auto [cause, failure] = post_failure(r);
+    if (cause == ForwardFailure::kNotHolder) stepping_down = h;
+    if (cause == ForwardFailure::kConnect) mark_unreachable(h);
+    fail(cause);
     note("holder " + h.identity + " at " + h.url + ": " + failure);
     elector_.refresh();
   }

@@ -14,6 +14,7 @@
 // said it no longer holds it (it is releasing it), the forward waits for the next holder.
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,11 +22,11 @@
 #include <string>
 #include <string_view>
 
-#include "kube/codec/binding_args.h"
-#include "kube/client/api_client.h"
-#include "kube/client/leader_election.h"
 #include "extender/observe/metrics.h"
 #include "extender/verbs/preamble.h"
+#include "kube/client/api_client.h"
+#include "kube/client/leader_election.h"
+#include "kube/codec/binding_args.h"
 
 namespace kext {
 
@@ -56,8 +57,12 @@ struct ForwardConfig {
 
 class BindForwarder {
  public:
+  // What deadlines and the unreachable holder's window are read from: steady_clock::now by default. A
+  // test passes a clock it can move ahead instead of sleeping through a window.
+  using Now = std::function<std::chrono::steady_clock::time_point()>;
+
   // elector must outlive the forwarder; metrics may be null.
-  BindForwarder(kube::LeaderElector& elector, ForwardConfig config, Metrics* metrics);
+  BindForwarder(kube::LeaderElector& elector, ForwardConfig config, Metrics* metrics, Now now = {});
   ~BindForwarder();
 
   // The holder's reply to `body` (args is the same request decoded), or an Error reply naming each
@@ -72,6 +77,8 @@ class BindForwarder {
   // often and may be a little stale (the held room). status 0 and an error when there is none to ask.
   kube::ApiResponse ask_holder(std::string_view route, std::string_view body,
                                std::chrono::milliseconds limit) const;
+  // Forwards holding a place to wait now (ForwardConfig::max_waiting).
+  size_t waiting() const { return waiting_.load(std::memory_order_acquire); }
 
  private:
   // The holder to try: waits, nudging the election, while the Lease names none or still names the
@@ -84,10 +91,14 @@ class BindForwarder {
   // How long ago the holder could not be connected to, when that was recent.
   std::optional<std::chrono::milliseconds> unreachable_for(const kube::LeaseHolder& h) const;
   void mark_unreachable(const kube::LeaseHolder& h) const;
+  // Why there is no holder to post to: none took the Lease in time (or only the one stepping down
+  // holds it), or the holder publishes no address.
+  std::string no_holder_reason(const kube::LeaseHolder& h, const kube::LeaseHolder& stepping_down) const;
 
   kube::LeaderElector& elector_;
   ForwardConfig config_;
   Metrics* metrics_;
+  const Now now_;
   mutable std::atomic<size_t> waiting_{0};
   mutable std::mutex unreachable_mu_;
   mutable kube::LeaseHolder unreachable_;

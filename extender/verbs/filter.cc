@@ -1,4 +1,5 @@
 // POST /filter: which of the request's nodes the pod fits, and why the others do not.
+#include "algorithms/namespaced_key.h"
 #include "extender/verbs/bind_forward.h"
 #include "extender/verbs/verbs.h"
 #include "json/json.h"
@@ -72,7 +73,7 @@ std::optional<Reply> Verbs::holder_decides(std::string_view route, std::string_v
                                            Origin origin) const {
   if (!gangs_ || !replicas_ || replicas_->holds() || !gang::pod_group_key(pod)) return std::nullopt;
   const std::string what = std::string(route == kHolderFilterRoute ? "filtering" : "preempting for") +
-                           " pod " + pod.namespace_ + "/" + pod.name + " (a gang member)";
+                           " pod " + namespaced_key(pod.namespace_, pod.name) + " (a gang member)";
   if (origin == Origin::kForwarded) {
     return Reply{kNotHolderStatus, json::error_body("not " + what + ": replica " + replicas_->identity() +
                                                     " does not hold the Lease")};

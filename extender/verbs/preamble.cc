@@ -1,5 +1,7 @@
 #include "extender/verbs/preamble.h"
 
+#include "algorithms/namespaced_key.h"
+
 namespace kext {
 
 namespace {
@@ -48,8 +50,7 @@ Decision* start_decision(VerbTrace* trace, std::string_view verb) {
 
 void trace_pod(VerbTrace* trace, const Pod& pod) {
   if (!trace) return;
-  trace->pod.reserve(pod.namespace_.size() + 1 + pod.name.size());
-  trace->pod.assign(pod.namespace_).append("/").append(pod.name);
+  trace->pod = namespaced_key(pod.namespace_, pod.name);
   if (trace->decision) {
     trace->decision->pod = trace->pod;
     trace->decision->pod_uid = pod.uid;
@@ -67,7 +68,7 @@ void trace_request(VerbTrace* trace, const PreemptionArgs& args) {
 }
 
 void trace_request(VerbTrace* trace, const BindingArgs& args) {
-  if (trace) trace->pod.assign(args.pod_namespace).append("/").append(args.pod_name);
+  if (trace) trace->pod = namespaced_key(args.pod_namespace, args.pod_name);
 }
 
 std::unique_ptr<const StateClusterView> cluster_for(const Engine& engine,

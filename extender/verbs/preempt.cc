@@ -6,11 +6,12 @@
 
 #include "algorithms/gang/pod_group.h"
 #include "algorithms/gang/preemption.h"
+#include "algorithms/namespaced_key.h"
 #include "algorithms/preemption/preemption.h"
-#include "kube/codec/preemption_args.h"
 #include "extender/verbs/bind_forward.h"
 #include "extender/verbs/verbs.h"
 #include "json/json.h"
+#include "kube/codec/preemption_args.h"
 
 namespace kext {
 
@@ -76,7 +77,7 @@ void record_candidates(std::vector<preemption::Candidate>& candidates, size_t ch
     r.victims.reserve(c.victims.size());
     for (const auto& v : c.victims) {
       r.victims.push_back(
-          {v->pod->namespace_ + "/" + v->pod->name, v->pod->uid, v->pod->effective_priority()});
+          {namespaced_key(v->pod->namespace_, v->pod->name), v->pod->uid, v->pod->effective_priority()});
     }
     decision.candidates.push_back(std::move(r));
   }

@@ -3,33 +3,32 @@
 #include <httplib.h>
 
 #include <algorithm>
-#include <chrono>
+#include <charconv>
 #include <stdexcept>
 
-#include "kube/client/cache_sinks.h"
+#include "algorithms/namespaced_key.h"
 #include "json/json.h"
+#include "kube/client/cache_sinks.h"
 
-namespace kext::simtool {
+namespace kext::kube {
 namespace {
 
 constexpr const char* kJson = "application/json";
-constexpr std::chrono::seconds kBookmarkEvery{60};
+constexpr uint64_t kDefaultWatchSeconds = 1800;
 
 // The extender's own table of what it lists and watches (kube/client/cache_sinks.h): the server
 // answers every one of them, or the extender would never be ready.
 std::string object_kind(std::string_view resource) {
-  const kube::WatchedResource* r = kube::find_watched_resource(resource);
+  const WatchedResource* r = find_watched_resource(resource);
   return r ? std::string(r->kind) : std::string();
 }
 
-std::string list_kind(std::string_view resource) { return object_kind(resource) + "List"; }
-
 std::string api_version(std::string_view resource) {
-  const kube::WatchedResource* r = kube::find_watched_resource(resource);
+  const WatchedResource* r = find_watched_resource(resource);
   return r ? std::string(r->api_version()) : std::string("v1");
 }
 
-// A metav1.Status as kube-apiserver answers a write with.
+// A metav1.Status as kube-apiserver answers a write or an error with.
 std::string status_body(int code, std::string_view reason, const std::string& message) {
   rapidjson::StringBuffer sb;
   rapidjson::Writer<rapidjson::StringBuffer> w(sb);
@@ -47,12 +46,91 @@ std::string status_body(int code, std::string_view reason, const std::string& me
   return {sb.GetString(), sb.GetSize()};
 }
 
+void reply(httplib::Response& res, int code, std::string_view reason, const std::string& message) {
+  res.status = code;
+  res.set_content(status_body(code, reason, message), kJson);
+}
+
+std::string serialize(const json::Value& v) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  v.Accept(w);
+  return {sb.GetString(), sb.GetSize()};
+}
+
+// A whole unsigned number, or nullopt.
+std::optional<uint64_t> parse_number(const std::string& text) {
+  uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return v;
+}
+
+// Whether `at` is inside the outermost object only (not in a nested one, not in a string).
+bool at_top_level(const std::string& text, size_t at) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < at; ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return depth == 1 && !in_string;
+}
+
+// with_resource_version through a parse: for an object that may already carry one, or is not compact.
+std::string restamp(const std::string& object_json, uint64_t rv) {
+  rapidjson::Document d;
+  d.Parse(object_json.data(), object_json.size());
+  const auto no_metadata = std::invalid_argument("ApiServer: object without metadata");
+  if (!d.IsObject()) throw no_metadata;
+  const auto found = d.FindMember("metadata");
+  if (found == d.MemberEnd() || !found->value.IsObject()) throw no_metadata;
+  json::Value* md = &found->value;
+  auto& alloc = d.GetAllocator();
+  json::Value meta(rapidjson::kObjectType);
+  meta.AddMember("resourceVersion", json::Value(std::to_string(rv).c_str(), alloc), alloc);
+  for (auto& m : md->GetObject())
+    if (json::view(m.name) != "resourceVersion") meta.AddMember(m.name, m.value, alloc);
+  *md = std::move(meta);
+  return serialize(d);
+}
+
+bool names_a_node(const std::string& pod_json) {
+  rapidjson::Document pod;
+  pod.Parse(pod_json.data(), pod_json.size());
+  const json::Value* spec = pod.IsObject() ? json::find_non_null(pod, "spec") : nullptr;
+  const json::Value* node = spec && spec->IsObject() ? json::find_non_null(*spec, "nodeName") : nullptr;
+  return node != nullptr && node->IsString() && node->GetStringLength() != 0;
+}
+
+// The string at `key` of the object member `object` of `d`, or nullptr.
+const json::Value* nested_string(const json::Value& d, const char* object, const char* key) {
+  const json::Value* o = d.IsObject() ? json::find_non_null(d, object) : nullptr;
+  const json::Value* v = o && o->IsObject() ? json::find_non_null(*o, key) : nullptr;
+  return v && v->IsString() ? v : nullptr;
+}
+
 }  // namespace
 
 std::string with_resource_version(const std::string& object_json, uint64_t rv) {
   constexpr std::string_view kMeta = "\"metadata\":{";
   const size_t at = object_json.find(kMeta);
-  if (at == std::string::npos) throw std::invalid_argument("SimApiServer: object without metadata");
+  // The common case, an object written compactly without one: insert it as text.
+  if (at == std::string::npos || object_json.find("\"resourceVersion\"") != std::string::npos ||
+      !at_top_level(object_json, at)) {
+    return restamp(object_json, rv);
+  }
   const size_t insert = at + kMeta.size();
   const bool empty = insert < object_json.size() && object_json[insert] == '}';
   std::string out = object_json.substr(0, insert);
@@ -62,112 +140,28 @@ std::string with_resource_version(const std::string& object_json, uint64_t rv) {
   return out;
 }
 
-SimApiServer::SimApiServer(const std::string& host, int port)
-    : http_(std::make_unique<httplib::Server>()), host_(host) {
-  // A watch per resource stays open (about ten an extender; two replicas run against one API), plus
-  // lists, check_api_access, leases and reconnections.
-  http_->new_task_queue = [] { return new httplib::ThreadPool(48); };
-  http_->set_tcp_nodelay(true);
-  // One request per connection: a worker waiting on an idle keep-alive connection would hold up the
-  // end of the run (stop() waits for it) by the keep-alive timeout; the extender's lists are rare and
-  // each watch is one request anyway.
-  http_->set_keep_alive_max_count(1);
-  // SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, with which a second simulation would
-  // share a busy port instead of failing to listen.
-  http_->set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-  for (const kube::WatchedResource& r : kube::watched_resources()) {
-    const std::string resource(r.name);
-    const std::string path(r.path);
-    http_->Get(path, [this, resource](const httplib::Request& req, httplib::Response& res) {
-      const std::string watch = req.get_param_value("watch");
-      if (watch != "1" && watch != "true") {
-        res.set_content(list_body(resource), kJson);
-        return;
-      }
-      uint64_t cursor = 0;
-      const std::string rv = req.get_param_value("resourceVersion");
-      if (!rv.empty()) {
-        try {
-          cursor = std::stoull(rv);
-        } catch (const std::exception&) {
-          res.status = 400;
-          res.set_content(
-              R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"BadRequest","code":400,)"
-              R"("message":"resourceVersion: not a number"})",
-              kJson);
-          return;
-        }
-      } else {
-        cursor = resource_version();  // "most recent": only changes from now
-      }
-      int timeout = 1800;
-      if (req.has_param("timeoutSeconds")) {
-        try {
-          timeout = std::stoi(req.get_param_value("timeoutSeconds"));
-        } catch (const std::exception&) {
-        }
-      }
-      const auto now = std::chrono::steady_clock::now();
-      const std::string bookmarks = req.get_param_value("allowWatchBookmarks");
-      auto state = std::make_shared<Watch>(
-          Watch{cursor, now + std::chrono::seconds(timeout), bookmarks == "true" || bookmarks == "1", now});
-      res.set_chunked_content_provider(kJson, [this, resource, state](size_t, httplib::DataSink& sink) {
-        return pump(resource, *state, sink);
-      });
-    });
-  }
-  // Leases, for replicas that elect the one that binds (--leader-elect), as kube-apiserver keeps them.
-  const std::string leases = R"(/apis/coordination\.k8s\.io/v1/namespaces/([^/]+)/leases)";
-  http_->Get(leases + "/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) {
-    std::lock_guard lock(mu_);
-    auto it = leases_.find(req.matches[1].str() + "/" + req.matches[2].str());
-    if (it == leases_.end()) {
-      res.status = 404;
-      res.set_content(status_body(404, "NotFound", "leases \"" + req.matches[2].str() + "\" not found"),
-                      kJson);
-      return;
-    }
-    res.set_content(it->second, kJson);
-  });
-  http_->Post(leases, [this](const httplib::Request& req, httplib::Response& res) {
-    auto [code, body] = write_lease(req.matches[1].str(), "", req.body);
-    res.status = code;
-    res.set_content(body, kJson);
-  });
-  http_->Put(leases + "/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) {
-    auto [code, body] = write_lease(req.matches[1].str(), req.matches[2].str(), req.body);
-    res.status = code;
-    res.set_content(body, kJson);
-  });
-  http_->Post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding)", [this](const httplib::Request& req,
-                                                                           httplib::Response& res) {
-    const std::string key = req.matches[1].str() + "/" + req.matches[2].str();
-    rapidjson::Document body;
-    body.Parse(req.body.data(), req.body.size());
-    const json::Value* target = body.IsObject() ? json::find_non_null(body, "target") : nullptr;
-    const json::Value* node = target && target->IsObject() ? json::find_non_null(*target, "name") : nullptr;
-    if (node == nullptr || !node->IsString() || node->GetStringLength() == 0) {
-      res.status = 400;
-      res.set_content(status_body(400, "BadRequest", "Binding: target.name is required"), kJson);
-      return;
-    }
-    auto [code, status] = bind(key, node->GetString());
-    res.status = code;
-    res.set_content(status, kJson);
-  });
-  port_ = port == 0 ? http_->bind_to_any_port(host) : (http_->bind_to_port(host, port) ? port : -1);
-  if (port_ <= 0) {
-    throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(port) +
-                             " for the simulated API");
-  }
-  thread_ = std::thread([this] { http_->listen_after_bind(); });
-  while (!http_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+struct ApiServer::Stream {
+  uint64_t id;
+  std::string resource;
+  uint64_t cursor;  // events after this resourceVersion are still to send
+  uint64_t epoch;
+  std::chrono::steady_clock::time_point deadline;
+  bool bookmarks;  // allowWatchBookmarks
+  std::chrono::steady_clock::time_point last_sent;
+  uint64_t bookmarks_seen;
+  bool gone = false;  // send a 410 ERROR event and end
+};
+
+ApiServer::ApiServer(Options options)
+    : opts_(std::move(options)), rv_(opts_.first_resource_version), oldest_valid_rv_(rv_) {
+  configure();
+  install_list_and_watch_routes();
+  install_lease_routes();
+  install_binding_route();
+  listen();
 }
 
-SimApiServer::~SimApiServer() {
+ApiServer::~ApiServer() {
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
@@ -177,129 +171,348 @@ SimApiServer::~SimApiServer() {
   thread_.join();
 }
 
-std::string SimApiServer::url() const { return "http://" + host_ + ":" + std::to_string(port_); }
+void ApiServer::configure() {
+  if (!opts_.cert_file.empty()) {
+    http_ = std::make_unique<httplib::SSLServer>(
+        opts_.cert_file.c_str(), opts_.key_file.c_str(),
+        opts_.client_ca_file.empty() ? nullptr : opts_.client_ca_file.c_str());
+  } else {
+    http_ = std::make_unique<httplib::Server>();
+  }
+  if (!http_->is_valid()) throw std::runtime_error("the API server's TLS set-up failed: " + opts_.cert_file);
+  const size_t threads = opts_.threads;
+  http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  http_->set_tcp_nodelay(true);  // as Go servers do: no Nagle stalls on small writes
+  http_->set_keep_alive_max_count(opts_.keep_alive_requests);
+  http_->set_keep_alive_timeout(1);
+  // SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, with which a second server would
+  // share a busy port instead of failing to listen.
+  http_->set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  http_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response&) {
+    std::lock_guard lock(requests_mu_);
+    requests_.emplace_back(req.method, req.path);
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+}
 
-uint64_t SimApiServer::resource_version() const {
+void ApiServer::listen() {
+  const std::string& host = opts_.host;
+  const int port = opts_.port;
+  port_ = port == 0 ? http_->bind_to_any_port(host) : (http_->bind_to_port(host, port) ? port : -1);
+  if (port_ <= 0) {
+    throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(port) +
+                             " for the Kubernetes API");
+  }
+  thread_ = std::thread([this] { http_->listen_after_bind(); });
+  while (!http_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+std::string ApiServer::url() const {
+  return std::string(opts_.cert_file.empty() ? "http" : "https") + "://" + opts_.host + ":" +
+         std::to_string(port_);
+}
+
+bool ApiServer::authorized(const httplib::Request& req, httplib::Response& res) const {
+  if (opts_.token.empty() || req.get_header_value("Authorization") == "Bearer " + opts_.token) return true;
+  reply(res, 401, "Unauthorized", "Unauthorized");
+  return false;
+}
+
+// Whether a list or watch of `resource` is answered with an error: unauthorized, a failure injected,
+// or a resource the client's role may not read.
+bool ApiServer::refuse_list_or_watch(const std::string& resource, httplib::Response& res) {
+  std::lock_guard lock(mu_);
+  if (fail_count_ > 0) {
+    --fail_count_;
+    reply(res, fail_status_, "InternalError", "injected failure");
+    return true;
+  }
+  if (forbidden_.contains(resource)) {
+    reply(res, 403, "Forbidden", resource + " is forbidden");
+    return true;
+  }
+  return false;
+}
+
+void ApiServer::install_list_and_watch_routes() {
+  for (const WatchedResource& r : watched_resources()) {
+    http_->Get(std::string(r.path), [this, resource = std::string(r.name)](const httplib::Request& req,
+                                                                           httplib::Response& res) {
+      if (!authorized(req, res) || refuse_list_or_watch(resource, res)) return;
+      const std::string watch = req.get_param_value("watch");
+      if (watch == "1" || watch == "true") return serve_watch(resource, req, res);
+      std::chrono::milliseconds delay;
+      {
+        std::lock_guard lock(mu_);
+        delay = list_delay_;
+      }
+      if (delay.count() > 0) std::this_thread::sleep_for(delay);
+      const Reply list = serve_list(resource, req.get_param_value("limit"), req.get_param_value("continue"));
+      res.status = list.status;
+      res.set_content(list.body, kJson);
+    });
+  }
+}
+
+// A page of the list: a first request takes a snapshot, a `continue` token ("snapshot:offset") reads on
+// in it until a compaction or restart expires it (410, as etcd3/store.go GetList after compaction).
+ApiServer::Reply ApiServer::serve_list(const std::string& resource, const std::string& limit_text,
+                                       const std::string& cont) {
+  const std::optional<uint64_t> limit_value =
+      limit_text.empty() ? std::optional<uint64_t>(0) : parse_number(limit_text);
+  if (!limit_value) return {400, status_body(400, "BadRequest", "limit: not a number")};
+  std::lock_guard lock(mu_);
+  ++lists_;
+  uint64_t snap_id = 0;
+  size_t offset = 0;
+  if (!cont.empty()) {
+    const size_t colon = cont.find(':');
+    const std::optional<uint64_t> id = parse_number(cont.substr(0, colon));
+    const std::optional<uint64_t> at =
+        colon == std::string::npos ? std::nullopt : parse_number(cont.substr(colon + 1));
+    if (!id || !at) return {400, status_body(400, "BadRequest", "continue: not a token this server gave")};
+    auto it = snapshots_.find(*id);
+    if (it == snapshots_.end() || it->second.rv < oldest_valid_rv_ || it->second.epoch != epoch_) {
+      return {410,
+              status_body(410, "Expired",
+                          "The provided continue parameter is too old to display a consistent list result.")};
+    }
+    snap_id = *id;
+    offset = *at;
+  } else {
+    snap_id = next_snapshot_++;
+    ListSnapshot s{rv_, epoch_, {}};
+    if (auto objs = objects_.find(resource); objs != objects_.end())
+      for (const auto& [_, o] : objs->second) s.items.push_back(o.served);
+    snapshots_.emplace(snap_id, std::move(s));
+  }
+  const ListSnapshot& snap = snapshots_.at(snap_id);
+  const size_t limit = *limit_value == 0 ? snap.items.size() : *limit_value;
+  const size_t end = std::min(snap.items.size(), offset + std::min<size_t>(limit, snap.items.size()));
+  std::string out = "{\"kind\":\"" + object_kind(resource) + "List\",\"apiVersion\":\"" +
+                    api_version(resource) + "\",\"metadata\":{\"resourceVersion\":\"" +
+                    std::to_string(snap.rv) + "\"";
+  if (end < snap.items.size())
+    out += ",\"continue\":\"" + std::to_string(snap_id) + ":" + std::to_string(end) + "\"";
+  out += "},\"items\":[";
+  for (size_t i = offset; i < end; ++i) {
+    if (i > offset) out += ',';
+    out += snap.items[i];
+  }
+  out += "]}";
+  if (end >= snap.items.size()) snapshots_.erase(snap_id);
+  return {200, std::move(out)};
+}
+
+void ApiServer::serve_watch(const std::string& resource, const httplib::Request& req,
+                            httplib::Response& res) {
+  const std::string rv = req.get_param_value("resourceVersion");
+  const std::optional<uint64_t> from = rv.empty() ? std::optional<uint64_t>(0) : parse_number(rv);
+  if (!from) return reply(res, 400, "BadRequest", "resourceVersion: not a number");
+  // None (or not a number): kube-apiserver's --min-request-timeout default, the shortest watch it serves
+  // without one (k8s.io/apiserver/pkg/endpoints/handlers/get.go ListResource).
+  const std::optional<uint64_t> timeout = parse_number(req.get_param_value("timeoutSeconds"));
+  const std::string bookmarks = req.get_param_value("allowWatchBookmarks");
+  const auto now = std::chrono::steady_clock::now();
+  auto st = std::make_shared<Stream>();
+  st->resource = resource;
+  st->deadline = now + std::chrono::seconds(timeout.value_or(kDefaultWatchSeconds));
+  st->bookmarks = bookmarks == "true" || bookmarks == "1";
+  st->last_sent = now;
+  {
+    std::lock_guard lock(mu_);
+    ++watches_;
+    ++watches_by_resource_[resource];
+    st->id = next_stream_++;
+    st->epoch = epoch_;
+    st->bookmarks_seen = bookmark_gen_;
+    // None: only changes from now ("most recent"). "0": from the oldest change kept ("any").
+    st->cursor = rv.empty() ? rv_ : *from == 0 ? oldest_valid_rv_ : *from;
+    st->gone = expire_next_watch_ || st->cursor < oldest_valid_rv_;
+    expire_next_watch_ = false;
+    if (st->gone && gone_as_http_) return reply(res, 410, "Expired", "too old resource version: " + rv);
+  }
+  res.set_chunked_content_provider(kJson,
+                                   [this, st](size_t, httplib::DataSink& sink) { return pump(*st, sink); });
+}
+
+// The events of the stream's resource after its cursor (only the first one when it is to be cut), the
+// cursor moved past every event read.
+std::string ApiServer::next_events(Stream& st, bool cut) {
+  std::string out;
+  // History is in resourceVersion order: skip to the first event after the cursor.
+  auto it = std::upper_bound(history_.begin(), history_.end(), st.cursor,
+                             [](uint64_t rv, const Event& e) { return rv < e.rv; });
+  for (; it != history_.end(); ++it) {
+    st.cursor = it->rv;
+    if (it->resource != st.resource) continue;
+    out += it->line;
+    if (cut) break;
+  }
+  return out;
+}
+
+bool ApiServer::pump(Stream& st, httplib::DataSink& sink) {
+  std::unique_lock lock(mu_);
+  for (;; cv_.wait_for(lock, std::chrono::milliseconds(50))) {
+    if (stopping_ || st.epoch != epoch_) return false;  // a restart breaks every connection
+    if (st.id <= hang_upto_) continue;
+    if (st.id <= expire_upto_) st.gone = true;
+    const auto now = std::chrono::steady_clock::now();
+    if (st.gone || now >= st.deadline) {
+      const std::string error =
+          st.gone
+              ? "{\"type\":\"ERROR\",\"object\":" +
+                    status_body(410, "Expired", "too old resource version: " + std::to_string(st.cursor)) +
+                    "}\n"
+              : std::string();
+      lock.unlock();
+      if (!error.empty()) sink.write(error.data(), error.size());
+      sink.done();
+      return true;
+    }
+    const bool cut = st.id <= drop_upto_;
+    std::string out = next_events(st, cut);
+    if (cut && !out.empty()) {
+      lock.unlock();
+      sink.write(out.data(), out.size() / 2);
+      return false;  // abort the connection mid-event
+    }
+    // kube-apiserver's watch cache sends a BOOKMARK about once a minute to a watch that allows them
+    // (k8s.io/apiserver/pkg/storage/cacher/cacher.go, bookmarkFrequency). Without one, a kind that
+    // never changes (namespaces, services, ...) would hit the client's idle timeout and reopen its
+    // watch, leaving a worker here in the abandoned one until its deadline: a write is how a closed
+    // connection shows.
+    const bool forced = st.bookmarks_seen != bookmark_gen_;
+    if (out.empty() && (forced || (st.bookmarks && now - st.last_sent >= opts_.bookmark_every))) {
+      st.bookmarks_seen = bookmark_gen_;
+      st.cursor = std::max(st.cursor, rv_);
+      out = R"({"type":"BOOKMARK","object":{"kind":")" + object_kind(st.resource) + R"(","apiVersion":")" +
+            api_version(st.resource) + R"(","metadata":{"resourceVersion":")" + std::to_string(st.cursor) +
+            "\"}}}\n";
+    }
+    if (!out.empty()) {
+      st.last_sent = now;
+      lock.unlock();
+      return sink.write(out.data(), out.size());
+    }
+  }
+}
+
+void ApiServer::record(std::string_view resource, const char* type, const std::string& served) {
+  history_.push_back(
+      {std::string(resource), std::string("{\"type\":\"") + type + "\",\"object\":" + served + "}\n", rv_});
+  cv_.notify_all();
+}
+
+bool ApiServer::put(std::string_view resource, const std::string& key, const std::string& object_json,
+                    bool* refused) {
+  std::lock_guard lock(mu_);
+  // A Binding's spec.nodeName stays: the simulation may write a pod it read unbound just before the
+  // Binding.
+  if (opts_.keep_bound_node_name && resource == kPods && bound_.contains(key) && !names_a_node(object_json)) {
+    if (refused != nullptr) *refused = true;
+    return false;
+  }
+  auto& objs = objects_[std::string(resource)];
+  auto it = objs.find(key);
+  if (opts_.skip_unchanged_puts && it != objs.end() && it->second.given == object_json) return false;
+  const char* type = it == objs.end() ? "ADDED" : "MODIFIED";
+  std::string served = with_resource_version(object_json, rv_ + 1);
+  ++rv_;
+  objs[key] = Stored{object_json, served};
+  record(resource, type, served);
+  return true;
+}
+
+bool ApiServer::remove(std::string_view resource, const std::string& key) {
+  std::lock_guard lock(mu_);
+  auto objs = objects_.find(resource);
+  if (objs == objects_.end()) return false;
+  auto it = objs->second.find(key);
+  if (it == objs->second.end()) return false;
+  ++rv_;
+  // The DELETED event carries the object's last state at the deletion's resourceVersion.
+  std::string served = with_resource_version(it->second.given, rv_);
+  objs->second.erase(it);
+  if (resource == kPods) bound_.erase(key);
+  record(resource, "DELETED", served);
+  return true;
+}
+
+std::map<std::string, std::string> ApiServer::objects(std::string_view resource) const {
+  std::lock_guard lock(mu_);
+  std::map<std::string, std::string> out;
+  if (auto objs = objects_.find(resource); objs != objects_.end())
+    for (const auto& [key, o] : objs->second) out.emplace(key, o.served);
+  return out;
+}
+
+std::optional<std::string> ApiServer::object(std::string_view resource, const std::string& key) const {
+  std::lock_guard lock(mu_);
+  auto objs = objects_.find(resource);
+  if (objs == objects_.end()) return std::nullopt;
+  auto it = objs->second.find(key);
+  if (it == objs->second.end()) return std::nullopt;
+  return it->second.served;
+}
+
+bool ApiServer::update(std::string_view resource, const std::string& key,
+                       const std::function<std::optional<std::string>(const std::string&)>& f) {
+  std::lock_guard lock(mu_);
+  auto objs = objects_.find(resource);
+  if (objs == objects_.end()) return false;
+  auto it = objs->second.find(key);
+  if (it == objs->second.end()) return false;
+  std::optional<std::string> next = f(it->second.served);
+  if (!next) return true;
+  rapidjson::Document d;
+  d.Parse(next->data(), next->size());
+  const json::Value* ns = nested_string(d, "metadata", "namespace");
+  const json::Value* name = nested_string(d, "metadata", "name");
+  const std::string next_key = ns ? namespaced_key(json::view(*ns), name ? json::view(*name) : "")
+                                  : std::string(name ? json::view(*name) : "");
+  if (next_key != key) throw std::invalid_argument("ApiServer::update: the object's name changed");
+  std::string served = with_resource_version(*next, rv_ + 1);
+  ++rv_;
+  it->second = Stored{*next, served};
+  record(resource, "MODIFIED", served);
+  return true;
+}
+
+uint64_t ApiServer::resource_version() const {
   std::lock_guard lock(mu_);
   return rv_;
 }
 
-void SimApiServer::record(const std::string& resource, const char* type, const std::string& object_json) {
-  history_.push_back(
-      {resource, std::string("{\"type\":\"") + type + "\",\"object\":" + object_json + "}\n", rv_});
-  cv_.notify_all();
+void ApiServer::install_binding_route() {
+  http_->Post(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding)",
+              [this](const httplib::Request& req, httplib::Response& res) {
+                if (!authorized(req, res)) return;
+                rapidjson::Document body;
+                body.Parse(req.body.data(), req.body.size());
+                const json::Value* node = nested_string(body, "target", "name");
+                if (node == nullptr || node->GetStringLength() == 0)
+                  return reply(res, 400, "BadRequest", "Binding: target.name is required");
+                const Reply r = bind(req.matches[1].str(), req.matches[2].str(), node->GetString());
+                res.status = r.status;
+                res.set_content(r.body, kJson);
+              });
 }
 
-namespace {
-bool names_a_node(const std::string& pod_json) {
+ApiServer::Reply ApiServer::bind(const std::string& ns, const std::string& name, const std::string& node) {
+  std::lock_guard lock(mu_);
+  if (bind_fail_status_ != 0)
+    return {bind_fail_status_, status_body(bind_fail_status_, "InternalError", bind_fail_message_)};
+  const std::string key = namespaced_key(ns, name);
+  auto& pods = objects_[std::string(kPods)];
+  auto it = pods.find(key);
+  if (it == pods.end()) return {404, status_body(404, "NotFound", "pods \"" + name + "\" not found")};
   rapidjson::Document pod;
-  pod.Parse(pod_json.data(), pod_json.size());
-  const json::Value* spec = pod.IsObject() ? json::find_non_null(pod, "spec") : nullptr;
-  const json::Value* node = spec && spec->IsObject() ? json::find_non_null(*spec, "nodeName") : nullptr;
-  return node != nullptr && node->IsString() && node->GetStringLength() != 0;
-}
-}  // namespace
-
-bool SimApiServer::put(std::string_view resource, const std::string& key, const std::string& object_json,
-                       bool* refused) {
-  std::lock_guard lock(mu_);
-  // A Binding's spec.nodeName stays (kube-apiserver: pkg/apis/core/validation ValidatePodSpecUpdate
-  // forbids changing it): the simulation may write a pod it read unbound just before the Binding.
-  if (resource == kPods && bound_.contains(key) && !names_a_node(object_json)) {
-    if (refused != nullptr) *refused = true;
-    return false;
-  }
-  auto& given = given_[std::string(resource)];
-  auto it = given.find(key);
-  if (it != given.end() && it->second == object_json) return false;
-  const char* type = it == given.end() ? "ADDED" : "MODIFIED";
-  ++rv_;
-  std::string served = with_resource_version(object_json, rv_);
-  given[key] = object_json;
-  served_[std::string(resource)][key] = served;
-  record(std::string(resource), type, served);
-  return true;
-}
-
-bool SimApiServer::remove(std::string_view resource, const std::string& key) {
-  std::lock_guard lock(mu_);
-  auto& given = given_[std::string(resource)];
-  auto it = given.find(key);
-  if (it == given.end()) return false;
-  ++rv_;
-  // The DELETED event carries the object's last state at the deletion's resourceVersion.
-  std::string served = with_resource_version(it->second, rv_);
-  given.erase(it);
-  served_[std::string(resource)].erase(key);
-  if (resource == kPods) bound_.erase(key);
-  record(std::string(resource), "DELETED", served);
-  return true;
-}
-
-std::vector<std::pair<std::string, std::string>> SimApiServer::bindings() const {
-  std::lock_guard lock(mu_);
-  return bindings_;
-}
-
-std::pair<int, std::string> SimApiServer::write_lease(const std::string& ns, const std::string& name,
-                                                      const std::string& body) {
-  rapidjson::Document d;
-  d.Parse(body.data(), body.size());
-  const json::Value* md = d.IsObject() ? json::find_non_null(d, "metadata") : nullptr;
-  const json::Value* n = md && md->IsObject() ? json::find_non_null(*md, "name") : nullptr;
-  if (n == nullptr || !n->IsString() || (!name.empty() && name != n->GetString()))
-    return {400, status_body(400, "BadRequest", "Lease: metadata.name is required and must match the path")};
-  const std::string key = ns + "/" + n->GetString();
-  std::lock_guard lock(mu_);
-  auto it = leases_.find(key);
-  if (name.empty() && it != leases_.end())
-    return {409, status_body(409, "AlreadyExists",
-                             "leases \"" + std::string(n->GetString()) + "\" already exists")};
-  if (!name.empty()) {
-    // Optimistic concurrency: an update names the resourceVersion it read.
-    const json::Value* rv = json::find_non_null(*md, "resourceVersion");
-    if (it == leases_.end()) return {404, status_body(404, "NotFound", "leases \"" + name + "\" not found")};
-    rapidjson::Document cur;
-    cur.Parse(it->second.data(), it->second.size());
-    if (rv == nullptr || !rv->IsString() ||
-        cur["metadata"]["resourceVersion"].GetString() != std::string(rv->GetString()))
-      return {409, status_body(409, "Conflict",
-                               "Operation cannot be fulfilled on leases.coordination.k8s.io \"" + name +
-                                   "\": the object has been modified")};
-  }
-  ++rv_;
-  json::Value& meta = d["metadata"];
-  meta.RemoveMember("resourceVersion");
-  meta.AddMember("resourceVersion", rapidjson::Value(std::to_string(rv_).c_str(), d.GetAllocator()),
-                 d.GetAllocator());
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  d.Accept(w);
-  leases_[key].assign(sb.GetString(), sb.GetSize());
-  return {name.empty() ? 201 : 200, leases_[key]};
-}
-
-std::vector<std::pair<std::string, std::string>> SimApiServer::bindings_since(size_t from) const {
-  std::lock_guard lock(mu_);
-  if (from >= bindings_.size()) return {};
-  return {bindings_.begin() + static_cast<std::ptrdiff_t>(from), bindings_.end()};
-}
-
-std::optional<std::string> SimApiServer::bound_node(const std::string& key) const {
-  std::lock_guard lock(mu_);
-  auto it = bound_.find(key);
-  if (it == bound_.end()) return std::nullopt;
-  return it->second;
-}
-
-std::pair<int, std::string> SimApiServer::bind(const std::string& key, const std::string& node) {
-  std::lock_guard lock(mu_);
-  const std::string name = key.substr(key.find('/') + 1);
-  auto& given = given_[std::string(kPods)];
-  auto it = given.find(key);
-  if (it == given.end()) return {404, status_body(404, "NotFound", "pods \"" + name + "\" not found")};
-  rapidjson::Document pod;
-  pod.Parse(it->second.data(), it->second.size());
+  pod.Parse(it->second.given.data(), it->second.given.size());
   if (!pod.IsObject()) return {500, status_body(500, "InternalError", "pod " + key + " is not an object")};
   if (!pod.HasMember("spec") || !pod["spec"].IsObject())
     pod.AddMember("spec", rapidjson::Value(rapidjson::kObjectType), pod.GetAllocator());
@@ -310,70 +523,215 @@ std::pair<int, std::string> SimApiServer::bind(const std::string& key, const std
                              "Operation cannot be fulfilled on pods/binding \"" + name + "\": pod " + name +
                                  " is already assigned to node \"" + at->value.GetString() + "\"")};
   }
-  spec.RemoveMember("nodeName");
-  spec.AddMember("nodeName", rapidjson::Value(node.c_str(), pod.GetAllocator()), pod.GetAllocator());
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  pod.Accept(w);
-  ++rv_;
-  it->second.assign(sb.GetString(), sb.GetSize());
-  std::string served = with_resource_version(it->second, rv_);
-  served_[std::string(kPods)][key] = served;
-  record(std::string(kPods), "MODIFIED", served);
   bindings_.emplace_back(key, node);
-  bound_[key] = node;
+  if (bind_updates_pod_) {
+    spec.RemoveMember("nodeName");
+    spec.AddMember("nodeName", rapidjson::Value(node.c_str(), pod.GetAllocator()), pod.GetAllocator());
+    ++rv_;
+    it->second.given = serialize(pod);
+    it->second.served = with_resource_version(it->second.given, rv_);
+    record(kPods, "MODIFIED", it->second.served);
+    bound_[key] = node;
+  }
   return {201, status_body(201, "", "")};
 }
 
-std::string SimApiServer::list_body(const std::string& resource) {
+std::vector<std::pair<std::string, std::string>> ApiServer::bindings() const {
   std::lock_guard lock(mu_);
-  std::string out = "{\"kind\":\"" + list_kind(resource) + "\",\"apiVersion\":\"" + api_version(resource) +
-                    "\",\"metadata\":{\"resourceVersion\":\"" + std::to_string(rv_) + "\"},\"items\":[";
-  bool first = true;
-  for (const auto& [key, json] : served_[resource]) {
-    if (!first) out += ',';
-    first = false;
-    out += json;
-  }
-  return out + "]}";
+  return bindings_;
 }
 
-bool SimApiServer::pump(const std::string& resource, Watch& w, httplib::DataSink& sink) {
-  uint64_t& cursor = w.cursor;
-  std::unique_lock lock(mu_);
-  for (;;) {
-    if (stopping_) return false;
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= w.deadline) {
-      lock.unlock();
-      sink.done();
-      return true;
-    }
-    std::string out;
-    // History is in resourceVersion order: skip to the first event after the cursor.
-    auto it = std::upper_bound(history_.begin(), history_.end(), cursor,
-                               [](uint64_t rv, const Event& e) { return rv < e.rv; });
-    for (; it != history_.end(); ++it) {
-      if (it->resource == resource) out += it->line;
-      cursor = it->rv;
-    }
-    // kube-apiserver's watch cache sends a BOOKMARK about once a minute to a watch that allows them
-    // (k8s.io/apiserver/pkg/storage/cacher/cacher.go, bookmarkFrequency). Without one, a kind the
-    // simulation never changes (namespaces, services, ...) would hit the extender's idle timeout and
-    // reopen its watch, leaving this server's worker in the abandoned one until its deadline: a write
-    // is how a closed connection shows.
-    if (out.empty() && w.bookmarks && now - w.last_sent >= kBookmarkEvery) {
-      out = R"({"type":"BOOKMARK","object":{"kind":")" + object_kind(resource) + R"(","apiVersion":")" +
-            api_version(resource) + R"(","metadata":{"resourceVersion":")" + std::to_string(cursor) +
-            "\"}}}\n";
-    }
-    if (!out.empty()) {
-      w.last_sent = now;
-      lock.unlock();
-      return sink.write(out.data(), out.size());
-    }
-    cv_.wait_for(lock, std::chrono::milliseconds(200));
-  }
+std::vector<std::pair<std::string, std::string>> ApiServer::bindings_since(size_t from) const {
+  std::lock_guard lock(mu_);
+  if (from >= bindings_.size()) return {};
+  return {bindings_.begin() + static_cast<std::ptrdiff_t>(from), bindings_.end()};
 }
 
-}  // namespace kext::simtool
+std::optional<std::string> ApiServer::bound_node(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  auto it = bound_.find(key);
+  if (it == bound_.end()) return std::nullopt;
+  return it->second;
+}
+
+// Leases as kube-apiserver keeps them: create refuses an existing name (409 AlreadyExists), update
+// refuses a resourceVersion other than the current one (409 Conflict, optimistic concurrency).
+void ApiServer::install_lease_routes() {
+  const std::string leases = R"(/apis/coordination\.k8s\.io/v1/namespaces/([^/]+)/leases)";
+  auto answer = [this](const httplib::Request& req, httplib::Response& res, const std::string& name) {
+    if (!authorized(req, res)) return;
+    const Reply r = req.method == "GET" ? read_lease(req.matches[1].str(), name)
+                                        : write_lease(req.matches[1].str(), name, req.body);
+    res.status = r.status;
+    res.set_content(r.body, kJson);
+  };
+  http_->Get(leases + "/([^/]+)", [answer](const httplib::Request& req, httplib::Response& res) {
+    answer(req, res, req.matches[2].str());
+  });
+  http_->Post(leases,
+              [answer](const httplib::Request& req, httplib::Response& res) { answer(req, res, ""); });
+  http_->Put(leases + "/([^/]+)", [answer](const httplib::Request& req, httplib::Response& res) {
+    answer(req, res, req.matches[2].str());
+  });
+}
+
+ApiServer::Reply ApiServer::read_lease(const std::string& ns, const std::string& name) {
+  std::lock_guard lock(mu_);
+  if (lease_fail_status_ != 0)
+    return {lease_fail_status_,
+            status_body(lease_fail_status_, "ServiceUnavailable", "injected lease failure")};
+  auto it = leases_.find(namespaced_key(ns, name));
+  if (it == leases_.end()) return {404, status_body(404, "NotFound", "leases \"" + name + "\" not found")};
+  return {200, it->second};
+}
+
+// POST (name "") or PUT .../leases/NAME: the Lease stored, or a Status.
+ApiServer::Reply ApiServer::write_lease(const std::string& ns, const std::string& name,
+                                        const std::string& body) {
+  rapidjson::Document d;
+  d.Parse(body.data(), body.size());
+  const json::Value* n = nested_string(d, "metadata", "name");
+  if (n == nullptr || (!name.empty() && name != n->GetString()))
+    return {400, status_body(400, "BadRequest", "Lease: metadata.name is required and must match the path")};
+  const std::string lease_name = n->GetString();
+  const std::string key = namespaced_key(ns, lease_name);
+  std::lock_guard lock(mu_);
+  if (lease_fail_status_ != 0)
+    return {lease_fail_status_,
+            status_body(lease_fail_status_, "ServiceUnavailable", "injected lease failure")};
+  auto it = leases_.find(key);
+  if (name.empty() && it != leases_.end())
+    return {409, status_body(409, "AlreadyExists", "leases \"" + lease_name + "\" already exists")};
+  if (!name.empty()) {
+    if (it == leases_.end()) return {404, status_body(404, "NotFound", "leases \"" + name + "\" not found")};
+    rapidjson::Document cur;
+    cur.Parse(it->second.data(), it->second.size());
+    const json::Value* sent = nested_string(d, "metadata", "resourceVersion");
+    const json::Value* stored = nested_string(cur, "metadata", "resourceVersion");
+    if (sent == nullptr || stored == nullptr || json::view(*sent) != json::view(*stored)) {
+      return {409,
+              status_body(409, "Conflict",
+                          "Operation cannot be fulfilled on leases.coordination.k8s.io \"" + name +
+                              "\": the object has been modified; please apply your changes to the latest "
+                              "version and try again")};
+    }
+  }
+  std::string stored = with_resource_version(body, rv_ + 1);
+  ++rv_;
+  leases_[key] = stored;
+  return {name.empty() ? 201 : 200, std::move(stored)};
+}
+
+std::string ApiServer::lease(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  auto it = leases_.find(key);
+  return it == leases_.end() ? std::string() : it->second;
+}
+
+void ApiServer::compact() {
+  std::lock_guard lock(mu_);
+  oldest_valid_rv_ = rv_;
+  history_.clear();
+}
+
+void ApiServer::restart() {
+  std::lock_guard lock(mu_);
+  ++epoch_;
+  rv_ += 100000;
+  oldest_valid_rv_ = rv_;
+  history_.clear();
+  snapshots_.clear();
+  for (auto& [_, objs] : objects_)
+    for (auto& [key, o] : objs) o.served = with_resource_version(o.given, rv_);
+  cv_.notify_all();
+}
+
+void ApiServer::drop_streams_mid_event() {
+  std::lock_guard lock(mu_);
+  drop_upto_ = next_stream_ - 1;
+}
+
+void ApiServer::expire_streams() {
+  std::lock_guard lock(mu_);
+  expire_upto_ = next_stream_ - 1;
+  cv_.notify_all();
+}
+
+void ApiServer::hang_streams() {
+  std::lock_guard lock(mu_);
+  hang_upto_ = next_stream_ - 1;
+}
+
+void ApiServer::fail_requests(int count, int status) {
+  std::lock_guard lock(mu_);
+  fail_count_ = count;
+  fail_status_ = status;
+}
+
+void ApiServer::forbid(const std::string& resource, bool forbidden) {
+  std::lock_guard lock(mu_);
+  if (forbidden)
+    forbidden_.insert(resource);
+  else
+    forbidden_.erase(resource);
+}
+
+void ApiServer::set_list_delay(std::chrono::milliseconds d) {
+  std::lock_guard lock(mu_);
+  list_delay_ = d;
+}
+
+void ApiServer::set_gone_as_http_status(bool b) {
+  std::lock_guard lock(mu_);
+  gone_as_http_ = b;
+}
+
+void ApiServer::expire_next_watch() {
+  std::lock_guard lock(mu_);
+  expire_next_watch_ = true;
+}
+
+void ApiServer::bookmark() {
+  std::lock_guard lock(mu_);
+  ++bookmark_gen_;
+  cv_.notify_all();
+}
+
+void ApiServer::fail_binds(int status, std::string message) {
+  std::lock_guard lock(mu_);
+  bind_fail_status_ = status;
+  bind_fail_message_ = std::move(message);
+}
+
+void ApiServer::set_bind_updates_pod(bool b) {
+  std::lock_guard lock(mu_);
+  bind_updates_pod_ = b;
+}
+
+void ApiServer::fail_leases(int status) {
+  std::lock_guard lock(mu_);
+  lease_fail_status_ = status;
+}
+
+std::vector<std::pair<std::string, std::string>> ApiServer::requests() const {
+  std::lock_guard lock(requests_mu_);
+  return requests_;
+}
+
+int ApiServer::lists_served() const {
+  std::lock_guard lock(mu_);
+  return lists_;
+}
+
+int ApiServer::watches_served() const {
+  std::lock_guard lock(mu_);
+  return watches_;
+}
+
+int ApiServer::watches_served(const std::string& resource) const {
+  std::lock_guard lock(mu_);
+  auto it = watches_by_resource_.find(resource);
+  return it == watches_by_resource_.end() ? 0 : it->second;
+}
+
+}  // namespace kext::kube

@@ -298,8 +298,7 @@ ApiResponse ApiClient::stream(const std::string& path, std::chrono::milliseconds
 }
 
 bool resource_absent(ApiClient& api, std::string_view list_path) {
-  const int status = api.get(std::string(list_path) + "?limit=1").status;
-  return status == 404 || status == 403;
+  return absent_status(api.get(std::string(list_path) + "?limit=1").status);
 }
 
 }  // namespace kext::kube

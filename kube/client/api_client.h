@@ -97,9 +97,11 @@ class ApiClient {
   std::chrono::steady_clock::time_point token_read_{};
 };
 
-// Whether a list path (an optional resource: a CRD) is absent from the cluster: not served (404), or not
-// granted to this client's role (403). Any other answer, an error or none, is not absence: the
-// reflector that lists it retries.
+// Whether a list's answer says an optional resource (a CRD) is absent from the cluster: not served
+// (404), or not granted to this client's role (403). Any other answer, an error or none, is not
+// absence: the reflector that lists it retries.
+inline bool absent_status(int status) { return status == 404 || status == 403; }
+// absent_status of a one-item list of `list_path`: the probe before watching an optional resource.
 bool resource_absent(ApiClient& api, std::string_view list_path);
 
 }  // namespace kext::kube

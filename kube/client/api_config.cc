@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "common/read_file.h"
+#include "common/url_path.h"
 #include "json/json.h"
 #include "yaml/yaml.h"
 
@@ -18,20 +19,21 @@ std::string ApiConfig::server_url() const {
 
 void set_server_url(ApiConfig& cfg, const std::string& url) {
   auto sep = url.find("://");
-  if (sep == std::string::npos) throw ConfigError("server URL \"" + url + "\": expected scheme://host[:port]");
+  if (sep == std::string::npos)
+    throw ConfigError("server URL \"" + url + "\": expected scheme://host[:port]");
   cfg.scheme = url.substr(0, sep);
   if (cfg.scheme != "https" && cfg.scheme != "http")
     throw ConfigError("server URL \"" + url + "\": scheme must be https or http");
   std::string rest = url.substr(sep + 3);
   auto slash = rest.find('/');
   std::string authority = rest.substr(0, slash);
-  cfg.base_path = slash == std::string::npos ? "" : rest.substr(slash);
-  while (!cfg.base_path.empty() && cfg.base_path.back() == '/') cfg.base_path.pop_back();
+  cfg.base_path = slash == std::string::npos ? "" : normalized_path_prefix(rest.substr(slash));
   cfg.port = cfg.scheme == "https" ? 443 : 80;
   std::string port_text;
   if (!authority.empty() && authority.front() == '[') {
     auto close = authority.find(']');
-    if (close == std::string::npos) throw ConfigError("server URL \"" + url + "\": unterminated IPv6 address");
+    if (close == std::string::npos)
+      throw ConfigError("server URL \"" + url + "\": unterminated IPv6 address");
     cfg.host = authority.substr(1, close - 1);
     if (close + 1 < authority.size() && authority[close + 1] == ':') port_text = authority.substr(close + 2);
   } else {
@@ -84,8 +86,9 @@ ApiConfig in_cluster_config(const std::string& sa_dir) {
   const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
   const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
   if (!host || !*host || !port || !*port) {
-    throw ConfigError("--in-cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set "
-                      "(not running in a pod? use --kubeconfig)");
+    throw ConfigError(
+        "--in-cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set "
+        "(not running in a pod? use --kubeconfig)");
   }
   ApiConfig cfg;
   std::string h = host;

@@ -12,86 +12,110 @@
 
 namespace kext::kube {
 
-void add_api_flags(CLI::App& app, ApiFlags& f) {
-  using std::chrono::hours;
-  using std::chrono::milliseconds;
-  using std::chrono::seconds;
-  const std::string g = "Kubernetes API (cluster state by list+watch of nodes, pods, PDBs)";
+namespace {
+
+const std::string kGroup = "Kubernetes API (cluster state by list+watch of nodes, pods, PDBs)";
+
+// Where the API is and how to authenticate: kubectl's own choices (cli-runtime
+// pkg/genericclioptions/config_flags.go ConfigFlags.AddFlags: --kubeconfig, --context, --server,
+// --certificate-authority, --client-certificate, --client-key, --token, --insecure-skip-tls-verify).
+void add_source_flags(CLI::App& app, ApiFlags& f) {
   app.add_flag("--in-cluster", f.in_cluster,
                "the pod's service account (KUBERNETES_SERVICE_HOST, token, ca.crt)")
-      ->group(g);
+      ->group(kGroup);
   app.add_option("--kubeconfig", f.kubeconfig,
                  "a kubeconfig (client certificate, token or tokenFile; no exec plugins); without any "
                  "source flag, the first existing file of $KUBECONFIG")
       ->type_name("FILE")
-      ->group(g);
+      ->group(kGroup);
   app.add_option("--context", f.context, "kubeconfig context (default: current-context)")
       ->type_name("NAME")
-      ->group(g);
+      ->group(kGroup);
   app.add_option("--api-server", f.server, "explicit API URL, without a kubeconfig")
       ->type_name("URL")
-      ->group(g);
+      ->group(kGroup);
   app.add_option("--api-ca-file", f.ca_file, "with --api-server: the CA bundle (PEM)")
       ->type_name("FILE")
-      ->group(g);
+      ->group(kGroup);
   app.add_option("--api-token-file", f.token_file, "with --api-server: a bearer token file (re-read)")
       ->type_name("FILE")
-      ->group(g);
+      ->group(kGroup);
   app.add_option("--api-client-cert-file", f.client_cert_file,
                  "with --api-server: a client certificate (PEM)")
       ->type_name("FILE")
-      ->group(g);
+      ->group(kGroup);
   app.add_option("--api-client-key-file", f.client_key_file, "with --api-server: its private key (PEM)")
       ->type_name("FILE")
-      ->group(g);
+      ->group(kGroup);
   app.add_flag("--api-insecure-skip-tls-verify", f.insecure_skip_tls_verify,
                "with --api-server: do not verify the server's certificate")
-      ->group(g);
+      ->group(kGroup);
+}
+
+// The bind verb: the Binding kube-scheduler's DefaultBinder would create, and how long its pod is
+// assumed on the node (pkg/scheduler/internal/cache/cache.go AssumePod, FinishBinding's TTL).
+void add_bind_flags(CLI::App& app, ApiFlags& f) {
   app.add_flag("--enable-bind", f.bind,
                "serve /bind: create the Binding through the API (RBAC: pods/binding create)")
-      ->group(g);
+      ->group(kGroup);
   cli::add_seconds(app, "--bind-assume-ttl-seconds", f.assume_ttl, 1, 3600,
                    "a bound pod counts against its node until the watch shows it, at most N seconds")
       ->type_name("N")
-      ->group(g);
+      ->group(kGroup);
+}
+
+// Who binds among replicas: component-base config/options/leaderelectionconfig.go
+// BindLeaderElectionFlags' flags, then where the holder takes the binds the others pass on.
+void add_leader_election_flags(CLI::App& app, ApiFlags& f) {
+  using std::chrono::hours;
+  using std::chrono::milliseconds;
+  using std::chrono::seconds;
   app.add_flag("--leader-elect", f.leader_elect,
                "only the replica holding a coordination.k8s.io Lease binds; the others answer /bind with an "
                "error and the scheduler retries the pod (RBAC: leases)")
-      ->group(g);
+      ->group(kGroup);
   cli::add_duration(app, "--leader-elect-lease-duration", f.election.lease_duration, seconds(1), hours(1),
                     "how long others wait after the holder's last renewal")
       ->type_name("D")
-      ->group(g);
+      ->group(kGroup);
   cli::add_duration(app, "--leader-elect-renew-deadline", f.election.renew_deadline, milliseconds(100),
                     hours(1), "the holder stops binding when it could not renew for D")
       ->type_name("D")
-      ->group(g);
+      ->group(kGroup);
   cli::add_duration(app, "--leader-elect-retry-period", f.election.retry_period, milliseconds(10), hours(1),
                     "time between attempts to acquire or renew")
       ->type_name("D")
-      ->group(g);
+      ->group(kGroup);
   cli::non_empty(app.add_option("--leader-elect-resource-namespace", f.election.lease_namespace,
                                 "the Lease's namespace"))
       ->type_name("NS")
-      ->group(g);
+      ->group(kGroup);
   cli::non_empty(app.add_option("--leader-elect-resource-name", f.election.lease_name, "the Lease's name"))
       ->type_name("NAME")
-      ->group(g);
+      ->group(kGroup);
   cli::non_empty(app.add_option("--leader-elect-identity", f.election.identity,
                                 "this replica's name in the Lease (default: hostname_<random>)"))
       ->type_name("ID")
-      ->group(g);
+      ->group(kGroup);
   cli::non_empty(app.add_option("--advertise-address", f.advertise_address,
                                 "the address the other replicas reach this one at, to pass a /bind on to "
                                 "the Lease holder (default: --bind-address when it names one, else the "
                                 "hostname; the Deployment passes the pod IP)"))
       ->type_name("ADDR")
-      ->group(g);
+      ->group(kGroup);
   cli::add_duration(app, "--bind-forward-timeout", f.election.forward_timeout, milliseconds(100), hours(1),
                     "a /bind that reaches a replica not holding the Lease is passed on to the holder; "
                     "the holder's answer, or an error, within D (keep it below the scheduler's httpTimeout)")
       ->type_name("D")
-      ->group(g);
+      ->group(kGroup);
+}
+
+}  // namespace
+
+void add_api_flags(CLI::App& app, ApiFlags& f) {
+  add_source_flags(app, f);
+  add_bind_flags(app, f);
+  add_leader_election_flags(app, f);
 }
 
 std::string advertise_host(const ApiFlags& f, const std::string& bind_address) {

@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "algorithms/namespaced_key.h"
 #include "common/log.h"
 #include "common/rfc3339.h"
 #include "json/json.h"
@@ -196,8 +197,8 @@ void LeaderElector::set_held(bool held, Clock::time_point renewed) {
     if (held) renewed_ = renewed;
   }
   if (changed) {
-    log_line(std::string(held ? "acquired" : "lost") + " lease " + config_.lease_namespace + "/" +
-             config_.lease_name + " as " + config_.identity);
+    log_line(std::string(held ? "acquired" : "lost") + " lease " +
+             namespaced_key(config_.lease_namespace, config_.lease_name) + " as " + config_.identity);
     if (on_change_) on_change_(held);
   }
 }
@@ -266,7 +267,7 @@ bool LeaderElector::release() {
   empty.resource_version = old.resource_version;
   const bool ok = api_.put(lease_path() + "/" + config_.lease_name, lease_json(config_, empty)).ok();
   if (ok) {
-    log_line("released lease " + config_.lease_namespace + "/" + config_.lease_name);
+    log_line("released lease " + namespaced_key(config_.lease_namespace, config_.lease_name));
   }
   return ok;
 }

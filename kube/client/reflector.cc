@@ -3,18 +3,23 @@
 #include <cstdio>
 
 #include "common/log.h"
-#include "kube/client/lister.h"
 #include "json/json.h"
+#include "kube/client/lister.h"
 
 namespace kext::kube {
 
 Reflector::Reflector(ApiClient& api, ReflectorOptions opts, ResourceSink& sink)
-    : api_(api), opts_(std::move(opts)), sink_(sink), rng_(std::random_device{}()),
+    : api_(api),
+      opts_(std::move(opts)),
+      sink_(sink),
+      rng_(std::random_device{}()),
       next_backoff_(opts_.backoff_initial) {}
 
 Reflector::~Reflector() { stop(); }
 
-void Reflector::start() { thread_ = std::thread([this] { run(); }); }
+void Reflector::start() {
+  thread_ = std::thread([this] { run(); });
+}
 
 void Reflector::stop() {
   stopping_.store(true);
@@ -41,7 +46,8 @@ void Reflector::touch() {
 
 bool Reflector::backoff() {
   std::uniform_real_distribution<double> jitter(1.0, 2.0);
-  auto wait = std::chrono::milliseconds(static_cast<int64_t>(static_cast<double>(next_backoff_.count()) * jitter(rng_)));
+  auto wait = std::chrono::milliseconds(
+      static_cast<int64_t>(static_cast<double>(next_backoff_.count()) * jitter(rng_)));
   next_backoff_ = std::min(next_backoff_ * 2, opts_.backoff_max);
   std::unique_lock lock(wait_mu_);
   return !wait_cv_.wait_for(lock, wait, [this] { return stopping_.load(); });
@@ -117,115 +123,124 @@ bool Reflector::list() {
   return true;
 }
 
+std::string Reflector::watch_path() {
+  // reflector.go ListAndWatch: the server ends each watch after a random time in [min, 2·min), so that
+  // watchers spread over API servers.
+  std::uniform_int_distribution<int64_t> spread(opts_.watch_timeout_min.count(),
+                                                2 * opts_.watch_timeout_min.count() - 1);
+  return opts_.path + "?watch=1&allowWatchBookmarks=true&resourceVersion=" + url_escape(rv_) +
+         "&timeoutSeconds=" + std::to_string(std::max<int64_t>(1, spread(rng_)));
+}
+
+void Reflector::handle_event(std::string_view text, WatchStream& s) {
+  if (s.gone || !s.failure.empty()) return;
+  rapidjson::Document ev;
+  ev.Parse<json::kParseFlags>(text.data(), text.size());
+  if (ev.HasParseError() || !ev.IsObject()) {
+    s.failure = "watch event is not a JSON object";
+    return;
+  }
+  auto type_it = ev.FindMember("type");
+  auto obj_it = ev.FindMember("object");
+  if (type_it == ev.MemberEnd() || !type_it->value.IsString() || obj_it == ev.MemberEnd() ||
+      !obj_it->value.IsObject()) {
+    s.failure = "watch event without type or object";
+    return;
+  }
+  std::string_view type(type_it->value.GetString(), type_it->value.GetStringLength());
+  const json::Value& obj = obj_it->value;
+  if (type == "ERROR") {
+    auto code = obj.FindMember("code");
+    if (code != obj.MemberEnd() && code->value.IsInt() && code->value.GetInt() == 410) {
+      s.gone = true;
+    } else {
+      auto msg = obj.FindMember("message");
+      s.failure = std::string("watch ERROR event: ") +
+                  (msg != obj.MemberEnd() && msg->value.IsString() ? msg->value.GetString() : "(no message)");
+    }
+    return;
+  }
+  std::string rv = string_at(obj, "metadata", "resourceVersion");
+  if (type == "BOOKMARK") {
+    ++s.bookmarks;
+  } else {
+    EventType t;
+    if (type == "ADDED")
+      t = EventType::Added;
+    else if (type == "MODIFIED")
+      t = EventType::Modified;
+    else if (type == "DELETED")
+      t = EventType::Deleted;
+    else
+      return;  // a type from the future: skip it
+    ++s.events;
+    try {
+      sink_.event(t, obj);
+    } catch (const DecodeError& e) {
+      ++s.bad;
+      note_error(std::string("skipping an event whose object does not decode: ") + e.what());
+    }
+  }
+  if (!rv.empty()) rv_ = rv;
+}
+
+std::string Reflector::watch_failure(const ApiResponse& resp, const WatchStream& s) const {
+  if (!s.failure.empty()) return s.failure;
+  if (resp.status == 0) return describe_transport_error(resp.error, api_.config().server_url());
+  if (resp.status != 200) return resp.describe();
+  if (resp.error.empty()) return "";
+  // cpp-httplib says "Read" both when the server closed the stream and when our read timed out (the
+  // idle timeout): the time since the last data tells them apart.
+  const auto now = std::chrono::steady_clock::now();
+  const std::chrono::duration<double> silent = now - s.last_data, open = now - s.started;
+  char seconds[32];
+  std::string why;
+  if (silent + std::chrono::milliseconds(100) >= opts_.idle_timeout) {
+    std::snprintf(seconds, sizeof seconds, "%.1f", silent.count());
+    why = std::string("no data for ") + seconds + " s (idle timeout), connection abandoned";
+  } else {
+    std::snprintf(seconds, sizeof seconds, "%.1f", open.count());
+    why = std::string("connection closed by the API server after ") + seconds + " s";
+  }
+  if (s.splitter.pending()) why += " (mid-event)";
+  return why;
+}
+
 Reflector::WatchEnd Reflector::watch() {
-  std::uniform_int_distribution<int64_t> spread(opts_.watch_timeout_min.count(), 2 * opts_.watch_timeout_min.count() - 1);
-  const std::string path = opts_.path + "?watch=1&allowWatchBookmarks=true&resourceVersion=" + url_escape(rv_) +
-                           "&timeoutSeconds=" + std::to_string(std::max<int64_t>(1, spread(rng_)));
+  const std::string path = watch_path();
   {
     std::lock_guard lock(status_mu_);
     ++status_.watches;
   }
-  EventSplitter splitter;
-  bool gone = false;
-  std::string failure;
-  uint64_t events = 0, bookmarks = 0, bad = 0;
-
-  auto on_event = [&](std::string_view text) {
-    if (gone || !failure.empty()) return;
-    rapidjson::Document ev;
-    ev.Parse<json::kParseFlags>(text.data(), text.size());
-    if (ev.HasParseError() || !ev.IsObject()) {
-      failure = "watch event is not a JSON object";
-      return;
-    }
-    auto type_it = ev.FindMember("type");
-    auto obj_it = ev.FindMember("object");
-    if (type_it == ev.MemberEnd() || !type_it->value.IsString() || obj_it == ev.MemberEnd() ||
-        !obj_it->value.IsObject()) {
-      failure = "watch event without type or object";
-      return;
-    }
-    std::string_view type(type_it->value.GetString(), type_it->value.GetStringLength());
-    const json::Value& obj = obj_it->value;
-    if (type == "ERROR") {
-      auto code = obj.FindMember("code");
-      if (code != obj.MemberEnd() && code->value.IsInt() && code->value.GetInt() == 410) {
-        gone = true;
-      } else {
-        auto msg = obj.FindMember("message");
-        failure = std::string("watch ERROR event: ") + (msg != obj.MemberEnd() && msg->value.IsString() ? msg->value.GetString() : "(no message)");
-      }
-      return;
-    }
-    std::string rv = string_at(obj, "metadata", "resourceVersion");
-    if (type == "BOOKMARK") {
-      ++bookmarks;
-    } else {
-      EventType t;
-      if (type == "ADDED") t = EventType::Added;
-      else if (type == "MODIFIED") t = EventType::Modified;
-      else if (type == "DELETED") t = EventType::Deleted;
-      else return;  // a type from the future: skip it
-      ++events;
-      try {
-        sink_.event(t, obj);
-      } catch (const DecodeError& e) {
-        ++bad;
-        note_error(std::string("skipping an event whose object does not decode: ") + e.what());
-      }
-    }
-    if (!rv.empty()) rv_ = rv;
-  };
-
-  const auto started = std::chrono::steady_clock::now();
-  auto last_data = started;
+  WatchStream s;
+  s.started = s.last_data = std::chrono::steady_clock::now();
+  auto on_event = [&](std::string_view text) { handle_event(text, s); };
   ApiResponse resp = api_.stream(
       path, opts_.idle_timeout,
       [&](std::string_view data) {
         touch();
-        last_data = std::chrono::steady_clock::now();
-        bool ok = splitter.feed(data, on_event);
+        s.last_data = std::chrono::steady_clock::now();
+        bool ok = s.splitter.feed(data, on_event);
         sink_.flush();
-        if (!ok) failure = splitter.error();
-        return ok && !gone && failure.empty() && !stopping_;
+        if (!ok) s.failure = s.splitter.error();
+        return ok && !s.gone && s.failure.empty() && !stopping_;
       },
       &canceller_);
   sink_.flush();
   {
     std::lock_guard lock(status_mu_);
-    status_.events += events;
-    status_.bookmarks += bookmarks;
-    status_.bad_objects += bad;
+    status_.events += s.events;
+    status_.bookmarks += s.bookmarks;
+    status_.bad_objects += s.bad;
     status_.resource_version = rv_;
   }
   if (stopping_) return WatchEnd::Stopped;
-  if (gone || resp.status == 410) {
+  if (s.gone || resp.status == 410) {
     std::lock_guard lock(status_mu_);
     ++status_.gone;
     return WatchEnd::Gone;
   }
-  std::string why;
-  if (!failure.empty()) {
-    why = failure;
-  } else if (resp.status == 0) {
-    why = describe_transport_error(resp.error, api_.config().server_url());
-  } else if (resp.status != 200) {
-    why = resp.describe();
-  } else if (!resp.error.empty()) {
-    // cpp-httplib says "Read" both when the server closed the stream and when our read timed out (the
-    // idle timeout): the time since the last data tells them apart.
-    const auto now = std::chrono::steady_clock::now();
-    const std::chrono::duration<double> silent = now - last_data, open = now - started;
-    char seconds[32];
-    if (silent + std::chrono::milliseconds(100) >= opts_.idle_timeout) {
-      std::snprintf(seconds, sizeof seconds, "%.1f", silent.count());
-      why = std::string("no data for ") + seconds + " s (idle timeout), connection abandoned";
-    } else {
-      std::snprintf(seconds, sizeof seconds, "%.1f", open.count());
-      why = std::string("connection closed by the API server after ") + seconds + " s";
-    }
-    if (splitter.pending()) why += " (mid-event)";
-  }
+  const std::string why = watch_failure(resp, s);
   if (why.empty()) return WatchEnd::Expired;
   note_error("watch ended: " + why);
   std::lock_guard lock(status_mu_);

@@ -35,12 +35,12 @@ struct ReflectorStatus {
   bool synced = false;
   std::string resource_version;
   uint64_t lists = 0;
-  uint64_t gone = 0;        // 410s that forced a relist
+  uint64_t gone = 0;  // 410s that forced a relist
   uint64_t watches = 0;
-  uint64_t failures = 0;    // dropped, silent or refused streams and failed lists
+  uint64_t failures = 0;  // dropped, silent or refused streams and failed lists
   uint64_t events = 0;
   uint64_t bookmarks = 0;
-  uint64_t bad_objects = 0; // objects that did not decode (skipped)
+  uint64_t bad_objects = 0;  // objects that did not decode (skipped)
   std::chrono::steady_clock::time_point last_activity{};
   std::string last_error;
 };
@@ -58,9 +58,25 @@ class Reflector {
  private:
   enum class WatchEnd { Expired, Gone, Failed, Stopped };
 
+  // One watch stream's progress (reflector.go watchHandler's state).
+  struct WatchStream {
+    EventSplitter splitter;
+    bool gone = false;    // a 410 ERROR event: relist
+    std::string failure;  // why the stream is no good, when it is not
+    uint64_t events = 0, bookmarks = 0, bad = 0;
+    std::chrono::steady_clock::time_point started, last_data;
+  };
+
   void run();
   bool list();
   WatchEnd watch();
+  // The watch request's path: from rv_, with bookmarks and a spread server-side timeout.
+  std::string watch_path();
+  // One event of the stream (reflector.go watchHandler's switch on event.Type): to the sink, its
+  // resourceVersion kept.
+  void handle_event(std::string_view text, WatchStream& s);
+  // Why the stream that ended with `resp` failed, or "" when the server's timeout ended it.
+  std::string watch_failure(const ApiResponse& resp, const WatchStream& s) const;
   // Returns false when stopped while waiting.
   bool backoff();
   void note_error(const std::string& what);

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "kube/codec/k8s_decode.h"
 #include "json/append.h"
 #include "json/scan.h"
 #include "json/word.h"
+#include "kube/codec/k8s_decode.h"
 
 namespace kext {
 
@@ -16,7 +16,8 @@ void parse_body(std::string_view body, rapidjson::Document& doc) {
     throw DecodeError(std::string("malformed JSON at offset ") + std::to_string(doc.GetErrorOffset()) + ": " +
                       rapidjson::GetParseError_En(doc.GetParseError()));
   }
-  if (!doc.IsObject()) throw DecodeError(std::string("request body: expected a JSON object, got ") + json::type_name(doc));
+  if (!doc.IsObject())
+    throw DecodeError(std::string("request body: expected a JSON object, got ") + json::type_name(doc));
 }
 
 namespace {
@@ -52,9 +53,9 @@ void parse_slice(std::string_view slice, rapidjson::Document& doc) {
   if (doc.HasParseError()) throw DecodeError("malformed JSON");
 }
 
-// The DOM of an object the decoders read whole (the pod, a node), on the stack: a 16 KB pool for its
-// values, strings parsed in place in a copy of its bytes. A default Document allocated a 64 KB pool
-// chunk and copied every string into it, slower in bench/codec_bench.cc BM_DecodeNames, of which the
+// The DOM of an object the decoders read whole (the pod, a node), on the stack: a pool for its values
+// (pool_), strings parsed in place in a copy of its bytes. A default Document allocated a larger pool chunk
+// on the heap and copied every string into it, slower in bench/codec_bench.cc BM_DecodeNames, of which the
 // pod is a large part (docs/performance.md "Figures behind design choices in the code").
 class SliceDom {
  public:
@@ -270,7 +271,7 @@ void decode_extender_args(std::string_view body, ExtenderArgs& out, NodeDecodeCa
 
 // The replies are appended to one string reserved to their size, names copied whole from the NameList's
 // JSON (json::append_string's bytes, which are what rapidjson::Writer wrote, byte for byte;
-// tests/kube/codec/reply_encoding_test.cc compares the two). The Writer copied every name byte by
+// tests/kube/codec/extender_args_test.cc compares the two). The Writer copied every name byte by
 // byte through its escape check.
 namespace {
 
@@ -297,9 +298,8 @@ void append_failed_map(std::string& out, std::string_view key, const ExtenderArg
 
 std::string encode_filter_reply(const ExtenderArgs& args, const FilterReply& reply) {
   // The scheduler replaces its node objects with what we return, so in full-node mode the passing
-  // nodes are echoed as the bytes received (a Writer's RawValue copied byte by byte into a doubling
-  // buffer was several times slower for a 6 MB reply; docs/performance.md "Figures behind design choices in
-  // the code").
+  // nodes are echoed as the bytes received (a Writer's RawValue copies them byte by byte into a
+  // doubling buffer, slow for a reply of thousands of full nodes).
   constexpr std::string_view kNodesHead = R"({"Nodes":{"metadata":{},"items":[)";
   constexpr std::string_view kNodesTail = R"(]},"NodeNames":null)";
   constexpr std::string_view kNamesHead = R"({"Nodes":null,"NodeNames":[)";

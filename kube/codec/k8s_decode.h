@@ -25,7 +25,8 @@ std::vector<std::string> decode_string_array(const json::Value& obj, std::string
 std::optional<LabelSelector> decode_label_selector(const json::Value& obj, std::string_view key,
                                                    std::string_view path);
 
-// An optional RFC 3339 time (metadata.creationTimestamp, status.startTime) as Unix seconds.
+// An optional RFC 3339 time (metadata.creationTimestamp, metadata.deletionTimestamp, status.startTime)
+// as Unix seconds; a DecodeError naming `path`.`key` for anything else. The one decoder of them.
 std::optional<int64_t> decode_time(const json::Value& obj, std::string_view key, std::string_view path);
 
 // A map of name -> quantity string (requests, allocatable, overhead) into Resources.

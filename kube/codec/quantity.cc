@@ -118,48 +118,37 @@ __int128 ceil_div(__int128 n, __int128 d) {
   return q;
 }
 
-}  // namespace
-
-int64_t Quantity::milli_value() const { return saturate(ceil_div(nanos, 1'000'000)); }
-
-int64_t Quantity::value() const { return saturate(ceil_div(nanos, kNanosPerUnit)); }
-
-std::optional<Quantity> parse_quantity(std::string_view text, std::string* error) {
-  if (text.empty()) {
-    fail(error, "empty quantity");
-    return std::nullopt;
-  }
-  if (text.size() > kMaxLength) {
-    fail(error, "quantity too long");
-    return std::nullopt;
-  }
-  if (std::any_of(text.begin(), text.end(),
-                  [](char c) { return std::isspace(static_cast<unsigned char>(c)); })) {
-    fail(error, "whitespace in quantity");
-    return std::nullopt;
-  }
-
-  // parseQuantityString: <sign?><digits>[.<digits>]<suffix>.
-  size_t pos = 0;
+// quantity.go parseQuantityString's pieces of <sign?><digits>[.<digits>]<suffix>, uninterpreted.
+struct QuantityParts {
   bool negative = false;
+  std::string_view num;     // the digits before the point
+  std::string_view denom;   // the digits after it
+  std::string_view suffix;  // "", "Mi", "m", "e3", ...
+};
+
+// The checks before any parsing (a bound on the length, no whitespace), then parseQuantityString.
+bool split_quantity(std::string_view text, QuantityParts& out, std::string* error) {
+  if (text.empty()) return fail(error, "empty quantity");
+  if (text.size() > kMaxLength) return fail(error, "quantity too long");
+  if (std::any_of(text.begin(), text.end(),
+                  [](char c) { return std::isspace(static_cast<unsigned char>(c)); }))
+    return fail(error, "whitespace in quantity");
+
+  size_t pos = 0;
   if (text[pos] == '+' || text[pos] == '-') {
-    negative = text[pos] == '-';
+    out.negative = text[pos] == '-';
     ++pos;
   }
   size_t num_begin = pos;
   while (pos < text.size() && is_digit(text[pos])) ++pos;
-  std::string_view num = text.substr(num_begin, pos - num_begin);
-  std::string_view denom;
+  out.num = text.substr(num_begin, pos - num_begin);
   if (pos < text.size() && text[pos] == '.') {
     size_t denom_begin = ++pos;
     while (pos < text.size() && is_digit(text[pos])) ++pos;
-    denom = text.substr(denom_begin, pos - denom_begin);
+    out.denom = text.substr(denom_begin, pos - denom_begin);
   }
   // apimachinery reads "-", "." or "m" as zero; a number without any digit is a typo we refuse.
-  if (num.empty() && denom.empty()) {
-    fail(error, "missing digits");
-    return std::nullopt;
-  }
+  if (out.num.empty() && out.denom.empty()) return fail(error, "missing digits");
 
   // The suffix is a run of suffix letters, then an optional signed integer for the exponent form,
   // and nothing after it ("1.2.3", "1e3m" are malformed).
@@ -168,54 +157,69 @@ std::optional<Quantity> parse_quantity(std::string_view text, std::string* error
     ++pos;
   if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) ++pos;
   while (pos < text.size() && is_digit(text[pos])) ++pos;
-  if (pos != text.size()) {
-    fail(error, "invalid format at \"" + std::string(text.substr(pos)) + "\"");
-    return std::nullopt;
-  }
-  Suffix suffix;
-  if (!interpret_suffix(text.substr(suffix_begin), suffix, error)) return std::nullopt;
+  if (pos != text.size()) return fail(error, "invalid format at \"" + std::string(text.substr(pos)) + "\"");
+  out.suffix = text.substr(suffix_begin);
+  return true;
+}
 
-  // Exact value = digits * 1024^kilos * 10^(exponent10 - |denom|); in nano-units add 9 to the power.
+// The quantity's exact value in nano-units, as ParseQuantity's inf.Dec arithmetic keeps it:
+// digits * 1024^kilos * 10^(exponent10 - |denom|), rounded up below a nano-unit; BinarySI capped.
+bool exact_nanos(const QuantityParts& parts, const Suffix& suffix, __int128& out, std::string* error) {
   std::vector<uint8_t> digits;
-  for (char c : num) digits.push_back(static_cast<uint8_t>(c - '0'));
-  for (char c : denom) digits.push_back(static_cast<uint8_t>(c - '0'));
+  for (char c : parts.num) digits.push_back(static_cast<uint8_t>(c - '0'));
+  for (char c : parts.denom) digits.push_back(static_cast<uint8_t>(c - '0'));
   for (int i = 0; i < suffix.binary_kilos; ++i) multiply_digits(digits, 1024);
   auto first = std::find_if(digits.begin(), digits.end(), [](uint8_t d) { return d != 0; });
   digits.erase(digits.begin(), first);
+  if (digits.empty()) {
+    out = 0;
+    return true;
+  }
 
-  Quantity q;
-  if (!digits.empty()) {
-    int64_t power = suffix.exponent10 - static_cast<int64_t>(denom.size()) + 9;
-    int64_t int_digits = static_cast<int64_t>(digits.size()) + power;
-    __int128 nanos = 0;
-    bool in_range = true;
-    if (int_digits > 39) {  // int128 max has 39 digits; bound-checked before any multiplication
-      in_range = false;
-    } else if (int_digits > 0) {
-      in_range = digits_to_int128(digits, static_cast<size_t>(int_digits), nanos);
-    }
-    if (in_range && int_digits < static_cast<int64_t>(digits.size())) {
-      // Digits finer than a nano-unit: apimachinery rounds the magnitude up (inf.RoundUp).
-      size_t from = static_cast<size_t>(std::max<int64_t>(int_digits, 0));
-      if (std::any_of(digits.begin() + static_cast<std::ptrdiff_t>(from), digits.end(),
-                      [](uint8_t d) { return d != 0; })) {
-        if (nanos == kInt128Max) {
-          in_range = false;
-        } else {
-          ++nanos;
-        }
+  // In nano-units add 9 to the power.
+  int64_t power = suffix.exponent10 - static_cast<int64_t>(parts.denom.size()) + 9;
+  int64_t int_digits = static_cast<int64_t>(digits.size()) + power;
+  __int128 nanos = 0;
+  bool in_range = true;
+  if (int_digits > 39) {  // int128 max has 39 digits; bound-checked before any multiplication
+    in_range = false;
+  } else if (int_digits > 0) {
+    in_range = digits_to_int128(digits, static_cast<size_t>(int_digits), nanos);
+  }
+  if (in_range && int_digits < static_cast<int64_t>(digits.size())) {
+    // Digits finer than a nano-unit: apimachinery rounds the magnitude up (inf.RoundUp).
+    size_t from = static_cast<size_t>(std::max<int64_t>(int_digits, 0));
+    if (std::any_of(digits.begin() + static_cast<std::ptrdiff_t>(from), digits.end(),
+                    [](uint8_t d) { return d != 0; })) {
+      if (nanos == kInt128Max) {
+        in_range = false;
+      } else {
+        ++nanos;
       }
     }
-    if (suffix.binary && (!in_range || nanos > kBinaryCapNanos)) {
-      nanos = kBinaryCapNanos;
-      in_range = true;
-    }
-    if (!in_range) {
-      fail(error, "value out of range");
-      return std::nullopt;
-    }
-    q.nanos = negative ? -nanos : nanos;
   }
+  if (suffix.binary && (!in_range || nanos > kBinaryCapNanos)) {
+    nanos = kBinaryCapNanos;
+    in_range = true;
+  }
+  if (!in_range) return fail(error, "value out of range");
+  out = parts.negative ? -nanos : nanos;
+  return true;
+}
+
+}  // namespace
+
+int64_t Quantity::milli_value() const { return saturate(ceil_div(nanos, 1'000'000)); }
+
+int64_t Quantity::value() const { return saturate(ceil_div(nanos, kNanosPerUnit)); }
+
+std::optional<Quantity> parse_quantity(std::string_view text, std::string* error) {
+  QuantityParts parts;
+  if (!split_quantity(text, parts, error)) return std::nullopt;
+  Suffix suffix;
+  if (!interpret_suffix(parts.suffix, suffix, error)) return std::nullopt;
+  Quantity q;
+  if (!exact_nanos(parts, suffix, q.nanos, error)) return std::nullopt;
   return q;
 }
 

@@ -22,7 +22,7 @@ inline constexpr size_t kNodeShards = 256;
 inline constexpr size_t kPodShards = 1024;
 
 // A node name keeps its bytes in the name table's slot up to 104 bytes (FlatShard::kInlineKey): two
-// cache lines a slot, 1 MiB for 5000 nodes. Pods' keys (UIDs, 36 bytes) fit the default 64-byte slot.
+// cache lines a slot (kNodeSlotBytes). Pods' keys (UIDs, 36 bytes) fit the default 64-byte slot.
 inline constexpr size_t kNodeSlotBytes = 128;
 template <class V>
 using NodeMap = ShardedMap<V, kNodeShards, StringHash, kNodeSlotBytes>;
@@ -47,7 +47,8 @@ struct ClusterState {
   NodeMap<std::shared_ptr<const NodeInfo>> nodes;
   // Non-terminal pods, bound or not, by UID ("namespace/name" for a pod without one).
   ShardedMap<std::shared_ptr<const PodInfo>, kPodShards> pods_by_uid;
-  std::shared_ptr<const std::vector<PodDisruptionBudget>> pdbs = std::make_shared<std::vector<PodDisruptionBudget>>();
+  std::shared_ptr<const std::vector<PodDisruptionBudget>> pdbs =
+      std::make_shared<std::vector<PodDisruptionBudget>>();
   // What PodTopologySpread's default constraints and InterPodAffinity's namespaceSelector read: the
   // namespaces' labels, and the objects that select pods (ClusterView). Each replaced whole when it
   // changes, as pdbs: they are few and change rarely.
@@ -84,7 +85,9 @@ class StateStore {
  public:
   StateStore() : current_(std::make_shared<const ClusterState>()) {}
   std::shared_ptr<const ClusterState> current() const { return current_.load(std::memory_order_acquire); }
-  void publish(std::shared_ptr<const ClusterState> s) { current_.store(std::move(s), std::memory_order_release); }
+  void publish(std::shared_ptr<const ClusterState> s) {
+    current_.store(std::move(s), std::memory_order_release);
+  }
 
   // /readyz: false until the source (watch) has its initial lists. A snapshot or no source is ready.
   bool ready() const { return ready_.load(std::memory_order_acquire); }

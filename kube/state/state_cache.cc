@@ -2,15 +2,13 @@
 
 #include <unordered_set>
 
+#include "algorithms/namespaced_key.h"
 #include "algorithms/pod_requests.h"
 #include "kube/codec/workload_decode.h"
 
 namespace kext {
 
 namespace {
-
-// PDBs and workloads: namespace/name.
-std::string object_key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
 
 // Enough of the terms to tell most rule sets apart; equality decides.
 size_t affinity_hash(const PodAffinityRules& r) {
@@ -76,7 +74,7 @@ std::shared_ptr<const PodAffinityRules> StateCache::intern(
 }
 
 std::string StateCache::pod_key(std::string_view uid, std::string_view namespace_, std::string_view name) {
-  return uid.empty() ? std::string(namespace_).append("/").append(name) : std::string(uid);
+  return uid.empty() ? namespaced_key(namespace_, name) : std::string(uid);
 }
 
 StateCache::Batch::~Batch() {
@@ -89,13 +87,13 @@ void StateCache::Batch::upsert_pod(Pod pod) { c_.upsert_pod_locked(std::move(pod
 void StateCache::Batch::delete_pod(const std::string& key) { c_.delete_pod_locked(key); }
 
 void StateCache::Batch::upsert_pdb(PodDisruptionBudget pdb) {
-  std::string key = object_key(pdb.namespace_, pdb.name);
+  std::string key = namespaced_key(pdb.namespace_, pdb.name);
   c_.pdbs_[key] = std::move(pdb);
   c_.pdbs_dirty_ = true;
 }
 
 void StateCache::Batch::delete_pdb(const std::string& namespace_, const std::string& name) {
-  c_.pdbs_dirty_ |= c_.pdbs_.erase(object_key(namespace_, name)) > 0;
+  c_.pdbs_dirty_ |= c_.pdbs_.erase(namespaced_key(namespace_, name)) > 0;
 }
 
 void StateCache::Batch::replace_nodes(std::vector<Node> nodes) {
@@ -143,7 +141,7 @@ void StateCache::Batch::replace_namespaces(std::vector<std::pair<std::string, La
 
 void StateCache::Batch::upsert_workload(WorkloadKind kind, WorkloadSelector w) {
   auto& ws = c_.workloads_[static_cast<size_t>(kind)];
-  std::string key = object_key(w.namespace_, w.name);
+  std::string key = namespaced_key(w.namespace_, w.name);
   if (selects_no_pods(w)) {
     ws.dirty |= ws.by_key.erase(key) > 0;
     return;
@@ -155,7 +153,7 @@ void StateCache::Batch::upsert_workload(WorkloadKind kind, WorkloadSelector w) {
 void StateCache::Batch::delete_workload(WorkloadKind kind, const std::string& namespace_,
                                         const std::string& name) {
   auto& ws = c_.workloads_[static_cast<size_t>(kind)];
-  ws.dirty |= ws.by_key.erase(object_key(namespace_, name)) > 0;
+  ws.dirty |= ws.by_key.erase(namespaced_key(namespace_, name)) > 0;
 }
 
 void StateCache::Batch::replace_workloads(WorkloadKind kind, std::vector<WorkloadSelector> all) {
@@ -189,7 +187,8 @@ bool StateCache::Batch::assume_pod(const std::string& key, const std::string& no
   if (!c_.assumed_.contains(key)) c_.assumed_original_[key] = current;
   auto pod = std::make_shared<PodMeta>(*current->pod);
   pod->node_name = node;
-  c_.put_pod_info_locked(key, std::make_shared<const PodInfo>(PodInfo{pod, current->requests, current->nonzero_requests}));
+  c_.put_pod_info_locked(
+      key, std::make_shared<const PodInfo>(PodInfo{pod, current->requests, current->nonzero_requests}));
   c_.assumed_[key] = Assumed{node, until};
   return true;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "algorithms/namespaced_key.h"
+
 namespace kext {
 
 namespace {
@@ -56,8 +58,9 @@ std::string node_line(std::string_view name, const NodeInfo& n) {
 
 std::string pod_line(std::string_view key, const PodInfo& info) {
   const PodMeta& p = *info.pod;
-  std::string line = "pod " + std::string(key) + " " + p.namespace_ + "/" + p.name + " node=" + p.node_name +
-                     " phase=" + p.phase + " priority=" + (p.priority ? std::to_string(*p.priority) : "-") +
+  std::string line = "pod " + std::string(key) + " " + namespaced_key(p.namespace_, p.name) +
+                     " node=" + p.node_name + " phase=" + p.phase +
+                     " priority=" + (p.priority ? std::to_string(*p.priority) : "-") +
                      " start=" + (p.start_time ? std::to_string(*p.start_time) : "-") +
                      " terminating=" + (p.terminating ? "1" : "0") + " labels=";
   labels(line, p.labels);
@@ -78,7 +81,7 @@ void selector(std::string& out, const LabelSelector& s) {
 }
 
 std::string pdb_line(const PodDisruptionBudget& b) {
-  std::string line = "pdb " + b.namespace_ + "/" + b.name +
+  std::string line = "pdb " + namespaced_key(b.namespace_, b.name) +
                      " allowed=" + std::to_string(b.disruptions_allowed) + " selector=";
   if (!b.selector) {
     line += "nil";
@@ -95,8 +98,8 @@ std::string pdb_line(const PodDisruptionBudget& b) {
 // "service default/web selector=app=web": the kind's resource name, singular.
 std::string workload_line(WorkloadKind kind, const WorkloadSelector& w) {
   std::string_view resource = workload_resource(kind);
-  std::string line =
-      std::string(resource.substr(0, resource.size() - 1)) + " " + w.namespace_ + "/" + w.name + " selector=";
+  std::string line = std::string(resource.substr(0, resource.size() - 1)) + " " +
+                     namespaced_key(w.namespace_, w.name) + " selector=";
   selector(line, w.selector);
   return line;
 }

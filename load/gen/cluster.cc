@@ -21,15 +21,19 @@ struct InstanceType {
   int64_t cpu;
   int64_t memory_gi;
 };
-constexpr InstanceType kInstanceTypes[] = {
-    {"m5.xlarge", 4, 16}, {"m5.2xlarge", 8, 32}, {"m5.4xlarge", 16, 64}, {"c5.4xlarge", 16, 32}, {"r5.2xlarge", 8, 64}};
+constexpr InstanceType kInstanceTypes[] = {{"m5.xlarge", 4, 16},
+                                           {"m5.2xlarge", 8, 32},
+                                           {"m5.4xlarge", 16, 64},
+                                           {"c5.4xlarge", 16, 32},
+                                           {"r5.2xlarge", 8, 64}};
 
 std::vector<Image> make_images(Prng& rng) {
   std::vector<Image> images;
   for (size_t i = 0; i < kImagePool; ++i) {
     Image im;
-    im.repo = i < kSystemImages ? "registry.k8s.io/system/component-" + std::to_string(i)
-                                : "registry.example.com/team-" + std::to_string(i % 23) + "/service-" + std::to_string(i);
+    im.repo = i < kSystemImages
+                  ? "registry.k8s.io/system/component-" + std::to_string(i)
+                  : "registry.example.com/team-" + std::to_string(i % 23) + "/service-" + std::to_string(i);
     const uint64_t minor = rng.below(30);
     im.tag = "v1." + std::to_string(minor) + "." + std::to_string(rng.below(20));
     im.digest = rng.hex(64);
@@ -39,62 +43,71 @@ std::vector<Image> make_images(Prng& rng) {
   return images;
 }
 
-NodeSpec make_node(size_t i, bool cloud_name, const std::vector<Image>& images, Prng& rng) {
-  NodeSpec n;
-  const std::string ip = "10." + std::to_string(i / 65536 % 256) + "." + std::to_string(i / 256 % 256) + "." +
-                         std::to_string(i % 256);
-  // The DNS name EC2 gives the node's primary address, which is the node's name on EKS.
+// Where node `i` stands in the generated fleet.
+struct NodePlace {
+  std::string ip;
+  std::string host;  // the DNS name EC2 gives the node's primary address, which is the node's name on EKS
+  std::string zone;
+  std::string pool;
+  int64_t created = 0;
+};
+
+std::string node_ip(size_t i) {
+  return "10." + std::to_string(i / 65536 % 256) + "." + std::to_string(i / 256 % 256) + "." +
+         std::to_string(i % 256);
+}
+
+std::string node_host(const std::string& ip) {
   std::string dashed = ip;
   std::replace(dashed.begin(), dashed.end(), '.', '-');
-  const std::string host = "ip-" + dashed + ".eu-west-1.compute.internal";
-  if (cloud_name) {
-    n.name = host;
-  } else {
-    char name[32];
-    std::snprintf(name, sizeof name, "node-%05zu", i);
-    n.name = name;
-  }
-  const InstanceType& it = kInstanceTypes[rng.below(std::size(kInstanceTypes))];
-  const std::string zone = std::string("eu-west-1") + static_cast<char>('a' + i % 3);
-  const int64_t created = kEpoch + static_cast<int64_t>(rng.below(86400 * 20));
-  n.unschedulable = rng.chance(1);
-  n.dedicated = rng.chance(8);
-  const bool prefer_no_schedule = rng.chance(5);
-  n.cpu_milli = it.cpu * 1000 - 90;
-  n.memory_ki = it.memory_gi * 1024 * 1024 - 1536 * 1024;
-  const std::string pool = n.dedicated ? "batch" : (i % 4 == 0 ? "general-b" : "general-a");
+  return "ip-" + dashed + ".eu-west-1.compute.internal";
+}
 
-  kubeobjects::Node& o = n.object;
+// ObjectMeta: the labels the kubelet registers the node with (pkg/kubelet/kubelet_node_status.go
+// initialNode, the cloud provider's instance type and topology), then the cluster's own.
+void set_node_metadata(kubeobjects::Node& o, const NodeSpec& n, const InstanceType& it, const NodePlace& at,
+                       size_t i, Prng& rng) {
   o.metadata.name = n.name;
   o.metadata.uid = rng.uid();
   o.metadata.resource_version = std::to_string(1000000 + rng.below(9000000));
-  o.metadata.created = created;
+  o.metadata.created = at.created;
   o.metadata.labels = {{"beta.kubernetes.io/arch", "amd64"},
                        {"beta.kubernetes.io/instance-type", it.name},
                        {"beta.kubernetes.io/os", "linux"},
                        {"disk", i % 2 ? "ssd" : "hdd"},
                        {"failure-domain.beta.kubernetes.io/region", "eu-west-1"},
-                       {"failure-domain.beta.kubernetes.io/zone", zone},
+                       {"failure-domain.beta.kubernetes.io/zone", at.zone},
                        {"kubernetes.io/arch", "amd64"},
                        {"kubernetes.io/hostname", n.name},
                        {"kubernetes.io/os", "linux"},
                        {"node.kubernetes.io/instance-type", it.name},
-                       {"nodepool", pool},
+                       {"nodepool", at.pool},
                        {"topology.kubernetes.io/region", "eu-west-1"},
-                       {"topology.kubernetes.io/zone", zone}};
+                       {"topology.kubernetes.io/zone", at.zone}};
   o.metadata.annotations = {
       {"csi.volume.kubernetes.io/nodeid", R"({"ebs.csi.aws.com":"i-)" + rng.hex(17) + "\"}"},
       {"node.alpha.kubernetes.io/ttl", "0"},
       {"volumes.kubernetes.io/controller-managed-attach-detach", "true"}};
+}
+
+// NodeSpec: pod CIDR, provider ID and the taints (the node lifecycle controller's unschedulable taint
+// on a cordoned node).
+void set_node_spec(kubeobjects::Node& o, const NodeSpec& n, const NodePlace& at, bool prefer_no_schedule,
+                   size_t i, Prng& rng) {
   o.pod_cidr = "10.244." + std::to_string(i % 256) + ".0/24";
   o.pod_cidrs = {o.pod_cidr};
-  o.provider_id = "aws:///" + zone + "/i-" + rng.hex(17);
+  o.provider_id = "aws:///" + at.zone + "/i-" + rng.hex(17);
   o.unschedulable = n.unschedulable;
   if (n.unschedulable)
-    o.taints.push_back({"node.kubernetes.io/unschedulable", "", "NoSchedule", created + 3600});
+    o.taints.push_back({"node.kubernetes.io/unschedulable", "", "NoSchedule", at.created + 3600});
   if (n.dedicated) o.taints.push_back({"dedicated", "batch", "NoSchedule", 0});
   if (prefer_no_schedule) o.taints.push_back({"spot", "true", "PreferNoSchedule", 0});
+}
 
+// NodeStatus as the kubelet reports it (pkg/kubelet/nodestatus/setters.go MachineInfo, the pressure and
+// Ready conditions, NodeAddress, VersionInfo), allocatable being NodeSpec's cpu_milli and memory_ki.
+void set_node_status(kubeobjects::Node& o, const NodeSpec& n, const InstanceType& it, const NodePlace& at,
+                     Prng& rng) {
   o.capacity = {{"cpu", std::to_string(it.cpu)},
                 {"ephemeral-storage", "104845292Ki"},
                 {"hugepages-1Gi", "0"},
@@ -109,14 +122,14 @@ NodeSpec make_node(size_t i, bool cloud_name, const std::vector<Image>& images, 
                    {"pods", "110"}};
   const int64_t heartbeat = kEpoch + 86400 * 30;
   o.conditions = {
-      {"MemoryPressure", "False", heartbeat, created, "KubeletHasSufficientMemory",
+      {"MemoryPressure", "False", heartbeat, at.created, "KubeletHasSufficientMemory",
        "kubelet has sufficient memory available"},
-      {"DiskPressure", "False", heartbeat, created, "KubeletHasNoDiskPressure",
+      {"DiskPressure", "False", heartbeat, at.created, "KubeletHasNoDiskPressure",
        "kubelet has no disk pressure"},
-      {"PIDPressure", "False", heartbeat, created, "KubeletHasSufficientPID",
+      {"PIDPressure", "False", heartbeat, at.created, "KubeletHasSufficientPID",
        "kubelet has sufficient PID available"},
-      {"Ready", "True", heartbeat, created + 40, "KubeletReady", "kubelet is posting ready status"}};
-  o.addresses = {{"InternalIP", ip}, {"Hostname", host}, {"InternalDNS", host}};
+      {"Ready", "True", heartbeat, at.created + 40, "KubeletReady", "kubelet is posting ready status"}};
+  o.addresses = {{"InternalIP", at.ip}, {"Hostname", at.host}, {"InternalDNS", at.host}};
   o.kubelet_port = 10250;
   kubeobjects::NodeSystemInfo& info = o.node_info.emplace();
   info.machine_id = rng.hex(32);
@@ -129,7 +142,11 @@ NodeSpec make_node(size_t i, bool cloud_name, const std::vector<Image>& images, 
   info.kube_proxy_version = "v1.30.4";
   info.operating_system = "linux";
   info.architecture = "amd64";
-  // The kubelet lists images largest first; system images are everywhere, the rest vary by node.
+}
+
+// status.images: the kubelet lists them largest first (pkg/kubelet/nodestatus/setters.go Images); system
+// images are everywhere, the rest vary by node.
+void set_node_images(kubeobjects::Node& o, const std::vector<Image>& images, Prng& rng) {
   std::vector<size_t> picked;
   for (size_t k = 0; k < kSystemImages; ++k) picked.push_back(k);
   while (picked.size() < kImagesPerNode) {
@@ -143,7 +160,35 @@ NodeSpec make_node(size_t i, bool cloud_name, const std::vector<Image>& images, 
     const Image& im = images[k];
     o.images.push_back({{im.repo + "@sha256:" + im.digest, im.repo + ":" + im.tag}, im.size_bytes});
   }
-  n.json = kubeobjects::to_json(o);
+}
+
+NodeSpec make_node(size_t i, bool cloud_name, const std::vector<Image>& images, Prng& rng) {
+  NodeSpec n;
+  NodePlace at;
+  at.ip = node_ip(i);
+  at.host = node_host(at.ip);
+  if (cloud_name) {
+    n.name = at.host;
+  } else {
+    char name[32];
+    std::snprintf(name, sizeof name, "node-%05zu", i);
+    n.name = name;
+  }
+  const InstanceType& it = kInstanceTypes[rng.below(std::size(kInstanceTypes))];
+  at.zone = std::string("eu-west-1") + static_cast<char>('a' + i % 3);
+  at.created = kEpoch + static_cast<int64_t>(rng.below(86400 * 20));
+  n.unschedulable = rng.chance(1);
+  n.dedicated = rng.chance(8);
+  const bool prefer_no_schedule = rng.chance(5);
+  n.cpu_milli = it.cpu * 1000 - 90;
+  n.memory_ki = it.memory_gi * 1024 * 1024 - 1536 * 1024;
+  at.pool = n.dedicated ? "batch" : (i % 4 == 0 ? "general-b" : "general-a");
+
+  set_node_metadata(n.object, n, it, at, i, rng);
+  set_node_spec(n.object, n, at, prefer_no_schedule, i, rng);
+  set_node_status(n.object, n, it, at, rng);
+  set_node_images(n.object, images, rng);
+  n.json = kubeobjects::to_json(n.object);
   return n;
 }
 
@@ -214,9 +259,11 @@ Cluster make_cluster(const GenOptions& o) {
   c.pods_on.resize(o.nodes);
   for (size_t i = 0; i < o.nodes; ++i) {
     const NodeSpec& n = c.nodes[i];
-    // Up to ~70% of the node requested, so that most pods fit somewhere and preemption has work.
-    const int64_t cpu_budget = n.cpu_milli * 7 / 10 / static_cast<int64_t>(std::max<size_t>(1, o.pods_per_node));
-    const int64_t mem_budget = n.memory_ki / 1024 * 7 / 10 / static_cast<int64_t>(std::max<size_t>(1, o.pods_per_node));
+    // Up to seven tenths of the node requested, so that most pods fit somewhere and preemption has work.
+    const int64_t cpu_budget =
+        n.cpu_milli * 7 / 10 / static_cast<int64_t>(std::max<size_t>(1, o.pods_per_node));
+    const int64_t mem_budget =
+        n.memory_ki / 1024 * 7 / 10 / static_cast<int64_t>(std::max<size_t>(1, o.pods_per_node));
     for (size_t k = 0; k < o.pods_per_node; ++k) {
       PodSpec p;
       const size_t a = rng.below(kApps);
@@ -230,8 +277,10 @@ Cluster make_cluster(const GenOptions& o) {
       p.image = c.images[kSystemImages + a * 5 % (kImagePool - kSystemImages)].repo + ":" +
                 c.images[kSystemImages + a * 5 % (kImagePool - kSystemImages)].tag;
       p.priority = kPriorities[rng.below(std::size(kPriorities))];
-      p.cpu_milli = 50 + static_cast<int64_t>(rng.below(static_cast<uint64_t>(std::max<int64_t>(1, cpu_budget * 3 / 2))));
-      p.memory_mi = 64 + static_cast<int64_t>(rng.below(static_cast<uint64_t>(std::max<int64_t>(1, mem_budget * 3 / 2))));
+      p.cpu_milli = 50 + static_cast<int64_t>(
+                             rng.below(static_cast<uint64_t>(std::max<int64_t>(1, cpu_budget * 3 / 2))));
+      p.memory_mi = 64 + static_cast<int64_t>(
+                             rng.below(static_cast<uint64_t>(std::max<int64_t>(1, mem_budget * 3 / 2))));
       p.created = kEpoch + 86400 * 21 + static_cast<int64_t>(rng.below(86400 * 7));
       p.tolerates_dedicated = n.dedicated;
       c.pods_on[i].push_back(c.pods.size());

@@ -1,5 +1,6 @@
 #pragma once
-// A synthetic cluster from a seed: nodes shaped like real cloud nodes (~12 KB of JSON each), pods of
+// A synthetic cluster from a seed: nodes shaped like real cloud nodes (their labels, images, conditions
+// and taints), pods of
 // several priorities spread over them, PodDisruptionBudgets over some of the apps.
 #include <cstdint>
 #include <functional>
@@ -15,12 +16,12 @@ struct GenOptions {
   size_t nodes = 100;
   size_t pods_per_node = 10;
   uint64_t seed = 1;
-  size_t cycles = 50;             // scheduling cycles: a filter + prioritize each
-  size_t preempt_every = 5;       // a preempt request every that many cycles (0 = none)
-  size_t nodes_per_request = 0;   // 0 = what kube-scheduler sends (numFeasibleNodesToFind)
-  bool bind = false;              // a bind of each cycle's pod to the first node sent, after prioritize
-  bool names = true;              // write DIR/names/ (NodeNames requests)
-  bool full = true;               // write DIR/full/ (full Nodes requests)
+  size_t cycles = 50;            // scheduling cycles: a filter + prioritize each
+  size_t preempt_every = 5;      // a preempt request every that many cycles (0 = none)
+  size_t nodes_per_request = 0;  // 0 = what kube-scheduler sends (numFeasibleNodesToFind)
+  bool bind = false;             // a bind of each cycle's pod to the first node sent, after prioritize
+  bool names = true;             // write DIR/names/ (NodeNames requests)
+  bool full = true;              // write DIR/full/ (full Nodes requests)
   // node-00042 (10 bytes), or the cloud's ip-10-0-0-42.eu-west-1.compute.internal (38-43 bytes, past
   // std::string's 15-byte small buffer, as EKS and GKE names are).
   bool cloud_names = false;

@@ -76,7 +76,7 @@ class Recording {
     const std::string length = std::to_string(body.size());
     RecordView e;
     e.seq = ++seq_;
-    // Synthetic arrival times 10 ms apart: deterministic, and plausible for a busy scheduler.
+    // Synthetic arrival times a fixed step apart: deterministic, and plausible for a busy scheduler.
     e.time = static_cast<double>(kTrafficStart) + static_cast<double>(seq_) * 0.01;
     e.verb = verb;
     e.content_type = "application/json";
@@ -118,7 +118,8 @@ WorkloadSummary write_workload(const GenOptions& o, const std::string& out_dir) 
   Recording names(dir / "names", o.names), full(dir / "full", o.full);
   size_t next_start = 0, next_preempt_start = 0;
   for (size_t cycle = 0; cycle < o.cycles; ++cycle) {
-    const PodSpec pod = pending_pod(c, rng, cycle, kPendingPriorities[rng.below(std::size(kPendingPriorities))]);
+    const PodSpec pod =
+        pending_pod(c, rng, cycle, kPendingPriorities[rng.below(std::size(kPendingPriorities))]);
     const std::string pod_text = pod_json(pod);
     const auto nodes = pick_nodes(c, per_request, pod.tolerates_dedicated, &next_start);
     // The scheduler sends prioritize the same body as filter.
@@ -136,8 +137,8 @@ WorkloadSummary write_workload(const GenOptions& o, const std::string& out_dir) 
     if (o.preempt_every && (cycle + 1) % o.preempt_every == 0) {
       const PodSpec preemptor = pending_pod(c, rng, cycle, kPreemptorPriority);
       const std::string text = pod_json(preemptor);
-      const auto candidates =
-          pick_nodes(c, preemption_candidates(c.nodes.size()), preemptor.tolerates_dedicated, &next_preempt_start);
+      const auto candidates = pick_nodes(c, preemption_candidates(c.nodes.size()),
+                                         preemptor.tolerates_dedicated, &next_preempt_start);
       names.add("preempt", names.on() ? preemption_args(c, text, candidates, kPreemptorPriority, false) : "");
       full.add("preempt", full.on() ? preemption_args(c, text, candidates, kPreemptorPriority, true) : "");
     }

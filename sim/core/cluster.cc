@@ -2,6 +2,8 @@
 
 #include <cstddef>
 
+#include "algorithms/namespaced_key.h"
+
 namespace kext::sim {
 
 void SimCluster::add_node(Node node) {
@@ -50,15 +52,15 @@ void SimCluster::unplace(NodeInfo& node, const PodInfo* info) {
 
 void SimCluster::add_pod(Pod pod) {
   if (pod.uid.empty())
-    throw ClusterError("pod " + pod.namespace_ + "/" + pod.name + ": metadata.uid is empty");
+    throw ClusterError("pod " + namespaced_key(pod.namespace_, pod.name) + ": metadata.uid is empty");
   if (pods_.count(pod.uid) != 0) throw ClusterError("pod " + pod.uid + ": added twice");
   if (pod.is_terminal()) return;
   NodeInfo* target = nullptr;
   if (!pod.node_name.empty()) {
     target = node(pod.node_name);
     if (target == nullptr) {
-      throw ClusterError("pod " + pod.namespace_ + "/" + pod.name + ": spec.nodeName " + pod.node_name +
-                         " is not a node of the cluster");
+      throw ClusterError("pod " + namespaced_key(pod.namespace_, pod.name) + ": spec.nodeName " +
+                         pod.node_name + " is not a node of the cluster");
     }
   }
   auto shared = std::make_shared<const Pod>(std::move(pod));

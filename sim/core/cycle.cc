@@ -2,37 +2,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <memory>
 #include <span>
 #include <utility>
 
 #include "algorithms/gang/preemption.h"
+#include "algorithms/namespaced_key.h"
 #include "sim/core/prioritize.h"
 
 namespace kext::sim {
 namespace {
-
-// A node as it would be with the pods nominated to it, and those pods.
-struct HeldNode {
-  std::unique_ptr<NodeInfo> node;
-  std::vector<std::shared_ptr<const PodInfo>> pods;
-};
-
-// addNominatedPods (pkg/scheduler/framework/runtime/framework.go): the node as it would be with the
-// pods nominated to it that are of equal or higher priority than `pod`; no node if there are none.
-HeldNode with_nominated_pods(const Pod& pod, const NodeInfo& node, const std::vector<std::string>& nominated,
-                             const SimCluster& cluster) {
-  HeldNode out;
-  for (const std::string& uid : nominated) {
-    if (uid == pod.uid) continue;
-    auto info = cluster.pod_info(uid);
-    if (info == nullptr || info->pod->effective_priority() < pod.effective_priority()) continue;
-    if (!out.node) out.node = std::make_unique<NodeInfo>(node);
-    out.pods.push_back(info);
-    out.node->add_pod(std::move(info));
-  }
-  return out;
-}
 
 // The group's pods in the cluster: pending ones by name, and how many are bound.
 gang::GroupMembers members_of(const SimCluster& cluster, std::string_view group) {
@@ -88,291 +68,468 @@ std::vector<preemption::Candidate> find_candidates(const PodContext& ctx,
   return found;
 }
 
-CycleRecord schedule_one(QueuedPodInfo popped, int64_t cycle, const std::shared_ptr<const Pod>& pod,
-                         SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config,
-                         SchedulerState& state, SimTime now) {
-  const Engine& engine = *config.engine;
-  const int64_t now_unix =
-      config.epoch_unix_seconds + std::chrono::duration_cast<std::chrono::seconds>(now).count();
-  CycleRecord d;
-  d.at = now;
-  d.cycle = cycle;
-  d.uid = pod->uid;
-  d.pod = pod->namespace_ + "/" + pod->name;
-  d.priority = pod->effective_priority();
-  d.attempts = popped.attempts;
+// The nodes as this cycle's filter sees them: with the pods nominated to them (addNominatedPods) and
+// the room held for other gang members (algorithms/gang/gatekeeper.h apply_held_room, as the
+// extender's filter counts it), each node with either a copy in `copies`; `added[i]` are the pods
+// added to node i, for the PreFilter states.
+struct NodeOverlay {
+  std::deque<NodeInfo> copies;
+  std::vector<const NodeInfo*> nodes;                              // [i]: the cluster's node i or its copy
+  std::vector<std::vector<std::shared_ptr<const PodInfo>>> added;  // [i]
+  bool changed(size_t i) const { return !added[i].empty(); }
+};
 
-  const ClusterView view = cluster.view();
-  PodContext ctx(*pod, &view);
-  const auto nodes = cluster.nodes();
-  // PreFilter once over the whole cluster, before the filter passes over chunks of it.
-  engine.prepare(ctx, nodes);
-  // The nodes with nominated pods of equal or higher priority, as they would be with those pods on
-  // them (nullptr elsewhere): the filter and preemption's dry runs both see them so
-  // (RunFilterPluginsWithNominatedPods, which SelectVictimsOnNode's podPassesFiltersOnNode calls too),
-  // so that two preemptors do not free the same room. Visits only the nodes with nominations.
-  std::vector<HeldNode> held(nodes.size());
-  for (const auto& [node_name, uids] : queue.nominated_pods()) {
-    if (auto i = cluster.node_position(node_name))
-      held[*i] = with_nominated_pods(*pod, *nodes[*i], uids, cluster);
-  }
-  // Gang scheduling, as the extender's filter runs it (algorithms/gang/gatekeeper.h): a member may go
-  // only where its group's admission put it, or nowhere yet; every pod sees the room held for other
-  // groups' members as taken, as it sees nominated pods.
-  gang::Gate gate;
-  auto members = [&cluster](std::string_view group, const Pod&) { return members_of(cluster, group); };
-  auto all = [&nodes] { return std::vector<const NodeInfo*>(nodes.begin(), nodes.end()); };
-  if (!state.groups.empty() && gang::pod_group_key(*pod)) {
-    gate = state.gangs.gate(engine, *pod, state.groups, members, all, &view, gang_time(now));
-    d.gang = "pod group " + gate.group + ": " + gate.state;
-  }
-  const NodeInfo* nominated =
-      pod->nominated_node_name.empty() ? nullptr : cluster.node(pod->nominated_node_name);
-  // A gang member's PostFilter: its whole group's preemption (algorithms/gang/preemption.h), the
-  // candidates with victims left; nullopt for a member of a complete or running group.
-  auto group_candidates = [&]() -> std::optional<std::vector<preemption::Candidate>> {
-    const gang::Evictions evictions{cluster.pdbs(), now_unix, config.preemption.semantics};
-    gang::GroupPreemption p =
-        state.gangs.preempt_after(engine, *pod, gate, members, all, &view, gang_time(now), evictions);
-    d.gang = "pod group " + p.group + ": " + p.state;
-    if (p.kind == gang::GroupPreemption::Kind::kOrdinary) return std::nullopt;
-    auto i = cluster.node_position(p.node);
-    std::vector<preemption::Candidate> c = gang::member_candidates(p, i ? nodes[*i] : nullptr);
-    std::erase_if(c, [](const preemption::Candidate& x) { return x.victims.empty(); });
-    return c;
-  };
-  // prepareCandidate on the best candidate: the victims are deleted (they terminate; the event loop
-  // removes them after their grace period), and pods of lower priority nominated to the node lose the
-  // nomination. The node the pod is nominated to: "" (none) without candidates.
-  auto preempt_on = [&](std::vector<preemption::Candidate> candidates) -> std::string {
-    if (config.backend != nullptr && !candidates.empty()) {
-      // callExtenders, then SelectCandidate over what the extender kept.
-      candidates = config.backend->preempt(cluster, *pod, std::move(candidates));
-      preemption::order_candidates(candidates, now_unix);
-    }
-    if (candidates.empty()) return "";
-    const preemption::Candidate& best = candidates.front();
-    d.outcome = Outcome::kPreempted;
-    d.node = best.node_name;
-    for (const auto& v : best.victims) {
-      d.victims.push_back(v->pod->uid);
-      d.victim_names.push_back(v->pod->namespace_ + "/" + v->pod->name);
-      d.victim_priorities.push_back(v->pod->effective_priority());
-      cluster.mark_terminating(v->pod->uid);
-    }
-    std::vector<std::string> lower;
-    for (const std::string& uid : queue.nominated_pods_for_node(best.node_name)) {
-      auto p = cluster.pod(uid);
-      if (p != nullptr && p->effective_priority() < pod->effective_priority()) lower.push_back(uid);
-    }
-    for (const std::string& uid : lower) {
-      queue.delete_nominated_pod_if_exists(uid);
-      cluster.set_nominated_node(uid, "");
-    }
-    return best.node_name;
-  };
-  auto nominate_to = [&](const std::optional<std::string>& node) {
-    if (!node) return;
-    queue.add_nominated_pod(pod->uid, *node);  // an empty name only removes
-    cluster.set_nominated_node(pod->uid, *node);
-  };
-  for (const auto& [node_name, infos] : state.gangs.held_room().by_node) {
-    auto i = cluster.node_position(node_name);
-    if (!i) continue;
-    for (const auto& info : infos) {
-      if (info->pod->uid == pod->uid) continue;
-      if (!held[*i].node) held[*i].node = std::make_unique<NodeInfo>(*nodes[*i]);
-      held[*i].pods.push_back(info);
-      held[*i].node->add_pod(info);
-    }
-  }
-  if (gate.kind == gang::Gate::Kind::kRefuse) {
-    // Unresolvable on every node: the group's room comes from its admission, with the evictions of
-    // its members' preemptions when it has its members but no room.
-    d.reasons[gate.reason] = nodes.size();
-    d.message = fit_error_message(nodes.size(), d.reasons);
-    if (gate.wants_room && preemption::eligible_to_preempt(*pod, nominated))
-      if (auto candidates = group_candidates()) nominate_to(preempt_on(std::move(*candidates)));
-    popped.unschedulable_events = kAnyEvent;
-    queue.add_unschedulable_if_not_present(std::move(popped), cycle);
-    return d;
-  }
-  // The first filter pass: the engine, and the backend (an extender) after it or in its place.
-  auto filter = [&](std::span<const NodeInfo* const> some) {
-    return filter_nodes(config, ctx, cluster, *pod, some);
-  };
-  // A node with nominated pods must pass both with them (resources held for the preemptors) and
-  // without them (RunFilterPluginsWithNominatedPods); the run without comes first here, and a node
-  // failing it keeps that status.
-  // The run with them sees them in the PreFilter states too (addNominatedPods calls
-  // RunPreFilterExtensionAddPod on a clone of the cycle state): PodTopologySpread counts them,
-  // InterPodAffinity matches their terms.
-  auto with_held = [&](size_t i, FilterStatus without) {
-    if (!without.ok() || held[i].node == nullptr) return without;
-    const NodeInfo* one[] = {held[i].node.get()};
-    if (ctx.filter_states.empty()) return std::move(engine.filter(ctx, one)[0]);
-    PodContext with = ctx.with_cloned_states();
-    for (const auto& p : held[i].pods) with.add_pod(*p, *held[i].node);
-    return std::move(engine.filter(with, one)[0]);
-  };
-  std::vector<FilterStatus> statuses(nodes.size());  // failures only; success elsewhere
+// findNodesThatFitPod's answer: the feasible nodes' indices and the others' statuses.
+struct Fit {
   std::vector<size_t> feasible;
-  if (gate.kind == gang::Gate::Kind::kOnlyNode) {
-    // The node held for this member, alone; the others fail as the extender fails them.
-    for (size_t i = 0; i < nodes.size(); ++i) statuses[i] = FilterStatus::unresolvable({gate.reason});
-    if (auto i = cluster.node_position(gate.node)) {
-      const NodeInfo* one[] = {nodes[*i]};
-      FilterStatus st = with_held(*i, std::move(filter(one)[0]));
-      if (st.ok()) {
-        feasible.push_back(*i);
-        statuses[*i] = FilterStatus{};
-      } else {
-        statuses[*i] = std::move(st);
-      }
-    }
-  } else if (!pod->nominated_node_name.empty()) {
-    // evaluateNominatedNode: a pod that preempted tries its nominated node first, alone.
-    if (auto i = cluster.node_position(pod->nominated_node_name)) {
-      const NodeInfo* one[] = {nodes[*i]};
-      if (with_held(*i, std::move(filter(one)[0])).ok()) feasible.push_back(*i);
-    }
+  std::vector<FilterStatus> statuses;  // [node]: failures only; success elsewhere
+};
+
+// One pod's scheduling cycle, step by step as kube-scheduler's schedulingCycle runs it
+// (pkg/scheduler/schedule_one.go), each step named after the Go function it follows, the gang steps
+// after the extender's (algorithms/gang/gatekeeper.h). Its PodContext points at its own ClusterView:
+// neither copied nor moved.
+class SchedulingCycle {
+ public:
+  SchedulingCycle(QueuedPodInfo popped, int64_t cycle, std::shared_ptr<const Pod> pod, SchedulingQueue& queue,
+                  SimCluster& cluster, const CycleConfig& config, SchedulerState& state, SimTime now);
+  SchedulingCycle(const SchedulingCycle&) = delete;
+  SchedulingCycle& operator=(const SchedulingCycle&) = delete;
+
+  CycleRecord run();
+
+ private:
+  void add_nominated_pods();
+  void gate_gang();
+  void add_held_room();
+  void refuse_group();
+  std::vector<FilterStatus> filter(std::span<const NodeInfo* const> some) const;
+  FilterStatus with_nominated_pods(size_t i, FilterStatus without) const;
+  FilterStatus filter_node(size_t i) const;
+  Fit find_nodes_that_fit_pod();
+  void filter_only_node(Fit& fit) const;
+  void evaluate_nominated_node(Fit& fit) const;
+  size_t find_nodes_that_pass_filters(Fit& fit);
+  size_t choose_host(const std::vector<size_t>& feasible);
+  void assume_and_bind(size_t chosen);
+  void permit_gang();
+  void extenders_binding();
+  void handle_fit_error(const Fit& fit);
+  EventMask failure_events(const Fit& fit, std::vector<const NodeInfo*>& might_help);
+  EventMask extender_refusal_events(const Fit& fit, EventMask events) const;
+  std::string post_filter(std::span<const NodeInfo* const> might_help);
+  std::optional<std::vector<preemption::Candidate>> group_candidates();
+  std::string prepare_candidate(std::vector<preemption::Candidate> candidates);
+  void clear_lower_nominations(const std::string& node);
+  void nominate_to(const std::optional<std::string>& node);
+  void add_unschedulable(EventMask events);
+  gang::MembersOf members() const {
+    return [this](std::string_view group, const Pod&) { return members_of(cluster_, group); };
   }
-  if (gate.kind != gang::Gate::Kind::kOnlyNode && feasible.empty() && !nodes.empty()) {
-    // findNodesThatPassFilters: from nextStartNodeIndex round the node list until `want` nodes are
-    // feasible. Go filters in parallel and cancels once enough are found; here the engine filters a
-    // chunk of `want` nodes at a time (in parallel as it sees fit) and the results are taken in node
-    // order up to the exact point a serial walk would stop, so the outcome is Go's serial one.
-    const size_t n = nodes.size();
-    const size_t want = num_feasible_nodes_to_find(n, config.percentage_of_nodes_to_score);
-    size_t processed = 0;
-    std::vector<const NodeInfo*> chunk;
-    for (size_t start = 0; start < n && feasible.size() < want; start += want) {
-      const size_t len = std::min(want, n - start);
-      chunk.clear();
-      for (size_t k = 0; k < len; ++k) chunk.push_back(nodes[(state.next_start_node_index + start + k) % n]);
-      std::vector<FilterStatus> chunk_statuses = filter(chunk);
-      for (size_t k = 0; k < len && feasible.size() < want; ++k) {
-        const size_t i = (state.next_start_node_index + start + k) % n;
-        FilterStatus st = with_held(i, std::move(chunk_statuses[k]));
-        ++processed;
-        if (st.ok()) {
-          feasible.push_back(i);
-        } else {
-          statuses[i] = std::move(st);
-        }
-      }
-    }
-    d.evaluated_nodes = processed;
-    state.next_start_node_index = (state.next_start_node_index + processed) % n;
+  gang::NodesOf all_nodes() const {
+    return [this] { return std::vector<const NodeInfo*>(nodes_.begin(), nodes_.end()); };
+  }
+
+  QueuedPodInfo popped_;
+  const int64_t cycle_;
+  const std::shared_ptr<const Pod> pod_;
+  SchedulingQueue& queue_;
+  SimCluster& cluster_;
+  const CycleConfig& config_;
+  SchedulerState& state_;
+  const Engine& engine_;
+  const SimTime now_;
+  const int64_t now_unix_;
+  const ClusterView view_;
+  PodContext ctx_;
+  const std::span<const NodeInfo* const> nodes_;
+  // The node the pod was nominated to by an earlier preemption, if the cluster still has it.
+  const NodeInfo* const nominated_;
+  NodeOverlay overlay_;
+  gang::Gate gate_;  // kOrdinary for a pod of no group
+  CycleRecord d_;
+};
+
+SchedulingCycle::SchedulingCycle(QueuedPodInfo popped, int64_t cycle, std::shared_ptr<const Pod> pod,
+                                 SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config,
+                                 SchedulerState& state, SimTime now)
+    : popped_(std::move(popped)),
+      cycle_(cycle),
+      pod_(std::move(pod)),
+      queue_(queue),
+      cluster_(cluster),
+      config_(config),
+      state_(state),
+      engine_(*config.engine),
+      now_(now),
+      now_unix_(config.epoch_unix_seconds + std::chrono::duration_cast<std::chrono::seconds>(now).count()),
+      view_(cluster.view()),
+      ctx_(*pod_, &view_),
+      nodes_(cluster.nodes()),
+      nominated_(pod_->nominated_node_name.empty() ? nullptr : cluster.node(pod_->nominated_node_name)) {
+  d_.at = now;
+  d_.cycle = cycle;
+  d_.uid = pod_->uid;
+  d_.pod = namespaced_key(pod_->namespace_, pod_->name);
+  d_.priority = pod_->effective_priority();
+  d_.attempts = popped_.attempts;
+  overlay_.nodes.assign(nodes_.begin(), nodes_.end());
+  overlay_.added.resize(nodes_.size());
+  // PreFilter once over the whole cluster, before the filter passes over chunks of it.
+  engine_.prepare(ctx_, nodes_);
+}
+
+// schedulingCycle: SchedulePod (findNodesThatFitPod, prioritizeNodes, selectHost), then assume and
+// bind, or on a FitError PostFilter and handleSchedulingFailure. The gang gate comes first, as the
+// extender's filter runs it.
+CycleRecord SchedulingCycle::run() {
+  add_nominated_pods();
+  gate_gang();
+  add_held_room();
+  if (gate_.kind == gang::Gate::Kind::kRefuse) {
+    refuse_group();
+  } else if (Fit fit = find_nodes_that_fit_pod(); !fit.feasible.empty()) {
+    assume_and_bind(choose_host(fit.feasible));
   } else {
-    d.evaluated_nodes = feasible.size();
+    handle_fit_error(fit);
   }
-  d.feasible_nodes = feasible.size();
+  return std::move(d_);
+}
 
-  if (!feasible.empty()) {
-    size_t chosen = feasible[0];
-    // schedulePod: one feasible node is taken without scoring (and without a draw).
-    if (feasible.size() > 1) {
-      std::vector<const NodeInfo*> candidates;
-      candidates.reserve(feasible.size());
-      for (size_t i : feasible) candidates.push_back(nodes[i]);
-      const Priorities priorities = prioritize_nodes(config, ctx, cluster, *pod, candidates);
-      const std::vector<int64_t>& combined = priorities.totals;
-      const size_t pick = *select_host(combined, state.rng);
-      chosen = feasible[pick];
-      d.score = combined[pick];
-      d.score_terms = score_terms(config, priorities, pick);
-      for (size_t k = 0; k < combined.size(); ++k) {
-        if (k != pick && (!d.runner_up_score || combined[k] > *d.runner_up_score)) {
-          d.runner_up_score = combined[k];
-        }
-      }
+// addNominatedPods (pkg/scheduler/framework/runtime/framework.go): the nodes with pods nominated to
+// them of equal or higher priority than this one, as they would be with those pods on them. The
+// filter and preemption's dry runs both see them so (RunFilterPluginsWithNominatedPods, which
+// SelectVictimsOnNode's podPassesFiltersOnNode calls too), so that two preemptors do not free the
+// same room. Visits only the nodes with nominations.
+void SchedulingCycle::add_nominated_pods() {
+  for (const auto& [node_name, uids] : queue_.nominated_pods()) {
+    const std::optional<size_t> i = cluster_.node_position(node_name);
+    if (!i) continue;
+    NodeInfo* copy = nullptr;
+    for (const std::string& uid : uids) {
+      if (uid == pod_->uid) continue;
+      auto info = cluster_.pod_info(uid);
+      if (info == nullptr || info->pod->effective_priority() < pod_->effective_priority()) continue;
+      if (copy == nullptr) copy = &overlay_.copies.emplace_back(*nodes_[*i]);
+      overlay_.added[*i].push_back(info);
+      copy->add_pod(std::move(info));
     }
-    d.outcome = Outcome::kScheduled;
-    d.node = nodes[chosen]->name();
-    // assume: the pod leaves the nominator, then binds.
-    queue.delete_nominated_pod_if_exists(pod->uid);
-    if (!gate.group.empty() && state.gangs.admitted(gate.group)) {
-      // The extender's bind holds a member until minMember of its group have reached bind. A waiting
-      // member is assumed on its node: its room is the pod's now, no longer held for it.
-      gang::PermitDecision permit = state.gangs.permit(gate.group, pod->uid, gang_time(now));
-      cluster.bind(pod->uid, d.node, now_unix);
-      if (permit.verdict == gang::Verdict::kWait) {
-        state.gangs.unplace(gate.group, pod->uid);
-        d.outcome = Outcome::kWaiting;
-        return d;
-      }
-      for (const std::string& uid : permit.release) {
-        state.gangs.bound(gate.group, uid, gang_time(now));
-        if (uid != pod->uid) d.released.push_back(uid);
-      }
-      return d;
-    }
-    cluster.bind(pod->uid, d.node, now_unix);
-    if (config.backend == nullptr) return d;
-    const std::optional<BindReply> bound = config.backend->bind(cluster, *pod, d.node);
-    if (!bound || bound->kind == BindReply::Kind::kBound) return d;
-    if (bound->kind == BindReply::Kind::kHeld) {
-      d.outcome = Outcome::kWaiting;
-      state.held_binds.insert_or_assign(pod->uid, std::pair(std::move(popped), cycle));
-      return d;
-    }
-    d.outcome = Outcome::kBindFailed;
-    d.message = bound->error;
-    forget_bind(queue, cluster, std::move(popped), cycle);
-    return d;
+    if (copy != nullptr) overlay_.nodes[*i] = copy;
   }
+}
 
-  // A FitError. Node changes can help any failure; removing pods only those where preemption might
-  // (kUnschedulable, not kUnresolvable), which is the rule nodesWherePreemptionMightHelp applies.
+// Gang scheduling, as the extender's filter runs it (algorithms/gang/gatekeeper.h Gatekeeper::gate):
+// a member may go only where its group's admission put it, or nowhere yet. No PodGroups: no pod is a
+// member.
+void SchedulingCycle::gate_gang() {
+  if (state_.groups.empty() || !gang::pod_group_key(*pod_)) return;
+  gate_ = state_.gangs.gate(engine_, *pod_, state_.groups, members(), all_nodes(), &view_, gang_time(now_));
+  d_.gang = "pod group " + gate_.group + ": " + gate_.state;
+}
+
+// Every pod sees the room held for other groups' members as taken, as it sees nominated pods: the
+// room as the gate (which may have admitted a group) left it.
+void SchedulingCycle::add_held_room() {
+  gang::apply_held_room(state_.gangs.held_room(), overlay_.nodes, overlay_.copies, pod_->uid,
+                        [this](size_t i, const std::shared_ptr<const PodInfo>& member) {
+                          overlay_.added[i].push_back(member);
+                        });
+}
+
+// The gate refused the member on every node (unresolvable): its group's room comes from its
+// admission, with the evictions of its members' preemptions when it has its members but no room.
+void SchedulingCycle::refuse_group() {
+  d_.reasons[gate_.reason] = nodes_.size();
+  d_.message = fit_error_message(nodes_.size(), d_.reasons);
+  if (gate_.wants_room && preemption::eligible_to_preempt(*pod_, nominated_))
+    if (auto candidates = group_candidates()) nominate_to(prepare_candidate(std::move(*candidates)));
+  add_unschedulable(kAnyEvent);
+}
+
+// The first filter pass: the engine, and the backend (an extender) after it or in its place.
+std::vector<FilterStatus> SchedulingCycle::filter(std::span<const NodeInfo* const> some) const {
+  return filter_nodes(config_, ctx_, cluster_, *pod_, some);
+}
+
+// RunFilterPluginsWithNominatedPods (framework.go): a node with nominated pods (or held room) must
+// pass both with them and without them; the run without comes first here, and a node failing it keeps
+// that status. The run with them sees them in the PreFilter states too (addNominatedPods calls
+// RunPreFilterExtensionAddPod on a clone of the cycle state): PodTopologySpread counts them,
+// InterPodAffinity matches their terms.
+FilterStatus SchedulingCycle::with_nominated_pods(size_t i, FilterStatus without) const {
+  if (!without.ok() || !overlay_.changed(i)) return without;
+  const NodeInfo* one[] = {overlay_.nodes[i]};
+  if (ctx_.filter_states.empty()) return std::move(engine_.filter(ctx_, one)[0]);
+  PodContext with = ctx_.with_cloned_states();
+  for (const auto& p : overlay_.added[i]) with.add_pod(*p, *overlay_.nodes[i]);
+  return std::move(engine_.filter(with, one)[0]);
+}
+
+// Both passes over node i alone.
+FilterStatus SchedulingCycle::filter_node(size_t i) const {
+  const NodeInfo* one[] = {nodes_[i]};
+  return with_nominated_pods(i, std::move(filter(one)[0]));
+}
+
+// findNodesThatFitPod: a gang member's held node alone, else evaluateNominatedNode, else (or when the
+// nominated node no longer fits) findNodesThatPassFilters over the sample.
+Fit SchedulingCycle::find_nodes_that_fit_pod() {
+  Fit fit;
+  fit.statuses.resize(nodes_.size());
+  if (gate_.kind == gang::Gate::Kind::kOnlyNode) {
+    filter_only_node(fit);
+  } else if (!pod_->nominated_node_name.empty()) {
+    evaluate_nominated_node(fit);
+  }
+  if (gate_.kind != gang::Gate::Kind::kOnlyNode && fit.feasible.empty() && !nodes_.empty()) {
+    d_.evaluated_nodes = find_nodes_that_pass_filters(fit);
+  } else {
+    d_.evaluated_nodes = fit.feasible.size();
+  }
+  d_.feasible_nodes = fit.feasible.size();
+  return fit;
+}
+
+// An admitted member: the node held for it, alone; the others fail as the extender's filter fails
+// them.
+void SchedulingCycle::filter_only_node(Fit& fit) const {
+  for (FilterStatus& st : fit.statuses) st = FilterStatus::unresolvable({gate_.reason});
+  const std::optional<size_t> i = cluster_.node_position(gate_.node);
+  if (!i) return;
+  FilterStatus st = filter_node(*i);
+  if (st.ok()) fit.feasible.push_back(*i);
+  fit.statuses[*i] = std::move(st);
+}
+
+// evaluateNominatedNode: a pod that preempted tries its nominated node first, alone.
+void SchedulingCycle::evaluate_nominated_node(Fit& fit) const {
+  const std::optional<size_t> i = cluster_.node_position(pod_->nominated_node_name);
+  if (i && filter_node(*i).ok()) fit.feasible.push_back(*i);
+}
+
+// findNodesThatPassFilters: from nextStartNodeIndex round the node list until numFeasibleNodesToFind
+// nodes are feasible. Go filters in parallel and cancels once enough are found; here the engine
+// filters a chunk of that many nodes at a time (in parallel as it sees fit) and the results are taken
+// in node order up to the exact point a serial walk would stop, so the outcome is Go's serial one.
+// Returns how many nodes it processed.
+size_t SchedulingCycle::find_nodes_that_pass_filters(Fit& fit) {
+  const size_t n = nodes_.size();
+  const size_t want = num_feasible_nodes_to_find(n, config_.percentage_of_nodes_to_score);
+  const size_t first = state_.next_start_node_index;
+  size_t processed = 0;
+  std::vector<const NodeInfo*> chunk;
+  for (size_t start = 0; start < n && fit.feasible.size() < want; start += want) {
+    const size_t len = std::min(want, n - start);
+    chunk.clear();
+    for (size_t k = 0; k < len; ++k) chunk.push_back(nodes_[(first + start + k) % n]);
+    std::vector<FilterStatus> chunk_statuses = filter(chunk);
+    for (size_t k = 0; k < len && fit.feasible.size() < want; ++k) {
+      const size_t i = (first + start + k) % n;
+      FilterStatus st = with_nominated_pods(i, std::move(chunk_statuses[k]));
+      ++processed;
+      if (st.ok()) {
+        fit.feasible.push_back(i);
+      } else {
+        fit.statuses[i] = std::move(st);
+      }
+    }
+  }
+  state_.next_start_node_index = (first + processed) % n;
+  return processed;
+}
+
+// schedulePod's choice: one feasible node is taken without scoring (and without a draw); more are
+// scored (prioritizeNodes) and selectHost draws among the best. The record keeps the winner's total,
+// the best of the others' and the winner's terms.
+size_t SchedulingCycle::choose_host(const std::vector<size_t>& feasible) {
+  if (feasible.size() == 1) return feasible[0];
+  std::vector<const NodeInfo*> candidates;
+  candidates.reserve(feasible.size());
+  for (size_t i : feasible) candidates.push_back(nodes_[i]);
+  const Priorities priorities = prioritize_nodes(config_, ctx_, cluster_, *pod_, candidates);
+  const std::vector<int64_t>& totals = priorities.totals;
+  const size_t pick = *select_host(totals, state_.rng);
+  d_.score = totals[pick];
+  d_.score_terms = score_terms(config_, priorities, pick);
+  for (size_t k = 0; k < totals.size(); ++k) {
+    if (k != pick && (!d_.runner_up_score || totals[k] > *d_.runner_up_score)) d_.runner_up_score = totals[k];
+  }
+  return feasible[pick];
+}
+
+// assume: the pod leaves the nominator and takes its node; then a gang member's Permit, or the
+// bind (bindingCycle), by the backend's bindVerb when it has one, else the DefaultBinder's here.
+void SchedulingCycle::assume_and_bind(size_t chosen) {
+  d_.outcome = Outcome::kScheduled;
+  d_.node = nodes_[chosen]->name();
+  queue_.delete_nominated_pod_if_exists(pod_->uid);
+  if (!gate_.group.empty() && state_.gangs.admitted(gate_.group)) {
+    permit_gang();
+    return;
+  }
+  cluster_.bind(pod_->uid, d_.node, now_unix_);
+  if (config_.backend != nullptr) extenders_binding();
+}
+
+// The gang gate at Permit (the extender's bind: Gatekeeper::permit, as Coscheduling's Permit waits):
+// a member is held until minMember of its group have reached bind. A waiting member is assumed on its
+// node: its room is the pod's now, no longer held for it. The last one releases the others with it.
+void SchedulingCycle::permit_gang() {
+  gang::PermitDecision permit = state_.gangs.permit(gate_.group, pod_->uid, gang_time(now_));
+  cluster_.bind(pod_->uid, d_.node, now_unix_);
+  if (permit.verdict == gang::Verdict::kWait) {
+    state_.gangs.unplace(gate_.group, pod_->uid);
+    d_.outcome = Outcome::kWaiting;
+    return;
+  }
+  for (const std::string& uid : permit.release) {
+    state_.gangs.bound(gate_.group, uid, gang_time(now_));
+    if (uid != pod_->uid) d_.released.push_back(uid);
+  }
+}
+
+// extendersBinding: the backend's bindVerb binds in the DefaultBinder's place. A held bind keeps what
+// Pop returned, for its answer; a failed one is forgotten (handleBindingCycleError).
+void SchedulingCycle::extenders_binding() {
+  const std::optional<BindReply> bound = config_.backend->bind(cluster_, *pod_, d_.node);
+  if (!bound || bound->kind == BindReply::Kind::kBound) return;
+  if (bound->kind == BindReply::Kind::kHeld) {
+    d_.outcome = Outcome::kWaiting;
+    state_.held_binds.insert_or_assign(pod_->uid, std::pair(std::move(popped_), cycle_));
+    return;
+  }
+  d_.outcome = Outcome::kBindFailed;
+  d_.message = bound->error;
+  forget_bind(queue_, cluster_, std::move(popped_), cycle_);
+}
+
+// A FitError: its message, PostFilter (DefaultPreemption, preemption.go Evaluator.Preempt), then
+// handleSchedulingFailure. The nomination afterwards: unchanged when the pod may not preempt (nil
+// result), cleared when no node has victims enough (NewPostFilterResultWithNominatedNode("")), the
+// chosen node otherwise.
+void SchedulingCycle::handle_fit_error(const Fit& fit) {
+  std::vector<const NodeInfo*> might_help;
+  const EventMask events = failure_events(fit, might_help);
+  d_.message = fit_error_message(nodes_.size(), d_.reasons);
+  std::optional<std::string> nominate;
+  if (preemption::eligible_to_preempt(*pod_, nominated_)) nominate = post_filter(might_help);
+  nominate_to(nominate);
+  add_unschedulable(events);
+}
+
+// The FitError's reasons (Diagnosis), and the events that may make the pod schedulable: node changes
+// can help any failure; removing pods only those where preemption might (kUnschedulable, not
+// kUnresolvable), which is the rule nodesWherePreemptionMightHelp applies. `might_help` gets those
+// nodes, as the nominated pods leave them.
+EventMask SchedulingCycle::failure_events(const Fit& fit, std::vector<const NodeInfo*>& might_help) {
   EventMask events =
       static_cast<EventMask>(ClusterEvent::kNodeAdded) | static_cast<EventMask>(ClusterEvent::kNodeChanged);
-  std::vector<const NodeInfo*> might_help;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    for (const auto& r : statuses[i].reasons) ++d.reasons[r];
-    if (statuses[i].code == FilterCode::kUnschedulable) {
-      might_help.push_back(held[i].node != nullptr ? held[i].node.get() : nodes[i]);
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    for (const auto& r : fit.statuses[i].reasons) ++d_.reasons[r];
+    if (fit.statuses[i].code == FilterCode::kUnschedulable) {
+      might_help.push_back(overlay_.nodes[i]);
       events |= static_cast<EventMask>(ClusterEvent::kPodDeleted);
     }
   }
-  if (config.backend != nullptr && events != kAnyEvent) {
-    // A node the backend (an extender) refuses as unresolvable while the scheduler's own filters
-    // pass it: kube-scheduler names no plugin for an extender's refusal (schedule_one.go
-    // findNodesThatPassExtenders), and a pod failed by no plugin moves on every event
-    // (scheduling_queue.go movePodsToActiveOrBackoffQueue: empty UnschedulablePlugins). It is how a
-    // gang member the extender refuses comes back when room is freed.
-    std::vector<const NodeInfo*> refused;
-    for (size_t i = 0; i < nodes.size(); ++i)
-      if (statuses[i].code == FilterCode::kUnresolvable) refused.push_back(nodes[i]);
-    if (!refused.empty()) {
-      for (const FilterStatus& own : engine.filter(ctx, refused)) {
-        if (own.ok()) events = kAnyEvent;
-        if (own.code == FilterCode::kUnschedulable)
-          events |= static_cast<EventMask>(ClusterEvent::kPodDeleted);
-      }
-    }
-  }
-  d.message = fit_error_message(nodes.size(), d.reasons);
+  if (config_.backend != nullptr && events != kAnyEvent) events = extender_refusal_events(fit, events);
+  return events;
+}
 
-  // PostFilter, DefaultPreemption (preemption.go Evaluator.Preempt). The nomination afterwards:
-  // unchanged when the pod may not preempt (nil result), cleared when no node has victims enough
-  // (NewPostFilterResultWithNominatedNode("")), the chosen node otherwise.
-  std::optional<std::string> nominate;
-  if (preemption::eligible_to_preempt(*pod, nominated)) {
-    std::optional<std::vector<preemption::Candidate>> candidates;
-    if (!gate.group.empty()) candidates = group_candidates();  // a member preempts for its whole group
-    if (!candidates) {
-      candidates.emplace();
-      if (!might_help.empty())
-        *candidates = find_candidates(ctx, might_help, cluster, config, now_unix, state.rng);
-      if (!state.groups.empty()) gang::keep_gangs_whole(*candidates);  // no victim is a gang member
-    }
-    nominate = preempt_on(std::move(*candidates));
+// A node the backend (an extender) refuses as unresolvable while the scheduler's own filters pass it:
+// kube-scheduler names no plugin for an extender's refusal (schedule_one.go
+// findNodesThatPassExtenders), and a pod failed by no plugin moves on every event
+// (scheduling_queue.go movePodsToActiveOrBackoffQueue: empty UnschedulablePlugins). It is how a gang
+// member the extender refuses comes back when room is freed.
+EventMask SchedulingCycle::extender_refusal_events(const Fit& fit, EventMask events) const {
+  std::vector<const NodeInfo*> refused;
+  for (size_t i = 0; i < nodes_.size(); ++i)
+    if (fit.statuses[i].code == FilterCode::kUnresolvable) refused.push_back(nodes_[i]);
+  if (refused.empty()) return events;
+  for (const FilterStatus& own : engine_.filter(ctx_, refused)) {
+    if (own.ok()) events = kAnyEvent;
+    if (own.code == FilterCode::kUnschedulable) events |= static_cast<EventMask>(ClusterEvent::kPodDeleted);
   }
-  nominate_to(nominate);
-  popped.unschedulable_events = events;
-  queue.add_unschedulable_if_not_present(std::move(popped), cycle);
-  return d;
+  return events;
+}
+
+// PostFilter's candidates: a gang member preempts for its whole group; any other pod (and a member of
+// a complete or running group) runs findCandidates over the nodes where preemption might help, with
+// no gang member a victim. The node nominated: "" without candidates.
+std::string SchedulingCycle::post_filter(std::span<const NodeInfo* const> might_help) {
+  std::optional<std::vector<preemption::Candidate>> candidates;
+  if (!gate_.group.empty()) candidates = group_candidates();
+  if (!candidates) {
+    candidates.emplace();
+    if (!might_help.empty())
+      *candidates = find_candidates(ctx_, might_help, cluster_, config_, now_unix_, state_.rng);
+    if (!state_.groups.empty()) gang::keep_gangs_whole(*candidates);
+  }
+  return prepare_candidate(std::move(*candidates));
+}
+
+// A gang member's PostFilter: its whole group's preemption (algorithms/gang/preemption.h), the
+// candidates with victims left; nullopt for a member of a complete or running group.
+std::optional<std::vector<preemption::Candidate>> SchedulingCycle::group_candidates() {
+  const gang::Evictions evictions{cluster_.pdbs(), now_unix_, config_.preemption.semantics};
+  gang::GroupPreemption p = state_.gangs.preempt_after(engine_, *pod_, gate_, members(), all_nodes(), &view_,
+                                                       gang_time(now_), evictions);
+  d_.gang = "pod group " + p.group + ": " + p.state;
+  if (p.kind == gang::GroupPreemption::Kind::kOrdinary) return std::nullopt;
+  auto i = cluster_.node_position(p.node);
+  std::vector<preemption::Candidate> c = gang::member_candidates(p, i ? nodes_[*i] : nullptr);
+  std::erase_if(c, [](const preemption::Candidate& x) { return x.victims.empty(); });
+  return c;
+}
+
+// callExtenders (the backend may drop candidates and change victims), SelectCandidate over what it
+// kept, then prepareCandidate on the best candidate: the victims are deleted (they terminate; the
+// event loop removes them after their grace period), and pods of lower priority nominated to the
+// node lose the nomination. The node the pod is nominated to: "" (none) without candidates.
+std::string SchedulingCycle::prepare_candidate(std::vector<preemption::Candidate> candidates) {
+  if (config_.backend != nullptr && !candidates.empty()) {
+    candidates = config_.backend->preempt(cluster_, *pod_, std::move(candidates));
+    preemption::order_candidates(candidates, now_unix_);
+  }
+  if (candidates.empty()) return "";
+  const preemption::Candidate& best = candidates.front();
+  d_.outcome = Outcome::kPreempted;
+  d_.node = best.node_name;
+  for (const auto& v : best.victims) {
+    d_.victims.push_back(v->pod->uid);
+    d_.victim_names.push_back(namespaced_key(v->pod->namespace_, v->pod->name));
+    d_.victim_priorities.push_back(v->pod->effective_priority());
+    cluster_.mark_terminating(v->pod->uid);
+  }
+  clear_lower_nominations(best.node_name);
+  return best.node_name;
+}
+
+// prepareCandidate's last step (preemption.go getLowerPriorityNominatedPods): the pods nominated to
+// `node` of lower priority than this one lose their nomination.
+void SchedulingCycle::clear_lower_nominations(const std::string& node) {
+  std::vector<std::string> lower;
+  for (const std::string& uid : queue_.nominated_pods_for_node(node)) {
+    auto p = cluster_.pod(uid);
+    if (p != nullptr && p->effective_priority() < pod_->effective_priority()) lower.push_back(uid);
+  }
+  for (const std::string& uid : lower) {
+    queue_.delete_nominated_pod_if_exists(uid);
+    cluster_.set_nominated_node(uid, "");
+  }
+}
+
+// handleSchedulingFailure's nomination (AddNominatedPod, updatePod's status.nominatedNodeName):
+// nullopt leaves it, "" removes it.
+void SchedulingCycle::nominate_to(const std::optional<std::string>& node) {
+  if (!node) return;
+  queue_.add_nominated_pod(pod_->uid, *node);  // an empty name only removes
+  cluster_.set_nominated_node(pod_->uid, *node);
+}
+
+// handleSchedulingFailure: back to the queue (AddUnschedulableIfNotPresent), to move on `events`.
+void SchedulingCycle::add_unschedulable(EventMask events) {
+  popped_.unschedulable_events = events;
+  queue_.add_unschedulable_if_not_present(std::move(popped_), cycle_);
 }
 
 }  // namespace
@@ -421,7 +578,8 @@ std::optional<CycleRecord> run_cycle(SchedulingQueue& queue, SimCluster& cluster
     auto pod = cluster.pod(popped->uid);
     // skipPodSchedule: deleted, being deleted, or already bound (assumed).
     if (pod == nullptr || pod->terminating || !pod->node_name.empty()) continue;
-    return schedule_one(std::move(*popped), cycle, pod, queue, cluster, config, state, now);
+    return SchedulingCycle(std::move(*popped), cycle, std::move(pod), queue, cluster, config, state, now)
+        .run();
   }
 }
 

@@ -21,12 +21,6 @@
 
 namespace kext::sim {
 
-// Where the cycle's filter and score run instead of `CycleConfig::engine` (extender-sim --extender:
-// a running kube-extender over HTTP). The queue, nominations (the "with nominated pods" second filter
-// pass, kube-scheduler's own in-tree filters' job, stays on the engine), selectHost and
-// DefaultPreemption's dry runs stay in the cycle; the backend sees their candidates (as an extender's
-// preemptVerb does) before one is picked. `cluster` is the state the call is made in, for a backend that
-// mirrors it.
 // A bindVerb's answer to one bind (pkg/scheduler/extender.go HTTPExtender.Bind).
 struct BindReply {
   enum class Kind {
@@ -47,6 +41,12 @@ struct BindAnswer {
   bool operator==(const BindAnswer&) const = default;
 };
 
+// Where the cycle's filter and score run instead of `CycleConfig::engine` (extender-sim --extender:
+// a running kube-extender over HTTP). The queue, nominations (the "with nominated pods" second filter
+// pass, kube-scheduler's own in-tree filters' job, stays on the engine), selectHost and
+// DefaultPreemption's dry runs stay in the cycle; the backend sees their candidates (as an extender's
+// preemptVerb does) before one is picked. `cluster` is the state the call is made in, for a backend that
+// mirrors it.
 class CycleBackend {
  public:
   virtual ~CycleBackend() = default;
@@ -204,16 +204,17 @@ size_t num_feasible_nodes_to_find(size_t all_nodes, int32_t percentage_of_nodes_
 // FailedScheduling event shows it.
 std::string fit_error_message(size_t nodes, const std::map<std::string, size_t>& reasons);
 
-// Pops the head of activeQ and runs its cycle at `now`: a pod nominated to a node where it fits
-// goes there without looking further (evaluateNominatedNode); otherwise the filter walks the nodes
-// from state.next_start_node_index until it has num_feasible_nodes_to_find of them. nullopt if
-// activeQ is empty. A pod the cluster no longer knows (deleted while queued) is dropped without a
-// decision and the next is tried (skipPodSchedule).
 // A bind that failed, of the pod `popped` returned in scheduling cycle `cycle`: the pod is no longer
 // assumed on its node, the room it leaves is an AssignedPodDelete for the pods waiting, and the pod
 // goes back to the queue as one that failed that cycle, so to podBackoffQ (schedule_one.go
 // bindingCycle: ForgetPod, MoveAllToActiveOrBackoffQueue, then FailureHandler).
 void forget_bind(SchedulingQueue& queue, SimCluster& cluster, QueuedPodInfo popped, int64_t cycle);
+
+// Pops the head of activeQ and runs its cycle at `now`: a pod nominated to a node where it fits
+// goes there without looking further (evaluateNominatedNode); otherwise the filter walks the nodes
+// from state.next_start_node_index until it has num_feasible_nodes_to_find of them. nullopt if
+// activeQ is empty. A pod the cluster no longer knows (deleted while queued) is dropped without a
+// decision and the next is tried (skipPodSchedule).
 
 std::optional<CycleRecord> run_cycle(SchedulingQueue& queue, SimCluster& cluster, const CycleConfig& config,
                                      SchedulerState& state, SimTime now);

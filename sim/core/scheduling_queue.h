@@ -109,7 +109,7 @@ struct QueueOptions {
   // podMaxInUnschedulablePodsDuration: how long a pod may wait in unschedulablePods before the leftover
   // flush moves it regardless of events. kube-scheduler 1.26 defaults to 5 min
   // (DefaultPodMaxInUnschedulablePodsDuration); earlier releases hard-coded 60 s
-  // (unschedulableQTimeInterval), which is what issue 18 specifies.
+  // (unschedulableQTimeInterval), which the simulator keeps (docs/kube-scheduler-differences.md).
   SimDuration max_in_unschedulable = std::chrono::seconds(60);
   // The periods of PriorityQueue.Run's two wait.Until loops.
   SimDuration backoff_flush_period = std::chrono::seconds(1);

@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <utility>
 
+#include "algorithms/namespaced_key.h"
+#include "common/quantile.h"
+
 namespace kext::sim {
 
 Simulator::Simulator(SimCluster cluster, const Engine& engine, SimulatorOptions options)
@@ -34,7 +37,7 @@ void Simulator::schedule(SimTime at, EventKind kind, std::string uid) {
 
 void Simulator::add_pending(Pod pod, SimTime arrival, Lifecycle lifecycle) {
   if (!pod.node_name.empty()) {
-    throw ClusterError("pod " + pod.namespace_ + "/" + pod.name +
+    throw ClusterError("pod " + namespaced_key(pod.namespace_, pod.name) +
                        ": a pending pod must not have spec.nodeName");
   }
   add_arriving(std::move(pod), arrival, lifecycle, EventKind::kArrive);
@@ -42,13 +45,14 @@ void Simulator::add_pending(Pod pod, SimTime arrival, Lifecycle lifecycle) {
 
 void Simulator::add_bound(Pod pod, SimTime at, Lifecycle lifecycle) {
   if (pod.node_name.empty())
-    throw ClusterError("pod " + pod.namespace_ + "/" + pod.name + ": a bound pod must have spec.nodeName");
+    throw ClusterError("pod " + namespaced_key(pod.namespace_, pod.name) +
+                       ": a bound pod must have spec.nodeName");
   add_arriving(std::move(pod), at, lifecycle, EventKind::kArriveBound);
 }
 
 void Simulator::add_arriving(Pod pod, SimTime at, Lifecycle lifecycle, EventKind kind) {
   if (pod.uid.empty())
-    throw ClusterError("pod " + pod.namespace_ + "/" + pod.name + ": metadata.uid is empty");
+    throw ClusterError("pod " + namespaced_key(pod.namespace_, pod.name) + ": metadata.uid is empty");
   if (cluster_.pod(pod.uid) != nullptr || arriving_.count(pod.uid) != 0) {
     throw ClusterError("pod " + pod.uid + ": added twice");
   }
@@ -109,103 +113,125 @@ void Simulator::forget(const std::string& uid) {
 
 void Simulator::handle(const Event& e, RunSummary& summary) {
   switch (e.kind) {
-    case EventKind::kArrive: {
-      auto it = arriving_.find(e.uid);
-      if (it == arriving_.end()) return;  // deleted before it arrived
-      Pod pod = std::move(it->second);
-      arriving_.erase(it);
-      const int32_t priority = pod.effective_priority();
-      const bool member = !state_.groups.empty() && gang::pod_group_key(pod).has_value();
-      cluster_.add_pod(std::move(pod));
-      queue_.add(e.uid, priority);
-      arrived_at_[e.uid] = clock_.now();
-      // A member created: its group's pods waiting for the rest try again (Coscheduling's Pod Add).
-      if (member) queue_.move_all_to_active_or_backoff(ClusterEvent::kGangChanged);
+    case EventKind::kArrive:
+      arrive(e.uid);
       return;
-    }
-    case EventKind::kArriveBound: {
-      auto it = arriving_.find(e.uid);
-      if (it == arriving_.end()) return;  // deleted before it arrived
-      Pod pod = std::move(it->second);
-      arriving_.erase(it);
-      if (cluster_.node(pod.node_name) == nullptr) {
-        forget(e.uid);
-        return;
-      }
-      cluster_.add_pod(std::move(pod));
-      queue_.move_all_to_active_or_backoff(ClusterEvent::kPodUpdated);
+    case EventKind::kArriveBound:
+      arrive_bound(e.uid);
       return;
-    }
     case EventKind::kNodeDelete:
       for (const std::string& uid : cluster_.remove_node(e.uid)) forget(uid);
       return;
-    case EventKind::kDeleteVictim: {
-      // Gone already if it completed during its grace period.
-      auto pod = cluster_.pod(e.uid);
-      if (pod == nullptr) return;
-      remove_bound(e.uid);
-      auto found = lifecycles_.find(e.uid);
-      const Lifecycle lc = found == lifecycles_.end() ? Lifecycle{} : found->second;  // forget() erases it
-      forget(e.uid);
-      if (!lc.recreate_when_preempted) return;
-      // The owner's replacement: the original's spec, pending, created now.
-      const std::string root = e.uid;
-      const int n = ++recreations_[root];
-      Pod next = *pod;
-      next.uid = pod->uid + "-r" + std::to_string(n);
-      next.name = pod->name + "-r" + std::to_string(n);
-      next.node_name.clear();
-      next.nominated_node_name.clear();
-      next.phase.clear();
-      next.start_time.reset();
-      next.terminating = false;
-      ++summary.recreated;
-      add_pending(std::move(next), clock_.now(), lc);
+    case EventKind::kDeleteVictim:
+      delete_victim(e.uid, summary);
       return;
-    }
-    case EventKind::kNodeChange: {
-      auto it = changes_.find(e.uid);
-      Node node = std::move(it->second);
-      changes_.erase(it);
-      if (cluster_.node(node.name) == nullptr) return;  // its node has not joined yet
-      cluster_.replace_node(std::move(node));
-      queue_.move_all_to_active_or_backoff(ClusterEvent::kNodeChanged);
+    case EventKind::kNodeChange:
+      update_node(e.uid);
       return;
-    }
-    case EventKind::kDelete: {
-      if (arriving_.erase(e.uid) != 0) {
-        forget(e.uid);
-        return;
-      }
-      auto pod = cluster_.pod(e.uid);
-      if (pod == nullptr) return;
-      if (pod->node_name.empty()) {
-        queue_.remove(e.uid);
-        moves_.erase(e.uid);  // no decision will carry them
-        cluster_.delete_pod(e.uid);
-      } else {
-        remove_bound(e.uid);
-      }
-      forget(e.uid);
+    case EventKind::kDelete:
+      delete_now(e.uid);
       return;
-    }
-    case EventKind::kNodeAdd: {
-      auto it = joining_.find(e.uid);
-      Node node = std::move(it->second);
-      joining_.erase(it);
-      cluster_.add_node(std::move(node));
-      queue_.move_all_to_active_or_backoff(ClusterEvent::kNodeAdded);
+    case EventKind::kNodeAdd:
+      join_node(e.uid);
       return;
-    }
-    case EventKind::kComplete: {
-      auto pod = cluster_.pod(e.uid);
-      if (pod == nullptr || pod->node_name.empty()) return;  // preempted and gone before it finished
-      ++summary.completed;
-      remove_bound(e.uid);
-      forget(e.uid);
+    case EventKind::kComplete:
+      complete(e.uid, summary);
       return;
-    }
   }
+}
+
+void Simulator::arrive(const std::string& uid) {
+  auto it = arriving_.find(uid);
+  if (it == arriving_.end()) return;  // deleted before it arrived
+  Pod pod = std::move(it->second);
+  arriving_.erase(it);
+  const int32_t priority = pod.effective_priority();
+  const bool member = !state_.groups.empty() && gang::pod_group_key(pod).has_value();
+  cluster_.add_pod(std::move(pod));
+  queue_.add(uid, priority);
+  arrived_at_[uid] = clock_.now();
+  // A member created: its group's pods waiting for the rest try again (Coscheduling's Pod Add).
+  if (member) queue_.move_all_to_active_or_backoff(ClusterEvent::kGangChanged);
+}
+
+void Simulator::arrive_bound(const std::string& uid) {
+  auto it = arriving_.find(uid);
+  if (it == arriving_.end()) return;  // deleted before it arrived
+  Pod pod = std::move(it->second);
+  arriving_.erase(it);
+  if (cluster_.node(pod.node_name) == nullptr) {
+    forget(uid);
+    return;
+  }
+  cluster_.add_pod(std::move(pod));
+  queue_.move_all_to_active_or_backoff(ClusterEvent::kPodUpdated);
+}
+
+void Simulator::delete_victim(const std::string& uid, RunSummary& summary) {
+  // Gone already if it completed during its grace period.
+  auto pod = cluster_.pod(uid);
+  if (pod == nullptr) return;
+  remove_bound(uid);
+  auto found = lifecycles_.find(uid);
+  const Lifecycle lc = found == lifecycles_.end() ? Lifecycle{} : found->second;  // forget() erases it
+  forget(uid);
+  if (lc.recreate_when_preempted) recreate(*pod, lc, summary);
+}
+
+void Simulator::recreate(const Pod& victim, Lifecycle lifecycle, RunSummary& summary) {
+  const int n = ++recreations_[victim.uid];
+  Pod next = victim;
+  next.uid = victim.uid + "-r" + std::to_string(n);
+  next.name = victim.name + "-r" + std::to_string(n);
+  next.node_name.clear();
+  next.nominated_node_name.clear();
+  next.phase.clear();
+  next.start_time.reset();
+  next.terminating = false;
+  ++summary.recreated;
+  add_pending(std::move(next), clock_.now(), lifecycle);
+}
+
+void Simulator::update_node(const std::string& key) {
+  auto it = changes_.find(key);
+  Node node = std::move(it->second);
+  changes_.erase(it);
+  if (cluster_.node(node.name) == nullptr) return;  // its node has not joined yet
+  cluster_.replace_node(std::move(node));
+  queue_.move_all_to_active_or_backoff(ClusterEvent::kNodeChanged);
+}
+
+void Simulator::delete_now(const std::string& uid) {
+  if (arriving_.erase(uid) != 0) {
+    forget(uid);
+    return;
+  }
+  auto pod = cluster_.pod(uid);
+  if (pod == nullptr) return;
+  if (pod->node_name.empty()) {
+    queue_.remove(uid);
+    moves_.erase(uid);  // no decision will carry them
+    cluster_.delete_pod(uid);
+  } else {
+    remove_bound(uid);
+  }
+  forget(uid);
+}
+
+void Simulator::join_node(const std::string& name) {
+  auto it = joining_.find(name);
+  Node node = std::move(it->second);
+  joining_.erase(it);
+  cluster_.add_node(std::move(node));
+  queue_.move_all_to_active_or_backoff(ClusterEvent::kNodeAdded);
+}
+
+void Simulator::complete(const std::string& uid, RunSummary& summary) {
+  auto pod = cluster_.pod(uid);
+  if (pod == nullptr || pod->node_name.empty()) return;  // preempted and gone before it finished
+  ++summary.completed;
+  remove_bound(uid);
+  forget(uid);
 }
 
 void Simulator::record_pending(RunSummary& summary) const {
@@ -327,7 +353,7 @@ CycleRecord Simulator::answer_record(const Pod& pod, const RunSummary& summary, 
   r.at = clock_.now();
   r.cycle = static_cast<int64_t>(summary.cycles);
   r.uid = pod.uid;
-  r.pod = pod.namespace_ + "/" + pod.name;
+  r.pod = namespaced_key(pod.namespace_, pod.name);
   r.priority = pod.effective_priority();
   r.outcome = outcome;
   r.node = pod.node_name;
@@ -352,10 +378,10 @@ void Simulator::bound_elsewhere(const std::string& uid, const std::string& node,
   records.push_back(answer_record(*cluster_.pod(uid), summary, Outcome::kScheduled, "bound by the extender"));
 }
 
-void Simulator::take_real_time_answers(RunSummary& summary,
-                                       const std::function<void(const CycleRecord&)>& on_decision) {
+void Simulator::answer_binds(bool wait, RunSummary& summary,
+                             const std::function<void(const CycleRecord&)>& on_decision) {
   std::vector<CycleRecord> failed;
-  on_bind_answers(config_.backend->take_answers(false), summary, nullptr, failed);
+  on_bind_answers(config_.backend->take_answers(wait), summary, nullptr, failed);
   record_pending(summary);
   if (on_decision)
     for (const CycleRecord& f : failed) on_decision(f);
@@ -368,7 +394,7 @@ void Simulator::loop(SimTime end, RunSummary& summary,
   for (;;) {
     if (real_time) {
       clock_.advance_to(std::min(config_.backend->now(), end));
-      take_real_time_answers(summary, on_decision);
+      answer_binds(false, summary, on_decision);
     }
     // Everything due now, then the queue's flushes, then one cycle; the clock stands still during a
     // cycle (a cycle takes no simulated time).
@@ -388,11 +414,7 @@ void Simulator::loop(SimTime end, RunSummary& summary,
       // Simulated time stands still while the backend holds a bind: what it held it for (the rest of
       // a group) can only come from pods already due, and the answer (bound, or an error at its hold
       // bound) comes on the extender's own clock.
-      std::vector<CycleRecord> failed;
-      on_bind_answers(config_.backend->take_answers(true), summary, nullptr, failed);
-      record_pending(summary);
-      if (on_decision)
-        for (const CycleRecord& f : failed) on_decision(f);
+      answer_binds(true, summary, on_decision);
       continue;
     }
     const SimTime next = idle_next();

@@ -87,25 +87,11 @@ struct RunSummary {
   std::vector<GangEvent> gang_events;
 };
 
-// The q-quantile (0 <= q <= 1) of `values` by the nearest-rank method (the smallest value with at
-// least q of all values at or below it); zero for none.
-// (T defaults to SimDuration, what the summary's latencies are.)
-template <typename T = SimDuration>
-T quantile(std::vector<T> values, double q) {
-  if (values.empty()) return T{};
-  q = std::clamp(q, 0.0, 1.0);
-  std::sort(values.begin(), values.end());
-  // Nearest rank: ceil(q * n), at least 1.
-  const auto rank =
-      std::max<size_t>(1, static_cast<size_t>(std::ceil(q * static_cast<double>(values.size()))));
-  return values[std::min(rank, values.size()) - 1];
-}
-
 // The summary's rows (name, value), as format_summary prints them.
 std::vector<std::pair<std::string, std::string>> summary_rows(const RunSummary& summary);
 
-// The summary as an aligned two-column text table; with `other`, a third column (issue 18's
-// --compare: the same run under a second configuration). Names head the value columns.
+// The summary as an aligned two-column text table; with `other`, a third column (--compare: the same
+// run under a second configuration). Names head the value columns.
 std::string format_summary(const RunSummary& summary, const std::string& name,
                            const RunSummary* other = nullptr, const std::string& other_name = "");
 
@@ -212,7 +198,27 @@ class Simulator {
   void schedule(SimTime at, EventKind kind, std::string uid);
   // add_pending's and add_bound's common part: the pod arrives at `at` by a `kind` event.
   void add_arriving(Pod pod, SimTime at, Lifecycle lifecycle, EventKind kind);
+  // One event, as kube-scheduler's informers' handlers see it (pkg/scheduler/eventhandlers.go) and the
+  // controllers around the scheduler act on it.
   void handle(const Event& e, RunSummary& summary);
+  // addPodToSchedulingQueue: a pending pod created, into activeQ.
+  void arrive(const std::string& uid);
+  // addPodToCache: a pod created bound (gone with its node if that is gone).
+  void arrive_bound(const std::string& uid);
+  // A victim's grace period over: deleted (deletePodFromCache), and its controller's replacement
+  // created when it has one.
+  void delete_victim(const std::string& uid, RunSummary& summary);
+  // The owner's replacement of a preempted `victim`: its spec, pending, created now.
+  void recreate(const Pod& victim, Lifecycle lifecycle, RunSummary& summary);
+  // updateNodeInCache: the node change keyed `key` (change_node) applied.
+  void update_node(const std::string& key);
+  // A pod deleted by the input: from the queue (deletePodFromSchedulingQueue) or its node
+  // (deletePodFromCache), or before it arrived.
+  void delete_now(const std::string& uid);
+  // addNodeToCache: a node joining.
+  void join_node(const std::string& name);
+  // A bound pod's runtime over: it completes and leaves its node.
+  void complete(const std::string& uid, RunSummary& summary);
   // Appends (now, pending) to summary.pending_over_time when the count changed.
   void record_pending(RunSummary& summary) const;
   // Removes a bound pod and tells the queue (a pod deleted: AssignedPodDelete).
@@ -240,9 +246,10 @@ class Simulator {
   // The line of a bind answered apart from its cycle (or bound elsewhere).
   CycleRecord answer_record(const Pod& pod, const RunSummary& summary, Outcome outcome,
                             std::string message) const;
-  // Real time: the answers arrived since the last call, and their lines.
-  void take_real_time_answers(RunSummary& summary,
-                              const std::function<void(const CycleRecord&)>& on_decision);
+  // The backend's held binds answered since the last call (with `wait`, every one, waiting for them),
+  // and their lines.
+  void answer_binds(bool wait, RunSummary& summary,
+                    const std::function<void(const CycleRecord&)>& on_decision);
   // One cycle of the pod at the head of activeQ, counted and reported.
   void run_one_cycle(RunSummary& summary, const std::function<void(const CycleRecord&)>& on_decision);
   // run()'s loop: events and cycles up to `until`.

@@ -1,16 +1,18 @@
 #include "sim/follow/cluster_objects.h"
 
+#include "algorithms/namespaced_key.h"
+
 namespace kext::simtool::follow {
 
 bool ClusterObjects::apply(const LiveEvent& e) {
   using Kind = LiveEvent::Kind;
   switch (e.kind) {
     case Kind::kPdbUpsert:
-      pdbs_.insert_or_assign(e.pdb.namespace_ + "/" + e.pdb.name, e.pdb);
+      pdbs_.insert_or_assign(namespaced_key(e.pdb.namespace_, e.pdb.name), e.pdb);
       pdbs_changed_ = true;
       return true;
     case Kind::kPdbDelete:
-      pdbs_changed_ |= pdbs_.erase(e.pdb.namespace_ + "/" + e.pdb.name) != 0;
+      pdbs_changed_ |= pdbs_.erase(namespaced_key(e.pdb.namespace_, e.pdb.name)) != 0;
       return true;
     case Kind::kNamespaceUpsert:
       namespace_labels_.insert_or_assign(e.namespace_object.name, e.namespace_object.labels);
@@ -22,7 +24,7 @@ bool ClusterObjects::apply(const LiveEvent& e) {
     case Kind::kWorkloadUpsert:
     case Kind::kWorkloadDelete: {
       auto& kept = workloads_[static_cast<size_t>(e.workload_kind)];
-      const std::string key = e.workload.namespace_ + "/" + e.workload.name;
+      const std::string key = namespaced_key(e.workload.namespace_, e.workload.name);
       // An update that drops the selector removes it, as the extender's cache does
       // (StateCache::Batch::upsert_workload).
       if (e.kind == Kind::kWorkloadUpsert && !selects_no_pods(e.workload)) {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <thread>
 
+#include "algorithms/namespaced_key.h"
 #include "algorithms/pod_requests.h"
 #include "kube/client/api_client.h"
 #include "kube/client/api_config.h"
@@ -35,7 +36,8 @@ std::optional<std::pair<std::string, int>> host_port(const std::string& listen) 
 
 PodFacts facts_of(const InputPod& p) {
   const Resources r = compute_pod_requests(p.pod, false);
-  return PodFacts{p.pod.uid, p.pod.namespace_ + "/" + p.pod.name, p.traits.owner, r.milli_cpu, r.memory};
+  return PodFacts{p.pod.uid, namespaced_key(p.pod.namespace_, p.pod.name), p.traits.owner, r.milli_cpu,
+                  r.memory};
 }
 
 // A live pod that no longer holds or wants room: finished, or deleted while still pending.
@@ -243,7 +245,7 @@ void Follower::handle(std::vector<LiveEvent>& batch, sim::SimTime now) {
 }
 
 void Follower::judge(const ProductionMirror::Binding& binding, sim::SimTime now) {
-  const std::string pod = binding.pod.namespace_ + "/" + binding.pod.name;
+  const std::string pod = namespaced_key(binding.pod.namespace_, binding.pod.name);
   for (size_t i = 0; i < mirrors_.size(); ++i) {
     const sim::CycleConfig& config = mirrors_[i]->simulator().cycle_config();
     const DecisionVerdict verdict = judge_binding(config, production_.cluster(), binding.pod, binding.node);

@@ -4,13 +4,14 @@
 #include <unordered_map>
 #include <utility>
 
-#include "kube/codec/k8s_decode.h"
-#include "kube/codec/workload_decode.h"
+#include "algorithms/namespaced_key.h"
 #include "kube/client/api_client.h"
 #include "kube/client/cache_sinks.h"
 #include "kube/client/lister.h"
 #include "kube/client/reflector.h"
 #include "kube/client/resource_sink.h"
+#include "kube/codec/k8s_decode.h"
+#include "kube/codec/workload_decode.h"
 #include "sim/live_input.h"
 
 namespace kext::simtool::follow {
@@ -54,13 +55,6 @@ uint64_t LiveEventQueue::pushed() const {
 namespace {
 
 using Kind = LiveEvent::Kind;
-
-// A namespaced object's key, "namespace/name", back into its two parts.
-void split_key(const std::string& key, std::string& namespace_, std::string& name) {
-  const auto slash = key.find('/');
-  namespace_ = key.substr(0, slash);
-  name = slash == std::string::npos ? key : key.substr(slash + 1);
-}
 
 // One resource's decoding into LiveEvents: its key, and the events of an object seen or gone.
 // Nodes and namespaces: one object in `Field`, keyed by its name.
@@ -112,11 +106,13 @@ struct PdbTraits {
     e.pdb = decode_pdb(v, kPath);
     return e;
   }
-  static std::string key(const LiveEvent& e) { return e.pdb.namespace_ + "/" + e.pdb.name; }
+  static std::string key(const LiveEvent& e) { return namespaced_key(e.pdb.namespace_, e.pdb.name); }
   static LiveEvent gone(const std::string& key) {
     LiveEvent e;
     e.kind = Kind::kPdbDelete;
-    split_key(key, e.pdb.namespace_, e.pdb.name);
+    const NamespacedName n = split_namespaced_key(key);
+    e.pdb.namespace_ = n.namespace_;
+    e.pdb.name = n.name;
     return e;
   }
 };
@@ -148,12 +144,16 @@ struct WorkloadTraits {
     e.workload = Decode(v, workload_resource(K));
     return e;
   }
-  static std::string key(const LiveEvent& e) { return e.workload.namespace_ + "/" + e.workload.name; }
+  static std::string key(const LiveEvent& e) {
+    return namespaced_key(e.workload.namespace_, e.workload.name);
+  }
   static LiveEvent gone(const std::string& key) {
     LiveEvent e;
     e.kind = Kind::kWorkloadDelete;
     e.workload_kind = K;
-    split_key(key, e.workload.namespace_, e.workload.name);
+    const NamespacedName n = split_namespaced_key(key);
+    e.workload.namespace_ = n.namespace_;
+    e.workload.name = n.name;
     return e;
   }
 };

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 
+#include "algorithms/namespaced_key.h"
 #include "sim/cluster_summary.h"
 #include "sim/report/html_parts.h"
 
@@ -318,9 +319,8 @@ PlacedDifferently placed_differently(const std::vector<ReportRun>& runs,
   std::vector<Row> rows;
   std::map<std::string, size_t> by_namespace, by_owner, by_move;
   for (const PlacementDiff& d : diffs) {
-    const auto slash = d.pod.find('/');
-    Row r{slash == std::string::npos ? "" : d.pod.substr(0, slash),
-          slash == std::string::npos ? d.pod : d.pod.substr(slash + 1), owner_of(*runs[0].result, d.pod), &d};
+    const NamespacedName n = split_namespaced_key(d.pod);
+    Row r{std::string(n.namespace_), std::string(n.name), owner_of(*runs[0].result, d.pod), &d};
     if (r.owner.empty()) r.owner = owner_of(*runs[1].result, d.pod);
     if (r.owner.empty()) r.owner = "(none)";
     ++by_namespace[r.ns];

@@ -184,7 +184,7 @@ TEST(Engine, GoesParallelOnlyWithEnoughNodesAndEnoughWork) {
       // the node floor holds whatever the work
       {1000, 1001, 0, 1'000'000, 1'000'000, false, false},
       {1001, 1001, 0, 0, 0, true, true},
-      // the defaults (400 µs): 5000 nodes of the default plugins (~50 ns) stay serial, 80 ns go parallel
+      // the defaults: 5000 nodes of the default plugins' cost stay serial, a costlier plugin goes parallel
       {5000, kDefaultParallelThreshold, kDefaultParallelMinWorkNs, 50, 79, false, false},
       {5000, kDefaultParallelThreshold, kDefaultParallelMinWorkNs, 80, 80, true, true},
       {500, kDefaultParallelThreshold, kDefaultParallelMinWorkNs, 100'000, 100'000, false, false},

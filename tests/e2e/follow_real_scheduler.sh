@@ -8,12 +8,11 @@
 #      constraints), a few with preferred pod anti-affinity on hostname, mixed CPU and memory requests;
 #   2. 12 of them are deleted and one node cordoned, then 20 more arrive 0.4 s apart (it must mirror
 #      deletions and node changes: production prefers the freed room and shuns the cordoned node).
-# Then: the scheduler's own policy agrees on >= 98 % of production's decisions (ties counted), with
-# all but 5 of the 80 judged; pack on fewer than 80 % and at least 15 points below; and, given the
-# apiserver's audit log (AUDIT_LOG), the follower's requests (User-Agent kube-extender/...) were all
-# get, list or watch. The nodes are Node objects this script creates (label and taint
-# kube-extender.io/e2e=follow; the pods select and tolerate them), so a real cluster's own nodes and
-# pods are left alone.
+# Then: the scheduler's own policy agrees with production's decisions at least 98 times in 100 (ties counted),
+# with all but 5 of the 80 judged; pack on fewer than 80 % and at least 15 points below; and, given the
+# apiserver's audit log (AUDIT_LOG), the follower's requests (User-Agent kube-extender/...) were all get, list
+# or watch. The nodes are Node objects this script creates (label and taint kube-extender.io/e2e=follow; the
+# pods select and tolerate them), so a real cluster's own nodes and pods are left alone.
 #
 # Needs KUBECONFIG naming a cluster whose credentials may create nodes, services and pods, and jq;
 # skipped, with a message, when it names none (CI has none). The scheduler:
@@ -83,7 +82,7 @@ now() { date +%s.%N; }
 since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.1f", a - b }'; }
 gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
 
-# 12 nodes of 8 CPU and 32 GiB, zones interleaved in name order (e2e-follow-0 in zone-a, -1 in
+# 12 nodes of 8 CPU and 32Gi of memory, zones interleaved in name order (e2e-follow-0 in zone-a, -1 in
 # zone-b, ...), as a node pool spread over zones lists them.
 make_nodes() {
   local ts zones=(zone-a zone-b zone-c)

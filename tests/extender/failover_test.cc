@@ -36,7 +36,7 @@ void expect_bound_once_within_capacity(const ReplicaCluster& cluster) {
   for (const auto& [node, n] : pods_on) EXPECT_LE(n, shape.max_pods_per_node) << node;
 }
 
-// 10 nodes of 4 CPUs; 1000 pods of 36m fill 90 % of them.
+// 10 nodes of 4 CPUs; 1000 pods of 36m fill all but a tenth of them.
 ReplicaClusterShape shape(int pods) {
   ReplicaClusterShape s;
   s.pods = pods;
@@ -152,10 +152,10 @@ TEST(Failover, EveryPodBoundOnceWhileTheHolderIsKilledAndAReplicaRestarted) {
 
   expect_bound_once_within_capacity(cluster);
   // The Lease runs out 3 s after the killed holder's last renewal, and a survivor takes it at its next
-  // attempt (200 ms); the slack covers the balancer's readiness check and this loop's polling.
+  // attempt (its retry period); the slack covers the balancer's readiness check and this loop's polling.
   EXPECT_LE(resumed_at - killed_at, 3s + 200ms + 1500ms);
 
-  // Failed requests, grouped into windows of failures less than 300 ms apart.
+  // Failed requests, grouped into windows of failures close together.
   auto ms = [](Clock::duration d) {
     return static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
   };

@@ -31,8 +31,8 @@ TEST(MallocArenas, TheEnvironmentWins) {
 }
 
 // Sixteen rounds, each on a fresh connection (so on another worker) and long enough to replace every
-// decision the 2 MiB log holds. With glibc's arena per worker, RSS grew by about the log's size per
-// round (~10 MB over the 14 rounds measured, on 16 workers); capped, it stays within a few times the log.
+// decision the log holds. With glibc's arena per worker, RSS grew by about the log's size per round;
+// capped, it stays within a few times the log.
 TEST(MallocArenas, DecisionLogTurnoverOnFreshConnectionsKeepsRssBounded) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "the sanitizer's allocator replaces glibc's arenas";

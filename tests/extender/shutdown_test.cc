@@ -11,6 +11,7 @@
 
 #include "tests/support/extender_process.h"
 #include "tests/support/test_server.h"
+#include "tests/support/wait.h"
 
 namespace kext::testing {
 namespace {
@@ -77,12 +78,9 @@ TEST(Shutdown, SigtermTurnsNotReadyFirstAndServesThroughTheDelay) {
 
   const auto t0 = Clock::now();
   ASSERT_EQ(kill(extender.pid(), SIGTERM), 0);
-  bool not_ready = false;
-  while (!not_ready && Clock::now() - t0 < std::chrono::seconds(2)) {
-    not_ready = status_of(extender.port(), "/readyz") == 503;
-    if (!not_ready) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_TRUE(not_ready) << extender.log();
+  ASSERT_TRUE(
+      wait_until([&] { return status_of(extender.port(), "/readyz") == 503; }, std::chrono::seconds(2)))
+      << extender.log();
   // Still inside the 5 s delay: everything is served (a draining server accepts no connection), only
   // /readyz fails.
   EXPECT_EQ(status_of(metrics_port, "/readyz"), 503);
@@ -112,9 +110,7 @@ TEST(Shutdown, DrainLetsTheRequestInFlightFinish) {
   ASSERT_EQ(send(sock, head.data(), head.size(), 0), static_cast<ssize_t>(head.size()));
   const size_t half = body.size() / 2;
   ASSERT_EQ(send(sock, body.data(), half, 0), static_cast<ssize_t>(half));
-  for (int i = 0; i < 200 && server.server().in_flight() == 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  wait_until([&] { return server.server().in_flight() != 0; }, std::chrono::seconds(1));
   ASSERT_EQ(server.server().in_flight(), 1u);
 
   auto drained = std::async(std::launch::async, [&] { server.server().shutdown(std::chrono::seconds(5)); });

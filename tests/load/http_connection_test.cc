@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/wait.h"
+
 namespace kext::testing {
 namespace {
 
@@ -50,6 +52,7 @@ class ScriptedPeer {
 
   int port() const { return port_; }
   int connections() const { return connections_.load(); }
+  int closed() const { return closed_.load(); }                           // connections this peer has closed
   const std::vector<std::string>& requests() const { return requests_; }  // read after the exchanges
 
  private:
@@ -82,6 +85,7 @@ class ScriptedPeer {
         open = !r.close_after;
       }
       close(fd);
+      ++closed_;
     }
     // Every reply is used: keep accepting (and holding) connections until the destructor.
     for (int fd; (fd = accept(listener_, nullptr, nullptr)) >= 0;) held_.push_back(fd);
@@ -97,6 +101,7 @@ class ScriptedPeer {
   int listener_ = -1;
   int port_ = 0;
   std::atomic<int> connections_{0};
+  std::atomic<int> closed_{0};
   std::vector<std::string> requests_;
   std::vector<int> held_;
   std::thread thread_;
@@ -162,7 +167,7 @@ TEST(HttpConnection, AnIdleConnectionTheServerClosedIsReopenedOnce) {
   HttpConnection c("127.0.0.1", peer.port(), std::chrono::seconds(5));
   HttpReply reply;
   ASSERT_EQ(c.post("/filter", "{}", "application/json", reply), HttpFailure::kNone);
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(wait_until([&] { return peer.closed() == 1; }));
   ASSERT_EQ(c.post("/filter", "{}", "application/json", reply), HttpFailure::kNone);
   EXPECT_EQ(reply.body, "two");
   EXPECT_EQ(peer.connections(), 2);

@@ -1,8 +1,17 @@
+// policy/config.cc: the ExtenderConfiguration file (strict decoding, defaults, args, write-back, the
+// legacy Policy); kube-scheduler's own KubeSchedulerConfiguration (load_scheduling_file: one profile's
+// plugins and pluginConfig, --scheduler-name to pick the profile, the extenders entries checked against
+// the extender's flags); and the embedded default (default_scheduler_config_json), which must load as
+// kube-scheduler 1.26's default profile as pkg/scheduler/apis/config/v1 writes it (default_plugins.go
+// getDefaultPlugins, defaults.go SetDefaults_*Args), volume plugins aside.
 #include "policy/config.h"
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/support/test_builders.h"
@@ -461,12 +470,6 @@ TEST(Config, IgnoredResourcesAreNotChecked) {
       reasons(R"({"ignoredResources":["example.com/gpu"],"ignoredResourceGroups":["example.org"]})").empty());
 }
 
-}  // namespace
-}  // namespace kext
-
-namespace kext {
-namespace {
-
 // --config takes YAML as well as JSON: the same file either way, YAML's errors with line and column.
 TEST(Config, YamlAndJsonFilesAreTheSameConfiguration) {
   const std::string json = R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration",
@@ -534,6 +537,246 @@ TEST(Config, KeysWithControlCharactersAreNamedEscaped) {
   EXPECT_NE(modern.find(R"(\u0000parallelThreshold: unknown field)"), std::string::npos) << modern;
   const std::string legacy = error_of(R"({"kind":"Policy","pre\u001fdicates":[]})");
   EXPECT_NE(legacy.find(R"(pre\u001fdicates: unknown field)"), std::string::npos) << legacy;
+}
+
+const std::string kSchedulerHead =
+    "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
+
+// The profile part of an ExtenderConfiguration, said both ways.
+const std::string kPlugins = R"(
+    plugins:
+      score:
+        enabled:
+        - {name: NodeResourcesFit, weight: 2}
+    pluginConfig:
+    - name: NodeResourcesFit
+      args:
+        scoringStrategy:
+          type: MostAllocated
+          resources: [{name: cpu, weight: 3}]
+)";
+const std::string kExtenderConfig =
+    R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration",
+  "plugins":{"score":{"enabled":[{"name":"NodeResourcesFit","weight":2}]}},
+  "pluginConfig":[{"name":"NodeResourcesFit","args":{"scoringStrategy":{"type":"MostAllocated",
+    "resources":[{"name":"cpu","weight":3}]}}}]})";
+
+std::string scheduler_config_error(const std::string& text, const std::string& scheduler_name = "") {
+  try {
+    load_scheduling_file(text, scheduler_name);
+  } catch (const PolicyError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(SchedulerConfig, OneProfileIsReadAsAnExtenderConfiguration) {
+  const std::string text = kSchedulerHead + R"(parallelism: 16
+percentageOfNodesToScore: 50
+podInitialBackoffSeconds: 1
+podMaxBackoffSeconds: 10
+enableProfiling: true
+enableContentionProfiling: false
+healthzBindAddress: 0.0.0.0:10251
+metricsBindAddress: 0.0.0.0:10251
+leaderElection: {leaderElect: true, resourceName: kube-scheduler}
+clientConnection: {kubeconfig: /etc/kubernetes/scheduler.conf, qps: 50}
+profiles:
+  - schedulerName: my-scheduler
+    percentageOfNodesToScore: 30)" +
+                           kPlugins;
+  const LoadedFile loaded = load_scheduling_file(text);
+  EXPECT_EQ(loaded.effective_config, load_scheduling_file(kExtenderConfig).effective_config);
+  EXPECT_NE(loaded.notice.find("my-scheduler"), std::string::npos) << loaded.notice;
+  EXPECT_TRUE(loaded.extenders.empty());
+  // The same profile picked by name, and a file in JSON.
+  EXPECT_EQ(load_scheduling_file(text, "my-scheduler").effective_config, loaded.effective_config);
+  const std::string json =
+      R"({"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"KubeSchedulerConfiguration",
+    "profiles":[{"plugins":{"score":{"enabled":[{"name":"NodeResourcesFit","weight":2}]}},
+      "pluginConfig":[{"name":"NodeResourcesFit","args":{"scoringStrategy":{"type":"MostAllocated",
+        "resources":[{"name":"cpu","weight":3}]}}}]}]})";
+  EXPECT_EQ(load_scheduling_file(json).effective_config, loaded.effective_config);
+  // No profiles: kube-scheduler's default one, whose plugins are the defaults.
+  EXPECT_EQ(
+      load_scheduling_file(kSchedulerHead).effective_config,
+      load_scheduling_file(R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration"})")
+          .effective_config);
+}
+
+TEST(SchedulerConfig, SchedulerNamePicksTheProfile) {
+  const std::string text =
+      kSchedulerHead + "profiles:\n  - schedulerName: gpu-scheduler\n" + kPlugins +
+      "  - plugins: {score: {disabled: [{name: '*'}], enabled: [{name: ImageLocality}]}}\n";
+  // The second profile has no schedulerName: kube-scheduler's default one.
+  const LoadedFile second = load_scheduling_file(text, "default-scheduler");
+  EXPECT_EQ(second.scores, 1u);
+  EXPECT_NE(second.effective_config.find("ImageLocality"), std::string::npos);
+  EXPECT_EQ(load_scheduling_file(text, "gpu-scheduler").effective_config,
+            load_scheduling_file(kExtenderConfig).effective_config);
+
+  const std::string several = scheduler_config_error(text);
+  EXPECT_NE(several.find("profiles: 2 profiles (gpu-scheduler, default-scheduler)"), std::string::npos)
+      << several;
+  EXPECT_NE(several.find("--scheduler-name"), std::string::npos) << several;
+  const std::string unknown = scheduler_config_error(text, "other");
+  EXPECT_NE(unknown.find("no profile has schedulerName \"other\""), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("gpu-scheduler, default-scheduler"), std::string::npos) << unknown;
+  // --scheduler-name means nothing to another kind of file.
+  EXPECT_NE(scheduler_config_error(kExtenderConfig, "gpu-scheduler").find("--scheduler-name"),
+            std::string::npos);
+}
+
+TEST(SchedulerConfig, StrictDecodingNamesTheField) {
+  struct Case {
+    std::string text;
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      {kSchedulerHead + "paralelism: 3\n", "paralelism: unknown field"},
+      {kSchedulerHead + "profiles:\n- schedulerName: a\n  plugin: {}\n", "profiles[0].plugin: unknown field"},
+      {kSchedulerHead + "profiles:\n- plugins: {score: {enabled: [{name: Nope}]}}\n",
+       "profiles[0].plugins.score.enabled[0].name: unknown score plugin \"Nope\""},
+      {kSchedulerHead +
+           "profiles:\n- pluginConfig: [{name: NodeResourcesFit, args: {scoringStrategy: {typ: x}}}]\n",
+       "profiles[0].pluginConfig[0].args.scoringStrategy.typ: unknown field"},
+      {kSchedulerHead + "profiles:\n- schedulerName: a\n- schedulerName: a\n",
+       "profiles[1].schedulerName: duplicate profile \"a\""},
+      {kSchedulerHead + "extenders:\n- urlPrefix: http://x\n  nodeCacheCapabel: true\n",
+       "extenders[0].nodeCacheCapabel: unknown field"},
+      {kSchedulerHead + "extenders:\n- nodeCacheCapable: yes\n",
+       "extenders[0].nodeCacheCapable: must be a boolean"},
+      {kSchedulerHead + "extenders:\n- tlsConfig: {insecur: true}\n",
+       "extenders[0].tlsConfig.insecur: unknown field"},
+      {kSchedulerHead + "extenders:\n- weight: 0\n", "extenders[0].weight"},
+      {"apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n",
+       "apiVersion: must be \"kubescheduler.config.k8s.io/v1\""},
+      {"apiVersion: kubescheduler.config.k8s.io/v1\nkind: Policy\n",
+       "kind: must be \"KubeSchedulerConfiguration\""},
+  };
+  for (const auto& c : cases) {
+    const std::string err = scheduler_config_error(c.text);
+    EXPECT_NE(err.find(c.want), std::string::npos) << c.text << "\n gave: " << err;
+  }
+}
+
+std::string read_example() {
+  std::ifstream in(std::string(KEXT_SOURCE_DIR) + "/examples/kube-scheduler-config.yaml");
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(SchedulerConfig, TheExampleLoads) {
+  const std::string text = read_example();
+  ASSERT_FALSE(text.empty());
+  const LoadedFile loaded = load_scheduling_file(text);
+  EXPECT_NE(loaded.effective_config.find("LeastAllocated"), std::string::npos);
+  EXPECT_NE(loaded.effective_config.find("NodeResourcesBalancedAllocation"), std::string::npos);
+  ASSERT_EQ(loaded.extenders.size(), 1u);
+  const SchedulerExtender& e = loaded.extenders[0];
+  EXPECT_EQ(e.url_prefix, "http://127.0.0.1:8888");
+  EXPECT_EQ(e.filter_verb, "filter");
+  EXPECT_EQ(e.prioritize_verb, "prioritize");
+  EXPECT_TRUE(e.node_cache_capable);
+  EXPECT_EQ(e.weight, 1);
+  EXPECT_TRUE(loaded.scheduler_configuration);
+  // Started as the example says (with cluster state, plain HTTP, no path prefix): nothing to warn about.
+  EXPECT_TRUE(extender_entry_warnings(loaded.extenders, ExtenderSettings{true, false, false, ""}).empty());
+}
+
+TEST(SchedulerConfig, ExtendersEntriesThatDisagreeWithTheFlagsAreWarnings) {
+  SchedulerExtender e;
+  e.url_prefix = "http://127.0.0.1:8888/";
+  const ExtenderSettings plain{true, false, false, ""};
+  EXPECT_TRUE(extender_entry_warnings({e}, plain).empty());
+
+  auto only = [](const std::vector<SchedulerExtender>& entries, const ExtenderSettings& s) {
+    const std::vector<std::string> w = extender_entry_warnings(entries, s);
+    EXPECT_EQ(w.size(), 1u);
+    return w.empty() ? std::string() : w[0];
+  };
+  SchedulerExtender cache = e;
+  cache.node_cache_capable = true;
+  EXPECT_EQ(only({e, cache}, ExtenderSettings{false, false, false, ""}),
+            "extenders[1].nodeCacheCapable: true, but this extender has no cluster state (--in-cluster, "
+            "--kubeconfig, --api-server or --snapshot): every node will be \"not found\"");
+
+  SchedulerExtender bind = e;
+  bind.bind_verb = "bind";
+  EXPECT_NE(only({bind}, plain).find("extenders[0].bindVerb: \"bind\", but --enable-bind is not given"),
+            std::string::npos);
+  EXPECT_TRUE(extender_entry_warnings({bind}, ExtenderSettings{true, true, false, ""}).empty());
+
+  SchedulerExtender https = e;
+  https.enable_https = true;
+  https.url_prefix = "https://extender:8888";
+  EXPECT_NE(only({https}, plain).find("extenders[0].enableHTTPS: true, but this extender serves plain HTTP"),
+            std::string::npos);
+  EXPECT_NE(only({e}, ExtenderSettings{true, false, true, ""}).find("extenders[0].enableHTTPS: false"),
+            std::string::npos);
+  EXPECT_TRUE(extender_entry_warnings({https}, ExtenderSettings{true, false, true, ""}).empty());
+
+  SchedulerExtender prefixed = e;
+  prefixed.url_prefix = "http://127.0.0.1:8888/scheduler";
+  EXPECT_NE(only({prefixed}, plain)
+                .find("extenders[0].urlPrefix: \"http://127.0.0.1:8888/scheduler\" has the "
+                      "path \"/scheduler\", but --path-prefix is \"\""),
+            std::string::npos);
+  EXPECT_TRUE(
+      extender_entry_warnings({prefixed}, ExtenderSettings{true, false, false, "/scheduler/"}).empty());
+  EXPECT_NE(only({e}, ExtenderSettings{true, false, false, "/scheduler"}).find("extenders[0].urlPrefix"),
+            std::string::npos);
+}
+
+TEST(DefaultSchedulerProfile, IsKubeScheduler126sDefaultProfile) {
+  const LoadedFile loaded = load_scheduling_file(default_scheduler_config_json());
+  EXPECT_TRUE(loaded.scheduler_configuration);
+  EXPECT_TRUE(loaded.extenders.empty());
+  const Config config = parse_config(loaded.effective_config);
+
+  // getDefaultPlugins' MultiPoint order, keeping the filter plugins this extender has (no
+  // PrioritySort, volume plugins, DefaultPreemption or DefaultBinder: the simulator's queue,
+  // preemption and binding are those).
+  const std::vector<std::string> filters = {"NodeUnschedulable", "NodeName",        "TaintToleration",
+                                            "NodeAffinity",      "NodePorts",       "NodeResourcesFit",
+                                            "PodTopologySpread", "InterPodAffinity"};
+  std::vector<std::string> got_filters;
+  for (const PluginEntry& f : config.filters) got_filters.push_back(f.name);
+  EXPECT_EQ(got_filters, filters);
+
+  // The score plugins in the same order, with the weights getDefaultPlugins gives them, on current
+  // kube-scheduler's 0..100 arithmetic.
+  const std::vector<std::pair<std::string, int64_t>> scores = {
+      {"TaintToleration", 3},   {"NodeAffinity", 2},     {"NodeResourcesFit", 1},
+      {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"NodeResourcesBalancedAllocation", 1},
+      {"ImageLocality", 1}};
+  std::vector<std::pair<std::string, int64_t>> got_scores;
+  for (const PluginEntry& s : config.scores) {
+    got_scores.emplace_back(s.name, s.weight);
+    EXPECT_EQ(s.arithmetic, Arithmetic::kCurrent) << s.name;
+  }
+  EXPECT_EQ(got_scores, scores);
+
+  // defaults.go: LeastAllocated over cpu 1 and memory 1, balanced allocation over the same, System
+  // spreading defaults, hardPodAffinityWeight 1.
+  const std::vector<ResourceWeight> cpu_memory = {{"cpu", 1}, {"memory", 1}};
+  EXPECT_EQ(config.args.fit_scoring.type, ScoringStrategyType::kLeastAllocated);
+  EXPECT_EQ(config.args.fit_scoring.resources, cpu_memory);
+  EXPECT_EQ(config.args.balanced.resources, cpu_memory);
+  EXPECT_EQ(config.args.topology_spread.defaulting, SpreadDefaulting::kSystem);
+  EXPECT_TRUE(config.args.topology_spread.default_constraints.empty());
+  EXPECT_EQ(config.args.inter_pod_affinity.hard_pod_affinity_weight, 1);
+  EXPECT_FALSE(config.args.inter_pod_affinity.ignore_preferred_terms_of_existing_pods);
+  EXPECT_EQ(config.args, PluginArgs{}) << "nothing else configured";
+}
+
+TEST(DefaultSchedulerProfile, EqualsAnyProfileWithoutPlugins) {
+  // What load_scheduling_file gives a user's KubeSchedulerConfiguration that configures no plugins.
+  const LoadedFile own = load_scheduling_file(
+      "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+      "profiles:\n- schedulerName: my-scheduler\n");
+  EXPECT_EQ(load_scheduling_file(default_scheduler_config_json()).effective_config, own.effective_config);
 }
 
 }  // namespace

@@ -22,10 +22,10 @@
 
 #include "json/json.h"
 #include "policy/config.h"
-#include "tests/sim/core/sim_fixtures.h"
-#include "tests/sim/extender_run.h"
 #include "sim/remote_extender.h"
 #include "sim/run.h"
+#include "tests/sim/core/sim_fixtures.h"
+#include "tests/sim/extender_run.h"
 
 namespace kext::simtool {
 namespace {
@@ -155,7 +155,7 @@ TEST(SimExtenderMode, InProcessExtenderAnswersAsTheRunningOne) {
 
 // The model keeps only hashes of image names; the nodes' status.images go to the extender as the
 // input had them (in the API and in full Nodes), so its ImageLocality scores what the in-process run
-// scores: the pod goes to the one node holding its 2 GB image, with the same scores in the log.
+// scores: the pod goes to the one node holding its large image, with the same scores in the log.
 TEST(SimExtenderMode, NodeImagesReachTheExtender) {
   SimFiles f("images");
   SimCommand c;

@@ -15,9 +15,10 @@
 #include <thread>
 #include <vector>
 
+#include "sim/run.h"
 #include "tests/support/extender_process.h"
 #include "tests/support/tcp_balancer.h"
-#include "sim/run.h"
+#include "tests/support/wait.h"
 
 namespace kext::simtool {
 
@@ -52,10 +53,8 @@ inline std::thread start_sim(const SimCommand& c, int api_port, HttpRun& out, st
     }
   });
   httplib::Client api("127.0.0.1", api_port);
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!api.Get("/api/v1/nodes") && std::chrono::steady_clock::now() < end) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  kext::testing::wait_until([&] { return static_cast<bool>(api.Get("/api/v1/nodes")); },
+                            std::chrono::seconds(20));
   return sim;
 }
 

@@ -9,7 +9,6 @@
 // seen partly bound for more than 3 s, a group whose room is freed binds within 90 s, and a group
 // with no room has no pod bound.
 #include <gtest/gtest.h>
-#include <rapidjson/document.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -20,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "json/json.h"
 #include "tests/sim/core/sim_fixtures.h"
 #include "tests/sim/extender_run.h"
 

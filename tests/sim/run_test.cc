@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "json/json.h"
-#include "tests/sim/core/sim_fixtures.h"
 #include "sim/cluster_summary.h"
 #include "sim/decision_log.h"
-#include "sim/report/html_report.h"
 #include "sim/inputs.h"
+#include "sim/report/html_report.h"
+#include "tests/sim/core/sim_fixtures.h"
 
 namespace kext::simtool {
 namespace {
@@ -722,7 +722,7 @@ TEST(SimHtml, ReportOfARun) {
   EXPECT_LT(n1, n3);
   EXPECT_LT(n3, n2);
   // Each bar in its row (the third), named on its left and valued on its right: the name column is
-  // 10 + 6.4 per character of the longest name (at least 4), the bar 80 % of the 472.4 units left
+  // 10 + 6.4 per character of the longest name (at least 4), the bar four fifths of the 472.4 units left
   // beside the 52 of the value.
   EXPECT_NE(html.find(R"(<text x="29.6" y="73.0" text-anchor="end">n2</text>)"
                       R"(<rect class="cpu" x="35.60" y="63.00" width="377.92" height="12.00">)"

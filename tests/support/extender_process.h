@@ -15,6 +15,9 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/child_process.h"
+#include "tests/support/wait.h"
+
 namespace kext::testing {
 
 class ExtenderProcess {
@@ -43,25 +46,13 @@ class ExtenderProcess {
     }
     std::vector<std::string> argv_s = {binary, "--bind-address", "127.0.0.1", "--port", "0"};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
-    std::vector<std::string> env_s;  // built before fork: the child only calls async-signal-safe functions
+    std::vector<std::string> env_s;
     for (char** e = environ; *e != nullptr; ++e) {
       if (std::string_view(*e).starts_with("KUBECONFIG=")) continue;
       env_s.push_back(*e);
     }
     env_s.insert(env_s.end(), env.begin(), env.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<char*> envp;
-    for (auto& e : env_s) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(err_fd, STDERR_FILENO);
-      close_range(3, ~0U, 0);  // nothing of the parent's (sockets, pipes) leaks into the child
-      execve(binary.c_str(), argv.data(), envp.data());
-      _exit(127);
-    }
+    pid_ = spawn_process(argv_s, -1, err_fd, &env_s);
     close(err_fd);
     if (log_file_.empty()) fd_ = fds[0];
     const std::string marker = "listening on 127.0.0.1:";
@@ -87,10 +78,7 @@ class ExtenderProcess {
   ExtenderProcess(const ExtenderProcess&) = delete;
   ExtenderProcess& operator=(const ExtenderProcess&) = delete;
   ~ExtenderProcess() {
-    if (pid_ > 0 && exit_ < 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
+    if (pid_ > 0 && exit_ < 0) kill_child(pid_);
     if (fd_ >= 0) close(fd_);
   }
 
@@ -99,16 +87,8 @@ class ExtenderProcess {
 
   // The exit status, or -1 if still running after `timeout`.
   int wait_exit(std::chrono::milliseconds timeout) {
-    const auto end = std::chrono::steady_clock::now() + timeout;
-    while (exit_ < 0 && pid_ > 0) {
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        exit_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        break;
-      }
-      if (std::chrono::steady_clock::now() >= end) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    if (exit_ >= 0 || pid_ <= 0) return exit_;
+    exit_ = wait_exit_status(pid_, timeout).value_or(-1);
     return exit_;
   }
 

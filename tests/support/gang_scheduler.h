@@ -31,7 +31,7 @@ inline std::map<std::string, int> bound_by_prefix(const FakeApiServer& api) {
   return out;
 }
 
-// The most pods of group `app` seen bound at once while `run` runs (sampled every 2 ms).
+// The most pods of group `app` seen bound at once while `run` runs (sampled continually).
 inline int most_bound_at_once(const FakeApiServer& api, const std::string& app,
                               const std::function<void()>& run) {
   std::atomic<bool> stop{false};
@@ -49,7 +49,7 @@ inline int most_bound_at_once(const FakeApiServer& api, const std::string& app,
 }
 
 // Pods (their JSON) in queue order, each filtered against every node on port `port`, bound on the first
-// node that passes, retried 200 ms after a failure; until `done` or 30 s. Filters take turns over
+// node that passes, retried shortly after a failure; until `done` or 30 s. Filters take turns over
 // `filter_connections` keep-alive connections (behind a balancer that pins connections, each reaches
 // one replica).
 inline void schedule_gang_pods(int port, const std::vector<std::string>& nodes,

@@ -16,6 +16,7 @@
 #include "kube/state/snapshot_loader.h"
 #include "kube/state/state_dump.h"
 #include "tests/support/fake_apiserver.h"
+#include "tests/support/wait.h"
 
 namespace kext::testing {
 
@@ -39,23 +40,11 @@ inline kube::LiveStateOptions fast_live_options() {
 
 inline std::unique_ptr<kube::ApiClient> client_for(const FakeApiServer& api, bool inline_data = false) {
   using namespace std::chrono_literals;
-  const std::string kc = write_temp(inline_data ? "kubeconfig-inline" : "kubeconfig", api.kubeconfig(inline_data));
+  const std::string kc =
+      write_temp(inline_data ? "kubeconfig-inline" : "kubeconfig", api.kubeconfig(inline_data));
   // Connecting includes the TLS handshake, which takes seconds in sanitizer builds under load.
   return std::make_unique<kube::ApiClient>(kube::kubeconfig_config(kc),
                                            kube::ApiClient::Timeouts{10000ms, 10000ms});
-}
-
-// How long a test waits for something that should happen: generous, since it only costs time when the
-// test fails, and sanitizer builds run several times slower.
-inline constexpr std::chrono::seconds kPatience{60};
-
-inline bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds limit = kPatience) {
-  auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return done();
 }
 
 // dump_state() of the server's objects loaded from scratch, as a snapshot file would be.

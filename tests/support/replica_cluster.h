@@ -29,7 +29,7 @@ struct ReplicaClusterShape {
                                        "--leader-elect-retry-period",   "200ms"};
 };
 
-inline const std::string kLeaseKey = "kube-kube/client-extender";
+inline const std::string kLeaseKey = "kube-extender/kube-extender";
 
 class ReplicaCluster {
  public:

@@ -1,6 +1,6 @@
 #pragma once
-// A Transport on a loopback port with the routes a test gives it, run on its own thread until the
-// object goes (or stop()).
+// A Transport on a loopback port with the routes a test gives it (one Router), run on its own thread
+// until the object goes (or stop()).
 #include <gtest/gtest.h>
 
 #include <functional>

@@ -1,8 +1,8 @@
 #pragma once
-// A TCP load balancer on loopback as a Kubernetes Service with kube-proxy is: each new connection goes
-// to the next backend whose /readyz answered 200 at the last check (every 50 ms), round robin, and stays
-// there for its whole life. kube-scheduler keeps its keep-alive connections to an extender, so each of
-// them stays on one replica (the failover test and bench/ha_bind_bench.cc).
+// A TCP load balancer on loopback as a Kubernetes Service with kube-proxy is: each new connection goes to the
+// next backend whose /readyz answered 200 at the last check (a few times a second), round robin, and stays
+// there for its whole life. kube-scheduler keeps its keep-alive connections to an extender, so each of them
+// stays on one replica (the failover test and bench/ha_bind_bench.cc).
 #include <arpa/inet.h>
 #include <httplib.h>
 #include <netinet/in.h>
@@ -45,7 +45,7 @@ class Balancer {
     acceptor_.join();
     checker_.join();
     while (active_ > 0)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // relays notice stop_ within 100 ms
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // relays notice stop_ at their next poll
   }
   int port() const { return port_; }
   // Connections relayed so far, by backend port.

@@ -178,7 +178,7 @@ TEST(ImageLocality, TwoPassLookupAgreesWithEachNodeAlone) {
 
 // Found by tests/fuzz (prioritize): a sizeBytes of 9223372036854775807 became 2^63 as a double, whose
 // conversion back to int64 is undefined (x86 gives INT64_MIN: score 0), and two 2^62 images overflowed
-// the sum. Any size at or past the 1000 MiB maximum scores 10.
+// the sum. Any size at or past maxThreshold scores 10.
 TEST(ImageLocality, HugeSizesScoreTheMaximum) {
   const ContainerImage max{{"gcr.io/p/app:v1"}, INT64_MAX};
   EXPECT_EQ(

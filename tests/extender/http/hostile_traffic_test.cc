@@ -14,6 +14,7 @@
 #include "tests/support/extender_process.h"
 #include "tests/support/raw_client.h"
 #include "tests/support/test_server.h"
+#include "tests/support/wait.h"
 
 namespace kext::testing {
 namespace {
@@ -37,6 +38,15 @@ void raise_descriptor_limit() {
     lim.rlim_cur = lim.rlim_max;
     setrlimit(RLIMIT_NOFILE, &lim);
   }
+}
+
+// A gauge or counter's value from GET /metrics on its own connection; -1 when absent.
+long metric(int port, const std::string& series) {
+  RawConnection c(port);
+  if (!c.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")) return -1;
+  const std::string text = body_of(c.read_response());
+  const size_t at = text.find("\n" + series + " ");
+  return at == std::string::npos ? -1 : std::atol(text.c_str() + at + series.size() + 2);
 }
 
 // One filter on its own fresh connection: status and seconds taken.
@@ -78,20 +88,32 @@ TEST(HostileTraffic, SchedulerIsServedThroughStalledTricklingAndIdleClients) {
   // 50 clients that trickle their headers a byte at a time, for as long as the test runs.
   std::vector<RawConnection> trickling;
   for (int i = 0; i < 50; ++i) trickling.emplace_back(port);
-  std::atomic<bool> done{false};
+  std::mutex done_mutex;
+  std::condition_variable done_cv;
+  bool done = false;
+  std::atomic<size_t> trickled{0};  // bytes sent to each trickling connection
   std::thread trickler([&] {
     const std::string headers = "POST /filter HTTP/1.1\r\nHost: x\r\nX-Padding: " + std::string(400, 'a');
+    std::unique_lock lock(done_mutex);
     for (size_t i = 0; i < headers.size() && !done; ++i) {
       for (auto& c : trickling) c.send(std::string_view(&headers[i], 1));
-      std::this_thread::sleep_for(20ms);
+      trickled = i + 1;
+      done_cv.wait_for(lock, 20ms, [&] { return done; });  // the trickle's pace
     }
   });
 
-  std::this_thread::sleep_for(300ms);  // every attacker connected and sending
+  // Every attacker connected (and the connection asking) and trickling.
+  const long connections = 1 + 500 + 200 + 50 + 1;
+  EXPECT_TRUE(wait_until(
+      [&] { return trickled >= 2 && metric(port, "kube_extender_http_open_connections") >= connections; }));
   const auto [fresh_status, fresh_seconds] = timed_filter(port);
   const auto [kept_status, kept_seconds] = timed_filter(port, &scheduler);
   const auto [rss_during, threads_during] = rss_and_threads(extender.pid());
-  done = true;
+  {
+    std::lock_guard lock(done_mutex);
+    done = true;
+  }
+  done_cv.notify_all();
   trickler.join();
 
   EXPECT_EQ(fresh_status, 200);
@@ -136,7 +158,7 @@ TEST(HostileTraffic, StalledUploadGets408AtTheRequestDeadline) {
 }
 
 TEST(HostileTraffic, TrickledRequestIsCutAtTheDeadlineOfTheWholeRequest) {
-  // A byte every 200 ms never lets a per-read timeout fire; the whole-request deadline does.
+  // A byte at a time, each within the per-read timeout, never lets it fire; the whole-request deadline does.
   TestServer server(fixture_cluster(), std::string(default_policy_json()),
                     limits([](TransportLimits& l) { l.request_timeout = 1s; }));
   RawConnection slow(server.port());
@@ -185,8 +207,10 @@ TEST(HostileTraffic, ConnectionsBeyondTheCapGet503) {
   EXPECT_EQ(status_of(refused), 503) << refused;
   EXPECT_NE(refused.find("Retry-After: 1"), std::string::npos);
   EXPECT_NE(body_of(refused).find("--max-connections"), std::string::npos);
-  held.pop_back();  // one leaves: room for one more
-  std::this_thread::sleep_for(200ms);
+  held.pop_back();  // one leaves: room for one more, once the server has seen it go
+  EXPECT_TRUE(wait_until([&] {
+    return metrics_text(server).find("kube_extender_http_open_connections 7\n") != std::string::npos;
+  }));
   RawConnection next(server.port());
   ASSERT_TRUE(next.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
   EXPECT_EQ(status_of(next.read_response()), 200);
@@ -219,7 +243,8 @@ TEST(HostileTraffic, BufferedBytesAreBoundedAcrossConnections) {
   const std::string head = "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 80000\r\n\r\n";
   RawConnection a(server.port()), b(server.port());
   ASSERT_TRUE(a.send(head + std::string(60000, ' ')));
-  std::this_thread::sleep_for(200ms);
+  // What the first upload sent is held for it.
+  ASSERT_TRUE(wait_until([&] { return server.server().buffered_bytes() >= 60000; }));
   b.send(head + std::string(60000, ' '));
   const std::string refused = b.read_to_close(3s);
   EXPECT_EQ(status_of(refused), 503) << refused;
@@ -267,7 +292,7 @@ TEST(HostileTraffic, FullQueueGets503WithRetryAfter) {
   ASSERT_TRUE(running.send(bind));
   ASSERT_TRUE(gate.wait_entered(1));
   ASSERT_TRUE(queued.send(bind));
-  std::this_thread::sleep_for(200ms);
+  ASSERT_TRUE(wait_until([&] { return server.server().queued_requests() == 1; }));
   ASSERT_TRUE(refused.send(bind));
   const std::string reply = refused.read_to_close(3s);
   EXPECT_EQ(status_of(reply), 503) << reply;
@@ -279,19 +304,22 @@ TEST(HostileTraffic, FullQueueGets503WithRetryAfter) {
 }
 
 TEST(HostileTraffic, ClientThatDoesNotReadItsReplyHoldsNoWorker) {
-  // One worker; a 48 MB reply to a client that never reads it. The worker moves the rest of the
-  // reply to the reactor and is free for the next request.
+  // One worker; a reply of tens of megabytes to a client that never reads it. The worker moves the rest of
+  // the reply to the reactor and is free for the next request.
+  std::atomic<bool> answered{false};
   TestServer server(fixture_cluster(), std::string(default_policy_json()),
-                    limits([](TransportLimits& l) { l.threads = 1; }), [](std::string_view) {
+                    limits([](TransportLimits& l) { l.threads = 1; }), [&answered](std::string_view) {
+                      answered = true;
                       return Reply{200, std::string(48u << 20, ' ')};
                     });
   RawConnection reader(server.port());
   ASSERT_TRUE(reader.send(post_request("/bind", "{}")));
-  std::this_thread::sleep_for(100ms);
+  // The reply is made and the worker has given what it could not send to the reactor.
+  ASSERT_TRUE(wait_until([&] { return answered && server.server().in_flight() == 0; }));
   const auto [status, seconds] = timed_filter(server.port());
   EXPECT_EQ(status, 200);
-  // A held worker would answer only after the 10 s write timeout; the bound leaves room for the
-  // 48 MB reply being made and handed over on a loaded 2-core machine under ASan (2.9 s seen).
+  // A held worker would answer only after the write timeout; the bound leaves room for the reply
+  // being made and handed over on a loaded 2-core machine under ASan.
   EXPECT_LT(seconds, 5.0);
   const std::string reply = reader.read_response(20s);  // now it reads: the whole reply is there
   EXPECT_EQ(status_of(reply), 200);

@@ -4,8 +4,10 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <future>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -21,17 +23,39 @@ using namespace std::chrono_literals;
 
 std::string this_thread() { return std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())); }
 
-// A transport on a loopback port: /thread answers the worker's thread, /sleep holds its worker 3 s.
+// A request that holds its worker until the test lets it go.
+struct Gate {
+  std::mutex m;
+  std::condition_variable cv;
+  bool entered = false;
+  bool open = false;
+  void hold() {
+    std::unique_lock lock(m);
+    entered = true;
+    cv.notify_all();
+    cv.wait_for(lock, 10s, [this] { return open; });
+  }
+  bool wait_entered() {
+    std::unique_lock lock(m);
+    return cv.wait_for(lock, 5s, [this] { return entered; });
+  }
+  void release() {
+    std::lock_guard lock(m);
+    open = true;
+    cv.notify_all();
+  }
+};
+
+// A transport on a loopback port: /thread answers the worker's thread, /hold holds its worker at the
+// gate.
 class Served : public testing::ServedTransport {
  public:
-  explicit Served(TransportLimits limits)
-      : ServedTransport(limits, [](Router& router) {
-          router.Get("/thread", [](const httplib::Request&, httplib::Response& res) {
-            res.set_content(this_thread(), "text/plain");
-          });
-          router.Get("/sleep", [](const httplib::Request&, httplib::Response& res) {
-            std::this_thread::sleep_for(3s);
-            res.set_content("slept", "text/plain");
+  explicit Served(TransportLimits limits, Gate* gate = nullptr)
+      : ServedTransport(limits, [gate](Router& router) {
+          router.get("/thread", [](Exchange& x) { x.response.set(200, "text/plain", this_thread()); });
+          router.get("/hold", [gate](Exchange& x) {
+            if (gate) gate->hold();
+            x.response.set(200, "text/plain", "held");
           });
         }) {}
 };
@@ -64,26 +88,28 @@ TEST(KeepWindow, AKeptConnectionGivesItsWorkerBackWhenARequestWaits) {
   TransportLimits limits;
   limits.threads = 2;  // one worker may keep a connection, the other runs the rest
   limits.keep_window = 10s;
-  Served served(limits);
+  Gate gate;
+  Served served(limits, &gate);
   httplib::Client idle("127.0.0.1", served.port());
   idle.set_keep_alive(true);
   ASSERT_TRUE(idle.Get("/thread"));  // its worker now waits for this connection's next request
   auto busy = std::async(std::launch::async, [&] {
     httplib::Client c("127.0.0.1", served.port());
-    return c.Get("/sleep");  // takes the other worker for 3 s
+    return c.Get("/hold");  // takes the other worker until released
   });
-  std::this_thread::sleep_for(200ms);
+  ASSERT_TRUE(gate.wait_entered());
   const auto t0 = std::chrono::steady_clock::now();
   httplib::Client next("127.0.0.1", served.port());
   auto res = next.Get("/thread");
   const auto waited = std::chrono::steady_clock::now() - t0;
+  gate.release();
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
-  // Not after the 3 s sleep nor the 10 s window: the keeping worker was nudged (generous bound).
+  // Not after the held request nor the 10 s window: the keeping worker was nudged (generous bound).
   EXPECT_LT(waited, 2s);
-  auto slept = busy.get();
-  ASSERT_TRUE(slept);
-  EXPECT_EQ(slept->body, "slept");
+  auto held = busy.get();
+  ASSERT_TRUE(held);
+  EXPECT_EQ(held->body, "held");
   // The idle connection still works, through the reactor.
   EXPECT_TRUE(idle.Get("/thread"));
 }

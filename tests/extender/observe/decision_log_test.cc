@@ -211,7 +211,7 @@ TEST(DecisionLog, RingKeepsWithinItsMemoryBudget) {
     auto d = std::make_unique<Decision>();
     d->verb = "filter";
     d->pod = "ns/p" + std::to_string(i);
-    for (int n = 0; n < 100; ++n) d->nodes.push_back(std::string(100, 'n'));  // ~11 KB
+    for (int n = 0; n < 100; ++n) d->nodes.push_back(std::string(100, 'n'));
     return d;
   };
   const size_t one = approximate_bytes(*big(0));

@@ -3,9 +3,11 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "tests/support/test_server.h"
+#include "tests/support/wait.h"
 
 namespace kext::testing {
 namespace {
@@ -100,16 +102,18 @@ TEST(Metrics, CountsLatenciesAndCacheAfterKnownTraffic) {
   server.metrics().set_watch_lag_seconds("pods", 1.5);
 
   // The counters move after each reply is written; poll until the last request is in.
-  std::string text;
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    auto res = server.client().Get("/metrics");
-    ASSERT_TRUE(res);
-    ASSERT_EQ(res->status, 200);
-    EXPECT_EQ(res->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
-    text = res->body;
-    if (text.find(R"(kube_extender_requests_total{verb="healthz",code="200"} 1)") != std::string::npos) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  std::optional<httplib::Response> res;
+  wait_until([&] {
+    auto got = server.client().Get("/metrics");
+    res = got ? std::optional(*got) : std::nullopt;
+    return !res || res->status != 200 ||
+           res->body.find(R"(kube_extender_requests_total{verb="healthz",code="200"} 1)") !=
+               std::string::npos;
+  });
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200);
+  EXPECT_EQ(res->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+  const std::string text = res->body;
   std::map<std::string, std::string> types;
   const auto samples = parse_metrics(text, types);
 
@@ -172,7 +176,7 @@ TEST(Metrics, CountsLatenciesAndCacheAfterKnownTraffic) {
   }
 }
 
-// The heap gauges follow what the program holds: a 64 MiB block (mmapped by malloc) shows in in_use
+// The heap gauges follow what the program holds: a block large enough for malloc to mmap shows in in_use
 // while it lives and is gone from it once freed; the rendered text carries both states.
 TEST(Metrics, HeapBytesFollowLiveAllocations) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)

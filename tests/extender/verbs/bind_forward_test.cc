@@ -127,14 +127,16 @@ TEST(BindForward, AnUnreachableHolderIsNamedAndNotTriedAgainForASecond) {
   HeldElsewhere lease(*f.client, url);
   LeaderElector& here = lease.here;
 
-  BindForwarder forwarder(here, ForwardConfig{}, &f.metrics);
+  std::atomic<int64_t> ahead_ms{0};  // how far the forwarder's clock is moved ahead of steady_clock
+  BindForwarder forwarder(here, ForwardConfig{}, &f.metrics,
+                          [&] { return Clock::now() + std::chrono::milliseconds(ahead_ms.load()); });
   const auto t0 = Clock::now();
   std::optional<Reply> r = forwarder.forward(kBody, args());
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
   const std::string e = error_of(*r);
   EXPECT_NE(
-      e.find("not binding pod default/p: replica here does not hold the Lease kube-kube/client-extender"),
+      e.find("not binding pod default/p: replica here does not hold the Lease kube-extender/kube-extender"),
       std::string::npos)
       << e;
   EXPECT_NE(e.find("holder h at " + url + ": no connection (Connection)"), std::string::npos) << e;
@@ -150,7 +152,7 @@ TEST(BindForward, AnUnreachableHolderIsNamedAndNotTriedAgainForASecond) {
   EXPECT_EQ(f.metrics.forwards(), 2u);
   EXPECT_LT(Clock::now() - t0, 1s);
   // A second later one forward tries it again.
-  std::this_thread::sleep_for(1100ms);
+  ahead_ms += 1100;
   r = forwarder.forward(kBody, args());
   EXPECT_EQ(f.metrics.forward_failures(ForwardFailure::kConnect), 2u);
 }
@@ -220,7 +222,7 @@ TEST(BindForward, BeyondItsBoundAForwardThatMustWaitIsAnsweredAtOnce) {
   one.max_waiting = 1;
   BindForwarder forwarder(here, one, &f.metrics);
   auto first = std::async(std::launch::async, [&] { return forwarder.forward(kBody, args()); });
-  std::this_thread::sleep_for(300ms);  // the first forward is waiting for a holder
+  ASSERT_TRUE(wait_until([&] { return forwarder.waiting() == 1; }));  // the first waits for a holder
   std::optional<Reply> second = forwarder.forward(kBody, args());
   ASSERT_TRUE(second);
   EXPECT_NE(error_of(*second).find("1 binds are already waiting for the holder"), std::string::npos)

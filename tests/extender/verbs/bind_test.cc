@@ -6,6 +6,7 @@
 
 #include "tests/support/kube_objects.h"
 #include "tests/support/live_cluster.h"
+#include "tests/support/tcp_states.h"
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
@@ -94,7 +95,10 @@ TEST_F(Bind, ApiErrorsComeBackInErrorAndUndoTheAssumption) {
 TEST_F(Bind, ABindAfterTheServerClosedTheIdleConnectionSucceeds) {
   BindVerb verb(*client_, live_->cache(), 30s);
   EXPECT_EQ(error_of(verb.bind(bind_body("w0", "big"))), "");
-  std::this_thread::sleep_for(1500ms);  // the pooled connection is closed by the server meanwhile
+  // Until every connection open now has closed: the watches' streams end at their idle timeout, and
+  // the bind's pooled connection only when the server closes it.
+  const std::set<int> open = established_to(api_.port());
+  ASSERT_TRUE(wait_until([&] { return all_closed(open, api_.port()); }));
   EXPECT_EQ(error_of(verb.bind(bind_body("w1", "big"))), "");
   EXPECT_EQ(api_.bindings().size(), 2u);
 }

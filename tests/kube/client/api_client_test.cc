@@ -11,6 +11,7 @@
 #include "kube/client/cache_sinks.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/live_cluster.h"
+#include "tests/support/tcp_states.h"
 
 namespace kext::testing {
 namespace {
@@ -51,9 +52,10 @@ TEST(ApiClient, DoesNotReuseAConnectionTheServerClosed) {
   kube::ApiClient client(kube::kubeconfig_config(write_temp("reuse-kubeconfig", api.kubeconfig())),
                          kube::ApiClient::Timeouts{10000ms, 10000ms});
   ASSERT_EQ(client.get("/api/v1/nodes").status, 200);
-  // Past the server's keep-alive timeout (not a bound on anything: a shorter wait would only leave
-  // the connection open).
-  std::this_thread::sleep_for(2500ms);
+  // Until the server's keep-alive timeout has closed the connection the client pooled.
+  const std::set<int> pooled = established_to(api.port());
+  ASSERT_FALSE(pooled.empty());
+  ASSERT_TRUE(wait_until([&] { return all_closed(pooled, api.port()); }));
   auto r = client.get("/api/v1/nodes");
   EXPECT_EQ(r.status, 200) << r.error;
 }

@@ -20,7 +20,7 @@ using Clock = std::chrono::steady_clock;
 using kube::LeaderElector;
 using Attempt = LeaderElector::Attempt;
 
-const std::string kLease = "kube-kube/client-extender";
+const std::string kLease = "kube-extender/kube-extender";
 
 kube::LeaderElectionConfig fast(const std::string& identity) {
   kube::LeaderElectionConfig c;
@@ -32,7 +32,7 @@ kube::LeaderElectionConfig fast(const std::string& identity) {
 }
 
 // For tests that do not wait for a lease to run out: a TLS round trip under TSan takes longer than
-// fast()'s 500 ms renew deadline, which would end the holding before the test looks at it.
+// fast()'s renew deadline, which would end the holding before the test looks at it.
 kube::LeaderElectionConfig patient(const std::string& identity) {
   kube::LeaderElectionConfig c = fast(identity);
   c.lease_duration = 30s;
@@ -74,7 +74,9 @@ TEST(LeaderElection, TheHolderRenewsAndOthersWait) {
   EXPECT_EQ(b.try_acquire_or_renew(), Attempt::kHeldByOther);
   EXPECT_FALSE(b.is_leader());
   EXPECT_EQ(b.holder(), "a");
-  std::this_thread::sleep_for(5ms);  // renewTime has microseconds: the renewal writes a new one
+  // renewTime has microseconds: once the clock has passed the first renewal's, the renewal writes a new one.
+  const auto renewed = std::chrono::floor<std::chrono::microseconds>(std::chrono::system_clock::now());
+  ASSERT_TRUE(wait_until([&] { return std::chrono::system_clock::now() > renewed + 1us; }));
   ASSERT_EQ(a.try_acquire_or_renew(), Attempt::kHeld);
   EXPECT_NE(renew_time(api.lease(kLease)), first);
   EXPECT_EQ(b.try_acquire_or_renew(), Attempt::kHeldByOther);  // renewed: still not expired for b
@@ -183,7 +185,7 @@ TEST(LeaderElection, OnlyTheHolderBinds) {
   BindVerb on_b(*client, live.cache(), 30s, &b);
   Reply refused = on_b.bind(body);
   EXPECT_EQ(refused.status, 200);
-  EXPECT_NE(error_of(refused).find("does not hold the Lease kube-kube/client-extender (holder: a)"),
+  EXPECT_NE(error_of(refused).find("does not hold the Lease kube-extender/kube-extender (holder: a)"),
             std::string::npos)
       << refused.body;
   EXPECT_TRUE(api.bindings().empty());
@@ -270,7 +272,7 @@ TEST(LeaderElection, TwoReplicasOneBinderAndSigtermHandsOver) {
   ASSERT_TRUE(during_handover);
   EXPECT_EQ(during_handover->body, R"({"Error":""})");
   EXPECT_EQ(a->wait_exit(20s), 0) << a->log();
-  EXPECT_NE(a->log().find("released lease kube-kube/client-extender"), std::string::npos) << a->log();
+  EXPECT_NE(a->log().find("released lease kube-extender/kube-extender"), std::string::npos) << a->log();
   ASSERT_TRUE(wait_until([&] { return api.lease_holder(kLease) == "replica-b"; }, 20s)) << b->log();
   EXPECT_LT(Clock::now() - t0, 20s);  // well inside the 30 s lease duration
   EXPECT_EQ(api.bindings().size(), 2u);

@@ -144,7 +144,7 @@ TEST(FlatShard, EqualHashesFindOnlyTheExactKey) {
   }
 }
 
-// The node cache holds shared_ptrs to NodeInfos of ~10 KB: an erased node must be freed at the erase,
+// The node cache holds shared_ptrs to large NodeInfos: an erased node must be freed at the erase,
 // not when some later insert happens to overwrite its slot.
 TEST(FlatShard, EraseReleasesTheValue) {
   FlatShard<std::shared_ptr<int>> shard;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/quantile.h"
 #include "policy/policy.h"
 #include "tests/sim/core/sim_fixtures.h"
 #include "tests/support/test_builders.h"
@@ -219,9 +220,9 @@ std::unique_ptr<Simulator> busy_simulator(const Engine& eng) {
   options.seed = 3;
   auto sim = std::make_unique<Simulator>(std::move(cluster), eng, options);
   for (int i = 0; i < 120; ++i) {
-    sim->add_pending(sim_pod("p" + std::to_string(i), pick(3, 12) * 100, static_cast<int32_t>(pick(0, 2) * 100)),
-                     seconds(pick(0, 300)),
-                     Lifecycle{seconds(pick(60, 600)), seconds(pick(0, 20)), pick(0, 1) == 1});
+    sim->add_pending(
+        sim_pod("p" + std::to_string(i), pick(3, 12) * 100, static_cast<int32_t>(pick(0, 2) * 100)),
+        seconds(pick(0, 300)), Lifecycle{seconds(pick(60, 600)), seconds(pick(0, 20)), pick(0, 1) == 1});
   }
   return sim;
 }
@@ -271,8 +272,8 @@ TEST(RunUntil, StepsMakeTheSameDecisionsAsOneRun) {
   ASSERT_GT(want_summary.preemptions, 0u) << "the workload should exercise preemption";
   ASSERT_GT(want_summary.recreated, 0u);
   ASSERT_GT(want_summary.unschedulable, 0u);
-  for (SimDuration step : {SimDuration(seconds(1)), SimDuration(std::chrono::milliseconds(3700)),
-                           SimDuration(seconds(60))}) {
+  for (SimDuration step :
+       {SimDuration(seconds(1)), SimDuration(std::chrono::milliseconds(3700)), SimDuration(seconds(60))}) {
     auto stepped = busy_simulator(*eng);
     RunSummary summary;
     EXPECT_EQ(run_in_steps(*stepped, step, summary), want) << step.count() << " us steps";
@@ -508,7 +509,7 @@ TEST(Quantile, NearestRank) {
     SCOPED_TRACE(c.q);
     EXPECT_EQ(quantile(v, c.q), seconds(c.want_s));
   }
-  EXPECT_EQ(quantile({}, 0.5), SimDuration::zero());
+  EXPECT_EQ(quantile(std::vector<SimDuration>{}, 0.5), SimDuration::zero());
 }
 
 TEST(FormatSummary, AlignedColumnsAndCompare) {

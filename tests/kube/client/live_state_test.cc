@@ -1,7 +1,10 @@
 // The live cache against the in-repo API server over mutual TLS: initial sync, events, and after each
 // injected fault the cache equals the server's state (nothing lost, nothing stale).
+#include "kube/client/live_state.h"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -9,7 +12,6 @@
 
 #include "kube/client/api_config.h"
 #include "kube/client/cache_sinks.h"
-#include "kube/client/live_state.h"
 #include "kube/state/state_dump.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/kube_objects.h"
@@ -116,8 +118,16 @@ TEST_F(Watch, NotReadyUntilEveryWatchedResourceListed) {
     if (w.optional) continue;  // below
     const std::string r(w.name);
     api_.forbid(r);
+    const size_t asked = api_.requests().size();
     start();
-    std::this_thread::sleep_for(300ms);
+    // Until the resource's list was refused and asked again.
+    auto lists_of_r = [&] {
+      const auto requests = api_.requests();
+      return std::count_if(
+          requests.begin() + static_cast<std::ptrdiff_t>(asked), requests.end(),
+          [&](const auto& q) { return q.second.size() > r.size() && q.second.ends_with("/" + r); });
+    };
+    ASSERT_TRUE(wait_until([&] { return lists_of_r() >= 2; })) << r;
     EXPECT_FALSE(store_.ready()) << r;
     api_.forbid(r, false);
     EXPECT_TRUE(converges()) << r;
@@ -304,8 +314,8 @@ TEST_F(Watch, GoneAsErrorEventRelistsAndReplaces) {
 // every kind relists and replaces what it held.
 TEST_F(Watch, GoneOnEveryOpenStreamRelistsEveryKind) {
   seed();
-  // The 410 reaches only the streams open at the compaction. With the fast 600 ms idle timeout, a silent
-  // stream (nothing happens to PDBs here) could be abandoned just before it and reopen from a
+  // The 410 reaches only the streams open at the compaction. With fast_live_options' short idle timeout, a
+  // silent stream (nothing happens to PDBs here) could be abandoned just before it and reopen from a
   // resourceVersion the compaction keeps: no 410 for that kind (seen once under TSan).
   auto opts = fast_live_options();
   opts.reflector.idle_timeout = kPatience;
@@ -365,10 +375,13 @@ TEST_F(Watch, MemoryIsReleasedAfterTheFirstListsAndAfterEveryRelist) {
   // (a counter on this stack was written after its frame was gone: ASan, stack-use-after-return).
   auto releases = std::make_shared<std::atomic<int>>(0);
   opts.release_memory = [releases] { ++*releases; };
+  auto rounds = std::make_shared<std::atomic<int>>(0);  // housekeeping rounds, counted by their lag report
+  opts.report_lag = [rounds](const std::string& resource, double) { *rounds += resource == "nodes"; };
   start(opts);
   ASSERT_TRUE(converges());
   ASSERT_TRUE(wait_until([&] { return *releases >= 1; }));
-  std::this_thread::sleep_for(100ms);  // housekeeping runs every 20 ms: nothing new to release
+  const int released_at = *rounds;
+  ASSERT_TRUE(wait_until([&] { return *rounds >= released_at + 3; }));  // nothing new to release since
   EXPECT_EQ(*releases, 1);
   watching();
   api_.restart();

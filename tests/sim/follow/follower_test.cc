@@ -2,6 +2,8 @@
 // scheduler deciding with the same configuration and seed agrees on every pod, a different one does
 // not; live deletions, new nodes, pods created bound and a relist after 410 reach the simulation; and
 // every request the follower sends is a GET.
+#include "sim/follow/follower.h"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -20,20 +22,21 @@
 #include <vector>
 
 #include "json/json.h"
+#include "sim/inputs.h"
+#include "sim/run.h"
+#include "sim/sim_options.h"
 #include "tests/support/child_process.h"
 #include "tests/support/command_line.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/temp_dir.h"
-#include "sim/follow/follower.h"
-#include "sim/inputs.h"
-#include "sim/run.h"
-#include "sim/sim_options.h"
+#include "tests/support/wait.h"
 
 namespace kext::simtool::follow {
 namespace {
 
 using kext::testing::FakeApiServer;
 using kext::testing::TempDir;
+using kext::testing::wait_until;
 using namespace std::chrono_literals;
 
 std::string node_json(const std::string& name, const std::string& cpu = "4",
@@ -52,15 +55,6 @@ std::string pod_json(const std::string& name, const std::string& node, const std
          (node.empty() ? "" : R"("nodeName":")" + node + R"(",)") +
          R"("priority":0,"containers":[{"name":"c","resources":{"requests":{"cpu":")" + cpu +
          R"(","memory":")" + memory + R"("}}}]},"status":{"phase":")" + status + R"("}})";
-}
-
-bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds limit = 15s) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (done()) return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return done();
 }
 
 // A follower run in process against `api`, stopped (and joined) on destruction.
@@ -156,7 +150,7 @@ Snapshot follow_production(const std::string& production_config,
   }
   Production production(nodes, production_config, production_seed);
   Following f(api, follower_configs, seed);
-  EXPECT_TRUE(wait_for([&] { return f.snapshot().production_nodes.size() == 10; })) << f.err.str();
+  EXPECT_TRUE(wait_until([&] { return f.snapshot().production_nodes.size() == 10; })) << f.err.str();
   const char* cpus[] = {"100m", "250m", "500m", "1", "250m", "100m"};
   const char* memories[] = {"128Mi", "512Mi", "1Gi", "256Mi"};
   for (int i = 0; i < 60; ++i) {
@@ -166,13 +160,13 @@ Snapshot follow_production(const std::string& production_config,
     api.put("pods", pending);
     // The follower compares only pods it saw pending; on a loaded machine (sanitizers) its pod
     // watch can start after this put, so production binds once the follower has seen the pod.
-    EXPECT_TRUE(wait_for([&] { return f.snapshot().production_pending == 1; })) << name;
+    EXPECT_TRUE(wait_until([&] { return f.snapshot().production_pending == 1; })) << name;
     const std::string node = production.decide(pending);
     EXPECT_FALSE(node.empty()) << name;
     EXPECT_TRUE(api.update("pods", "live/" + name, [&](const std::string&) -> std::optional<std::string> {
       return pod_json(name, node, cpu, memory);
     }));
-    EXPECT_TRUE(wait_for([&] {
+    EXPECT_TRUE(wait_until([&] {
       const Snapshot s = f.snapshot();
       for (const PolicyView& p : s.policies)
         if (p.compared != static_cast<uint64_t>(i) + 1 || p.decisions != static_cast<uint64_t>(i) + 1)
@@ -249,35 +243,35 @@ TEST(Follow, MirrorsDeletionsNewNodesBoundPodsAndARelistAfterGone) {
   api.put("nodes", node_json("n1", "1", "4Gi"));
   api.put("pods", pod_json("big", "n1", "800m"));  // running before the follow starts
   Following f(api, {});
-  ASSERT_TRUE(wait_for([&] { return f.simulated_node("u-big") == "n1"; })) << f.err.str();
+  ASSERT_TRUE(wait_until([&] { return f.simulated_node("u-big") == "n1"; })) << f.err.str();
 
   // No room: p waits; the live deletion of big frees it.
   api.put("pods", pod_json("p", "", "500m"));
-  ASSERT_TRUE(wait_for([&] {
+  ASSERT_TRUE(wait_until([&] {
     bool failed = false;
     f.follower->inspect([&](const auto& m) { failed = m[0]->summary().unschedulable > 0; });
     return failed;
   }));
   EXPECT_EQ(f.simulated_node("u-p"), "");
   api.remove("pods", "live/big");
-  ASSERT_TRUE(wait_for([&] { return f.simulated_node("u-p") == "n1"; })) << "the deletion freed its room";
+  ASSERT_TRUE(wait_until([&] { return f.simulated_node("u-p") == "n1"; })) << "the deletion freed its room";
   EXPECT_EQ(f.simulated_node("u-big"), "-");
 
   // A node added live is used.
   api.put("pods", pod_json("q", "", "900m"));
-  ASSERT_TRUE(wait_for([&] { return f.simulated_node("u-q") == ""; }));
+  ASSERT_TRUE(wait_until([&] { return f.simulated_node("u-q") == ""; }));
   api.put("nodes", node_json("n2", "1", "4Gi"));
-  ASSERT_TRUE(wait_for([&] { return f.simulated_node("u-q") == "n2"; }));
+  ASSERT_TRUE(wait_until([&] { return f.simulated_node("u-q") == "n2"; }));
 
   // A pod created bound (a DaemonSet's) is mirrored where it is.
   api.put("pods", pod_json("ds", "n2", "50m"));
-  ASSERT_TRUE(wait_for([&] { return f.simulated_node("u-ds") == "n2"; }));
+  ASSERT_TRUE(wait_until([&] { return f.simulated_node("u-ds") == "n2"; }));
 
   // A finished pod leaves the simulation.
   api.update("pods", "live/q", [](const std::string&) -> std::optional<std::string> {
     return pod_json("q", "n2", "900m", "256Mi", "Succeeded");
   });
-  ASSERT_TRUE(wait_for([&] { return f.simulated_node("u-q") == "-"; }));
+  ASSERT_TRUE(wait_until([&] { return f.simulated_node("u-q") == "-"; }));
 
   // p deleted while the pods' watch is cut off, then every resourceVersion gone: the relist after the
   // 410 finds p missing and deletes it.
@@ -285,10 +279,9 @@ TEST(Follow, MirrorsDeletionsNewNodesBoundPodsAndARelistAfterGone) {
   for (const auto& s : f.follower->stream_status()) gone_before += s.gone;
   api.hang_streams();
   api.remove("pods", "live/p");
-  std::this_thread::sleep_for(200ms);
   EXPECT_EQ(f.simulated_node("u-p"), "n1") << "the hung stream did not deliver the deletion";
   api.restart();
-  ASSERT_TRUE(wait_for([&] { return f.simulated_node("u-p") == "-"; })) << f.err.str();
+  ASSERT_TRUE(wait_until([&] { return f.simulated_node("u-p") == "-"; })) << f.err.str();
   uint64_t gone_after = 0;
   for (const auto& s : f.follower->stream_status()) gone_after += s.gone;
   EXPECT_GT(gone_after, gone_before) << "a 410 forced the relist";
@@ -344,7 +337,7 @@ TEST(Follow, MirrorsNamespacesAndWorkloadsForTheTopologyPlugins) {
     auto tier = it->second.find("tier");
     return tier == it->second.end() ? std::string() : tier->second;
   };
-  ASSERT_TRUE(wait_for([&] {
+  ASSERT_TRUE(wait_until([&] {
     return f.simulated_node("u-db") == "n1" && seen([&](const ClusterView& v) {
              return tier_of_team(v) == "data" && v.services.size() == 1 && v.replica_sets.size() == 1;
            });
@@ -352,7 +345,7 @@ TEST(Follow, MirrorsNamespacesAndWorkloadsForTheTopologyPlugins) {
 
   // The namespaceSelector picks team by its label: db's node is out for p.
   api.put("pods", labelled_pod("p", "live", "web", "", true));
-  ASSERT_TRUE(wait_for([&] {
+  ASSERT_TRUE(wait_until([&] {
     bool failed = false;
     f.follower->inspect([&](const auto& m) { failed = m[0]->summary().unschedulable > 0; });
     return failed;
@@ -363,9 +356,10 @@ TEST(Follow, MirrorsNamespacesAndWorkloadsForTheTopologyPlugins) {
   ASSERT_TRUE(api.update("namespaces", "team", [](const std::string&) -> std::optional<std::string> {
     return R"({"metadata":{"name":"team","labels":{"tier":"web"}}})";
   }));
-  ASSERT_TRUE(wait_for([&] { return seen([&](const ClusterView& v) { return tier_of_team(v) == "web"; }); }));
+  ASSERT_TRUE(
+      wait_until([&] { return seen([&](const ClusterView& v) { return tier_of_team(v) == "web"; }); }));
   api.put("pods", labelled_pod("p2", "live", "web", "", true));
-  ASSERT_TRUE(wait_for([&] { return f.simulated_node("u-p2") == "n1"; })) << f.err.str();
+  ASSERT_TRUE(wait_until([&] { return f.simulated_node("u-p2") == "n1"; })) << f.err.str();
 
   // Deletions, and a selector dropped by an update, leave the simulation.
   api.remove("services", "live/web");
@@ -373,7 +367,7 @@ TEST(Follow, MirrorsNamespacesAndWorkloadsForTheTopologyPlugins) {
     return R"({"metadata":{"name":"web-1","namespace":"live"},"spec":{}})";
   }));
   api.remove("namespaces", "team");
-  ASSERT_TRUE(wait_for([&] {
+  ASSERT_TRUE(wait_until([&] {
     return seen([&](const ClusterView& v) {
       return v.services.empty() && v.replica_sets.empty() && tier_of_team(v) == "-";
     });
@@ -385,11 +379,15 @@ TEST(Follow, AServerWithoutPriorityClassesIsProbedOnce) {
   FakeApiServer api;
   api.put("nodes", node_json("n1"));
   Following f(api, {});
-  ASSERT_TRUE(wait_for([&] { return f.snapshot().production_nodes.size() == 1; }));
-  std::this_thread::sleep_for(500ms);
-  int probes = 0;
-  for (const auto& [method, path] : api.requests())
-    probes += path == "/apis/scheduling.k8s.io/v1/priorityclasses";
+  ASSERT_TRUE(wait_until([&] { return f.snapshot().production_nodes.size() == 1; }));
+  auto probes_sent = [&] {
+    int n = 0;
+    for (const auto& [method, path] : api.requests())
+      n += path == "/apis/scheduling.k8s.io/v1/priorityclasses";
+    return n;
+  };
+  ASSERT_TRUE(wait_until([&] { return probes_sent() >= 1; }));
+  const int probes = probes_sent();
   EXPECT_EQ(probes, 1) << "a 404 is not retried";
   for (const auto& s : f.follower->stream_status()) EXPECT_NE(s.resource, "priorityclasses");
 }
@@ -478,7 +476,7 @@ TEST(Follow, TheBinaryFollowsForItsDurationServesMetricsAndWritesItsFiles) {
                              .c_str());
   });
   int port = 0;
-  wait_for([&] {
+  wait_until([&] {
     std::smatch m;
     const std::string text = kext::testing::slurp(err);
     if (!std::regex_search(text, m, std::regex("http://127\\.0\\.0\\.1:([0-9]+)/"))) return false;
@@ -488,7 +486,7 @@ TEST(Follow, TheBinaryFollowsForItsDurationServesMetricsAndWritesItsFiles) {
   ASSERT_GT(port, 0) << kext::testing::slurp(err);
   httplib::Client client("127.0.0.1", port);
   std::string metrics;
-  wait_for([&] {
+  wait_until([&] {
     auto res = client.Get("/metrics");
     if (!res || res->status != 200) return false;
     metrics = res->body;
@@ -528,12 +526,20 @@ TEST(Follow, TheBinaryStopsCleanlyOnSigterm) {
   ASSERT_GT(pid, 0);
   // Listening (and so past the point where it blocks the signals) once it names its page; synced once
   // the node is on it.
-  ASSERT_TRUE(wait_for([&] { return kext::testing::slurp(err).find("live page") != std::string::npos; }))
+  ASSERT_TRUE(wait_until([&] { return kext::testing::slurp(err).find("live page") != std::string::npos; }))
       << kext::testing::slurp(err);
-  std::this_thread::sleep_for(300ms);
+  std::smatch m;
+  const std::string named = kext::testing::slurp(err);
+  ASSERT_TRUE(std::regex_search(named, m, std::regex("http://127\\.0\\.0\\.1:([0-9]+)/"))) << named;
+  httplib::Client page("127.0.0.1", std::stoi(m[1]));
+  ASSERT_TRUE(wait_until([&] {
+    auto res = page.Get("/metrics");
+    return res && res->body.find("kube_extender_sim_follow_reflector_lists_total{resource=\"nodes\"} 1") !=
+                      std::string::npos;
+  })) << kext::testing::slurp(err);
   kill(pid, SIGTERM);
   int status = 0;
-  ASSERT_TRUE(wait_for([&] { return waitpid(pid, &status, WNOHANG) == pid; }, 20s));
+  ASSERT_TRUE(wait_until([&] { return waitpid(pid, &status, WNOHANG) == pid; }, 20s));
   EXPECT_TRUE(WIFEXITED(status)) << status;
   EXPECT_EQ(WEXITSTATUS(status), 0) << kext::testing::slurp(err);
   EXPECT_NE(kext::testing::slurp(html).find("<html"), std::string::npos);

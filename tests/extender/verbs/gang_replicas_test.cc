@@ -124,6 +124,13 @@ class GangReplicas2 : public ::testing::Test {
                                     R"(","PodUID":"uid-)" + ns + "-" + name + R"(","Node":")" + node + "\"}",
                                 "application/json");
   }
+  // The binds the Lease holder holds now (kube_extender_gang_held_binds), -1 without an answer.
+  int64_t held_by_holder() {
+    constexpr std::string_view kGauge = "\nkube_extender_gang_held_binds ";
+    auto r = client(holder_).Get("/metrics");
+    const size_t at = r && r->status == 200 ? r->body.find(kGauge) : std::string::npos;
+    return at == std::string::npos ? -1 : std::stoll(r->body.substr(at + kGauge.size()));
+  }
   std::multiset<std::string> bound() const {
     std::multiset<std::string> out;
     for (const auto& b : cluster_.api.bindings()) out.insert(b.name);
@@ -190,7 +197,7 @@ TEST_F(GangReplicas2, AnOrdinaryPodBoundIntoHeldRoomIsRefusedAndTheGroupBindsWho
       return error_of(bind(i % 2 ? holder_ : other_, "train", name, node));
     }));
     if (i < 3) {
-      std::this_thread::sleep_for(50ms);
+      EXPECT_TRUE(wait_until([&] { return held_by_holder() == i + 1; })) << logs();
       EXPECT_EQ(bound().size(), 0u) << "a partial group was bound";
     }
   }

@@ -1,5 +1,7 @@
 // extender-sim --record-dir (sim/record_input.h): the pods of an extender recording as pending
 // pods, their order and arrival times, and the recording's errors.
+#include "sim/record_input.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -11,7 +13,6 @@
 
 #include "common/record_format.h"
 #include "json/json.h"
-#include "sim/record_input.h"
 #include "sim/run.h"
 
 namespace kext::simtool {
