@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "bench/synthetic_cluster.h"
+#include "common/quantile.h"
 #include "extender/server/server.h"
 #include "kube/state/snapshot_loader.h"
 #include "load/http_connection.h"
@@ -52,7 +53,8 @@ void run(benchmark::State& st, Mode mode) {
   if (log_size > 0) decisions = std::make_unique<kext::DecisionLog>(log_size);
   const char* metrics_env = std::getenv("KEXT_METRICS");
   const bool with_metrics = !(metrics_env && std::string(metrics_env) == "0");
-  kext::Server server(cfg, verbs, store, kext::ServerObservers{with_metrics ? &metrics : nullptr, decisions.get()});
+  kext::Server server(cfg, verbs, store,
+                      kext::ServerObservers{with_metrics ? &metrics : nullptr, decisions.get()});
   std::string err;
   if (!server.bind(&err)) {
     st.SkipWithError(err.c_str());
@@ -60,7 +62,8 @@ void run(benchmark::State& st, Mode mode) {
   }
   std::thread t([&] { server.serve(); });
   // The load tool's client: Go-like large reads, TCP_NODELAY, one keep-alive connection.
-  auto client = std::make_unique<kext::load::HttpConnection>("127.0.0.1", server.port(), std::chrono::seconds(30));
+  auto client =
+      std::make_unique<kext::load::HttpConnection>("127.0.0.1", server.port(), std::chrono::seconds(30));
   kext::load::HttpConnection& cli = *client;
   const std::string& body = full ? w.full_request : w.names_request;
   std::vector<double> lat;
@@ -69,10 +72,13 @@ void run(benchmark::State& st, Mode mode) {
   for (auto _ : st) {
     auto t0 = std::chrono::steady_clock::now();
     // The floor: two round trips that do no work, what the transport and loopback cost by themselves.
-    const auto ef = mode == Mode::kFloor ? cli.get("/healthz", f) : cli.post("/filter", body, "application/json", f);
-    const auto ep = mode == Mode::kFloor ? cli.get("/healthz", p) : cli.post("/prioritize", body, "application/json", p);
+    const auto ef =
+        mode == Mode::kFloor ? cli.get("/healthz", f) : cli.post("/filter", body, "application/json", f);
+    const auto ep =
+        mode == Mode::kFloor ? cli.get("/healthz", p) : cli.post("/prioritize", body, "application/json", p);
     auto t1 = std::chrono::steady_clock::now();
-    if (ef != kext::load::HttpFailure::kNone || ep != kext::load::HttpFailure::kNone || f.status != 200 || p.status != 200) {
+    if (ef != kext::load::HttpFailure::kNone || ep != kext::load::HttpFailure::kNone || f.status != 200 ||
+        p.status != 200) {
       st.SkipWithError("request failed");
       break;
     }
@@ -85,8 +91,8 @@ void run(benchmark::State& st, Mode mode) {
   t.join();
   if (lat.empty()) return;
   std::sort(lat.begin(), lat.end());
-  st.counters["p50_us"] = lat[lat.size() / 2];
-  st.counters["p99_us"] = lat[std::min(lat.size() - 1, lat.size() * 99 / 100)];
+  st.counters["p50_us"] = kext::nearest_rank(lat, 0.50);
+  st.counters["p99_us"] = kext::nearest_rank(lat, 0.99);
   st.counters["body_bytes"] = static_cast<double>(body.size());
   st.counters["server_cpu_us"] = server_cpu / static_cast<double>(lat.size());
 }

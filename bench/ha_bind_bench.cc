@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/quantile.h"
 #include "tests/support/replica_cluster.h"
 
 namespace {
@@ -83,10 +84,7 @@ BENCHMARK(BM_HaBind)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
+using kext::median;
 
 }  // namespace
 

@@ -27,6 +27,7 @@
 
 #include "algorithms/namespaced_key.h"
 #include "common/cli.h"
+#include "common/quantile.h"
 #include "common/read_file.h"
 #include "common/rfc3339.h"
 #include "extender/observe/metrics.h"
@@ -44,6 +45,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+using kext::median;
 using namespace std::chrono_literals;
 
 struct Options {
@@ -341,12 +343,6 @@ double heap_in_use_kib(int port) {
   return at == std::string::npos
              ? 0
              : std::strtod(reply.body.c_str() + at + 1 + kext::kHeapInUseSeries.size(), nullptr) / 1024;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 // Lines in one text and not the other, a few of each.

@@ -1,7 +1,9 @@
 #pragma once
 // Nearest-rank quantiles: the smallest value with at least a fraction q of all values at or below it
 // (rank ceil(q * n), at least 1), so every quantile is a value that was measured. The one place the
-// project computes them: extender-sim's summary latencies and pod shape, extender-load's report.
+// project computes them: extender-sim's summary latencies and pod shape, extender-load's report, the
+// benchmarks' percentiles; and the median of an even count as the mean of the middle two, for figures
+// over repeated runs.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -24,6 +26,14 @@ template <typename T>
 T quantile(std::vector<T> values, double q) {
   std::sort(values.begin(), values.end());
   return nearest_rank(values, q);
+}
+
+// The median of `values` in any order, the mean of the middle two for an even count; 0 for none.
+inline double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
 }  // namespace kext
