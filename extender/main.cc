@@ -137,8 +137,10 @@ kext::ForwardConfig forward_config(const kext::Options& opts) {
   return forward;
 }
 
-kext::GangConfig gang_config(const kext::Options& opts, const kext::kube::LeaderElector* elector) {
+kext::GangConfig gang_config(const kext::Options& opts, const kext::kube::LeaderElector* elector,
+                             const kext::Profile& profile) {
   kext::GangConfig gang = opts.gang;
+  gang.topology_levels = profile.topology_levels;
   gang.max_held_binds = opts.gang_max_held_binds > 0 ? opts.gang_max_held_binds
                                                      : std::max<size_t>(1, opts.server.limits.threads / 2);
   if (elector && gang.max_hold >= elector->config().forward_timeout) {
@@ -170,7 +172,7 @@ ClusterClients connect_cluster(const kext::Options& opts, kext::StateStore& stor
   if (opts.api.bind) {
     // Gang scheduling holds members' binds: it needs the bind verb, and runs wherever it does.
     c.gangs = std::make_unique<kext::GangCoordinator>(profile.engine, store,
-                                                      gang_config(opts, c.elector.get()), &metrics);
+                                                      gang_config(opts, c.elector.get(), profile), &metrics);
     c.binder = std::make_unique<kext::BindVerb>(*c.api, c.live->cache(), opts.api.assume_ttl, c.elector.get(),
                                                 c.forwarder.get(), c.gangs.get());
     if (c.elector)

@@ -2,6 +2,9 @@
 
 #include <ctime>
 #include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/rfc3339.h"
 #include "kubeobjects/write.h"
@@ -364,6 +367,42 @@ void write_pdb(JsonWriter& w, const PodDisruptionBudget& pdb) {
   w.EndObject();
 }
 
+namespace {
+
+// A group's topology annotations (algorithms/gang/pod_group.h): the preferred key in either API, the
+// required one where the API has no field for it (scheduler-plugins').
+void write_topology_annotations(JsonWriter& w, const gang::PodGroupSpec& g) {
+  std::vector<std::pair<std::string_view, std::string>> annotations;
+  if (!g.topology.required.empty() && g.api != gang::GroupApi::kWorkload)
+    annotations.emplace_back(gang::kRequiredTopologyAnnotation, g.topology.required);
+  if (!g.topology.preferred.empty())
+    annotations.emplace_back(gang::kPreferredTopologyAnnotation, g.topology.preferred);
+  kubeobjects::map_member(w, "annotations", annotations);
+}
+
+// Upstream's spec.schedulingPolicy and spec.schedulingConstraints (k8s.io/api scheduling/v1alpha2).
+void write_workload_spec(JsonWriter& w, const gang::PodGroupSpec& g) {
+  w.Key("schedulingPolicy");
+  w.StartObject();
+  w.Key(g.all_or_nothing ? "gang" : "basic");
+  w.StartObject();
+  if (g.all_or_nothing) write_member(w, "minCount", static_cast<int64_t>(g.min_member));
+  w.EndObject();
+  w.EndObject();
+  if (g.topology.required.empty()) return;
+  w.Key("schedulingConstraints");
+  w.StartObject();
+  w.Key("topology");
+  w.StartArray();
+  w.StartObject();
+  write_member(w, "key", g.topology.required);
+  w.EndObject();
+  w.EndArray();
+  w.EndObject();
+}
+
+}  // namespace
+
 void write_pod_group(JsonWriter& w, const gang::PodGroupSpec& g) {
   const bool workload = g.api == gang::GroupApi::kWorkload;
   w.StartObject();
@@ -374,17 +413,12 @@ void write_pod_group(JsonWriter& w, const gang::PodGroupSpec& g) {
   write_member(w, "name", g.name);
   write_member(w, "namespace", g.namespace_);
   kubeobjects::time_member(w, "creationTimestamp", g.creation_unix_seconds);
+  write_topology_annotations(w, g);
   w.EndObject();
   w.Key("spec");
   w.StartObject();
   if (workload) {
-    w.Key("schedulingPolicy");
-    w.StartObject();
-    w.Key(g.all_or_nothing ? "gang" : "basic");
-    w.StartObject();
-    if (g.all_or_nothing) write_member(w, "minCount", static_cast<int64_t>(g.min_member));
-    w.EndObject();
-    w.EndObject();
+    write_workload_spec(w, g);
   } else {
     write_member(w, "minMember", static_cast<int64_t>(g.min_member));
     if (g.schedule_timeout_seconds)

@@ -26,7 +26,8 @@ void write_pod(JsonWriter& w, const Pod& pod, std::optional<int64_t> deletion_un
 void write_node(JsonWriter& w, const Node& node, std::string_view images_json = {});
 void write_pdb(JsonWriter& w, const PodDisruptionBudget& pdb);
 // In its own API: scheduler-plugins' scheduling.x-k8s.io/v1alpha1 (minMember, scheduleTimeoutSeconds,
-// minResources) or upstream's scheduling.k8s.io/v1alpha2 (schedulingPolicy gang.minCount or basic).
+// minResources) or upstream's scheduling.k8s.io/v1alpha2 (schedulingPolicy gang.minCount or basic,
+// schedulingConstraints.topology); the topology annotations where the API has no field.
 void write_pod_group(JsonWriter& w, const gang::PodGroupSpec& group);
 
 std::string pod_json(const Pod& pod, std::optional<int64_t> deletion_unix_seconds = std::nullopt);

@@ -9,6 +9,7 @@
 #include <set>
 #include <utility>
 
+#include "common/k8s_names.h"
 #include "common/url_path.h"
 #include "yaml/yaml.h"
 
@@ -473,10 +474,28 @@ void parse_plugins(const Object& holder, Config& config) {
     fail(holder.path("plugins"), "enables no filter and no score plugin");
 }
 
+// gang: {topologyLevels: [node label key, ...]}, coarse to fine: each a label key, none twice.
+std::vector<std::string> parse_gang(const Value& v) {
+  const Object gang(v, "gang", {"topologyLevels"});
+  std::vector<std::string> levels;
+  const Value* list = gang.array("topologyLevels");
+  if (!list) return levels;
+  for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
+    const std::string p = at(gang.path("topologyLevels"), i);
+    std::string key = checked_string((*list)[i], p);
+    if (const std::string why = qualified_name_error(key); !why.empty())
+      fail(p, "\"" + key + "\" is not a node label key: " + why);
+    if (std::find(levels.begin(), levels.end(), key) != levels.end())
+      fail(p, "duplicate level \"" + key + "\"");
+    levels.push_back(std::move(key));
+  }
+  return levels;
+}
+
 Config parse_config_impl(const Value& doc) {
   const Object root(doc, "",
                     {"apiVersion", "kind", "plugins", "pluginConfig", "alwaysCheckAllFilters", "preemption",
-                     "parallelThreshold", "parallelMinWorkMicroseconds"});
+                     "parallelThreshold", "parallelMinWorkMicroseconds", "gang"});
   check_type_meta(root, kConfigApiVersion, kConfigKind);
 
   Config config;
@@ -500,6 +519,7 @@ Config parse_config_impl(const Value& doc) {
   if (auto t = root.integer("parallelMinWorkMicroseconds")) {
     config.parallel_min_work_us = in_range(*t, 0, kMaxParallelMinWorkUs, "parallelMinWorkMicroseconds");
   }
+  if (const Value* gang = root.get("gang")) config.topology_levels = parse_gang(*gang);
   return config;
 }
 
@@ -783,6 +803,13 @@ void write_config(Writer& w, const Config& c) {
   w.Int64(c.parallel_threshold);
   w.Key("parallelMinWorkMicroseconds");
   w.Int64(c.parallel_min_work_us);
+  w.Key("gang");
+  w.StartObject();
+  w.Key("topologyLevels");
+  w.StartArray();
+  for (const auto& level : c.topology_levels) json::write_string(w, level);
+  w.EndArray();
+  w.EndObject();
   w.EndObject();
 }
 
@@ -855,7 +882,7 @@ Profile compile(const Config& config) {
   options.semantics = semantics_of(config.preemption);
   Engine engine(std::move(filter_plugins), std::move(scores), options);
   PreemptionProfile preemption = preemption_profile(config.preemption, engine.options().parallel_min_work_ns);
-  return Profile{std::move(engine), std::move(preemption)};
+  return Profile{std::move(engine), std::move(preemption), config.topology_levels};
 }
 
 ConfigFromPolicy config_from_policy(const Policy& policy) {

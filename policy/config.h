@@ -44,6 +44,8 @@ struct Config {
   PreemptionPolicy preemption;
   int64_t parallel_threshold = static_cast<int64_t>(kDefaultParallelThreshold);
   int64_t parallel_min_work_us = static_cast<int64_t>(kDefaultParallelMinWorkNs / 1000);
+  // gang.topologyLevels: node label keys, coarse to fine (Profile::topology_levels).
+  std::vector<std::string> topology_levels{};
   bool operator==(const Config&) const = default;
 };
 

@@ -71,6 +71,10 @@ struct PreemptionProfile {
 struct Profile {
   Engine engine;
   PreemptionProfile preemption;
+  // Gang scheduling's topology levels, coarse to fine (node label keys: a block, a rack, the
+  // hostname), that a group's preferred topology falls back through (gang::Gatekeeper::
+  // set_topology_levels). An ExtenderConfiguration's gang.topologyLevels; empty for the other files.
+  std::vector<std::string> topology_levels{};
 };
 
 Profile compile(const Policy& policy);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "common/quantile.h"
 #include "sim/core/simulator.h"
@@ -114,16 +115,44 @@ std::vector<std::pair<std::string, std::string>> use_rows(const SimResult& resul
   };
 }
 
+SummaryRows result_rows(const SimResult& result) {
+  SummaryRows rows = sim::summary_rows(result.summary);
+  for (auto& row : use_rows(result)) rows.push_back(std::move(row));
+  for (auto& row : topology_fit_rows(result.topology_fit)) rows.push_back(std::move(row));
+  return rows;
+}
+
+void align_rows(SummaryRows& a, SummaryRows& b) {
+  std::vector<std::string> names;
+  for (const auto& row : a) names.push_back(row.first);
+  std::string after;  // the name of b's previous row
+  for (const auto& row : b) {
+    if (std::find(names.begin(), names.end(), row.first) == names.end()) {
+      auto at = after.empty() ? names.begin() : std::find(names.begin(), names.end(), after) + 1;
+      names.insert(at, row.first);
+    }
+    after = row.first;
+  }
+  auto aligned = [&names](const SummaryRows& rows) {
+    std::map<std::string, std::string> values(rows.begin(), rows.end());
+    SummaryRows out;
+    for (const std::string& n : names) {
+      auto v = values.find(n);
+      out.emplace_back(n, v == values.end() ? "-" : v->second);
+    }
+    return out;
+  };
+  a = aligned(a);
+  b = aligned(b);
+}
+
 std::string format_result_summary(const SimResult& result, const std::string& name, const SimResult* other,
                                   const std::string& other_name) {
-  auto rows_of = [](const SimResult& r) {
-    auto rows = sim::summary_rows(r.summary);
-    for (auto& row : use_rows(r)) rows.push_back(std::move(row));
-    return rows;
-  };
-  if (other == nullptr) return sim::format_table(rows_of(result), name);
-  const auto other_rows = rows_of(*other);
-  return sim::format_table(rows_of(result), name, &other_rows, other_name);
+  SummaryRows rows = result_rows(result);
+  if (other == nullptr) return sim::format_table(rows, name);
+  SummaryRows other_rows = result_rows(*other);
+  align_rows(rows, other_rows);
+  return sim::format_table(rows, name, &other_rows, other_name);
 }
 
 std::string format_node_use(const ClusterUse& use) {

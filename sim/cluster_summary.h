@@ -49,7 +49,18 @@ inline constexpr size_t kNodeListMax = 20;
 // and memory, cpu and memory fragmented ("-" when undefined).
 std::vector<std::pair<std::string, std::string>> use_rows(const SimResult& result);
 
-// sim::format_summary's table with use_rows after the run's rows; with `other`, a second column.
+using SummaryRows = std::vector<std::pair<std::string, std::string>>;
+
+// The summary table's rows of a run: sim::summary_rows, then use_rows, then the per-level fit of its
+// pod groups (topology_fit_rows).
+SummaryRows result_rows(const SimResult& result);
+
+// Two runs' rows with the same names in the same order, as a two-column table needs them: a row only
+// one run has (gang rows, topology levels only one configuration names) comes after the row it
+// follows in that run, "-" in the other.
+void align_rows(SummaryRows& a, SummaryRows& b);
+
+// sim::format_summary's table of result_rows; with `other`, a second column (align_rows).
 std::string format_result_summary(const SimResult& result, const std::string& name,
                                   const SimResult* other = nullptr, const std::string& other_name = "");
 

@@ -109,6 +109,7 @@ void take_profile(SimConfig& out, const LoadedConfig& c) {
   out.configuration = effective_text(c);
   out.engine = engine_of(c);
   out.preemption = c.loaded->profile.preemption.select;
+  out.topology_levels = c.loaded->profile.topology_levels;
 }
 
 // --extender-weight where no extender is weighed, `why`: an error for a run of its own; with
@@ -184,6 +185,7 @@ SimConfig load_sim_config(const SimCommand& command, const std::string& file, st
   out.text = own.text;
   out.configuration = effective_text(own);
   out.extender = std::make_shared<InProcessExtender>(engine_of(own));
+  out.topology_levels = own.loaded->profile.topology_levels;
   out.scoring.in_tree = true;
   const std::vector<SchedulerExtender>& entries = profile.loaded->extenders;
   out.scoring.extender_weight =
@@ -199,6 +201,7 @@ void apply(const SimConfig& config, sim::SimulatorOptions& options) {
   options.preemption = config.preemption;
   options.backend = config.extender.get();
   options.scoring = config.scoring;
+  options.topology_levels = config.topology_levels;
 }
 
 namespace {
@@ -253,6 +256,22 @@ std::vector<Resources> requests_to_place(const RunInputs& in) {
   return requests;
 }
 
+// The pods the run is given to place, in the order given, for the groups' shapes (plan_topology_fit).
+std::vector<const Pod*> pods_to_place(const RunInputs& in) {
+  std::vector<const Pod*> pods;
+  for (const InputPod& p : in.cluster.pending) pods.push_back(&p.pod);
+  for (const RecordedPod& r : in.recorded) pods.push_back(&r.pod.pod);
+  for (const InputPod& p : in.workload.pods) pods.push_back(&p.pod);
+  return pods;
+}
+
+// Both files' PodGroups, the workload's replacing the cluster's of the same name.
+gang::GroupMap pod_groups_of(RunInputs& in) {
+  gang::GroupMap groups = std::move(in.cluster.pod_groups);
+  for (auto& [key, g] : in.workload.pod_groups) groups.insert_or_assign(key, std::move(g));
+  return groups;
+}
+
 // --extender: filter and prioritize over HTTP to a kube-extender watching the API served here; null
 // without it.
 std::unique_ptr<ExtenderLink> connect_extender(const SimCommand& command, int64_t epoch_unix_seconds,
@@ -278,13 +297,11 @@ void hand_selectors(RunInputs& in) {
                           append(c.stateful_sets, in.workload.stateful_sets));
 }
 
-// Both files' PodGroups (the workload's replacing the cluster's of the same name), to the simulator's
-// own gang scheduling; with --extender the extender's decides: its filter admits groups from the
-// PodGroups served to it, and its bindVerb holds their members.
-void hand_pod_groups(const SimCommand& command, RunInputs& in, ExtenderLink* extender,
+// The run's PodGroups (pod_groups_of), to the simulator's own gang scheduling; with --extender the
+// extender's decides: its filter admits groups from the PodGroups served to it, and its bindVerb holds
+// their members.
+void hand_pod_groups(const SimCommand& command, gang::GroupMap groups, ExtenderLink* extender,
                      sim::Simulator& simulator) {
-  gang::GroupMap groups = std::move(in.cluster.pod_groups);
-  for (auto& [key, g] : in.workload.pod_groups) groups.insert_or_assign(key, std::move(g));
   if (extender == nullptr || groups.empty()) {
     simulator.set_pod_groups(std::move(groups));
     return;
@@ -412,9 +429,12 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   if (extender) options.backend = extender->backend.get();
   hand_selectors(in);
   sim::Simulator simulator(std::move(in.cluster.cluster), *loaded.engine, options);
-  hand_pod_groups(command, in, extender.get(), simulator);
+  gang::GroupMap groups = pod_groups_of(in);
+  result.topology_fit = plan_topology_fit(simulator.topology_levels(), groups, pods_to_place(in));
+  hand_pod_groups(command, std::move(groups), extender.get(), simulator);
   const sim::SimTime after_end = sim::SimTime{0} + options.max_time + sim::SimDuration(1);
   keep_running(in, after_end, simulator, result);
+  result.topology_fit.start = fit_shapes(result.topology_fit, simulator.cluster().nodes());
   add_arrivals(command, in, after_end, simulator, result);
 
   LastFailures last_failure;
@@ -423,6 +443,7 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
     record_decision(d, simulator.cluster(), result, last_failure);
   });
   result.use = cluster_use(simulator.cluster());
+  result.topology_fit.end = fit_shapes(result.topology_fit, simulator.cluster().nodes());
   count_pending_reasons(last_failure, simulator.queue(), result);
   return result;
 }

@@ -12,6 +12,7 @@
 
 #include "sim/core/simulator.h"
 #include "sim/sim_options.h"
+#include "sim/topology_fit.h"
 
 namespace kext::simtool {
 
@@ -90,6 +91,9 @@ struct SimResult {
   // What ran: the configuration as kube-extender --write-config writes it, or the file's own text when
   // no ExtenderConfiguration equals it (a legacy Policy with arguments only it has).
   std::string configuration;
+  // With PodGroups and topology levels: how many domains of each level take each shape of group whole,
+  // at the start (the cluster's running pods) and at the end.
+  TopologyFit topology_fit;
 };
 
 // The controller ("Kind/name") of a pod of the run, looking through replacements' "-r<n>" suffixes;
@@ -144,6 +148,9 @@ struct SimConfig {
   // extender's configuration. Keeps the whole loaded profile alive.
   std::shared_ptr<const Engine> engine;
   preemption::Options preemption;  // DefaultPreemption's, from the same configuration
+  // Gang scheduling's topology levels: the extender configuration's gang.topologyLevels (a
+  // KubeSchedulerConfiguration has none).
+  std::vector<std::string> topology_levels;
   // The extender running in process beside the profile (nullptr: none, or --extender's, which the run
   // connects itself), and how the totals add up (in_tree, the extender's weight, --rank-by).
   std::shared_ptr<sim::CycleBackend> extender;
@@ -163,7 +170,8 @@ SimConfig load_sim_config(const SimCommand& command, const std::string& file,
 SimConfig load_sim_config(const std::string& file, std::string_view flag = "--config");
 
 // What the simulator's cycles take from a configuration: preemption's options, the in-process
-// extender and the scoring. run_sim, --compare's run and --follow's follow_options all go through it.
+// extender, the scoring and the topology levels. run_sim, --compare's run and --follow's follow_options all
+// go through it.
 void apply(const SimConfig& config, sim::SimulatorOptions& options);
 
 // Loads the configuration as kube-extender does (policy/config.h load_scheduling_file; the embedded

@@ -108,7 +108,7 @@ class TrialNodes {
       node->remove_pod(v->pod->uid);
       evicted_.emplace_back(v, i);
     }
-    return {member->uid, place(member, i), std::move(victims)};
+    return {member->uid, place(member, i), std::move(victims), c.num_pdb_violations};
   }
 
  private:
@@ -171,23 +171,31 @@ std::string resource_gap(const Resources& wanted, std::span<const NodeInfo* cons
 
 Admission admit(const Engine& engine, const PodGroupSpec& group,
                 std::span<const std::shared_ptr<const Pod>> members, std::span<const NodeInfo* const> nodes,
-                const ClusterView* cluster, const Evictions* evictions) {
+                const ClusterView* cluster, const Evictions* evictions, const std::vector<size_t>* only) {
   Admission out;
   const size_t need = static_cast<size_t>(std::max(group.min_member, 1));
   out.reason = prefilter_reason(group, members.size(), need, nodes, evictions != nullptr);
   if (!out.reason.empty()) return out;
   TrialNodes trial(nodes);
+  std::vector<const NodeInfo*> subset;
   for (size_t m = 0; m < need; ++m) {
     const Pod& pod = *members[m];
     PodContext ctx(pod, cluster);
     engine.prepare(ctx, nodes);
     trial.add_to(ctx);
-    const std::vector<FilterStatus> statuses = engine.filter(ctx, trial.view());
+    // The nodes this member may go on: every node, or `only`'s (index k of `subset` is only[k]).
+    std::span<const NodeInfo* const> view = trial.view();
+    if (only) {
+      subset.clear();
+      for (size_t i : *only) subset.push_back(view[i]);
+      view = subset;
+    }
+    const std::vector<FilterStatus> statuses = engine.filter(ctx, view);
     std::vector<size_t> feasible;
     for (size_t i = 0; i < statuses.size(); ++i)
       if (statuses[i].ok()) feasible.push_back(i);
     if (feasible.empty() && evictions) {
-      if (std::optional<preemption::Candidate> c = preempt_for(ctx, engine, trial.view(), *evictions)) {
+      if (std::optional<preemption::Candidate> c = preempt_for(ctx, engine, view, *evictions)) {
         out.placements.push_back(trial.place_preempting(members[m], std::move(*c)));
         continue;
       }
@@ -199,8 +207,8 @@ Admission admit(const Engine& engine, const PodGroupSpec& group,
                    " members placed (" + summarise(statuses) + ")";
       return out;
     }
-    const size_t best = select_host(engine, ctx, trial.view(), feasible);
-    out.placements.push_back({pod.uid, trial.place(members[m], best), {}});
+    const size_t best = select_host(engine, ctx, view, feasible);
+    out.placements.push_back({pod.uid, trial.place(members[m], only ? (*only)[best] : best), {}, 0});
   }
   out.admitted = true;
   return out;

@@ -24,6 +24,7 @@ struct MemberPlacement {
   std::string node;
   // The pods evicted from `node` to make room for this member (admission with Evictions only).
   std::vector<std::shared_ptr<const PodInfo>> victims;
+  int64_t pdb_violations = 0;  // of those victims' evictions
   bool operator==(const MemberPlacement&) const = default;
 };
 
@@ -44,6 +45,9 @@ struct Admission {
   std::vector<MemberPlacement> placements;
   // Not admitted: why, naming the group ("pod group ns/name: ..."), for every node's filter reason.
   std::string reason;
+  // With a topology constraint: the domain the members were placed in ("rack r3"; "racks r1, r2" when
+  // a preferred constraint spreads), or the one that came closest when not admitted.
+  std::string domain;
 };
 
 // Places min_member of `members` (the group's pending pods, in the order they should be placed:
@@ -53,10 +57,12 @@ struct Admission {
 // first such node on ties. Not admitted when the group has fewer than min_member pending members,
 // when the nodes' free resources do not cover min_resources, or when a member fits no node. With
 // `evictions`, a member that fits no node's free room takes the room its preemption would make (the
-// placement's victims); minResources is then not checked against free resources.
+// placement's victims); minResources is then not checked against free resources. With `only`, members
+// go on those nodes (indices into `nodes`) alone; the PreFilters still see every node.
 Admission admit(const Engine& engine, const PodGroupSpec& group,
                 std::span<const std::shared_ptr<const Pod>> members, std::span<const NodeInfo* const> nodes,
-                const ClusterView* cluster = nullptr, const Evictions* evictions = nullptr);
+                const ClusterView* cluster = nullptr, const Evictions* evictions = nullptr,
+                const std::vector<size_t>* only = nullptr);
 
 // The nodes' free resources (allocatable less requested, none below zero) against `wanted`: the first
 // resource short, as "cpu: wants 16, 12 free", or "" when `wanted` is covered. Quantities are printed

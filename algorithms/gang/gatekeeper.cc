@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "algorithms/gang/admission.h"
+#include "algorithms/gang/topology.h"
 
 namespace kext::gang {
 
@@ -42,12 +43,32 @@ void apply_held_room(const HeldRoom& room, std::span<const NodeInfo*> nodes, std
   }
 }
 
+std::string Gatekeeper::in_domain(std::string_view group) const {
+  const std::string d = domain_of(group);
+  return d.empty() ? "" : " in " + d;
+}
+
+// "preempting 3 pods of priority <= 100": what a group's admission evicts, as its state says it.
+std::string Gatekeeper::eviction_summary(std::string_view group) const {
+  size_t victims = 0;
+  int32_t highest = 0;
+  if (auto e = evictions_.find(group); e != evictions_.end())
+    for (const auto& [node, pods] : e->second)
+      for (const auto& p : pods)
+        highest =
+            victims++ == 0 ? p->pod->effective_priority() : std::max(highest, p->pod->effective_priority());
+  if (victims == 0) return "preempting";
+  return "preempting " + std::to_string(victims) + " pod" + (victims == 1 ? "" : "s") +
+         " of priority <= " + std::to_string(highest);
+}
+
 void Gatekeeper::forget_stale_waiting(Time now) {
   std::erase_if(waiting_, [&](const auto& w) { return w.second.seen + kWaitingForgetAfter < now; });
 }
 
 void Gatekeeper::rebuild_room() {
   std::erase_if(evictions_, [&](const auto& e) { return !tracker_.admitted(e.first); });
+  std::erase_if(domains_, [&](const auto& e) { return !tracker_.admitted(e.first); });
   room_.by_node.clear();
   tracker_.for_each_held([&](const HeldMember& m) { room_.by_node[m.node].push_back(m.pod); });
 }
@@ -97,7 +118,8 @@ bool Gatekeeper::try_admit(const Engine& engine, const Waiting& w, const GroupMe
   std::vector<const NodeInfo*> nodes(all_nodes.begin(), all_nodes.end());
   std::deque<NodeInfo> copies;
   apply_held_room(room_, nodes, copies, "");
-  const Admission a = admit(engine, need, pods, nodes, cluster, evictions);
+  const Admission a =
+      admit_in_topology(engine, need, pods, nodes, levels_, cluster, evictions, members.bound_nodes);
   if (!a.admitted) {
     *reason = a.reason;
     return false;
@@ -113,7 +135,8 @@ bool Gatekeeper::try_admit(const Engine& engine, const Waiting& w, const GroupMe
       victims.insert(victims.end(), p.victims.begin(), p.victims.end());
     }
   }
-  tracker_.admit(w.spec, std::move(held), now);
+  tracker_.admit(need, std::move(held), now);  // waits at bind for those placed, not those bound already
+  if (!a.domain.empty()) domains_[w.spec.key()] = a.domain;
   waiting_.erase(w.spec.key());
   rebuild_room();
   notify(GroupEvent::kAdmitted, w.spec.key(), now);
@@ -136,6 +159,12 @@ Gate Gatekeeper::gate(const Engine& engine, const Pod& pod, const GroupMap& grou
   }
   if (!spec->second.all_or_nothing) {
     g.state = "basic policy: scheduled as any pod";
+    return g;
+  }
+  if (!spec->second.topology.invalid.empty()) {
+    g.kind = Gate::Kind::kRefuse;
+    g.state = "invalid topology";
+    g.reason = reason_prefix(g.group) + spec->second.topology.invalid;
     return g;
   }
   if (auto status = tracker_.status(g.group)) {
@@ -164,7 +193,7 @@ Gate Gatekeeper::gate(const Engine& engine, const Pod& pod, const GroupMap& grou
   g.kind = node ? Gate::Kind::kOnlyNode : Gate::Kind::kOrdinary;
   g.node = node.value_or("");
   g.reason = reason_prefix(g.group) + "node " + g.node + " is held for this member";
-  g.state = "admitted now";
+  g.state = "admitted now" + in_domain(g.group);
   return g;
 }
 
@@ -175,9 +204,11 @@ void Gatekeeper::gate_admitted(Gate& g, const PodGroupSpec& spec, const GroupSta
     return;
   }
   const size_t min = static_cast<size_t>(std::max(spec.min_member, 1));
-  g.state = "admitted, " + std::to_string(status.waiting + status.bound) + " of " +
+  // A group admitted again after losing a member waits for fewer: its running ones count.
+  const size_t running = min - std::min<size_t>(min, static_cast<size_t>(std::max(status.min_member, 1)));
+  g.state = "admitted, " + std::to_string(running + status.waiting + status.bound) + " of " +
             std::string(spec.min_field()) + " " + std::to_string(min) + " at bind, times out in " +
-            seconds_text(status.deadline - now);
+            seconds_text(status.deadline - now) + in_domain(g.group);
   if (auto node = tracker_.placement(g.group, pod.uid)) {
     g.kind = Gate::Kind::kOnlyNode;
     g.node = *node;
@@ -253,14 +284,16 @@ GroupPreemption Gatekeeper::preempt_after(const Engine& engine, const Pod& pod, 
     const Waiting w = self->second;
     std::string reason;
     if (!try_admit(engine, w, members_of(g.group, pod), nodes(), cluster, now, &reason, &evictions)) {
-      out.reason = reason + "; preempting pods of lower priority (never a gang member) makes no room either";
+      const std::string& key = w.spec.topology.required;
+      out.reason = reason + "; preempting pods of lower priority (never a gang member) makes no room " +
+                   (key.empty() ? "either" : "in any one " + std::string(level_name(key)) + " either");
       out.state = "waiting for room, with preemption too";
       return out;
     }
     std::optional<std::string> node = tracker_.placement(g.group, pod.uid);
     if (!node) return out;
     g.node = std::move(*node);
-    out.state = "admitted now, preempting";
+    out.state = "admitted now, " + eviction_summary(g.group) + in_domain(g.group);
   }
   out.kind = GroupPreemption::Kind::kNode;
   out.node = g.node;

@@ -54,6 +54,9 @@ struct GroupMembers {
   // them or not (a watch that lags the scheduler).
   std::vector<std::shared_ptr<const Pod>> pending;
   size_t bound = 0;
+  // The nodes of the bound members (a group that lost a member and is admitted again keeps to their
+  // topology domain, as upstream's TopologyPlacement keeps recreated pods to the domain in use).
+  std::vector<std::string> bound_nodes;
 };
 // The members of `group`; `like` is the group's pod filtered last, for a caller that keeps only some
 // of its pods' fields (extender/gang/coordinator.cc member_like).
@@ -108,6 +111,10 @@ class Gatekeeper {
   Gatekeeper() : Gatekeeper(kDefaultGroupBackoff) {}
   explicit Gatekeeper(Time backoff) : tracker_(backoff) {}
   void set_observer(GroupObserver observer) { observer_ = std::move(observer); }
+  // The topology levels, coarse to fine (node label keys: "block", "rack", "kubernetes.io/hostname"),
+  // that a group's preferred constraint falls back through (topology.h admit_in_topology).
+  void set_topology_levels(std::vector<std::string> levels) { levels_ = std::move(levels); }
+  const std::vector<std::string>& topology_levels() const { return levels_; }
 
   // The filter's gate for `pod` at `now`: `groups` are the PodGroups, `cluster` what the engine's
   // PreFilters read (may be null). The caller has swept up to `now` (sweep), and answers the waiting
@@ -150,6 +157,13 @@ class Gatekeeper {
     return tracker_.placement(group, uid);
   }
 
+  // The topology domain an admitted group was placed in ("rack r3"), or "" (no constraint).
+  std::string domain_of(std::string_view group) const {
+    auto it = domains_.find(group);
+    return it == domains_.end() ? std::string() : it->second;
+  }
+  // Whether an admitted group's admission evicts pods (whole-group preemption).
+  bool evicts(std::string_view group) const { return evictions_.find(group) != evictions_.end(); }
   std::optional<GroupStatus> status(std::string_view group) const { return tracker_.status(group); }
   bool admitted(std::string_view group) const { return tracker_.admitted(group); }
   std::optional<Time> next_deadline() const { return tracker_.next_deadline(); }
@@ -180,6 +194,9 @@ class Gatekeeper {
                            const MembersOf& members_of, std::span<const NodeInfo* const> all,
                            const ClusterView* cluster, Time now);
   void rebuild_room();
+  // " in rack r3" for a group admitted in a topology domain, else "".
+  std::string in_domain(std::string_view group) const;
+  std::string eviction_summary(std::string_view group) const;
   // The waiting groups not filtered for a while have left the queue: they no longer go first.
   void forget_stale_waiting(Time now);
   void notify(GroupEvent e, const std::string& group, Time at) const {
@@ -194,7 +211,9 @@ class Gatekeeper {
   std::map<std::string, std::map<std::string, std::vector<std::shared_ptr<const PodInfo>>, std::less<>>,
            std::less<>>
       evictions_;
+  std::map<std::string, std::string, std::less<>> domains_;  // admitted group -> its domain, if any
   GroupObserver observer_;
+  std::vector<std::string> levels_;
 };
 
 }  // namespace kext::gang

@@ -38,6 +38,25 @@ enum class GroupApi : uint8_t {
 // upstream's. Reasons and decision logs print it.
 std::string group_key(GroupApi api, std::string_view namespace_, std::string_view name);
 
+// The annotations that give a PodGroup of either API a topology constraint: a node label key.
+inline constexpr std::string_view kRequiredTopologyAnnotation = "kube-extender.io/required-topology";
+inline constexpr std::string_view kPreferredTopologyAnnotation = "kube-extender.io/preferred-topology";
+
+// Where a group's members must, or should, run together (algorithms/gang/topology.h): node label keys.
+struct TopologyConstraint {
+  // Every member on nodes that share one value of this label; nodes without it are never used. From
+  // upstream's spec.schedulingConstraints.topology[0].key, else kRequiredTopologyAnnotation.
+  std::string required;
+  // As few domains of this label as possible, one if any fits (kPreferredTopologyAnnotation).
+  std::string preferred;
+  // Why an annotation's value was refused (not a node label key), "" when none was: the group's
+  // members wait with it as their reason, rather than the group being dropped as an object that does
+  // not decode.
+  std::string invalid;
+  bool empty() const { return required.empty() && preferred.empty(); }
+  bool operator==(const TopologyConstraint&) const = default;
+};
+
 // One PodGroup object.
 struct PodGroupSpec {
   GroupApi api = GroupApi::kCoscheduling;
@@ -50,6 +69,7 @@ struct PodGroupSpec {
   Resources min_resources;                          // spec.minResources; zero: not set
   std::optional<int32_t> schedule_timeout_seconds;  // spec.scheduleTimeoutSeconds
   int64_t creation_unix_seconds = 0;                // metadata.creationTimestamp: the admission order
+  TopologyConstraint topology;
 
   std::string key() const { return group_key(api, namespace_, name); }
   // The field min_member comes from, as reasons name it.

@@ -7,14 +7,22 @@ namespace kext::preemption {
 
 std::string_view criterion_name(Criterion c) {
   switch (c) {
-    case Criterion::kZeroVictims: return "zero_victims";
-    case Criterion::kPdbViolations: return "pdb_violations";
-    case Criterion::kHighestVictimPriority: return "highest_victim_priority";
-    case Criterion::kSumOfPriorities: return "sum_of_priorities";
-    case Criterion::kNumVictims: return "num_victims";
-    case Criterion::kEarliestStartTime: return "earliest_start_time";
-    case Criterion::kNodeName: return "node_name";
-    case Criterion::kNone: return "none";
+    case Criterion::kZeroVictims:
+      return "zero_victims";
+    case Criterion::kPdbViolations:
+      return "pdb_violations";
+    case Criterion::kHighestVictimPriority:
+      return "highest_victim_priority";
+    case Criterion::kSumOfPriorities:
+      return "sum_of_priorities";
+    case Criterion::kNumVictims:
+      return "num_victims";
+    case Criterion::kEarliestStartTime:
+      return "earliest_start_time";
+    case Criterion::kNodeName:
+      return "node_name";
+    case Criterion::kNone:
+      return "none";
   }
   return "none";
 }
@@ -43,18 +51,6 @@ int64_t earliest_start_of_highest_priority(std::span<const std::shared_ptr<const
   return earliest;
 }
 
-namespace {
-
-// Every key is "smaller is better", so one lexicographic comparison implements the whole chain.
-struct RankKey {
-  int64_t has_victims;       // 0 first
-  int64_t pdb_violations;
-  int64_t top_priority;
-  int64_t priority_sum;
-  int64_t num_victims;
-  int64_t neg_earliest_start;  // later start is better
-};
-
 RankKey rank_key(const Candidate& c, int64_t now) {
   if (c.victims.empty()) return {0, c.num_pdb_violations, 0, 0, 0, 0};
   return {1,
@@ -65,19 +61,18 @@ RankKey rank_key(const Candidate& c, int64_t now) {
           -earliest_start_of_highest_priority(c.victims, now)};
 }
 
+// Every key is "smaller is better", so one lexicographic comparison implements the whole chain.
 Comparison compare_keys(const RankKey& ka, const std::string& na, const RankKey& kb, const std::string& nb) {
-  const int64_t a[] = {ka.has_victims, ka.pdb_violations, ka.top_priority,
-                       ka.priority_sum, ka.num_victims, ka.neg_earliest_start};
-  const int64_t b[] = {kb.has_victims, kb.pdb_violations, kb.top_priority,
-                       kb.priority_sum, kb.num_victims, kb.neg_earliest_start};
+  const int64_t a[] = {ka.has_victims,  ka.pdb_violations, ka.top_priority,
+                       ka.priority_sum, ka.num_victims,    ka.neg_earliest_start};
+  const int64_t b[] = {kb.has_victims,  kb.pdb_violations, kb.top_priority,
+                       kb.priority_sum, kb.num_victims,    kb.neg_earliest_start};
   for (int i = 0; i < 6; ++i) {
     if (a[i] != b[i]) return {static_cast<Criterion>(i), a[i] < b[i]};
   }
   if (na != nb) return {Criterion::kNodeName, na < nb};
   return {Criterion::kNone, false};
 }
-
-}  // namespace
 
 Comparison compare_candidates(const Candidate& a, const Candidate& b, int64_t now_unix_seconds) {
   return compare_keys(rank_key(a, now_unix_seconds), a.node_name, rank_key(b, now_unix_seconds), b.node_name);

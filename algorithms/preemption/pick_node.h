@@ -53,6 +53,20 @@ struct Comparison {
   Criterion decided_by = Criterion::kNone;
   bool a_first = false;
 };
+
+// A candidate's keys in the criteria's order (lower is better), so that a caller can compare a bound
+// of a candidate it has not worked out with one it has (algorithms/gang/topology.cc).
+struct RankKey {
+  int64_t has_victims;  // 0 first
+  int64_t pdb_violations;
+  int64_t top_priority;
+  int64_t priority_sum;
+  int64_t num_victims;
+  int64_t neg_earliest_start;  // later start is better
+};
+RankKey rank_key(const Candidate& c, int64_t now_unix_seconds);
+Comparison compare_keys(const RankKey& a, const std::string& a_name, const RankKey& b,
+                        const std::string& b_name);
 Comparison compare_candidates(const Candidate& a, const Candidate& b, int64_t now_unix_seconds);
 
 // Sorts best first and fills decided_by. candidates[0] is what pickOneNodeForPreemption picks

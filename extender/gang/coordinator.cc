@@ -23,15 +23,18 @@ std::shared_ptr<const Pod> member_like(const Pod& like, const PodInfo& member) {
   return p;
 }
 
-// The group's pods in the cache: pending ones by name (as members like `like`), and the bound count.
+// The group's pods in the cache: pending ones by name (as members like `like`), and the bound ones'
+// count and nodes (by node name: the cache's shards have no order of their own).
 gang::GroupMembers members_in(const ClusterState& state, std::string_view group, const Pod* like) {
   gang::GroupMembers out;
   std::vector<std::shared_ptr<const PodInfo>> pending;
   state.pods_by_uid.for_each([&](const auto&, const std::shared_ptr<const PodInfo>& info) {
     const gang::Membership m = gang::membership_in(*info->pod, group);
     if (m == gang::Membership::kPending) pending.push_back(info);
-    out.bound += m == gang::Membership::kBound;
+    if (m == gang::Membership::kBound) out.bound_nodes.push_back(info->pod->node_name);
   });
+  out.bound = out.bound_nodes.size();
+  std::sort(out.bound_nodes.begin(), out.bound_nodes.end());
   if (!like) return out;
   std::sort(pending.begin(), pending.end(),
             [](const auto& a, const auto& b) { return a->pod->name < b->pod->name; });
@@ -56,6 +59,16 @@ std::vector<const NodeInfo*> cluster_nodes(const ClusterState& state) {
 
 namespace {
 
+// The level of the one domain a group was admitted in, as the gatekeeper names it: "rack r3" and
+// "block b1 (racks r1, r2)" are one rack and one block; "racks r1, r2", a preferred group spread over
+// several, is in none (a label value holds no comma).
+std::string_view single_domain_level(std::string_view domain) {
+  const size_t space = domain.find(' ');
+  if (space == std::string_view::npos) return {};
+  const std::string_view value = domain.substr(space + 1, domain.find(" (") - space - 1);
+  return value.find(',') == std::string_view::npos ? domain.substr(0, space) : std::string_view();
+}
+
 GangCoordinator::Clock steady_since_now() {
   return [epoch = std::chrono::steady_clock::now()] {
     return std::chrono::duration_cast<gang::Time>(std::chrono::steady_clock::now() - epoch);
@@ -72,6 +85,7 @@ GangCoordinator::GangCoordinator(const Engine& engine, const StateStore& store, 
       metrics_(metrics),
       clock_(clock ? std::move(clock) : steady_since_now()),
       gates_(config.backoff) {
+  gates_.set_topology_levels(config_.topology_levels);
   gates_.set_observer(
       [this](gang::GroupEvent e, const std::string& group, gang::Time at) { observe(e, group, at); });
 }
@@ -79,7 +93,12 @@ GangCoordinator::GangCoordinator(const Engine& engine, const StateStore& store, 
 void GangCoordinator::observe(gang::GroupEvent e, const std::string& group, gang::Time at) {
   switch (e) {
     case gang::GroupEvent::kAdmitted:
-      if (metrics_) metrics_->count_gang_admitted();
+      if (metrics_) {
+        metrics_->count_gang_admitted();
+        const std::string domain = gates_.domain_of(group);
+        if (const std::string_view level = single_domain_level(domain); !level.empty())
+          metrics_->count_gang_topology_admitted(level, gates_.evicts(group));
+      }
       break;
     case gang::GroupEvent::kComplete:
       if (auto s = gates_.status(group); s && metrics_)

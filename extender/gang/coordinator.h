@@ -47,6 +47,9 @@ struct GangConfig {
   // Bind calls held at once; more are answered at once with an Error (the member stays arrived), so
   // that holding never takes every worker thread (the server's default is half of --threads).
   size_t max_held_binds = 8;
+  // The topology levels, coarse to fine, that a group's preferred topology falls back through
+  // (gang::Gatekeeper::set_topology_levels): the configuration's (Profile::topology_levels).
+  std::vector<std::string> topology_levels{};
 };
 
 // A member that reached bind and whose call was answered before its group completed: the bind that

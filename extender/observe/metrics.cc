@@ -153,6 +153,27 @@ void Metrics::observe_verb(Route route, const VerbTrace& trace) {
   for (size_t p = 0; p < kPhaseCount; ++p) s.phases[p].observe(trace.seconds[p]);
 }
 
+void Metrics::count_gang_topology_admitted(std::string_view level, bool with_evictions) {
+  std::lock_guard lock(topology_mutex_);
+  auto it = topology_admissions_.find(level);
+  if (it == topology_admissions_.end())
+    it = topology_admissions_.emplace(std::string(level), TopologyAdmissions{}).first;
+  ++it->second.admitted;
+  it->second.preempting += with_evictions;
+}
+
+uint64_t Metrics::gang_topology_admissions(std::string_view level) const {
+  std::lock_guard lock(topology_mutex_);
+  auto it = topology_admissions_.find(level);
+  return it == topology_admissions_.end() ? 0 : it->second.admitted;
+}
+
+uint64_t Metrics::gang_topology_preemptions(std::string_view level) const {
+  std::lock_guard lock(topology_mutex_);
+  auto it = topology_admissions_.find(level);
+  return it == topology_admissions_.end() ? 0 : it->second.preempting;
+}
+
 void Metrics::set_watch_lag_seconds(std::string_view resource, double seconds) {
   std::lock_guard lock(lag_mutex_);
   auto it = watch_lag_.find(resource);
@@ -312,6 +333,29 @@ void Metrics::render_gangs(std::string& out) const {
   header(out, "kube_extender_gang_time_to_bound_seconds", "histogram",
          "Time from a pod group's admission to its minMember-th member bound.");
   gang_bound_seconds_.render(out, "kube_extender_gang_time_to_bound_seconds", {});
+  render_gang_topology(out);
+}
+
+// By the level's short name, the levels a group was admitted in so far: label keys, whose name part
+// holds no character a label value must escape.
+void Metrics::render_gang_topology(std::string& out) const {
+  std::lock_guard lock(topology_mutex_);
+  auto family = [&](std::string_view name, std::string_view help, uint64_t TopologyAdmissions::*count) {
+    header(out, name, "counter", help);
+    for (const auto& [level, n] : topology_admissions_)
+      out.append(name)
+          .append("{level=\"")
+          .append(level)
+          .append("\"} ")
+          .append(std::to_string(n.*count))
+          .append("\n");
+  };
+  family("kube_extender_gang_topology_admissions_total",
+         "Pod groups admitted in one domain of a topology level, by the level's name.",
+         &TopologyAdmissions::admitted);
+  family("kube_extender_gang_topology_preemptions_total",
+         "Pod groups admitted in one domain of a topology level with evictions there, by the level's name.",
+         &TopologyAdmissions::preempting);
 }
 
 }  // namespace kext

@@ -123,6 +123,11 @@ class Metrics {
   }
   uint64_t gangs_admitted() const { return gangs_admitted_.load(std::memory_order_relaxed); }
   uint64_t gangs_timed_out() const { return gangs_timed_out_.load(std::memory_order_relaxed); }
+  // A group admitted in one domain of a topology level (`level`: the level's short name, "rack"), with
+  // evictions there (whole-group preemption) or without. Admissions are rare: a lock, not atomics.
+  void count_gang_topology_admitted(std::string_view level, bool with_evictions);
+  uint64_t gang_topology_admissions(std::string_view level) const;
+  uint64_t gang_topology_preemptions(std::string_view level) const;
 
   // The transport's bounds at work.
   void count_refusal(Refusal cause) {
@@ -159,6 +164,7 @@ class Metrics {
   void render_watch_and_leader(std::string& out) const;
   void render_bind_forwards(std::string& out) const;
   void render_gangs(std::string& out) const;
+  void render_gang_topology(std::string& out) const;  // render_gangs' by topology level
 
   std::string version_;
   std::array<RouteStats, kRouteCount> routes_;
@@ -174,6 +180,13 @@ class Metrics {
   std::atomic<int64_t> gangs_admitted_now_{0};
   std::atomic<int64_t> gang_held_binds_{0};
   Histogram gang_bound_seconds_;
+  // By topology level: groups admitted in one of its domains, and those of them admitted with evictions.
+  struct TopologyAdmissions {
+    uint64_t admitted = 0;
+    uint64_t preempting = 0;
+  };
+  mutable std::mutex topology_mutex_;
+  std::map<std::string, TopologyAdmissions, std::less<>> topology_admissions_;  // under topology_mutex_
   mutable std::mutex lag_mutex_;
   std::map<std::string, double, std::less<>> watch_lag_;
   std::string leader_identity_;  // empty: no election (under lag_mutex_)

@@ -1,30 +1,10 @@
 #include "kube/codec/binding_args.h"
 
-#include "kube/codec/extender_args.h"
+#include "common/k8s_names.h"
 #include "json/json.h"
+#include "kube/codec/extender_args.h"
 
 namespace kext {
-
-namespace {
-
-// k8s.io/apimachinery/pkg/util/validation/validation.go IsDNS1123Subdomain: at most 253 characters,
-// dot-separated labels of [a-z0-9-] that start and end with [a-z0-9]. Pod and node names are
-// subdomains; a namespace (a DNS label) is one too.
-bool is_dns1123_subdomain(std::string_view s) {
-  if (s.empty() || s.size() > 253) return false;
-  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  for (size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (alnum(c)) continue;
-    if (c != '-' && c != '.') return false;
-    if (i == 0 || i + 1 == s.size()) return false;  // "-a", "a-", ".a", "a.", "."
-    // A '.' separates labels, and each label starts and ends with an alphanumeric ("a.-b", "a-.b", "a..b").
-    if (c == '.' && (!alnum(s[i - 1]) || !alnum(s[i + 1]))) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 BindingArgs decode_binding_args(std::string_view body) {
   rapidjson::Document doc;

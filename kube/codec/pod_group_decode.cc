@@ -3,6 +3,7 @@
 #include <limits>
 #include <string>
 
+#include "common/k8s_names.h"
 #include "kube/codec/k8s_decode.h"
 
 namespace kext {
@@ -21,6 +22,67 @@ std::string_view api_group(std::string_view api_version) {
   return slash == std::string_view::npos ? std::string_view() : api_version.substr(0, slash);
 }
 
+// The node label key at `obj`.`key`, "" when absent or empty (no constraint); anything but a label key
+// is refused, as the API server's validation refuses it in a node's labels (validation.go
+// IsQualifiedName): a key no node can have would leave the group pending for good.
+std::string topology_key(const json::Value& obj, std::string_view key, std::string_view path) {
+  std::string value = get_string(obj, key, path);
+  if (value.empty()) return value;
+  if (const std::string why = qualified_name_error(value); !why.empty())
+    throw DecodeError(join_path(path, key) + ": \"" + value + "\" is not a node label key: " + why);
+  return value;
+}
+
+// Upstream's spec.schedulingConstraints.topology[].key (k8s.io/api scheduling/v1alpha2 types.go
+// PodGroupSchedulingConstraints): one entry at most, with its key, as the API server's validation
+// requires; "" without one.
+std::string upstream_topology(const json::Value& spec, std::string_view spec_path) {
+  const json::Value* constraints = find_non_null(spec, "schedulingConstraints");
+  if (constraints == nullptr) return "";
+  const std::string cp = join_path(spec_path, "schedulingConstraints");
+  expect_object(*constraints, cp);
+  const json::Value* list = find_non_null(*constraints, "topology");
+  if (list == nullptr) return "";
+  const std::string tp = join_path(cp, "topology");
+  if (!list->IsArray()) throw DecodeError(tp + ": expected array, got " + json::type_name(*list));
+  if (list->Empty()) return "";
+  if (list->Size() > 1) throw DecodeError(tp + ": at most one entry, got " + std::to_string(list->Size()));
+  const std::string ep = tp + "[0]";
+  expect_object((*list)[0], ep);
+  std::string key = topology_key((*list)[0], "key", ep);
+  if (key.empty()) throw DecodeError(join_path(ep, "key") + ": required");
+  return key;
+}
+
+// The group's topology constraint: the annotations of either API (pod_group.h), and upstream's own
+// field, which wins over the required annotation.
+gang::TopologyConstraint decode_topology(const json::Value* md, const json::Value* spec, gang::GroupApi api,
+                                         std::string_view path) {
+  gang::TopologyConstraint t;
+  if (md != nullptr) {
+    if (const json::Value* annotations = find_non_null(*md, "annotations")) {
+      const std::string ap = join_path(path, "metadata.annotations");
+      expect_object(*annotations, ap);
+      // An annotation is free text to the API server: a bad value is the group's problem, said to its
+      // members (gang::TopologyConstraint::invalid), not a reason to drop the PodGroup.
+      for (auto [annotation, field] : {std::pair{gang::kRequiredTopologyAnnotation, &t.required},
+                                       std::pair{gang::kPreferredTopologyAnnotation, &t.preferred}}) {
+        try {
+          *field = topology_key(*annotations, annotation, ap);
+        } catch (const DecodeError& e) {
+          if (qualified_name_error(get_string(*annotations, annotation, ap)).empty()) throw;
+          t.invalid = e.what();
+        }
+      }
+    }
+  }
+  if (api == gang::GroupApi::kWorkload && spec != nullptr && spec->IsObject()) {
+    if (std::string key = upstream_topology(*spec, join_path(path, "spec")); !key.empty())
+      t.required = std::move(key);
+  }
+  return t;
+}
+
 }  // namespace
 
 gang::PodGroupSpec decode_pod_group(const json::Value& v, std::string_view path, gang::GroupApi fallback) {
@@ -36,7 +98,8 @@ gang::PodGroupSpec decode_pod_group(const json::Value& v, std::string_view path,
                                                                                  : fallback;
   }
   g.min_member = 0;  // Go's zero value when spec.minMember is absent
-  if (const json::Value* md = find_non_null(v, "metadata")) {
+  const json::Value* md = find_non_null(v, "metadata");
+  if (md != nullptr) {
     const std::string mp = join_path(path, "metadata");
     expect_object(*md, mp);
     g.name = get_string(*md, "name", mp);
@@ -44,6 +107,7 @@ gang::PodGroupSpec decode_pod_group(const json::Value& v, std::string_view path,
     g.creation_unix_seconds = decode_time(*md, "creationTimestamp", mp).value_or(0);
   }
   if (g.name.empty()) throw DecodeError(join_path(path, "metadata.name") + ": missing");
+  g.topology = decode_topology(md, spec, g.api, path);
   const std::string sp = join_path(path, "spec");
   // int32 fields: a value outside its range is refused as the API server's decoding refuses it.
   auto int32_at = [](const json::Value& o, std::string_view key,

@@ -16,7 +16,10 @@ namespace kext {
 // 1; negative: an error, as the CRD's validation refuses it), spec.minResources,
 // spec.scheduleTimeoutSeconds. Upstream's: spec.schedulingPolicy.gang.minCount, or
 // spec.schedulingPolicy.basic (not all-or-nothing); one of the two is required, as the API server's
-// validation requires it.
+// validation requires it. The topology constraint (PodGroupSpec::topology): the annotations
+// kube-extender.io/required-topology and preferred-topology in either API, and upstream's
+// spec.schedulingConstraints.topology[0].key, which wins over the required annotation; each a node
+// label key, or empty for none.
 gang::PodGroupSpec decode_pod_group(const json::Value& v, std::string_view path,
                                     gang::GroupApi fallback = gang::GroupApi::kCoscheduling);
 

@@ -105,13 +105,16 @@ std::string workload_line(WorkloadKind kind, const WorkloadSelector& w) {
 }
 
 // "podgroup train/bert minMember=8 timeout=120s minResources=16000m,0,0 created=1795752000";
-// upstream's: "podgroup train/bert (scheduling.k8s.io) minCount=8 ...", "basic" for its basic policy.
+// upstream's: "podgroup train/bert (scheduling.k8s.io) minCount=8 ...", "basic" for its basic policy;
+// a topology constraint at the end: " required-topology=rack preferred-topology=block".
 std::string gang_line(const gang::PodGroupSpec& g) {
   std::string line = "podgroup " + g.key() + (g.all_or_nothing ? "" : " basic") + " " +
                      std::string(g.min_field()) + "=" + std::to_string(g.min_member) +
                      " timeout=" + std::to_string(g.timeout_seconds()) + "s minResources=";
   resources(line, g.min_resources);
   line += " created=" + std::to_string(g.creation_unix_seconds);
+  if (!g.topology.required.empty()) line += " required-topology=" + g.topology.required;
+  if (!g.topology.preferred.empty()) line += " preferred-topology=" + g.topology.preferred;
   return line;
 }
 

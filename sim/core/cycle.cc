@@ -20,10 +20,13 @@ gang::GroupMembers members_of(const SimCluster& cluster, std::string_view group)
   cluster.for_each_pod([&](const std::shared_ptr<const Pod>& p) {
     const gang::Membership m = gang::membership_in(*p, group);
     if (m == gang::Membership::kPending) out.pending.push_back(p);
-    out.bound += m == gang::Membership::kBound;
+    if (m == gang::Membership::kBound) out.bound_nodes.push_back(p->node_name);
   });
+  out.bound = out.bound_nodes.size();
   std::sort(out.pending.begin(), out.pending.end(),
             [](const auto& a, const auto& b) { return a->name < b->name; });
+  // By node name, as the extender's cache lists them (extender/gang/coordinator.cc members_in).
+  std::sort(out.bound_nodes.begin(), out.bound_nodes.end());
   return out;
 }
 

@@ -22,6 +22,7 @@ Simulator::Simulator(SimCluster cluster, const Engine& engine, SimulatorOptions 
   config_.epoch_unix_seconds = options_.epoch_unix_seconds;
   config_.percentage_of_nodes_to_score = options_.percentage_of_nodes_to_score;
   config_.scoring = options_.scoring;
+  state_.gangs.set_topology_levels(options_.topology_levels);
   state_.gangs.set_observer([this](gang::GroupEvent e, const std::string& group, gang::Time) {
     gang_events_.push_back({clock_.now(), group, e});
   });
@@ -538,19 +539,28 @@ std::string format_summary(const RunSummary& summary, const std::string& name, c
   return format_table(summary_rows(summary), name, &other_rows, other_name);
 }
 
+namespace {
+
+// The columns `s` takes in a terminal: its UTF-8 characters ("8 × 2 CPU" is 9), not its bytes.
+size_t columns(std::string_view s) {
+  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+}  // namespace
+
 std::string format_table(const std::vector<std::pair<std::string, std::string>>& rows,
                          const std::string& name,
                          const std::vector<std::pair<std::string, std::string>>* other,
                          const std::string& other_name) {
-  size_t w0 = 0, w1 = name.size(), w2 = other_name.size();
+  size_t w0 = 0, w1 = columns(name), w2 = columns(other_name);
   for (size_t i = 0; i < rows.size(); ++i) {
-    w0 = std::max(w0, rows[i].first.size());
-    w1 = std::max(w1, rows[i].second.size());
-    if (other != nullptr && i < other->size()) w2 = std::max(w2, (*other)[i].second.size());
+    w0 = std::max(w0, columns(rows[i].first));
+    w1 = std::max(w1, columns(rows[i].second));
+    if (other != nullptr && i < other->size()) w2 = std::max(w2, columns((*other)[i].second));
   }
   auto line = [&](const std::string& a, const std::string& b, const std::string& c) {
-    std::string out = a + std::string(w0 - a.size(), ' ') + "  " + std::string(w1 - b.size(), ' ') + b;
-    if (other != nullptr) out += "  " + std::string(w2 - c.size(), ' ') + c;
+    std::string out = a + std::string(w0 - columns(a), ' ') + "  " + std::string(w1 - columns(b), ' ') + b;
+    if (other != nullptr) out += "  " + std::string(w2 - columns(c), ' ') + c;
     return out + "\n";
   };
   std::string out = line("", name, other_name);

@@ -41,6 +41,9 @@ struct SimulatorOptions {
   Scoring scoring;                  // CycleConfig's
   // How long a pod group that timed out waits before it is admitted again (kube-extender --gang-backoff).
   gang::Time gang_backoff = gang::kDefaultGroupBackoff;
+  // The topology levels, coarse to fine, that a group's preferred topology falls back through: the
+  // extender configuration's gang.topologyLevels (Profile::topology_levels).
+  std::vector<std::string> topology_levels{};
 };
 
 // One step of a pod group's timeline: admitted (room held for it), complete (its members bound),
@@ -173,6 +176,8 @@ class Simulator {
   const SimCluster& cluster() const { return cluster_; }
   // What each cycle runs with: the engine, the backend, the scoring and the sampling share.
   const CycleConfig& cycle_config() const { return config_; }
+  // The topology levels gang admission falls back through, and the report's fragmentation is per.
+  const std::vector<std::string>& topology_levels() const { return state_.gangs.topology_levels(); }
   const SchedulingQueue& queue() const { return queue_; }
   SimTime now() const { return clock_.now(); }
 

@@ -300,6 +300,28 @@ std::string pod_groups_table(const std::string& name, const SimResult& res) {
   return out + "</table>\n";
 }
 
+// Gang scheduling's fragmentation: per shape of group and topology level, the domains that take the
+// whole group on free room at the start and at the end, and the one that takes the most at the end.
+std::string topology_fit_table(const std::string& name, const SimResult& res) {
+  const TopologyFit& fit = res.topology_fit;
+  if (fit.empty()) return "";
+  std::string out = "<h3>Pod groups (" + html_escape(name) + "): domains that fit a whole group</h3>\n";
+  out += "<table class=\"topology-fit\">\n" +
+         header_row({"group", "level", "domains", "fit at start", "fit at end", "best at end (members)"});
+  for (size_t s = 0; s < fit.shapes.size() && s < fit.end.size(); ++s) {
+    for (size_t l = 0; l < fit.end[s].size(); ++l) {
+      const gang::LevelFit& end = fit.end[s][l];
+      const std::string start =
+          s < fit.start.size() && l < fit.start[s].size() ? std::to_string(fit.start[s][l].fitting) : "-";
+      const std::string best = end.best.empty() ? "-" : end.best + " (" + std::to_string(end.best_fits) + ")";
+      out += "<tr>" + cell(fit.shapes[s].text(), false) +
+             cell(std::string(gang::level_name(end.key)), false) + cell(std::to_string(end.domains), true) +
+             cell(start, true) + cell(std::to_string(end.fitting), true) + cell(best, false) + "</tr>\n";
+    }
+  }
+  return out + "</table>\n";
+}
+
 // The pods placed differently: counts by namespace, owner and move (shown after the summary), and
 // each pod in order (at the end of the report, where a long list keeps nothing else out of sight).
 struct PlacedDifferently {
@@ -450,12 +472,9 @@ std::string html_report(const std::vector<ReportRun>& runs, const std::vector<Pl
   out += "<h2>Summary</h2>\n<table class=\"summary\">\n<tr><th></th>";
   for (const ReportRun& r : runs) out += "<th>" + html_escape(r.name) + "</th>";
   out += "</tr>\n";
-  std::vector<std::vector<std::pair<std::string, std::string>>> rows;
-  for (const ReportRun& r : runs) {
-    auto run_rows = sim::summary_rows(r.result->summary);
-    for (auto& row : use_rows(*r.result)) run_rows.push_back(std::move(row));
-    rows.push_back(std::move(run_rows));
-  }
+  std::vector<SummaryRows> rows;
+  for (const ReportRun& r : runs) rows.push_back(result_rows(*r.result));
+  if (rows.size() == 2) align_rows(rows[0], rows[1]);
   for (size_t i = 0; !rows.empty() && i < rows[0].size(); ++i) {
     out += "<tr>" + cell(rows[0][i].first, false);
     for (const auto& run_rows : rows) out += cell(run_rows[i].second, true);
@@ -502,7 +521,8 @@ std::string html_report(const std::vector<ReportRun>& runs, const std::vector<Pl
   out += "</div>\n";
   // Full width: node and pod names are long.
   for (const ReportRun& r : runs) out += evictions_table(r.name, *r.result);
-  for (const ReportRun& r : runs) out += pod_groups_table(r.name, *r.result);
+  for (const ReportRun& r : runs)
+    out += pod_groups_table(r.name, *r.result) + topology_fit_table(r.name, *r.result);
   out += placed.list;
   return out + "</body>\n</html>\n";
 }

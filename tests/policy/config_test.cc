@@ -141,6 +141,22 @@ TEST(Config, StrictDecodingNamesTheField) {
       {cfg(R"("pluginConfig":[{"name":"NodeResourcesFit","args":{"ignoredResourceGroups":["example.com/gpu"]}}])"),
        "pluginConfig[0].args.ignoredResourceGroups[0]: must be a domain without '/', got "
        "\"example.com/gpu\""},
+      // Gang scheduling's topology levels: node label keys, none twice.
+      {cfg(R"("gang":{"levels":["rack"]})"), "gang.levels: unknown field"},
+      {cfg(R"("gang":["rack"])"), "gang: must be an object, got array"},
+      {cfg(R"("gang":{"topologyLevels":"rack"})"), "gang.topologyLevels: must be an array, got string"},
+      {cfg(R"("gang":{"topologyLevels":["rack",7]})"),
+       "gang.topologyLevels[1]: must be a string, got number"},
+      {cfg(R"("gang":{"topologyLevels":[""]})"), "gang.topologyLevels[0]: must not be empty"},
+      {cfg(R"("gang":{"topologyLevels":["example.com/block","rack number"]})"),
+       "gang.topologyLevels[1]: \"rack number\" is not a node label key: name part must consist of "
+       "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"},
+      {cfg(R"("gang":{"topologyLevels":["Example.com/rack"]})"),
+       "gang.topologyLevels[0]: \"Example.com/rack\" is not a node label key: prefix part must be a "
+       "lowercase RFC 1123 subdomain: lowercase alphanumeric characters, '-' or '.', starting and ending "
+       "with an alphanumeric character, at most 253 characters"},
+      {cfg(R"("gang":{"topologyLevels":["block","rack","block"]})"),
+       "gang.topologyLevels[2]: duplicate level \"block\""},
       // Duplicates and what cannot be said.
       {cfg(R"("plugins":{"score":{"enabled":[{"name":"ImageLocality"},{"name":"ImageLocality"}]}})"),
        "plugins.score.enabled[1].name: duplicate plugin \"ImageLocality\""},
@@ -254,7 +270,10 @@ TEST(Config, WriteConfigRoundTrips) {
              "pluginConfig":[{"name":"NodeResourcesFit","args":{"ignoredResources":["example.com/foo"],
                "scoringStrategy":{"type":"RequestedToCapacityRatio","requestedToCapacityRatio":{"shape":[{"utilization":0,"score":0},{"utilization":100,"score":10}]}}}}],
              "alwaysCheckAllFilters":true,"preemption":{"semantics":"v1.16","maxCandidates":3},"parallelThreshold":9,
-             "parallelMinWorkMicroseconds":250)"),
+             "parallelMinWorkMicroseconds":250,
+             "gang":{"topologyLevels":["example.com/block","example.com/rack","kubernetes.io/hostname"]})"),
+      cfg(R"("gang":{"topologyLevels":["rack"]})"),
+      cfg(R"("gang":{})"),
       // Found by tests/fuzz (policy): a name holding an escaped NUL was written up to the NUL only.
       cfg(R"("plugins":{"score":{"enabled":[{"name":"NodeResourcesFit","weight":4}]}},
              "pluginConfig":[{"name":"NodeResourcesFit","args":{"ignoredResources":["a\u0000b"],
@@ -286,6 +305,36 @@ TEST(Config, ParallelMinWorkReachesTheEngineAndPreemption) {
   const Profile legacy = compile(parse_policy(R"({"kind":"Policy","parallelMinWorkMicroseconds":0})"));
   EXPECT_EQ(legacy.engine.options().parallel_min_work_ns, 0u);
   EXPECT_EQ(legacy.preemption.select.parallel.min_work_ns, 0u);
+}
+
+// gang.topologyLevels reach the profile that the extender's and extender-sim's gang scheduling run;
+// every other kind of file has none.
+TEST(Config, TopologyLevelsReachTheProfile) {
+  struct Case {
+    std::string text;
+    std::vector<std::string> levels;
+  };
+  const std::vector<Case> cases = {
+      {cfg(R"("gang":{"topologyLevels":["example.com/block","example.com/rack","kubernetes.io/hostname"]})"),
+       {"example.com/block", "example.com/rack", "kubernetes.io/hostname"}},
+      // As docs/configuration.md writes it.
+      {"apiVersion: kube-extender.io/v1alpha1\nkind: ExtenderConfiguration\n"
+       "gang: {topologyLevels: [example.com/block, example.com/rack, kubernetes.io/hostname]}\n",
+       {"example.com/block", "example.com/rack", "kubernetes.io/hostname"}},
+      {cfg(R"("gang":{"topologyLevels":null})"), {}},
+      {cfg(R"("gang":{})"), {}},
+      {cfg(), {}},
+      {std::string(default_config_json()), {}},
+      {std::string(default_scheduler_config_json()), {}},
+      {R"({"kind":"Policy","predicates":[{"name":"PodFitsResources"}]})", {}},
+  };
+  for (const Case& c : cases) {
+    const LoadedFile loaded = load_scheduling_file(c.text);
+    EXPECT_EQ(loaded.profile.topology_levels, c.levels) << c.text;
+    if (!loaded.effective_config.empty()) {
+      EXPECT_EQ(parse_config(loaded.effective_config).topology_levels, c.levels) << c.text;
+    }
+  }
 }
 
 TEST(Config, ParsesTheDomToo) {
@@ -649,6 +698,9 @@ TEST(SchedulerConfig, StrictDecodingNamesTheField) {
       {kSchedulerHead + "extenders:\n- tlsConfig: {insecur: true}\n",
        "extenders[0].tlsConfig.insecur: unknown field"},
       {kSchedulerHead + "extenders:\n- weight: 0\n", "extenders[0].weight"},
+      // The extender's own sections are not kube-scheduler's.
+      {kSchedulerHead + "gang: {topologyLevels: [rack]}\n", "gang: unknown field"},
+      {kSchedulerHead + "profiles:\n- gang: {topologyLevels: [rack]}\n", "profiles[0].gang: unknown field"},
       {"apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n",
        "apiVersion: must be \"kubescheduler.config.k8s.io/v1\""},
       {"apiVersion: kubescheduler.config.k8s.io/v1\nkind: Policy\n",

@@ -15,8 +15,8 @@
 
 #include "common/read_file.h"
 #include "extender/server/server.h"
-#include "kube/state/snapshot_loader.h"
 #include "json/json.h"
+#include "kube/state/snapshot_loader.h"
 #include "policy/config.h"
 
 namespace kext::testing {
@@ -37,7 +37,9 @@ class TestServer {
                       std::optional<GangConfig> gang = std::nullopt)
       : profile_(load_scheduling_file(policy_text).profile),
         binder_(bind_handler ? std::make_unique<FunctionBinder>(std::move(bind_handler)) : nullptr),
-        gangs_(gang ? std::make_unique<GangCoordinator>(profile_.engine, store_, *gang, &metrics_) : nullptr),
+        gangs_(gang
+                   ? std::make_unique<GangCoordinator>(profile_.engine, store_, with_levels(*gang), &metrics_)
+                   : nullptr),
         verbs_(profile_, store_, kDefaultNodeCacheEntries, binder_.get(), gangs_.get()),
         decisions_(64) {
     store_.publish(std::move(state));
@@ -81,6 +83,12 @@ class TestServer {
    private:
     std::function<Reply(std::string_view)> f_;
   };
+
+  // As kube-extender's main gives them: the configuration's topology levels, unless the test set its own.
+  GangConfig with_levels(GangConfig gang) const {
+    if (gang.topology_levels.empty()) gang.topology_levels = profile_.topology_levels;
+    return gang;
+  }
 
   Profile profile_;
   StateStore store_;

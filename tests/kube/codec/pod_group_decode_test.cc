@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "kubeobjects/model_json.h"
 
@@ -82,6 +83,67 @@ TEST(PodGroupDecode, TheApiOfATypedListsItemsComesFromTheirShapeOrTheResource) {
       << "upstream's schedulingPolicy is required";
 }
 
+// Where a group must or should run together: the annotations in either API, upstream's own field.
+TEST(PodGroupDecode, TopologyConstraints) {
+  struct Case {
+    std::string name;
+    std::string json;
+    gang::TopologyConstraint want;
+  };
+  const std::string cosched = R"({"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"PodGroup",
+      "metadata":{"name":"g","namespace":"n")";
+  const std::string upstream = R"({"apiVersion":"scheduling.k8s.io/v1alpha2","kind":"PodGroup",
+      "metadata":{"name":"g","namespace":"n")";
+  const std::string gang = R"("schedulingPolicy":{"gang":{"minCount":8}})";
+  const std::vector<Case> cases = {
+      {"None", cosched + "}}", {}},
+      {"AnnotationsOfCoscheduling",
+       cosched + R"(,"annotations":{"kube-extender.io/required-topology":"example.com/rack",
+           "kube-extender.io/preferred-topology":"example.com/block","other":"x"}}})",
+       {"example.com/rack", "example.com/block", ""}},
+      // A bad annotation value keeps the group, with the reason its members are given.
+      {"RequiredAnnotationNotALabelKey",
+       cosched + R"(,"annotations":{"kube-extender.io/required-topology":"a/b/c"}}})",
+       {"", "",
+        "pg.metadata.annotations.kube-extender.io/required-topology: \"a/b/c\" is not a node label "
+        "key: a qualified name must consist of an optional DNS subdomain prefix and '/', then a name "
+        "(e.g. 'example.com/MyName')"}},
+      {"PreferredOnly",
+       cosched + R"(,"annotations":{"kube-extender.io/preferred-topology":"rack"}}})",
+       {"", "rack", ""}},
+      {"EmptyValueIsNoConstraint",
+       cosched + R"(,"annotations":{"kube-extender.io/required-topology":"",
+           "kube-extender.io/preferred-topology":""}}})",
+       {}},
+      {"UpstreamField",
+       upstream + R"(},"spec":{)" + gang +
+           R"(,"schedulingConstraints":{"topology":[{"key":"example.com/rack"}]}}})",
+       {"example.com/rack", "", ""}},
+      {"UpstreamFieldWinsOverTheRequiredAnnotation",
+       upstream + R"(,"annotations":{"kube-extender.io/required-topology":"example.com/block",
+           "kube-extender.io/preferred-topology":"example.com/zone"}},
+           "spec":{)" +
+           gang + R"(,"schedulingConstraints":{"topology":[{"key":"example.com/rack"}]}}})",
+       {"example.com/rack", "example.com/zone", ""}},
+      {"UpstreamAnnotationsWithoutTheField",
+       upstream + R"(,"annotations":{"kube-extender.io/required-topology":"example.com/block"}},
+           "spec":{)" +
+           gang + R"(,"schedulingConstraints":{"topology":[]}}})",
+       {"example.com/block", "", ""}},
+      {"UpstreamEmptyConstraints",
+       upstream + R"(},"spec":{)" + gang + R"(,"schedulingConstraints":{}}})",
+       {}},
+      // scheduler-plugins' PodGroup has no such field: only its annotations count.
+      {"CoschedulingIgnoresUpstreamsField",
+       cosched + R"(},"spec":{"minMember":2,"schedulingConstraints":{"topology":[{"key":"rack"}]}}})",
+       {}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(decode_pod_group(doc(c.json), "pg").topology, c.want);
+  }
+}
+
 struct BadCase {
   std::string name;
   std::string json;
@@ -130,7 +192,33 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"UpstreamGangNotAnObject",
                 R"({"apiVersion":"scheduling.k8s.io/v1alpha2","metadata":{"name":"g"},
                     "spec":{"schedulingPolicy":{"gang":3}}})",
-                "podgroup.spec.schedulingPolicy.gang"}),
+                "podgroup.spec.schedulingPolicy.gang"},
+        BadCase{"UpstreamTwoTopologies",
+                R"({"apiVersion":"scheduling.k8s.io/v1alpha2","metadata":{"name":"g"},
+                    "spec":{"schedulingPolicy":{"gang":{"minCount":2}},
+                            "schedulingConstraints":{"topology":[{"key":"rack"},{"key":"block"}]}}})",
+                "podgroup.spec.schedulingConstraints.topology: at most one entry, got 2"},
+        BadCase{"UpstreamTopologyWithoutKey",
+                R"({"apiVersion":"scheduling.k8s.io/v1alpha2","metadata":{"name":"g"},
+                    "spec":{"schedulingPolicy":{"gang":{"minCount":2}},
+                            "schedulingConstraints":{"topology":[{}]}}})",
+                "podgroup.spec.schedulingConstraints.topology[0].key: required"},
+        BadCase{"UpstreamTopologyNotAList",
+                R"({"apiVersion":"scheduling.k8s.io/v1alpha2","metadata":{"name":"g"},
+                    "spec":{"schedulingPolicy":{"gang":{"minCount":2}},
+                            "schedulingConstraints":{"topology":{"key":"rack"}}}})",
+                "podgroup.spec.schedulingConstraints.topology: expected array, got object"},
+        BadCase{"UpstreamTopologyKeyNotALabelKey",
+                R"({"apiVersion":"scheduling.k8s.io/v1alpha2","metadata":{"name":"g"},
+                    "spec":{"schedulingPolicy":{"gang":{"minCount":2}},
+                            "schedulingConstraints":{"topology":[{"key":"-rack"}]}}})",
+                "podgroup.spec.schedulingConstraints.topology[0].key: \"-rack\" is not a node label key: "
+                "name part must consist of"},
+        BadCase{"AnnotationNotAString",
+                R"({"metadata":{"name":"g","annotations":{"kube-extender.io/preferred-topology":3}}})",
+                "podgroup.metadata.annotations.kube-extender.io/preferred-topology"},
+        BadCase{"AnnotationsNotAnObject", R"({"metadata":{"name":"g","annotations":["x"]}})",
+                "podgroup.metadata.annotations"}),
     [](const auto& info) { return info.param.name; });
 
 // What extender-sim --extender serves (kubeobjects/model_json.h) decodes back to the same group, in
@@ -154,10 +242,24 @@ TEST(PodGroupDecode, RoundTripThroughModelJson) {
   gang::PodGroupSpec basic = upstream;
   basic.all_or_nothing = false;
   basic.min_member = 1;
-  for (const gang::PodGroupSpec& g : {every, bare, upstream, basic}) {
+  // Topology: the required key in upstream's field or the annotation, the preferred one annotated.
+  gang::PodGroupSpec in_rack = every;
+  in_rack.topology = {"example.com/rack", "example.com/block", ""};
+  gang::PodGroupSpec upstream_in_rack = upstream;
+  upstream_in_rack.topology = {"example.com/rack", "example.com/block", ""};
+  gang::PodGroupSpec preferred_only = upstream;
+  preferred_only.topology.preferred = "kubernetes.io/hostname";
+  for (const gang::PodGroupSpec& g :
+       {every, bare, upstream, basic, in_rack, upstream_in_rack, preferred_only}) {
     const std::string text = model_json::pod_group_json(g);
     EXPECT_EQ(decode_pod_group(doc(text), "pg"), g) << text;
   }
+  // Upstream's required key goes in its own field, as a user of that API writes it.
+  const std::string text = model_json::pod_group_json(upstream_in_rack);
+  EXPECT_NE(text.find(R"("schedulingConstraints":{"topology":[{"key":"example.com/rack"}]})"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("required-topology"), std::string::npos) << text;
 }
 
 }  // namespace

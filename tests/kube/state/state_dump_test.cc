@@ -61,6 +61,27 @@ TEST(StateDump, NamespacesAndSelectorsWithTheirCounts) {
             "statefulset shop/db selector=app=db\n");
 }
 
+// A PodGroup's line: its topology constraint too, so that a cache that lost it differs from a
+// from-scratch build.
+TEST(StateDump, PodGroupsWithTheirTopology) {
+  const auto s = build(R"({"kind":"List","items":[
+    {"kind":"PodGroup","apiVersion":"scheduling.x-k8s.io/v1alpha1",
+     "metadata":{"name":"a","namespace":"train","annotations":{
+       "kube-extender.io/required-topology":"example.com/rack",
+       "kube-extender.io/preferred-topology":"example.com/block"}},"spec":{"minMember":4}},
+    {"kind":"PodGroup","apiVersion":"scheduling.k8s.io/v1alpha2","metadata":{"name":"b","namespace":"train"},
+     "spec":{"schedulingPolicy":{"gang":{"minCount":2}},"schedulingConstraints":{"topology":[{"key":"rack"}]}}},
+    {"kind":"PodGroup","apiVersion":"scheduling.x-k8s.io/v1alpha1","metadata":{"name":"c","namespace":"train"},
+     "spec":{"minMember":1}}]})");
+  EXPECT_EQ(dump_state(*s),
+            "count podgroups=3\n"
+            "podgroup train/a minMember=4 timeout=60s minResources=0m,0,0 created=0 "
+            "required-topology=example.com/rack preferred-topology=example.com/block\n"
+            "podgroup train/b (scheduling.k8s.io) minCount=2 timeout=300s minResources=0m,0,0 created=0 "
+            "required-topology=rack\n"
+            "podgroup train/c minMember=1 timeout=60s minResources=0m,0,0 created=0\n");
+}
+
 Pod pod(const std::string& uid, const std::string& node_name, int64_t milli_cpu) {
   Pod p;
   p.name = uid;
