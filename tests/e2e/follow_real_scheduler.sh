@@ -24,35 +24,20 @@
 # skipped, saying so. EXTENDER_SIM names the binary (default $BUILD/extender-sim, BUILD: build).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source-path=SCRIPTDIR/../..
+. tests/e2e/lib.sh
 
-if [ -z "${KUBECONFIG:-}" ] || ! kubectl get --raw /readyz >/dev/null 2>&1; then
-  echo "follow_real_scheduler: skipped: KUBECONFIG names no reachable cluster (see tests/e2e/README.md)"
-  exit 0
-fi
-
-BUILD=${BUILD:-build}
+e2e_init follow_real_scheduler follow
 EXTENDER_SIM=${EXTENDER_SIM:-$BUILD/extender-sim}
 AUDIT_LOG=${AUDIT_LOG:-}
-NS=e2e-follow-$(date +%s)  # its own each run: without a controller manager a namespace never finishes deleting
-WORK=$(mktemp -d)
-PIDS=()
 FOLLOWER=
-K() { kubectl "$@"; }
 
 cleanup() {
   if [ -n "$FOLLOWER" ]; then kill "$FOLLOWER" 2>/dev/null || true; fi
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  K -n "$NS" delete pods --all --force --grace-period=0 >/dev/null 2>&1 || true
   K -n "$NS" delete service web >/dev/null 2>&1 || true
-  K delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
-  K delete nodes -l kube-extender.io/e2e=follow --wait=false >/dev/null 2>&1 || true
+  e2e_cleanup
 }
 trap cleanup EXIT
-fail() {
-  echo "follow_real_scheduler: FAIL: $*"
-  echo "logs in $WORK"
-  exit 1
-}
 command -v jq >/dev/null || fail "needs jq (the audit log and the follower's --log are JSON lines)"
 [ -x "$EXTENDER_SIM" ] || fail "no extender-sim at $EXTENDER_SIM (set BUILD or EXTENDER_SIM)"
 
@@ -64,40 +49,22 @@ K delete nodes -l kube-extender.io/e2e=follow >/dev/null 2>&1 || true
 # The default profile, as a file: the scheduler runs it and the follower is given the same file, so
 # "the same policy" is literally the same configuration.
 SCHED_CFG=$WORK/scheduler-config.yaml
-cat >"$SCHED_CFG" <<YAML
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection: {kubeconfig: $KUBECONFIG}
-leaderElection: {leaderElect: false}
-profiles:
-- schedulerName: default-scheduler
-YAML
+{
+  e2e_scheduler_config_head
+  echo "profiles:"
+  echo "- schedulerName: default-scheduler"
+} >"$SCHED_CFG"
 PACK_CFG=examples/pack.yaml
-if [ -n "${KUBE_SCHEDULER:-}" ]; then
-  "$KUBE_SCHEDULER" --config "$SCHED_CFG" --secure-port 0 --v="${SCHEDULER_V:-2}" >"$WORK/kube-scheduler.log" 2>&1 &
-  PIDS+=($!)
-fi
-
-now() { date +%s.%N; }
-since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.1f", a - b }'; }
-gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
+e2e_start_scheduler "$SCHED_CFG" "${SCHEDULER_V:-2}"
 
 # 12 nodes of 8 CPU and 32Gi of memory, zones interleaved in name order (e2e-follow-0 in zone-a, -1 in
 # zone-b, ...), as a node pool spread over zones lists them.
 make_nodes() {
-  local ts zones=(zone-a zone-b zone-c)
-  ts=$(date -u +%FT%TZ)
+  local zones=(zone-a zone-b zone-c)
   for i in $(seq 0 11); do
-    K create -f - >/dev/null <<YAML
-apiVersion: v1
-kind: Node
-metadata:
-  name: e2e-follow-$i
-  labels: {kubernetes.io/hostname: e2e-follow-$i, topology.kubernetes.io/zone: ${zones[$((i % 3))]}, kube-extender.io/e2e: follow}
-spec: {taints: [{key: kube-extender.io/e2e, value: follow, effect: NoSchedule}]}
-YAML
-    K patch node "e2e-follow-$i" --subresource=status --type=merge -p "{\"status\":{\"capacity\":{\"cpu\":\"8\",\"memory\":\"32Gi\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"8\",\"memory\":\"32Gi\",\"pods\":\"110\"},\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"KubeletReady\",\"message\":\"e2e\",\"lastHeartbeatTime\":\"$ts\",\"lastTransitionTime\":\"$ts\"}]}}" >/dev/null
-    K taint node "e2e-follow-$i" node.kubernetes.io/not-ready:NoSchedule- >/dev/null 2>&1 || true
+    e2e_make_node "e2e-follow-$i" 8 32Gi "topology.kubernetes.io/zone: ${zones[$((i % 3))]}"
+    # The pods here tolerate only kube-extender.io/e2e: the taint the node lifecycle controller puts
+    # on a node whose kubelet never reports goes as well.
     K taint node "e2e-follow-$i" node.kubernetes.io/unreachable:NoSchedule- >/dev/null 2>&1 || true
   done
 }
@@ -149,7 +116,7 @@ wait_bound() { # limit
   local start unbound
   start=$(now)
   while :; do
-    unbound=$(K -n "$NS" get pods -o jsonpath='{range .items[*]}{.metadata.name}{" "}{.spec.nodeName}{"\n"}{end}' | awk 'NF == 1' | wc -l)
+    unbound=$(e2e_pods_now | awk '$2 == "-"' | wc -l)
     [ "$unbound" = 0 ] && return 0
     gt "$(since "$start")" "$1" && fail "$unbound pods still unbound after $1 s (is a default scheduler running?)"
     sleep 0.5
@@ -166,8 +133,7 @@ judged() { # policy
   metric | awk -v p="policy=\"$1\"" 'index($0, "kube_extender_sim_follow_decisions_total{") == 1 && index($0, p) { n += $NF } END { print n + 0 }'
 }
 
-K create namespace "$NS" >/dev/null
-K -n "$NS" create serviceaccount default >/dev/null 2>&1 || true
+e2e_create_namespace
 # The Service first: kube-scheduler derives PodTopologySpread's system default constraints (zone
 # and hostname, ScheduleAnyway) from the Services selecting a pod when it schedules it.
 K apply -f - >/dev/null <<YAML

@@ -1,0 +1,221 @@
+# Shared steps of the end-to-end scripts beside this file, sourced by each after it has changed to the
+# repository's root: the skip without a cluster, a namespace and Node objects of the script's own,
+# cleanup, the PodGroup CRD, the extender and kube-scheduler started from the build, and the polling
+# of the namespace's pods. Each script calls e2e_init first, with its name and its label: with no
+# cluster it ends the script there, skipped.
+# shellcheck shell=bash
+
+# Exits 0 with NAME's skip message when KUBECONFIG names no reachable cluster: CI has none, and a
+# script run there must pass without one. Otherwise sets the state every script keeps: E2E_NAME
+# (what its messages start with), E2E_LABEL (the value of the label and taint kube-extender.io/e2e
+# on its nodes and pods), NS (a namespace of its own each run: without a controller manager a
+# namespace never finishes deleting), WORK (its logs and generated files), PIDS (the processes it
+# started, ended by e2e_cleanup) and BUILD (the build folder, default build).
+e2e_init() { # name label
+  if [ -z "${KUBECONFIG:-}" ] || ! kubectl get --raw /readyz >/dev/null 2>&1; then
+    echo "$1: skipped: KUBECONFIG names no reachable cluster (see tests/e2e/README.md)"
+    exit 0
+  fi
+  E2E_NAME=$1
+  E2E_LABEL=$2
+  BUILD=${BUILD:-build}
+  NS=e2e-$2-$(date +%s)
+  WORK=$(mktemp -d)
+  PIDS=()
+}
+
+K() { kubectl "$@"; }
+now() { date +%s.%N; }
+since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.1f", a - b }'; }
+gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
+
+fail() {
+  echo "$E2E_NAME: FAIL: $*"
+  echo "logs in $WORK"
+  exit 1
+}
+
+# Ends the processes the script started and deletes what it created in the cluster: its pods
+# (force-deleted, as no kubelet may be there to end them), its namespace and its nodes. Run on exit.
+e2e_cleanup() {
+  local p
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  K -n "$NS" delete pods --all --force --grace-period=0 >/dev/null 2>&1 || true
+  K delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
+  K delete nodes -l "kube-extender.io/e2e=$E2E_LABEL" --wait=false >/dev/null 2>&1 || true
+}
+
+# The script's namespace, with the service account "default" that a controller manager would add
+# (pods are refused without it).
+e2e_create_namespace() {
+  K create namespace "$NS" >/dev/null
+  K -n "$NS" create serviceaccount default >/dev/null 2>&1 || true
+}
+
+# scheduler-plugins' PodGroup CRD, as much of it as the extender reads, when the cluster has none.
+e2e_install_pod_group_crd() {
+  K get crd podgroups.scheduling.x-k8s.io >/dev/null 2>&1 && return 0
+  K apply -f - >/dev/null <<'YAML'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: podgroups.scheduling.x-k8s.io}
+spec:
+  group: scheduling.x-k8s.io
+  scope: Namespaced
+  names: {kind: PodGroup, listKind: PodGroupList, plural: podgroups, singular: podgroup, shortNames: [pg]}
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+YAML
+  K wait --for=condition=Established crd/podgroups.scheduling.x-k8s.io --timeout=30s >/dev/null
+}
+
+# An extender from the build on PORT, on default flags but --enable-bind and any given; returns once
+# its /readyz answers, as kube-scheduler's first extender call must find it serving.
+e2e_start_extender() { # port [extra flags]
+  local port=$1
+  shift
+  "$BUILD/kube-extender" --kubeconfig "$KUBECONFIG" --enable-bind --port "$port" "$@" >"$WORK/extender-$port.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && return 0; sleep 0.2; done
+  fail "the extender on port $port is not ready"
+}
+
+# The head of every KubeSchedulerConfiguration the scripts run: the cluster of KUBECONFIG, and no
+# leader election, as a single scheduler started here has no rival.
+e2e_scheduler_config_head() {
+  echo "apiVersion: kubescheduler.config.k8s.io/v1"
+  echo "kind: KubeSchedulerConfiguration"
+  echo "clientConnection: {kubeconfig: $KUBECONFIG}"
+  echo "leaderElection: {leaderElect: false}"
+}
+
+# With KUBE_SCHEDULER set, starts it on CONFIG at verbosity V (logging to $WORK/kube-scheduler.log);
+# without it, the cluster's own scheduler is expected to run that configuration already.
+e2e_start_scheduler() { # config v
+  [ -n "${KUBE_SCHEDULER:-}" ] || return 0
+  "$KUBE_SCHEDULER" --config "$1" --secure-port 0 --v="$2" >"$WORK/kube-scheduler.log" 2>&1 &
+  PIDS+=($!)
+}
+
+# The shipped scheduler configuration (manifests/base/scheduler-config.yaml's profiles and extender
+# entry), its extender's urlPrefix pointed at the extender on EXTENDER_PORT, started when
+# KUBE_SCHEDULER is set: what the gang scripts check is the configuration users deploy.
+e2e_start_shipped_scheduler() {
+  [ -n "${KUBE_SCHEDULER:-}" ] || return 0
+  {
+    e2e_scheduler_config_head
+    sed -n '/^    profiles:/,$p' manifests/base/scheduler-config.yaml | sed 's/^    //' |
+      sed "s|urlPrefix: .*|urlPrefix: http://127.0.0.1:$EXTENDER_PORT|"
+  } >"$WORK/scheduler-config.yaml"
+  e2e_start_scheduler "$WORK/scheduler-config.yaml" 2
+}
+
+# Node NAME with CPU and MEMORY allocatable, labelled (kubernetes.io/hostname, kube-extender.io/e2e
+# and any LABEL "key: value" given) and tainted so that only the script's pods land on it, and made
+# Ready by hand, as no kubelet reports for it; the not-ready taint the apiserver's admission put on
+# it at creation is removed, as the node lifecycle controller would once the node is Ready.
+e2e_make_node() { # name cpu memory [label...]
+  local name=$1 cpu=$2 mem=$3 labels ts l
+  shift 3
+  labels="kubernetes.io/hostname: $name, kube-extender.io/e2e: $E2E_LABEL"
+  for l in "$@"; do labels+=", $l"; done
+  ts=$(date -u +%FT%TZ)
+  K create -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Node
+metadata: {name: $name, labels: {$labels}}
+spec: {taints: [{key: kube-extender.io/e2e, value: $E2E_LABEL, effect: NoSchedule}]}
+YAML
+  K patch node "$name" --subresource=status --type=merge -p "{\"status\":{\"capacity\":{\"cpu\":\"$cpu\",\"memory\":\"$mem\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"$cpu\",\"memory\":\"$mem\",\"pods\":\"110\"},\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"KubeletReady\",\"message\":\"e2e\",\"lastHeartbeatTime\":\"$ts\",\"lastTransitionTime\":\"$ts\"}]}}" >/dev/null
+  K taint node "$name" node.kubernetes.io/not-ready:NoSchedule- >/dev/null 2>&1 || true
+}
+
+# A pod for the shipped profile's kube-extender-scheduler, in the namespace: NAME with LABELS and
+# nodeSelector SELECTOR (flow maps), requesting CPU and 100Mi, each SPEC_LINE ("key: value") added
+# to its spec. It tolerates the script's taint and, as no kubelet ever reports for the script's
+# nodes, the not-ready and unreachable ones a cluster may put on them.
+e2e_extender_pod_yaml() { # name labels selector cpu [spec line...]
+  local name=$1 labels=$2 selector=$3 cpu=$4 line
+  shift 4
+  printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s, namespace: %s, labels: %s}\n' "$name" "$NS" "$labels"
+  echo "spec:"
+  echo "  schedulerName: kube-extender-scheduler"
+  for line in "$@"; do echo "  $line"; done
+  cat <<YAML
+  nodeSelector: $selector
+  tolerations: [{key: kube-extender.io/e2e, operator: Exists}, {key: node.kubernetes.io/unreachable, operator: Exists}, {key: node.kubernetes.io/not-ready, operator: Exists}]
+  containers: [{name: c, image: registry.k8s.io/pause:3.9, resources: {requests: {cpu: "$cpu", memory: 100Mi}}}]
+YAML
+}
+
+# "name node deleting" per pod of the namespace now (node "-" when unbound, deleting 1 when it has a
+# deletionTimestamp).
+e2e_pods_now() {
+  K -n "$NS" get pods -o jsonpath='{range .items[*]}{.metadata.name}{" "}{.spec.nodeName}{" "}{.metadata.deletionTimestamp}{"\n"}{end}' |
+    awk '{ print $1, ($2 == "" ? "-" : $2), ($3 == "" ? 0 : 1) }'
+}
+
+# "g1=8/8 g2=0/8 ...": bound of existing members per group 1..N (pods named gN-I), from an
+# e2e_pods_now listing.
+e2e_group_counts() { # listing groups
+  local g
+  for g in $(seq "$2"); do
+    printf 'g%s=%s ' "$g" "$(echo "$1" | awk -v g="g$g-" 'index($1, g) == 1 { n++; if ($2 != "-") b++ } END { printf "%d/%d", b, n }')"
+  done
+  echo
+}
+
+# Force-deletes the pods of a listing that are terminating: without a kubelet nothing ends them,
+# and a preemption victim left terminating would hold its node's room. Names them in
+# $WORK/force-deleted.
+e2e_force_delete_terminating() { # listing
+  echo "$1" | awk '$3 == 1 { print $1 }' | while read -r p; do
+    K -n "$NS" delete pod "$p" --force --grace-period=0 >/dev/null 2>&1 || true
+    echo "$p" >>"$WORK/force-deleted"
+  done
+}
+
+# Polls the namespace's pods every 0.5 s until `done_test COUNTS LISTING` holds or LIMIT seconds
+# have passed since START, failing when a group of 8 is seen partly bound for more than 3 s (gang
+# scheduling binds a group whole or not at all). Each round sets LISTING (e2e_pods_now's) and COUNTS
+# (`counts LISTING GROUPS`, e.g. e2e_group_counts); with E2E_FORCE_DELETE_TERMINATING=1 it also
+# force-deletes the pods left terminating. Sets WAITED (seconds since START) and PARTLY_MAX (the
+# longest a group was seen partly bound in any wait).
+PARTLY_MAX=0
+WAITED=0
+LISTING=
+COUNTS=
+e2e_wait_for_groups() { # groups limit done_test start counts
+  local start=$4
+  declare -A since_partly=()
+  while :; do
+    LISTING=$(e2e_pods_now)
+    [ "${E2E_FORCE_DELETE_TERMINATING:-0}" = 1 ] && e2e_force_delete_terminating "$LISTING"
+    COUNTS=$($5 "$LISTING" "$1")
+    for kv in $COUNTS; do
+      local g=${kv%%=*} n=${kv#*=}
+      [ "$g" = web ] && continue
+      n=${n%/*}
+      if [ "$n" -gt 0 ] && [ "$n" -lt 8 ]; then
+        [ -n "${since_partly[$g]:-}" ] || since_partly[$g]=$(now)
+        local d
+        d=$(since "${since_partly[$g]}")
+        gt "$d" "$PARTLY_MAX" && PARTLY_MAX=$d
+        gt "$d" 3 && fail "pod group $g partly bound ($n of 8) for $d s: $COUNTS"
+      else
+        unset "since_partly[$g]"
+      fi
+    done
+    if $3 "$COUNTS" "$LISTING"; then
+      # shellcheck disable=SC2034 # the scripts print it
+      WAITED=$(since "$start")
+      return 0
+    fi
+    gt "$(since "$start")" "$2" && fail "not within $2 s: $COUNTS"
+    sleep 0.5
+  done
+}
