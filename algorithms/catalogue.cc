@@ -6,6 +6,7 @@
 
 #include "algorithms/filters/check_node_unschedulable.h"
 #include "algorithms/filters/inter_pod_affinity.h"
+#include "algorithms/filters/load_aware_scheduling.h"
 #include "algorithms/filters/match_node_selector.h"
 #include "algorithms/filters/node_ports.h"
 #include "algorithms/filters/pod_fits_host.h"
@@ -16,12 +17,14 @@
 #include "algorithms/scores/image_locality.h"
 #include "algorithms/scores/inter_pod_affinity.h"
 #include "algorithms/scores/least_requested.h"
+#include "algorithms/scores/load_variation_risk_balancing.h"
 #include "algorithms/scores/most_requested.h"
 #include "algorithms/scores/node_affinity.h"
 #include "algorithms/scores/node_resources_fit.h"
 #include "algorithms/scores/pod_topology_spread.h"
 #include "algorithms/scores/requested_to_capacity_ratio.h"
 #include "algorithms/scores/taint_toleration.h"
+#include "algorithms/scores/target_load_packing.h"
 
 namespace kext {
 
@@ -176,6 +179,7 @@ std::unique_ptr<FilterPlugin> make_filter(std::string_view name, const PluginArg
   if (auto legacy = make_legacy_filter(name)) return legacy;
   if (name == kPodTopologySpreadPlugin) return make_pod_topology_spread_filter(args.topology_spread);
   if (name == kInterPodAffinityPlugin) return make_inter_pod_affinity_filter(args.inter_pod_affinity);
+  if (name == kLoadAwareSchedulingPlugin) return make_load_aware_scheduling_filter(args.load_aware);
   const std::string_view legacy = legacy_filter_name(name);
   if (legacy.empty()) return nullptr;
   for (const auto& m : kFilterMappings) {
@@ -211,6 +215,12 @@ std::vector<std::string_view> plugin_score_names() {
   std::vector<std::string_view> out;
   for (const auto& m : kScoreMappings) out.push_back(m.plugin);
   return out;
+}
+
+std::vector<std::string_view> optional_plugin_filter_names() { return {kLoadAwareSchedulingPlugin}; }
+
+std::vector<std::string_view> optional_plugin_score_names() {
+  return {kTargetLoadPackingPlugin, kLoadVariationRiskBalancingPlugin};
 }
 
 int64_t plugin_default_weight(std::string_view plugin) {
@@ -304,6 +314,10 @@ std::unique_ptr<ScorePlugin> make_plugin_score(std::string_view name, const Plug
     plugin = make_pod_topology_spread_score(args.topology_spread);
   } else if (name == kInterPodAffinityPlugin) {
     plugin = make_inter_pod_affinity_score(args.inter_pod_affinity);
+  } else if (name == kTargetLoadPackingPlugin) {
+    plugin = make_target_load_packing_score(args.target_load_packing);
+  } else if (name == kLoadVariationRiskBalancingPlugin) {
+    plugin = make_load_variation_risk_balancing_score(args.load_variation);
   } else {
     return nullptr;
   }

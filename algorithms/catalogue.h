@@ -65,6 +65,9 @@ struct PluginArgs {
   BalancedAllocationArgs balanced;
   TopologySpreadArgs topology_spread;
   InterPodAffinityArgs inter_pod_affinity;
+  TargetLoadPackingArgs target_load_packing;
+  LoadVariationRiskBalancingArgs load_variation;
+  LoadAwareSchedulingArgs load_aware;
   bool operator==(const PluginArgs&) const = default;
 };
 
@@ -87,6 +90,9 @@ std::vector<std::string_view> filter_names();  // legacy predicate names
 std::vector<std::string_view> score_names();   // legacy priority names
 std::vector<std::string_view> plugin_filter_names();
 std::vector<std::string_view> plugin_score_names();  // kube-scheduler's default order
+// Plugins in no default profile, taken when a configuration enables them: the load-aware ones.
+std::vector<std::string_view> optional_plugin_filter_names();
+std::vector<std::string_view> optional_plugin_score_names();
 // The weight kube-scheduler's default profile gives a score plugin (default_plugins.go): 0 if unknown.
 int64_t plugin_default_weight(std::string_view plugin);
 

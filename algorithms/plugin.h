@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "algorithms/model.h"
+#include "algorithms/node_usage.h"
 
 namespace kext {
 
@@ -54,6 +55,8 @@ struct ClusterView {
   const PodGroups* pod_groups = nullptr;
   // The label values of `nodes`, nullptr: read every node's labels.
   const NodeLabelIndex* node_labels = nullptr;
+  // What the nodes really use (node_usage.h), nullptr: no usage source; the load plugins are neutral.
+  const UsageView* usage = nullptr;
 };
 
 class FilterPlugin;
@@ -108,8 +111,12 @@ struct FilterStatus {
 
   bool ok() const { return code == FilterCode::kSuccess; }
   static FilterStatus success() { return {}; }
-  static FilterStatus unschedulable(std::vector<std::string> r) { return {FilterCode::kUnschedulable, std::move(r)}; }
-  static FilterStatus unresolvable(std::vector<std::string> r) { return {FilterCode::kUnresolvable, std::move(r)}; }
+  static FilterStatus unschedulable(std::vector<std::string> r) {
+    return {FilterCode::kUnschedulable, std::move(r)};
+  }
+  static FilterStatus unresolvable(std::vector<std::string> r) {
+    return {FilterCode::kUnresolvable, std::move(r)};
+  }
 };
 
 // What a plugin that states no cost is taken to spend on one node: above every measured one.

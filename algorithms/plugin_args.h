@@ -50,4 +50,36 @@ struct InterPodAffinityArgs {
   bool operator==(const InterPodAffinityArgs&) const = default;
 };
 
+// The load-aware plugins (node_usage.h), off in every default profile. Their names and args are
+// Trimaran's (scheduler-plugins apis/config/types.go, v1/defaults.go) and Koordinator's
+// (pkg/scheduler/apis/config/types.go LoadAwareSchedulingArgs), so that their configurations load here.
+inline constexpr std::string_view kTargetLoadPackingPlugin = "TargetLoadPacking";
+inline constexpr std::string_view kLoadVariationRiskBalancingPlugin = "LoadVariationRiskBalancing";
+inline constexpr std::string_view kLoadAwareSchedulingPlugin = "LoadAwareScheduling";
+
+// TargetLoadPackingArgs: the CPU utilization (percent) to pack nodes up to, and what a container is
+// predicted to use from its CPU request.
+struct TargetLoadPackingArgs {
+  int64_t target_utilization = 40;            // percent, 1..100
+  int64_t default_requests_milli_cpu = 1000;  // defaultRequests.cpu: a container without a CPU request
+  double default_requests_multiplier = 1.5;   // defaultRequestsMultiplier (a string in Trimaran)
+  bool operator==(const TargetLoadPackingArgs&) const = default;
+};
+
+// LoadVariationRiskBalancingArgs.
+struct LoadVariationRiskBalancingArgs {
+  double safe_variance_margin = 1;
+  double safe_variance_sensitivity = 1;
+  bool operator==(const LoadVariationRiskBalancingArgs&) const = default;
+};
+
+// LoadAwareSchedulingArgs.usageThresholds: percent of allocatable, 0 = no threshold for the resource.
+// Koordinator's defaults; a usageThresholds map given replaces both (its
+// SetDefaults_LoadAwareSchedulingArgs).
+struct LoadAwareSchedulingArgs {
+  int64_t cpu_percent = 65;
+  int64_t memory_percent = 95;
+  bool operator==(const LoadAwareSchedulingArgs&) const = default;
+};
+
 }  // namespace kext

@@ -12,6 +12,7 @@
 #include "kube/state/snapshot_loader.h"
 #include "policy/config.h"
 #include "policy/policy.h"
+#include "tests/support/fake_usage_view.h"
 
 namespace {
 
@@ -243,5 +244,40 @@ void BM_ResolveThenRun(benchmark::State& st) {
   }
 }
 BENCHMARK(BM_ResolveThenRun)->ArgsProduct({{0, 1}, {0, 1}, {0, 1}})->Unit(benchmark::kMicrosecond);
+
+// What the load-aware scores add to a prioritize of 500 random names of 5000 nodes, serially, the cluster
+// view holding a usage sample for every node (a hash keyed by node name; the real view is the usage
+// store's): arg 0 = 0 without them, 1 with TargetLoadPacking and LoadVariationRiskBalancing on; arg 1 = 0
+// the default profile's scores besides, 1 NodeResourcesFit's only (less noise around the difference).
+// The difference over 500 is what the usage lookup, the lag estimate and the two formulas cost per node.
+void BM_LoadAwarePrioritize(benchmark::State& st) {
+  const Fixture& f = fixture(5000);
+  const bool load = st.range(0) != 0, fit_only = st.range(1) != 0;
+  std::string enabled = load ? R"({"name":"TargetLoadPacking"},{"name":"LoadVariationRiskBalancing"})" : "";
+  if (fit_only) enabled = R"({"name":"NodeResourcesFit"})" + std::string(load ? "," : "") + enabled;
+  const std::string config = R"({"apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration",
+    "parallelThreshold":1000000000,"plugins":{"score":{)" +
+                             std::string(fit_only ? R"("disabled":[{"name":"*"}],)" : "") + R"("enabled":[)" +
+                             enabled + "]}}}";
+  const kext::Profile profile = kext::compile(kext::parse_config(config));
+  kext::testing::FakeUsageView view;
+  for (const kext::NodeInfo* n : f.nodes) {
+    view.samples[n->name()] = kext::testing::usage_percent(*n->node, 30, 40, 5, 2);
+  }
+  kext::ClusterView cluster;
+  cluster.nodes = f.nodes;
+  cluster.usage = &view;
+  kext::gen::Prng rng(11);
+  std::vector<const kext::NodeInfo*> names(500);
+  for (auto& n : names) n = f.nodes[rng.below(f.nodes.size())];
+  for (auto _ : st) {
+    kext::PodContext ctx(f.pod, &cluster);
+    benchmark::DoNotOptimize(profile.engine.score(ctx, names));
+  }
+}
+BENCHMARK(BM_LoadAwarePrioritize)
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->MeasureProcessCPUTime()
+    ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

@@ -8,7 +8,8 @@
 # user of the header compiles that include. kext_check_layers() checks this at configure time and again
 # at every build (target check_layers, in `all`), so an include that goes against the layers (json <-
 # yaml; json, yaml, common <- algorithms <- policy <- extender/* <- tools, and json, common <-
-# kubeobjects <- tools) fails the build with the file and line.
+# kubeobjects <- tools; kube/client, policy <- usage <- the extender's main) fails the build with the file
+# and line.
 
 set_property(GLOBAL PROPERTY KEXT_LAYER_TARGETS "")
 

@@ -22,6 +22,7 @@
 #include "kube/client/live_state.h"
 #include "kube/state/snapshot_loader.h"
 #include "policy/config.h"
+#include "usage/service.h"
 
 namespace {
 
@@ -181,6 +182,22 @@ ClusterClients connect_cluster(const kext::Options& opts, kext::StateStore& stor
   return c;
 }
 
+// With a `usage:` section: its source polled into the store the verbs read (StateStore::usage), its
+// sample age and errors in /metrics. Null without one: the load-aware plugins stay neutral.
+std::unique_ptr<kext::usage::Service> start_usage(const kext::LoadedFile& loaded, kext::kube::ApiClient* api,
+                                                  kext::StateStore& store, kext::Metrics& metrics) {
+  if (!loaded.usage) return nullptr;
+  auto service = std::make_unique<kext::usage::Service>(*loaded.usage, api, store,
+                                                        [&metrics] { metrics.count_usage_fetch_error(); });
+  const kext::usage::Store& usage_store = service->store();
+  metrics.set_usage_source(service->source_name(),
+                           [&usage_store] { return usage_store.newest_sample_age_seconds(); });
+  kext::log_line("node usage from " + std::string(service->source_name()) + " every " +
+                 std::to_string(loaded.usage->interval_seconds) + " s");
+  service->start();
+  return service;
+}
+
 // Publishes where this replica takes forwarded binds, then runs for the Lease.
 void start_elector(kext::kube::LeaderElector& elector, const kext::Options& opts,
                    const kext::Server& server) {
@@ -252,7 +269,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (opts.help) {
-    std::cout << kext::usage();
+    std::cout << kext::usage_text();
     return 0;
   }
   if (opts.version) {
@@ -286,11 +303,14 @@ int main(int argc, char** argv) {
     std::string error;
     if (!server.bind(&error)) throw std::runtime_error(error);
     if (cluster.live) cluster.live->start();
+    const std::unique_ptr<kext::usage::Service> usage =
+        start_usage(config.loaded, cluster.api.get(), store, metrics);
     if (cluster.elector) start_elector(*cluster.elector, opts, server);
     drain_on_signal(signals, opts, server, cluster);
     log_listening(opts, config.loaded, store, server);
     server.serve();
     signals.stop();  // the drain runs on its thread and uses `server`
+    if (usage) usage->stop();
     kext::log_line("stopped");
     return 0;
   } catch (const std::exception& e) {

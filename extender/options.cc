@@ -190,7 +190,7 @@ CLI::App make_app() { return CLI::App("kube-extender: a Kubernetes scheduler ext
 
 }  // namespace
 
-std::string usage() {
+std::string usage_text() {
   Options defaults;
   CLI::App app = make_app();
   define_flags(app, defaults);

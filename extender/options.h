@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "extender/gang/coordinator.h"
-#include "kube/client/api_flags.h"
 #include "extender/server/server.h"
+#include "kube/client/api_flags.h"
 
 namespace kext {
 
@@ -35,7 +35,7 @@ struct Options {
 
 // Throws std::invalid_argument naming the flag. Reads KUBECONFIG (kube::apply_kubeconfig_env).
 Options parse_options(int argc, char** argv);
-std::string usage();
+std::string usage_text();
 // Every flag's long name, for the docs check (tests/support/doc_flags.h).
 std::vector<std::string> flag_names();
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cmath>
 #include <initializer_list>
 #include <limits>
 #include <set>
@@ -330,6 +332,112 @@ void parse_affinity_args(const Object& args, PluginArgs& out) {
       args.boolean("ignorePreferredTermsOfExistingPods").value_or(a.ignore_preferred_terms_of_existing_pods);
 }
 
+// The load-aware plugins' args come from scheduler-plugins (Trimaran) and Koordinator, which register
+// them under kube-scheduler's config group in versions of their own.
+void check_load_args_type(const Object& args, std::string_view kind) {
+  constexpr std::string_view group = "kubescheduler.config.k8s.io/";
+  if (auto v = args.string("apiVersion"); v && !v->starts_with(group))
+    fail(args.path("apiVersion"), "must be \"" + std::string(group) + "<version>\", got \"" + *v + "\"");
+  if (auto v = args.string("kind"); v && *v != kind)
+    fail(args.path("kind"), "must be \"" + std::string(kind) + "\", got \"" + *v + "\"");
+}
+
+// A finite number at least 0, or nullopt when absent.
+std::optional<double> non_negative_number(const Object& obj, std::string_view key) {
+  const Value* v = obj.get(key);
+  if (!v) return std::nullopt;
+  if (!v->IsNumber()) fail(obj.path(key), Object::type_error("a number", *v));
+  const double d = v->GetDouble();
+  if (!std::isfinite(d) || d < 0) fail(obj.path(key), "must be a number at least 0");
+  return d;
+}
+
+// A decimal written whole, as a finite number at least 0: nullopt otherwise.
+std::optional<double> decimal(std::string_view text) {
+  double d = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(d) || d < 0)
+    return std::nullopt;
+  return d;
+}
+
+// A CPU quantity ("1500m", "1.5", 2) in millicores: the forms a ResourceList's cpu is written in.
+int64_t milli_cpu(const Value& v, const std::string& path) {
+  std::optional<double> cores;
+  if (v.IsNumber()) {
+    cores = v.GetDouble() >= 0 ? std::optional<double>(v.GetDouble()) : std::nullopt;
+  } else if (v.IsString()) {
+    const std::string_view text = json::view(v);
+    if (text.ends_with('m')) {
+      const auto milli = decimal(text.substr(0, text.size() - 1));
+      if (milli) cores = *milli / 1000;
+    } else {
+      cores = decimal(text);
+    }
+  }
+  if (!cores || *cores > 1e12) fail(path, "must be a CPU quantity such as \"1000m\" or \"1\"");
+  return std::llround(*cores * 1000);
+}
+
+// Trimaran's usage source (TrimaranSpec: metricProvider, watcherAddress): checked for its shape, not
+// read, since the extender's usage source is configured in the extender configuration's usage: section.
+void accept_trimaran_source(const Object& args) {
+  if (const Value* mp = args.get("metricProvider")) {
+    const Object provider(*mp, args.path("metricProvider"),
+                          {"type", "address", "token", "insecureSkipVerify"});
+    provider.string("type");
+    provider.string("address");
+    provider.string("token");
+    provider.boolean("insecureSkipVerify");
+  }
+  args.string("watcherAddress");
+}
+
+// TargetLoadPackingArgs, checked for the ranges its formula needs (a target of 0 would divide by it).
+void parse_target_load_packing_args(const Object& args, PluginArgs& out) {
+  check_load_args_type(args, "TargetLoadPackingArgs");
+  TargetLoadPackingArgs& a = out.target_load_packing;
+  if (auto t = args.integer("targetUtilization"))
+    a.target_utilization = in_range(*t, 1, kMaxUtilization, args.path("targetUtilization"));
+  if (const Value* req = args.get("defaultRequests")) {
+    if (!req->IsObject()) fail(args.path("defaultRequests"), Object::type_error("an object", *req));
+    for (auto it = req->MemberBegin(); it != req->MemberEnd(); ++it) {
+      const std::string p = at(args.path("defaultRequests"), json::view(it->name));
+      if (json::view(it->name) != "cpu") fail(p, "only cpu is read (TargetLoadPacking predicts CPU)");
+      a.default_requests_milli_cpu = milli_cpu(it->value, p);
+    }
+  }
+  if (auto m = args.string("defaultRequestsMultiplier")) {
+    const auto d = decimal(*m);
+    if (!d) fail(args.path("defaultRequestsMultiplier"), "must be a decimal at least 0, got \"" + *m + "\"");
+    a.default_requests_multiplier = *d;
+  }
+  accept_trimaran_source(args);
+}
+
+void parse_load_variation_args(const Object& args, PluginArgs& out) {
+  check_load_args_type(args, "LoadVariationRiskBalancingArgs");
+  LoadVariationRiskBalancingArgs& a = out.load_variation;
+  a.safe_variance_margin = non_negative_number(args, "safeVarianceMargin").value_or(a.safe_variance_margin);
+  a.safe_variance_sensitivity =
+      non_negative_number(args, "safeVarianceSensitivity").value_or(a.safe_variance_sensitivity);
+  accept_trimaran_source(args);
+}
+
+// LoadAwareSchedulingArgs.usageThresholds, checked as Koordinator's ValidateLoadAwareSchedulingArgs does
+// (0..100 each); the usage the extender reads is cpu and memory.
+void parse_load_aware_args(const Object& args, PluginArgs& out) {
+  check_load_args_type(args, "LoadAwareSchedulingArgs");
+  const Value* t = args.get("usageThresholds");
+  if (!t) return;
+  const Object thresholds(*t, args.path("usageThresholds"), {"cpu", "memory"});
+  if (t->MemberCount() == 0) return;  // empty: Koordinator's defaults
+  LoadAwareSchedulingArgs& a = out.load_aware;
+  a.cpu_percent = in_range(thresholds.integer("cpu").value_or(0), 0, kMaxUtilization, thresholds.path("cpu"));
+  a.memory_percent =
+      in_range(thresholds.integer("memory").value_or(0), 0, kMaxUtilization, thresholds.path("memory"));
+}
+
 void parse_plugin_config(const Value& list, const std::string& path, PluginArgs& out) {
   std::set<std::string> seen;
   for (rapidjson::SizeType i = 0; i < list.Size(); ++i) {
@@ -360,6 +468,23 @@ void parse_plugin_config(const Value& list, const std::string& path, PluginArgs&
             Object(*args, entry.path("args"),
                    {"apiVersion", "kind", "hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"}),
             out);
+    } else if (name == kTargetLoadPackingPlugin) {
+      if (args)
+        parse_target_load_packing_args(
+            Object(*args, entry.path("args"),
+                   {"apiVersion", "kind", "targetUtilization", "defaultRequests", "defaultRequestsMultiplier",
+                    "metricProvider", "watcherAddress"}),
+            out);
+    } else if (name == kLoadVariationRiskBalancingPlugin) {
+      if (args)
+        parse_load_variation_args(Object(*args, entry.path("args"),
+                                         {"apiVersion", "kind", "safeVarianceMargin",
+                                          "safeVarianceSensitivity", "metricProvider", "watcherAddress"}),
+                                  out);
+    } else if (name == kLoadAwareSchedulingPlugin) {
+      if (args)
+        parse_load_aware_args(Object(*args, entry.path("args"), {"apiVersion", "kind", "usageThresholds"}),
+                              out);
     } else {
       const auto known = plugin_score_names();
       const bool is_plugin =
@@ -368,7 +493,8 @@ void parse_plugin_config(const Value& list, const std::string& path, PluginArgs&
            is_plugin ? "the extender takes no args for " + name
                      : "unknown plugin \"" + name +
                            "\" (args are read for: NodeResourcesFit, NodeResourcesBalancedAllocation, "
-                           "PodTopologySpread, InterPodAffinity)");
+                           "PodTopologySpread, InterPodAffinity, TargetLoadPacking, "
+                           "LoadVariationRiskBalancing, LoadAwareScheduling)");
     }
   }
 }
@@ -383,6 +509,9 @@ std::vector<PluginEntry> parse_plugin_set(const Object& plugins, std::string_vie
   std::vector<PluginEntry> defaults;
   for (auto n : names)
     defaults.push_back({std::string(n), score ? plugin_default_weight(n) : 1, Arithmetic::kCurrent});
+  // Accepted when enabled, in no default: the load-aware plugins.
+  std::vector<std::string_view> known = names;
+  for (auto n : score ? optional_plugin_score_names() : optional_plugin_filter_names()) known.push_back(n);
   const Value* set_v = plugins.get(point);
   if (!set_v) return defaults;
   const Object set(*set_v, plugins.path(point), {"enabled", "disabled"});
@@ -391,9 +520,9 @@ std::vector<PluginEntry> parse_plugin_set(const Object& plugins, std::string_vie
     if (!v) fail(path, "required");
     std::string name = checked_string(*v, path);
     if (star && name == "*") return name;
-    if (std::find(names.begin(), names.end(), name) == names.end()) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
       fail(path,
-           "unknown " + std::string(point) + " plugin \"" + name + "\" (known: " + known_list(names) + ")");
+           "unknown " + std::string(point) + " plugin \"" + name + "\" (known: " + known_list(known) + ")");
     }
     return name;
   };
@@ -495,7 +624,7 @@ std::vector<std::string> parse_gang(const Value& v) {
 Config parse_config_impl(const Value& doc) {
   const Object root(doc, "",
                     {"apiVersion", "kind", "plugins", "pluginConfig", "alwaysCheckAllFilters", "preemption",
-                     "parallelThreshold", "parallelMinWorkMicroseconds", "gang"});
+                     "parallelThreshold", "parallelMinWorkMicroseconds", "gang", "usage"});
   check_type_meta(root, kConfigApiVersion, kConfigKind);
 
   Config config;
@@ -520,6 +649,7 @@ Config parse_config_impl(const Value& doc) {
     config.parallel_min_work_us = in_range(*t, 0, kMaxParallelMinWorkUs, "parallelMinWorkMicroseconds");
   }
   if (const Value* gang = root.get("gang")) config.topology_levels = parse_gang(*gang);
+  if (const Value* usage = root.get("usage")) config.usage = parse_usage_config(*usage, "usage");
   return config;
 }
 
@@ -757,6 +887,52 @@ void write_spread_args(Writer& w, const TopologySpreadArgs& args) {
   w.EndArray();
 }
 
+// The shortest decimal that reads back as `d`.
+std::string shortest(double d) {
+  char buf[32];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);
+  return ec == std::errc() ? std::string(buf, end) : std::to_string(d);
+}
+
+// The load-aware plugins' args, written when they are not the defaults: the plugins are in no default
+// profile, and a configuration that does not use them reads the same without them.
+template <typename Writer>
+void write_load_plugin_configs(Writer& w, const PluginArgs& args) {
+  if (args.target_load_packing != TargetLoadPackingArgs{}) {
+    const TargetLoadPackingArgs& a = args.target_load_packing;
+    write_plugin_config(w, kTargetLoadPackingPlugin, [&] {
+      w.Key("targetUtilization");
+      w.Int64(a.target_utilization);
+      w.Key("defaultRequests");
+      w.StartObject();
+      w.Key("cpu");
+      json::write_string(w, std::to_string(a.default_requests_milli_cpu) + "m");
+      w.EndObject();
+      w.Key("defaultRequestsMultiplier");
+      json::write_string(w, shortest(a.default_requests_multiplier));
+    });
+  }
+  if (args.load_variation != LoadVariationRiskBalancingArgs{}) {
+    write_plugin_config(w, kLoadVariationRiskBalancingPlugin, [&] {
+      w.Key("safeVarianceMargin");
+      w.Double(args.load_variation.safe_variance_margin);
+      w.Key("safeVarianceSensitivity");
+      w.Double(args.load_variation.safe_variance_sensitivity);
+    });
+  }
+  if (args.load_aware != LoadAwareSchedulingArgs{}) {
+    write_plugin_config(w, kLoadAwareSchedulingPlugin, [&] {
+      w.Key("usageThresholds");
+      w.StartObject();
+      w.Key("cpu");
+      w.Int64(args.load_aware.cpu_percent);
+      w.Key("memory");
+      w.Int64(args.load_aware.memory_percent);
+      w.EndObject();
+    });
+  }
+}
+
 // pluginConfig: every plugin's args, filled in, as parse_plugin_config reads them back.
 template <typename Writer>
 void write_plugin_configs(Writer& w, const PluginArgs& args) {
@@ -774,6 +950,7 @@ void write_plugin_configs(Writer& w, const PluginArgs& args) {
     w.Key("ignorePreferredTermsOfExistingPods");
     w.Bool(args.inter_pod_affinity.ignore_preferred_terms_of_existing_pods);
   });
+  write_load_plugin_configs(w, args);
   w.EndArray();
 }
 
@@ -810,6 +987,10 @@ void write_config(Writer& w, const Config& c) {
   for (const auto& level : c.topology_levels) json::write_string(w, level);
   w.EndArray();
   w.EndObject();
+  if (c.usage) {
+    w.Key("usage");
+    usage_config_document(*c.usage).Accept(w);
+  }
   w.EndObject();
 }
 
@@ -975,12 +1156,14 @@ LoadedFile load_scheduling_file(std::string_view text, std::string_view schedule
   }
   if (api_version.starts_with("kube-extender.io/")) {
     Config config = parse_config(doc);
-    return LoadedFile{compile(config),
-                      "",
-                      config_to_json(config, true),
-                      config.filters.size(),
-                      config.scores.size(),
-                      std::vector<SchedulerExtender>()};
+    LoadedFile out{compile(config),
+                   "",
+                   config_to_json(config, true),
+                   config.filters.size(),
+                   config.scores.size(),
+                   std::vector<SchedulerExtender>()};
+    out.usage = config.usage;
+    return out;
   }
   // The legacy Policy decoder reads JSON text: a Policy written as YAML is handed over as JSON.
   rapidjson::StringBuffer json_text;

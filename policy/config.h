@@ -18,6 +18,7 @@
 #include "algorithms/catalogue.h"
 #include "json/json.h"
 #include "policy/policy.h"
+#include "policy/usage_config.h"
 
 namespace kext {
 
@@ -46,6 +47,8 @@ struct Config {
   int64_t parallel_min_work_us = static_cast<int64_t>(kDefaultParallelMinWorkNs / 1000);
   // gang.topologyLevels: node label keys, coarse to fine (Profile::topology_levels).
   std::vector<std::string> topology_levels{};
+  // usage: where the load-aware plugins' node usage comes from; nullopt: no source (they are neutral).
+  std::optional<UsageConfig> usage{};
   bool operator==(const Config&) const = default;
 };
 
@@ -109,6 +112,7 @@ struct LoadedFile {
   // A KubeSchedulerConfiguration: the profile's plugins are kube-scheduler's own (extender-sim adds
   // them to an extender's scores as the scheduler does).
   bool scheduler_configuration = false;
+  std::optional<UsageConfig> usage{};  // an ExtenderConfiguration's `usage:` section
 };
 // Throws PolicyError. A document whose apiVersion is in the kube-extender.io group is an
 // ExtenderConfiguration, one in kubescheduler.config.k8s.io a KubeSchedulerConfiguration, anything else

@@ -178,4 +178,19 @@ std::string format_node_use(const ClusterUse& use) {
   return out;
 }
 
+std::string format_node_usage(const std::vector<sim::NodeUsageSummary>& usage) {
+  if (usage.empty() || usage.size() > kNodeListMax) return {};
+  size_t width = 4;
+  for (const sim::NodeUsageSummary& n : usage) width = std::max(width, n.node.size());
+  std::string out = "node cpu over the usage samples, of allocatable\n  " + pad_right("node", width) +
+                    "  cpu requested peak  usage p95  usage peak\n";
+  for (const sim::NodeUsageSummary& n : usage) {
+    out += "  " + pad_right(n.node, width) +
+           pad_left(percent_text(share_of(n.requested_peak_milli_cpu, n.allocatable_milli_cpu)), 20) +
+           pad_left(percent_text(share_of(n.used_p95_milli_cpu, n.allocatable_milli_cpu)), 11) +
+           pad_left(percent_text(share_of(n.used_peak_milli_cpu, n.allocatable_milli_cpu)), 11) + "\n";
+  }
+  return out;
+}
+
 }  // namespace kext::simtool

@@ -68,6 +68,10 @@ std::string format_result_summary(const SimResult& result, const std::string& na
 // nodes, one line per node in the cluster's order: cpu and memory requested share, pods/allowed pods.
 std::string format_node_use(const ClusterUse& use);
 
+// With usage samples (sim::UsageOptions), for at most kNodeListMax nodes, one line per node: its CPU
+// requests' peak and its CPU usage's p95 and peak, as shares of its allocatable; "" without samples.
+std::string format_node_usage(const std::vector<sim::NodeUsageSummary>& usage);
+
 // Quantity text as Kubernetes writes it: "1500m" for CPU; memory in the largest binary unit that
 // divides it ("4Gi", "256Mi", "3Ki"), else bytes.
 std::string milli_cpu_text(int64_t milli_cpu);

@@ -125,18 +125,39 @@ std::optional<int64_t> deletion_timestamp(const Value& pod, const std::string& p
   return decode_time(*md, "deletionTimestamp", json::join_path(path, "metadata"));
 }
 
-// The kRuntimeAnnotation of an object with metadata, nullopt without one.
-std::optional<sim::SimDuration> runtime_annotation(const Value& object, const std::string& path) {
+// The annotation `key` of an object with metadata, and its field path; nullopt without one.
+std::optional<std::pair<std::string_view, std::string>> annotation(const Value& object,
+                                                                   const std::string& path,
+                                                                   std::string_view key) {
   const Value* md = json::find_non_null(object, "metadata");
   if (md == nullptr || !md->IsObject()) return std::nullopt;
   const Value* annotations = json::find_non_null(*md, "annotations");
   if (annotations == nullptr) return std::nullopt;
   const std::string ap = json::join_path(path, "metadata.annotations");
   json::expect_object(*annotations, ap);
-  const Value* v = json::find_non_null(*annotations, kRuntimeAnnotation);
+  const Value* v = json::find_non_null(*annotations, key);
   if (v == nullptr) return std::nullopt;
-  const std::string p = json::join_path(ap, kRuntimeAnnotation);
+  std::string p = json::join_path(ap, key);
   const std::string_view text = json::expect_string(*v, p);
+  return std::make_pair(text, std::move(p));
+}
+
+// The kUsageAnnotation of an object with metadata, nullptr without one.
+std::shared_ptr<const sim::UsageProfile> usage_annotation(const Value& object, const std::string& path) {
+  const auto a = annotation(object, path, kUsageAnnotation);
+  if (!a) return nullptr;
+  std::string error;
+  std::optional<sim::UsageProfile> profile = sim::parse_usage_profile(a->first, error);
+  if (!profile) throw DecodeError(a->second + ": " + error);
+  return std::make_shared<const sim::UsageProfile>(std::move(*profile));
+}
+
+// The kRuntimeAnnotation of an object with metadata, nullopt without one.
+std::optional<sim::SimDuration> runtime_annotation(const Value& object, const std::string& path) {
+  const auto a = annotation(object, path, kRuntimeAnnotation);
+  if (!a) return std::nullopt;
+  const std::string_view text = a->first;
+  const std::string& p = a->second;
   double seconds = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
   // The flags' bound (sim_options.cc kMaxSeconds), so that the clock cannot overflow.
@@ -152,7 +173,8 @@ PodTraits traits_of(const Value& pod_or_template, const std::string& path, bool 
                    priority_class_name(pod_or_template, path),
                    deletion_timestamp(pod_or_template, path),
                    runtime_annotation(pod_or_template, path),
-                   std::string()};
+                   std::string(),
+                   usage_annotation(pod_or_template, path)};
 }
 
 // A pod's traits with its controller, if it names one.
@@ -344,6 +366,7 @@ std::pair<Pod, PodTraits> template_pod(const ControllerRef& c, const Value& item
   PodTraits traits = traits_of(*tmpl, tp, true);
   traits.owner = std::string(c.kind) + "/" + c.name;
   if (!traits.runtime) traits.runtime = runtime_annotation(item, path);
+  if (!traits.usage) traits.usage = usage_annotation(item, path);
   pod.controller_kind = c.kind == "Deployment" ? "ReplicaSet" : std::string(c.kind);
   pod.controller_name = c.name;
   return {std::move(pod), std::move(traits)};

@@ -3,6 +3,7 @@
 // -A -o json` prints) and the workload (Pods and the controllers that create them), decoded with the
 // extender's own decoders (kube/codec/k8s_decode.h, workload_decode.h) into the simulator's model.
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include "json/json.h"
 #include "sim/core/clock.h"
 #include "sim/core/cluster.h"
+#include "sim/core/usage.h"
 
 namespace kext::simtool {
 
@@ -37,11 +39,17 @@ struct PodTraits {
   // "Kind/name" of the controller (the ownerReference with controller: true, or the workload's
   // Deployment, ReplicaSet or Job it was expanded from); "" for none. The report counts by it.
   std::string owner;
+  // The kUsageAnnotation of the pod, its template or its controller (the first found): the share of
+  // its requests it uses, overriding --usage. nullptr: none.
+  std::shared_ptr<const sim::UsageProfile> usage = nullptr;
 };
 
 // A workload's own runtime (--runtime per workload, from a field): decimal seconds,
 // e.g. "600" or "0.5", on a Pod, a controller or its pod template.
 inline constexpr std::string_view kRuntimeAnnotation = "sim.kube-extender.io/runtime-seconds";
+// A workload's own usage (--usage per workload), as sim::parse_usage_profile reads it: a fraction of
+// its requests ("0.6") or steps from offsets since the pod started ("0s:0.2,60s:0.8,120s:0.4").
+inline constexpr std::string_view kUsageAnnotation = "sim.kube-extender.io/usage";
 
 // scheduling.k8s.io/v1 PriorityClass: what the Priority admission plugin sets a pod's priority from.
 struct PriorityClass {

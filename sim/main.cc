@@ -5,9 +5,9 @@
 #include <memory>
 
 #include "common/shutdown_signals.h"
+#include "sim/cluster_summary.h"
 #include "sim/core/simulator.h"
 #include "sim/follow/follower.h"
-#include "sim/cluster_summary.h"
 #include "sim/report/html_report.h"
 #include "sim/run.h"
 #include "sim/sim_options.h"
@@ -96,6 +96,7 @@ int main(int argc, char** argv) {
       if (!close_out(html, "--html", cmd.html_file)) return 1;
       std::cout << kext::simtool::format_result_summary(result, name)
                 << kext::simtool::format_node_use(result.use)
+                << kext::simtool::format_node_usage(result.summary.node_usage)
                 << kext::simtool::format_pending_reasons(result.pending_by_reason);
       return 0;
     }
@@ -110,9 +111,11 @@ int main(int argc, char** argv) {
     std::cout << kext::simtool::format_result_summary(result, name, &other, other_name) << "\n"
               << name << "\n"
               << kext::simtool::format_node_use(result.use)
+              << kext::simtool::format_node_usage(result.summary.node_usage)
               << kext::simtool::format_pending_reasons(result.pending_by_reason) << "\n"
               << other_name << "\n"
               << kext::simtool::format_node_use(other.use)
+              << kext::simtool::format_node_usage(other.summary.node_usage)
               << kext::simtool::format_pending_reasons(other.pending_by_reason) << "\n"
               << kext::simtool::format_placement_diff(diffs, name, other_name);
     return 0;

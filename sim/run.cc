@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "algorithms/namespaced_key.h"
+#include "algorithms/plugin_args.h"
 #include "algorithms/pod_requests.h"
 #include "common/read_file.h"
 #include "common/url_path.h"
@@ -50,6 +51,7 @@ sim::Lifecycle lifecycle_of(const PodTraits& traits, std::optional<sim::SimDurat
   l.runtime = traits.runtime.has_value() ? traits.runtime : runtime;
   l.grace_period = traits.grace_period.value_or(sim::kDefaultGracePeriod);
   l.recreate_when_preempted = traits.controlled;
+  l.usage = traits.usage;
   return l;
 }
 
@@ -103,6 +105,27 @@ LoadedConfig load_scheduler_profile(const SimCommand& command) {
   return profile;
 }
 
+// Whether `engine` scores on what nodes use (scheduler-plugins pkg/trimaran's scores).
+bool scores_usage(const Engine& engine) {
+  return std::any_of(engine.scores().begin(), engine.scores().end(), [](const WeightedScore& s) {
+    return s.plugin->name() == kTargetLoadPackingPlugin ||
+           s.plugin->name() == kLoadVariationRiskBalancingPlugin;
+  });
+}
+
+// The sampling a configuration's `usage:` section asks for; nullopt without one.
+std::optional<sim::UsageOptions> usage_section(const LoadedConfig& c) {
+  if (!c.loaded->usage) return std::nullopt;
+  const UsageConfig& config = *c.loaded->usage;
+  sim::UsageOptions u;
+  u.enabled = true;
+  u.interval = std::chrono::seconds(config.interval_seconds);
+  u.window = static_cast<size_t>(
+      std::max<int64_t>(1, config.window_seconds / std::max<int64_t>(1, config.interval_seconds)));
+  u.estimate_fraction = config.estimate_fraction;
+  return u;
+}
+
 // The run's engine, preemption and shown configuration from `c`.
 void take_profile(SimConfig& out, const LoadedConfig& c) {
   out.text = c.text;
@@ -110,6 +133,8 @@ void take_profile(SimConfig& out, const LoadedConfig& c) {
   out.engine = engine_of(c);
   out.preemption = c.loaded->profile.preemption.select;
   out.topology_levels = c.loaded->profile.topology_levels;
+  out.usage = usage_section(c);
+  out.scores_usage = scores_usage(*out.engine);
 }
 
 // --extender-weight where no extender is weighed, `why`: an error for a run of its own; with
@@ -186,6 +211,8 @@ SimConfig load_sim_config(const SimCommand& command, const std::string& file, st
   out.configuration = effective_text(own);
   out.extender = std::make_shared<InProcessExtender>(engine_of(own));
   out.topology_levels = own.loaded->profile.topology_levels;
+  out.usage = usage_section(own);
+  out.scores_usage = out.scores_usage || scores_usage(*engine_of(own));
   out.scoring.in_tree = true;
   const std::vector<SchedulerExtender>& entries = profile.loaded->extenders;
   out.scoring.extender_weight =
@@ -245,6 +272,23 @@ sim::SimulatorOptions simulator_options(const SimCommand& command, const SimConf
   options.max_time = seconds_to_sim(command.max_time_seconds);
   options.record_moves = logged;  // only the log shows them
   return options;
+}
+
+// Whether the run samples usage (SimCommand::usage_fraction), and how: the configuration's `usage:`
+// section, then the flags.
+sim::UsageOptions usage_options(const SimCommand& command, const RunInputs& in, const SimConfig& config) {
+  sim::UsageOptions u = config.usage.value_or(sim::UsageOptions{});
+  u.enabled = u.enabled || config.scores_usage;
+  if (command.usage_fraction) u.default_fraction = *command.usage_fraction;
+  if (command.usage_interval_seconds) u.interval = seconds_to_sim(*command.usage_interval_seconds);
+  if (command.usage_estimate_fraction) u.estimate_fraction = *command.usage_estimate_fraction;
+  u.enabled = u.enabled || command.usage_fraction || command.usage_interval_seconds ||
+              command.usage_estimate_fraction;
+  for (const auto& [uid, traits] : in.cluster.running) u.enabled = u.enabled || traits.usage != nullptr;
+  for (const auto* pods : {&in.cluster.pending, &in.workload.pods})
+    for (const InputPod& p : *pods) u.enabled = u.enabled || p.traits.usage != nullptr;
+  for (const RecordedPod& r : in.recorded) u.enabled = u.enabled || r.pod.traits.usage != nullptr;
+  return u;
 }
 
 // The requests of the pods the run is given to place, for typical_pod.
@@ -420,6 +464,7 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   RunInputs in = read_inputs(command);
   sim::SimulatorOptions options =
       simulator_options(command, loaded, in.cluster.epoch_unix_seconds, log != nullptr);
+  options.usage = usage_options(command, in, loaded);
   SimResult result;
   result.configuration = loaded.configuration;
   result.typical_pod = typical_pod(requests_to_place(in));

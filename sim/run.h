@@ -155,6 +155,12 @@ struct SimConfig {
   // connects itself), and how the totals add up (in_tree, the extender's weight, --rank-by).
   std::shared_ptr<sim::CycleBackend> extender;
   sim::Scoring scoring;
+  // The sampling an ExtenderConfiguration's `usage:` section asks for (as kube-extender reads it: its
+  // interval, its window in samples, its estimate fraction), and whether any of the configuration's
+  // engines scores on usage (TargetLoadPacking, LoadVariationRiskBalancing): either makes the run
+  // sample the nodes' usage.
+  std::optional<sim::UsageOptions> usage;
+  bool scores_usage = false;
   // The flags it was loaded with, so that a caller holding a command can tell (follow_options).
   std::string scheduler_config_file;
   std::optional<int64_t> extender_weight_flag;

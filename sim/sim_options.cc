@@ -74,8 +74,9 @@ void define_follow_flags(CLI::App& app, SimCommand& c, CLI::Option* kubeconfig) 
       "follow the live cluster of --kubeconfig (GET only: list and watch) with one simulation per "
       "--config on the wall clock, comparing their placements with production's; serves --listen");
   follow->needs(kubeconfig);
-  for (const char* name : {"--cluster", "--workload", "--record-dir", "--compare", "--extender", "--max-time",
-                           "--runtime", "--arrival-interval"}) {
+  for (const char* name :
+       {"--cluster", "--workload", "--record-dir", "--compare", "--extender", "--max-time", "--runtime",
+        "--arrival-interval", "--usage", "--usage-interval", "--usage-estimate-fraction"}) {
     follow->excludes(app.get_option(name));
   }
   cli::non_empty(app.add_option("--listen", c.listen,
@@ -89,6 +90,24 @@ void define_follow_flags(CLI::App& app, SimCommand& c, CLI::Option* kubeconfig) 
       ->check(CLI::Range(0.0, kMaxSeconds))
       ->type_name("SECONDS")
       ->needs(follow);
+}
+
+// The nodes' usage samples (sim/core/usage.h) the load-aware plugins read.
+void define_usage_flags(CLI::App& app, SimCommand& c) {
+  app.add_option("--usage", c.usage_fraction,
+                 "the share of their requests pods use, unless their sim.kube-extender.io/usage "
+                 "annotation says otherwise (default: 1, requests are what pods use)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->type_name("FRACTION");
+  app.add_option("--usage-interval", c.usage_interval_seconds,
+                 "seconds between the nodes' usage samples the load-aware plugins read (default: 30)")
+      ->check(CLI::Range(0.001, kMaxSeconds))
+      ->type_name("SECONDS");
+  app.add_option("--usage-estimate-fraction", c.usage_estimate_fraction,
+                 "the share of their requests that pods started since a node's last sample are taken "
+                 "to use (default: 1; 0 turns the lag protection off)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->type_name("FRACTION");
 }
 
 // The one definition of extender-sim's flags, bound to `c`.
@@ -163,6 +182,7 @@ void define_flags(CLI::App& app, SimCommand& c) {
                  "0..10 alone, as a scheduler whose only score is this extender sees it)")
       ->transform(CLI::CheckedTransformer(scales))
       ->type_name("total|extender-reply");
+  define_usage_flags(app, c);
   define_extender_flags(app, c);
   define_follow_flags(app, c, kubeconfig);
 }

@@ -37,6 +37,14 @@ struct SimCommand {
   double max_time_seconds = std::chrono::duration<double>(sim::SimulatorOptions{}.max_time).count();
   std::optional<double> runtime_seconds;  // nullopt: pods never complete
   double arrival_interval_seconds = 0;
+  // Nodes' usage samples for load-aware plugins (sim/core/usage.h): --usage, the share of their
+  // requests pods without a kUsageAnnotation use; --usage-interval, seconds between samples;
+  // --usage-estimate-fraction, the share of their requests pods a sample cannot include are taken
+  // to use. nullopt: sim::UsageOptions' defaults. Samples are taken when any is given, a pod carries
+  // the annotation, or the configuration scores on usage.
+  std::optional<double> usage_fraction;
+  std::optional<double> usage_interval_seconds;
+  std::optional<double> usage_estimate_fraction;
   // KubeSchedulerConfiguration percentageOfNodesToScore (not the extender's configuration); 0:
   // kube-scheduler's adaptive default.
   int32_t percentage_of_nodes_to_score = sim::SimulatorOptions{}.percentage_of_nodes_to_score;

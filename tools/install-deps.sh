@@ -6,7 +6,8 @@ pkgs=(g++ cmake make pkg-config libcpp-httplib-dev rapidjson-dev libtbb-dev libg
   libcli11-dev  # command lines: CLI11, header-only
   clang libclang-rt-14-dev llvm  # tests/fuzz: clang++ with libFuzzer, ASan, UBSan; llvm-symbolizer
   zlib1g-dev  # extender/http: gzip for clients that accept it
-  curl)  # bench/run: the GET /healthz floor rows
+  curl  # bench/run: the GET /healthz floor rows
+  prometheus)  # tests/usage: a real Prometheus scraping the test's exporter (tests/support/prometheus_server.h)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -16,4 +17,8 @@ if ((${#missing[@]})); then
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # The package starts its own service on :9090 where systemd runs; the tests start theirs on a free port.
+  if [[ " ${missing[*]} " == *" prometheus "* && -d /run/systemd/system ]]; then
+    $sudo systemctl disable --now prometheus.service
+  fi
 fi

@@ -290,7 +290,7 @@ void GangCoordinator::admit_at_bind(std::string_view uid, const std::shared_ptr<
   // Only the cache's fields of the pod: its requests stand for its constraints.
   const std::shared_ptr<const Pod> like = member_like(Pod{}, *info);
   auto members = [&state](std::string_view group, const Pod& l) { return members_in(*state, group, &l); };
-  const auto cluster = engine_.reads_cluster() ? cluster_view_of(state) : nullptr;
+  const auto cluster = engine_.reads_cluster() ? cluster_view_of(state, store_.usage()) : nullptr;
   gates_.gate(
       engine_, *like, *state->gangs, members, [&state] { return cluster_nodes(*state); },
       cluster ? &cluster->view : nullptr, t);

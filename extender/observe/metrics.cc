@@ -184,6 +184,30 @@ void Metrics::set_watch_lag_seconds(std::string_view resource, double seconds) {
   }
 }
 
+void Metrics::set_usage_source(std::string_view source,
+                               std::function<std::optional<double>()> sample_age_seconds) {
+  std::lock_guard lock(lag_mutex_);
+  usage_source_ = source;
+  usage_sample_age_ = std::move(sample_age_seconds);
+}
+
+void Metrics::render_usage(std::string& out) const {
+  std::lock_guard lock(lag_mutex_);
+  if (usage_source_.empty()) return;
+  if (const std::optional<double> age = usage_sample_age_ ? usage_sample_age_() : std::nullopt) {
+    header(out, "kube_extender_usage_sample_age_seconds", "gauge",
+           "Age of the newest node usage sample (the load-aware plugins' input); absent before the first.");
+    out.append("kube_extender_usage_sample_age_seconds ");
+    append_number(out, *age);
+    out += '\n';
+  }
+  header(out, "kube_extender_usage_fetch_errors_total", "counter",
+         "Failed fetches of node usage, by source (metricsAPI, prometheus).");
+  out.append("kube_extender_usage_fetch_errors_total{source=\"");
+  append_label_value(out, usage_source_);
+  out.append("\"} ").append(std::to_string(usage_fetch_errors_.load(std::memory_order_relaxed))).append("\n");
+}
+
 void Metrics::set_leader(std::string_view identity, bool leader) {
   std::lock_guard lock(lag_mutex_);
   leader_identity_ = identity;
@@ -204,6 +228,7 @@ std::string Metrics::render(const ClusterState* state) const {
   render_watch_and_leader(out);
   render_bind_forwards(out);
   render_gangs(out);
+  render_usage(out);
   return out;
 }
 

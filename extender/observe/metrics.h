@@ -6,8 +6,10 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -98,6 +100,10 @@ class Metrics {
   void set_watch_lag_seconds(std::string_view resource, double seconds);
   // With --leader-elect: whether this replica holds the bind Lease, under its identity.
   void set_leader(std::string_view identity, bool leader);
+  // With a usage source (usage/): its name, and the age of its newest sample in seconds (nullopt before
+  // the first), read at each scrape; its failed fetches counted.
+  void set_usage_source(std::string_view source, std::function<std::optional<double>()> sample_age_seconds);
+  void count_usage_fetch_error() { usage_fetch_errors_.fetch_add(1, std::memory_order_relaxed); }
   // With --leader-elect: a /bind passed on to the Lease holder, how long it took (retry included),
   // and each failed attempt.
   void observe_forward(double seconds) {
@@ -165,6 +171,7 @@ class Metrics {
   void render_bind_forwards(std::string& out) const;
   void render_gangs(std::string& out) const;
   void render_gang_topology(std::string& out) const;  // render_gangs' by topology level
+  void render_usage(std::string& out) const;
 
   std::string version_;
   std::array<RouteStats, kRouteCount> routes_;
@@ -191,6 +198,9 @@ class Metrics {
   std::map<std::string, double, std::less<>> watch_lag_;
   std::string leader_identity_;  // empty: no election (under lag_mutex_)
   bool leader_ = false;
+  std::string usage_source_;                                 // empty: no usage source (under lag_mutex_)
+  std::function<std::optional<double>()> usage_sample_age_;  // under lag_mutex_
+  std::atomic<uint64_t> usage_fetch_errors_{0};
 };
 
 }  // namespace kext

@@ -100,7 +100,7 @@ Reply Verbs::filter_from(std::string_view body, VerbTrace* trace, Origin origin)
     return std::move(*relayed);
   }
 
-  const auto cluster = cluster_for(profile_.engine, r.state);
+  const auto cluster = cluster_for(profile_.engine, r.state, r.usage);
   GangGate gate;
   std::deque<NodeInfo> held;  // nodes with room held for gang members, as this pod must see them
   if (gangs_) {

@@ -72,8 +72,9 @@ void trace_request(VerbTrace* trace, const BindingArgs& args) {
 }
 
 std::unique_ptr<const StateClusterView> cluster_for(const Engine& engine,
-                                                    const std::shared_ptr<const ClusterState>& state) {
-  return engine.reads_cluster() ? cluster_view_of(state) : nullptr;
+                                                    const std::shared_ptr<const ClusterState>& state,
+                                                    std::shared_ptr<const UsageView> usage) {
+  return engine.reads_cluster() ? cluster_view_of(state, std::move(usage)) : nullptr;
 }
 
 std::variant<NodesRequest, Reply> decode_nodes_request(std::string_view verb, std::string_view body,

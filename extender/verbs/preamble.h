@@ -9,14 +9,14 @@
 #include <variant>
 #include <vector>
 
+#include "extender/observe/verb_trace.h"
+#include "json/json.h"
 #include "kube/codec/binding_args.h"
 #include "kube/codec/decode_cache.h"
 #include "kube/codec/extender_args.h"
 #include "kube/codec/preemption_args.h"
-#include "extender/observe/verb_trace.h"
 #include "kube/state/cluster_state.h"
 #include "kube/state/cluster_view.h"
-#include "json/json.h"
 
 namespace kext {
 
@@ -52,6 +52,7 @@ struct Request {
   Args args;
   Decision* decision = nullptr;               // non-null when the trace asks for one
   std::shared_ptr<const ClusterState> state;  // the snapshot the verb answers from; null without a store
+  std::shared_ptr<const UsageView> usage{};   // the nodes' usage when it was taken; null without a source
 };
 
 // The preamble: the phase clock started, the Decision started, the body decoded by
@@ -71,7 +72,10 @@ std::variant<Request<Args>, Reply> decode_request(std::string_view verb, std::st
   }
   trace_request(trace, r.args);
   r.clock.end(Phase::kDecode);
-  if (store) r.state = store->current();
+  if (store) {
+    r.state = store->current();
+    r.usage = store->usage();
+  }
   return r;
 }
 
@@ -85,9 +89,11 @@ struct ResolvedNodes {
   std::vector<size_t> known_index;
 };
 
-// The whole cluster for an engine whose plugins read it (Engine::reads_cluster), else nullptr.
+// The whole cluster for an engine whose plugins read it (Engine::reads_cluster), else nullptr; `usage`
+// (may be null) is its ClusterView::usage.
 std::unique_ptr<const StateClusterView> cluster_for(const Engine& engine,
-                                                    const std::shared_ptr<const ClusterState>& state);
+                                                    const std::shared_ptr<const ClusterState>& state,
+                                                    std::shared_ptr<const UsageView> usage = nullptr);
 
 struct NodesRequest {
   Request<ExtenderArgs> request;

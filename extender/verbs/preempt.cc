@@ -97,7 +97,7 @@ bool eligible(const PreemptionArgs& args, const ClusterState& state) {
 std::vector<preemption::Candidate> ordered_candidates(const PreemptionArgs& args,
                                                       const std::shared_ptr<const ClusterState>& state_ptr,
                                                       const Engine& engine, const PreemptionProfile& profile,
-                                                      int64_t now) {
+                                                      int64_t now, std::shared_ptr<const UsageView> usage) {
   const ClusterState& state = *state_ptr;
   if (!eligible(args, state)) return {};
 
@@ -113,7 +113,7 @@ std::vector<preemption::Candidate> ordered_candidates(const PreemptionArgs& args
     }
   }
 
-  const auto cluster = cluster_for(engine, state_ptr);
+  const auto cluster = cluster_for(engine, state_ptr, std::move(usage));
   PodContext pod(args.pod, cluster ? &cluster->view : nullptr);
   std::vector<preemption::Candidate> evaluated =
       preemption::select_candidates(pod, known, *state.pdbs, engine, now, profile.select);
@@ -128,10 +128,10 @@ std::vector<preemption::Candidate> ordered_candidates(const PreemptionArgs& args
 // preempts as any pod.
 std::optional<std::vector<preemption::Candidate>> member_preemption(
     const PreemptionArgs& args, const std::shared_ptr<const ClusterState>& state_ptr, const Profile& profile,
-    GangCoordinator& gangs, int64_t now, Decision* decision) {
+    GangCoordinator& gangs, int64_t now, Decision* decision, std::shared_ptr<const UsageView> usage) {
   const ClusterState& state = *state_ptr;
   if (!eligible(args, state)) return std::vector<preemption::Candidate>{};
-  const auto cluster = cluster_for(profile.engine, state_ptr);
+  const auto cluster = cluster_for(profile.engine, state_ptr, std::move(usage));
   const gang::Evictions evictions{*state.pdbs, now, profile.preemption.select.semantics};
   gang::GroupPreemption p = gangs.preempt(args.pod, state, cluster ? &cluster->view : nullptr, evictions);
   if (decision && !p.group.empty()) decision->gang = "pod group " + p.group + ": " + p.state;
@@ -181,12 +181,12 @@ Reply Verbs::preempt_from(std::string_view body, VerbTrace* trace, Origin origin
   std::vector<preemption::Candidate> candidates;
   std::optional<std::vector<preemption::Candidate>> member;
   if (gangs_ && gang::pod_group_key(r.args.pod))
-    member = member_preemption(r.args, r.state, profile_, *gangs_, now, r.decision);
+    member = member_preemption(r.args, r.state, profile_, *gangs_, now, r.decision, r.usage);
   if (member) {
     candidates = std::move(*member);
   } else {
     try {
-      candidates = ordered_candidates(r.args, r.state, profile_.engine, profile_.preemption, now);
+      candidates = ordered_candidates(r.args, r.state, profile_.engine, profile_.preemption, now, r.usage);
     } catch (const DecodeError& e) {
       return bad_request(e.what());
     }

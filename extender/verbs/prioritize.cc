@@ -14,7 +14,7 @@ Reply Verbs::prioritize_traced(std::string_view body, VerbTrace* trace) const {
   if (Reply* refused = std::get_if<Reply>(&decoded)) return std::move(*refused);
   auto& [r, nodes] = std::get<NodesRequest>(decoded);
 
-  const auto cluster = cluster_for(profile_.engine, r.state);
+  const auto cluster = cluster_for(profile_.engine, r.state, r.usage);
   PodContext pod(*r.args.pod, cluster ? &cluster->view : nullptr);
   ScoreMatrix m = profile_.engine.score(pod, nodes.known);
   // Every node sent gets a score; one the extender cannot see scores 0.

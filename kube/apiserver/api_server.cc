@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <stdexcept>
 
@@ -18,12 +19,32 @@ constexpr uint64_t kDefaultWatchSeconds = 1800;
 
 // The extender's own table of what it lists and watches (kube/client/cache_sinks.h): the server
 // answers every one of them, or the extender would never be ready.
+// The resource metrics API (metrics.k8s.io, as metrics-server serves it): listed, never watched, by
+// the extender's usage source (usage/metrics_api_source.h). Its objects are put as the others are.
+struct MetricsResource {
+  std::string_view name, path, kind;
+};
+constexpr std::string_view kMetricsApiVersion = "metrics.k8s.io/v1beta1";
+constexpr std::array<MetricsResource, 2> kMetricsResources{{
+    {"nodemetrics", "/apis/metrics.k8s.io/v1beta1/nodes", "NodeMetrics"},
+    {"podmetrics", "/apis/metrics.k8s.io/v1beta1/pods", "PodMetrics"},
+}};
+
+const MetricsResource* find_metrics_resource(std::string_view resource) {
+  for (const MetricsResource& m : kMetricsResources) {
+    if (m.name == resource) return &m;
+  }
+  return nullptr;
+}
+
 std::string object_kind(std::string_view resource) {
+  if (const MetricsResource* m = find_metrics_resource(resource)) return std::string(m->kind);
   const WatchedResource* r = find_watched_resource(resource);
   return r ? std::string(r->kind) : std::string();
 }
 
 std::string api_version(std::string_view resource) {
+  if (find_metrics_resource(resource)) return std::string(kMetricsApiVersion);
   const WatchedResource* r = find_watched_resource(resource);
   return r ? std::string(r->api_version()) : std::string("v1");
 }
@@ -250,6 +271,15 @@ void ApiServer::install_list_and_watch_routes() {
         delay = list_delay_;
       }
       if (delay.count() > 0) std::this_thread::sleep_for(delay);
+      const Reply list = serve_list(resource, req.get_param_value("limit"), req.get_param_value("continue"));
+      res.status = list.status;
+      res.set_content(list.body, kJson);
+    });
+  }
+  for (const MetricsResource& m : kMetricsResources) {
+    http_->Get(std::string(m.path), [this, resource = std::string(m.name)](const httplib::Request& req,
+                                                                           httplib::Response& res) {
+      if (!authorized(req, res) || refuse_list_or_watch(resource, res)) return;
       const Reply list = serve_list(resource, req.get_param_value("limit"), req.get_param_value("continue"));
       res.status = list.status;
       res.set_content(list.body, kJson);

@@ -88,8 +88,8 @@ class ApiServer {
   int port() const { return port_; }
   std::string url() const;  // http[s]://host:port
 
-  // Objects. resource: one of kube::watched_resources()' names; key: "namespace/name" (namespaced_key)
-  // or "name".
+  // Objects. resource: one of kube::watched_resources()' names, or "nodemetrics" / "podmetrics" (the
+  // metrics.k8s.io lists, served without a watch); key: "namespace/name" (namespaced_key) or "name".
   // Creates or replaces (ADDED / MODIFIED) the object `key` of `resource`; `object_json` has a
   // "metadata" object, where the server sets resourceVersion. Returns whether it changed (see
   // Options::skip_unchanged_puts). `refused`, when given, is set when a pod write that would clear a

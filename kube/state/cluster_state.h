@@ -93,8 +93,16 @@ class StateStore {
   bool ready() const { return ready_.load(std::memory_order_acquire); }
   void set_ready(bool r) { ready_.store(r, std::memory_order_release); }
 
+  // What the nodes really use (usage/), published by the usage source's poller apart from the state;
+  // null without a source.
+  std::shared_ptr<const UsageView> usage() const { return usage_.load(std::memory_order_acquire); }
+  void publish_usage(std::shared_ptr<const UsageView> u) {
+    usage_.store(std::move(u), std::memory_order_release);
+  }
+
  private:
   std::atomic<std::shared_ptr<const ClusterState>> current_;
+  std::atomic<std::shared_ptr<const UsageView>> usage_;
   std::atomic<bool> ready_{true};
 };
 

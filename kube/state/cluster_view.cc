@@ -2,7 +2,8 @@
 
 namespace kext {
 
-std::unique_ptr<const StateClusterView> cluster_view_of(std::shared_ptr<const ClusterState> state) {
+std::unique_ptr<const StateClusterView> cluster_view_of(std::shared_ptr<const ClusterState> state,
+                                                        std::shared_ptr<const UsageView> usage) {
   if (!state || state->node_object_count() == 0) return nullptr;
   auto out = std::make_unique<StateClusterView>(state);
   out->nodes.reserve(state->node_object_count());
@@ -18,6 +19,8 @@ std::unique_ptr<const StateClusterView> cluster_view_of(std::shared_ptr<const Cl
   v.stateful_sets = *state->stateful_sets;
   v.pod_groups = &out->groups;
   v.node_labels = state->node_labels.get();
+  out->usage = std::move(usage);
+  v.usage = out->usage.get();
   return out;
 }
 

@@ -33,13 +33,16 @@ struct StateClusterView {
   explicit StateClusterView(std::shared_ptr<const ClusterState> s) : state(std::move(s)), groups(*state) {}
   std::shared_ptr<const ClusterState> state;
   StatePodGroups groups;
+  std::shared_ptr<const UsageView> usage;  // view.usage, held as long as the view
   std::vector<const NodeInfo*> nodes;
   ClusterView view;
 };
 
 // Every node of `state` that has a node object (kube-scheduler's snapshot lists only those), in no
 // particular order, and the namespaces and workload selectors. nullptr when the state has no node
-// objects (no watch and no snapshot): the request's own nodes are then the cluster.
-std::unique_ptr<const StateClusterView> cluster_view_of(std::shared_ptr<const ClusterState> state);
+// objects (no watch and no snapshot): the request's own nodes are then the cluster. `usage`
+// (StateStore::usage, may be null) becomes ClusterView::usage.
+std::unique_ptr<const StateClusterView> cluster_view_of(std::shared_ptr<const ClusterState> state,
+                                                        std::shared_ptr<const UsageView> usage = nullptr);
 
 }  // namespace kext

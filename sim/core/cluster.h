@@ -60,8 +60,12 @@ class SimCluster {
     ClusterView v{node_ptrs_,    &namespace_labels_, services_, replication_controllers_,
                   replica_sets_, stateful_sets_};
     v.pod_groups = &groups_;
+    v.usage = usage_;
     return v;
   }
+  // What the nodes really use, as the views hand it to the load-aware plugins (nullptr: none). It
+  // must outlive the cluster's views.
+  void set_usage(const UsageView* usage) { usage_ = usage; }
   // A pod: bound if spec.nodeName names a node (which must exist), pending otherwise. Terminal pods
   // (Succeeded, Failed) hold no resources and are not added. Throws ClusterError on a duplicate UID or
   // an unknown node.
@@ -126,6 +130,7 @@ class SimCluster {
   std::map<std::string, Labels, std::less<>> namespace_labels_;
   std::vector<WorkloadSelector> services_, replication_controllers_, replica_sets_, stateful_sets_;
   mutable Groups groups_;
+  const UsageView* usage_ = nullptr;
 };
 
 }  // namespace kext::sim

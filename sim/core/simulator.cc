@@ -15,7 +15,9 @@ Simulator::Simulator(SimCluster cluster, const Engine& engine, SimulatorOptions 
       engine_(&engine),
       options_(options),
       queue_(clock_, options.queue),
-      state_{Rng(options.seed), 0, {}, gang::Gatekeeper(options.gang_backoff), {}} {
+      state_{Rng(options.seed), 0, {}, gang::Gatekeeper(options.gang_backoff), {}},
+      usage_(options.usage) {
+  if (options_.usage.enabled) cluster_.set_usage(&usage_);
   config_.engine = engine_;
   config_.backend = options_.backend;
   config_.preemption = options_.preemption;
@@ -255,6 +257,7 @@ RunSummary Simulator::run(const std::function<void(const CycleRecord&)>& on_deci
   summary.pending_at_end = queue_.size() + arriving_.size();
   // (Nodes still to join do not count: a run that stops early leaves them out.)
   summary.end = clock_.now();
+  if (options_.usage.enabled) summary.node_usage = summarize_usage(usage_.series());
   return summary;
 }
 
@@ -264,6 +267,27 @@ void Simulator::run_until(SimTime t, RunSummary& summary,
   loop(std::min(t, SimTime{0} + options_.max_time), summary, on_decision);
   summary.pending_at_end = queue_.size() + arriving_.size();
   summary.end = clock_.now();
+  if (options_.usage.enabled) summary.node_usage = summarize_usage(usage_.series());
+}
+
+double Simulator::usage_fraction(const PodMeta& pod) const {
+  const auto it = lifecycles_.find(pod.uid);
+  const UsageProfile* profile = it == lifecycles_.end() ? nullptr : it->second.usage.get();
+  if (profile == nullptr) return options_.usage.default_fraction;
+  const int64_t now_ms = (options_.epoch_unix_seconds * 1000) +
+                         std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now()).count();
+  const int64_t started_ms = pod.start_time.value_or(options_.epoch_unix_seconds) * 1000;
+  return profile->at(std::chrono::milliseconds(std::max<int64_t>(0, now_ms - started_ms)));
+}
+
+void Simulator::sample_usage() {
+  if (!options_.usage.enabled || options_.usage.interval <= SimDuration::zero()) return;
+  while (next_sample_ <= clock_.now()) {
+    const int64_t tick_ms = (options_.epoch_unix_seconds * 1000) +
+                            std::chrono::duration_cast<std::chrono::milliseconds>(next_sample_).count();
+    usage_.sample(cluster_, tick_ms - 1, [this](const PodMeta& p) { return usage_fraction(p); });
+    next_sample_ += options_.usage.interval;
+  }
 }
 
 SimTime Simulator::next_due() const {
@@ -397,8 +421,9 @@ void Simulator::loop(SimTime end, RunSummary& summary,
       clock_.advance_to(std::min(config_.backend->now(), end));
       answer_binds(false, summary, on_decision);
     }
-    // Everything due now, then the queue's flushes, then one cycle; the clock stands still during a
-    // cycle (a cycle takes no simulated time).
+    // The samples due, then everything due now, then the queue's flushes, then one cycle; the clock
+    // stands still during a cycle (a cycle takes no simulated time).
+    sample_usage();
     while (!events_.empty() && events_.top().at <= clock_.now()) {
       const Event e = events_.top();
       events_.pop();
@@ -428,7 +453,9 @@ void Simulator::loop(SimTime end, RunSummary& summary,
       continue;
     }
     if (next == kNever || next > end) break;
-    clock_.advance_to(next);
+    // A sample tick between now and the next change is taken at its instant; ticks alone never keep
+    // the run going.
+    clock_.advance_to(options_.usage.enabled ? std::min(next, next_sample_) : next);
   }
 }
 
@@ -503,6 +530,35 @@ std::string_view gang_event_name(gang::GroupEvent e) {
   return "";
 }
 
+namespace {
+
+// "12.5 %" of `whole`; "-" without a whole.
+std::string share_text(int64_t part, int64_t whole) {
+  if (whole <= 0) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+  return buf;
+}
+
+// The usage rows: the highest node's CPU usage p95 and peak, as shares of its allocatable ("-" for a
+// run without samples, beside one with them).
+std::vector<std::pair<std::string, std::string>> usage_rows(const RunSummary& s) {
+  int64_t p95 = 0, peak = 0, p95_of = 0, peak_of = 0;
+  for (const NodeUsageSummary& u : s.node_usage) {
+    if (u.allocatable_milli_cpu <= 0) continue;
+    const auto higher = [&](int64_t v, int64_t& best, int64_t& best_of) {
+      if (best_of == 0 || v * best_of > best * u.allocatable_milli_cpu)
+        best = v, best_of = u.allocatable_milli_cpu;
+    };
+    higher(u.used_p95_milli_cpu, p95, p95_of);
+    higher(u.used_peak_milli_cpu, peak, peak_of);
+  }
+  return {{"node usage p95, highest (CPU)", share_text(p95, p95_of)},
+          {"node usage peak, highest (CPU)", share_text(peak, peak_of)}};
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> summary_rows(const RunSummary& s) {
   std::vector<std::pair<std::string, std::string>> rows = {
       {"cycles", std::to_string(s.cycles)},
@@ -529,14 +585,25 @@ std::vector<std::pair<std::string, std::string>> summary_rows(const RunSummary& 
       rows.emplace_back("pod groups " + std::string(gang_event_name(e)), std::to_string(n));
     }
   }
+  if (!s.node_usage.empty()) {
+    for (auto& row : usage_rows(s)) rows.push_back(std::move(row));
+  }
   return rows;
 }
 
 std::string format_summary(const RunSummary& summary, const std::string& name, const RunSummary* other,
                            const std::string& other_name) {
   if (other == nullptr) return format_table(summary_rows(summary), name);
-  const auto other_rows = summary_rows(*other);
-  return format_table(summary_rows(summary), name, &other_rows, other_name);
+  auto rows = summary_rows(summary);
+  auto other_rows = summary_rows(*other);
+  // The same rows in both columns: a run without samples shows "-" beside one with them.
+  if (summary.node_usage.empty() && !other->node_usage.empty()) {
+    for (auto& row : usage_rows(summary)) rows.push_back(std::move(row));
+  }
+  if (other->node_usage.empty() && !summary.node_usage.empty()) {
+    for (auto& row : usage_rows(*other)) other_rows.push_back(std::move(row));
+  }
+  return format_table(rows, name, &other_rows, other_name);
 }
 
 namespace {

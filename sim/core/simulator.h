@@ -21,6 +21,7 @@
 #include "sim/core/cycle.h"
 #include "sim/core/scheduling_queue.h"
 #include "sim/core/select_host.h"
+#include "sim/core/usage.h"
 
 namespace kext::sim {
 
@@ -44,6 +45,8 @@ struct SimulatorOptions {
   // The topology levels, coarse to fine, that a group's preferred topology falls back through: the
   // extender configuration's gang.topologyLevels (Profile::topology_levels).
   std::vector<std::string> topology_levels{};
+  // Nodes' usage samples for the load-aware plugins (usage.h); off by default.
+  UsageOptions usage{};
 };
 
 // One step of a pod group's timeline: admitted (room held for it), complete (its members bound),
@@ -64,6 +67,8 @@ struct Lifecycle {
   // controller owning it would do. The replacement has the same spec and lifecycle, the UID
   // "<uid>-r<n>" and the name "<name>-r<n>".
   bool recreate_when_preempted = false;
+  // The share of its requests the pod uses over its life; nullptr: UsageOptions::default_fraction.
+  std::shared_ptr<const UsageProfile> usage = nullptr;
 };
 
 struct RunSummary {
@@ -88,6 +93,9 @@ struct RunSummary {
   // With PodGroups in the inputs: every group's timeline, in time order.
   bool gangs = false;
   std::vector<GangEvent> gang_events;
+  // With usage samples (UsageOptions::enabled): each node's CPU requests and usage, in the order the
+  // nodes were first sampled.
+  std::vector<NodeUsageSummary> node_usage;
 };
 
 // The summary's rows (name, value), as format_summary prints them.
@@ -257,6 +265,11 @@ class Simulator {
                     const std::function<void(const CycleRecord&)>& on_decision);
   // One cycle of the pod at the head of activeQ, counted and reported.
   void run_one_cycle(RunSummary& summary, const std::function<void(const CycleRecord&)>& on_decision);
+  // The usage samples due by now (SimulatorOptions::usage), each measured just before its tick's
+  // instant: the pods that start at the tick come after it.
+  void sample_usage();
+  // The share of its requests `pod` uses now: its profile's (the default's) at its age.
+  double usage_fraction(const PodMeta& pod) const;
   // run()'s loop: events and cycles up to `until`.
   void loop(SimTime until, RunSummary& summary, const std::function<void(const CycleRecord&)>& on_decision);
 
@@ -279,6 +292,8 @@ class Simulator {
   // With record_moves: each pod's moves since its last decision.
   std::unordered_map<std::string, std::vector<QueueMove>> moves_;
   std::vector<GangEvent> gang_events_;  // since the last loop() handed them to its summary
+  SampledUsage usage_;
+  SimTime next_sample_{0};
 };
 
 }  // namespace kext::sim

@@ -285,6 +285,35 @@ std::string evictions_table(const std::string& name, const SimResult& res) {
   return out + "</table>\n";
 }
 
+// With usage samples: per node, its CPU requests' peak and its usage's p95 and peak as shares of its
+// allocatable, the most used first (at most kLabelledBarsMax nodes, as the charts).
+std::string node_usage_table(const std::string& name, const SimResult& res) {
+  std::vector<sim::NodeUsageSummary> nodes = res.summary.node_usage;
+  if (nodes.empty()) return "";
+  const auto peak = [](const sim::NodeUsageSummary& n) {
+    return share(n.used_peak_milli_cpu, n.allocatable_milli_cpu);
+  };
+  std::stable_sort(nodes.begin(), nodes.end(),
+                   [&](const auto& a, const auto& b) { return peak(a) > peak(b); });
+  std::string out = "<h2>Node usage (" + html_escape(name) + "): CPU, of allocatable</h2>\n";
+  if (nodes.size() > kLabelledBarsMax) {
+    out += "<p>The " + std::to_string(kLabelledBarsMax) + " most used of " + std::to_string(nodes.size()) +
+           " nodes.</p>\n";
+    nodes.resize(kLabelledBarsMax);
+  }
+  out += "<table class=\"node-usage\">\n" + header_row({"node", "requested peak", "usage p95", "usage peak"});
+  const auto percent = [](int64_t part, int64_t whole) {
+    return whole <= 0 ? std::string("-") : fixed(100.0 * share(part, whole), 1) + " %";
+  };
+  for (const sim::NodeUsageSummary& n : nodes) {
+    out += "<tr>" + cell(n.node, false) +
+           cell(percent(n.requested_peak_milli_cpu, n.allocatable_milli_cpu), true) +
+           cell(percent(n.used_p95_milli_cpu, n.allocatable_milli_cpu), true) +
+           cell(percent(n.used_peak_milli_cpu, n.allocatable_milli_cpu), true) + "</tr>\n";
+  }
+  return out + "</table>\n";
+}
+
 // Gang scheduling: each pod group's timeline (admitted, complete, timed out, deleted), in time order.
 std::string pod_groups_table(const std::string& name, const SimResult& res) {
   if (!res.summary.gangs) return "";
@@ -521,6 +550,7 @@ std::string html_report(const std::vector<ReportRun>& runs, const std::vector<Pl
   out += "</div>\n";
   // Full width: node and pod names are long.
   for (const ReportRun& r : runs) out += evictions_table(r.name, *r.result);
+  for (const ReportRun& r : runs) out += node_usage_table(r.name, *r.result);
   for (const ReportRun& r : runs)
     out += pod_groups_table(r.name, *r.result) + topology_fit_table(r.name, *r.result);
   out += placed.list;

@@ -17,8 +17,8 @@
 #include "policy/config.h"
 #include "policy/policy.h"
 #include "tests/support/command_line.h"
-#include "tests/support/extender_process.h"
 #include "tests/support/doc_flags.h"
+#include "tests/support/extender_process.h"
 #include "tests/support/temp_dir.h"
 
 namespace kext {
@@ -300,7 +300,7 @@ TEST(Options, ValuesDefaultsAndRepeats) {
   EXPECT_TRUE(parse({"--help"}).help);
   EXPECT_TRUE(parse({"-h"}).help);
   const Options defaults;
-  const std::string help = usage();
+  const std::string help = usage_text();
   EXPECT_NE(help.find("--port N"), std::string::npos) << help;
   EXPECT_NE(help.find("(default " + std::to_string(defaults.server.port) + ")"), std::string::npos) << help;
   EXPECT_NE(help.find("--leader-elect-lease-duration D"), std::string::npos) << help;

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "kube/client/cache_sinks.h"
 #include "extender/options.h"
 #include "json/json.h"
+#include "kube/client/cache_sinks.h"
 #include "policy/config.h"
 #include "tests/support/test_server.h"
 #include "yaml/yaml.h"
@@ -225,6 +225,8 @@ TEST(Manifests, ExtenderRbacIsReadOnlyPlusASeparateBindRole) {
   std::map<std::string, std::vector<std::string>> watched;
   for (const kube::WatchedResource& w : kube::watched_resources())
     watched[std::string(w.group) + "/" + std::string(w.resource())] = read;
+  // And the node metrics a metricsAPI usage source lists (usage/metrics_api_source.h), read only.
+  watched["metrics.k8s.io/nodes"] = {"get", "list"};
   EXPECT_EQ(granted, watched);
   EXPECT_TRUE(watched.contains("/namespaces") && watched.contains("apps/statefulsets"));
   const Node* bind = m.find("ClusterRole", "kube-extender-bind");

@@ -71,11 +71,11 @@ TEST(Config, StrictDecodingNamesTheField) {
        "plugins.score.enabled[0].name: unknown score plugin \"VolumeBinding\" (known: TaintToleration, "
        "NodeAffinity, NodeResourcesFit, PodTopologySpread, InterPodAffinity, "
        "NodeResourcesBalancedAllocation, "
-       "ImageLocality)"},
+       "ImageLocality, TargetLoadPacking, LoadVariationRiskBalancing)"},
       {cfg(R"("plugins":{"filter":{"disabled":[{"name":"VolumeZone"}]}})"),
        "plugins.filter.disabled[0].name: unknown filter plugin \"VolumeZone\" (known: NodeUnschedulable, "
        "NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, PodTopologySpread, "
-       "InterPodAffinity)"},
+       "InterPodAffinity, LoadAwareScheduling)"},
       {cfg(R"("plugins":{"score":{"enabled":[{"name":"InterPodAffinity","arithmetic":"v1.16"}]}})"),
        "plugins.score.enabled[0].arithmetic: \"v1.16\" for this pluginConfig: v1.16 arithmetic is offered "
        "for "
@@ -86,7 +86,8 @@ TEST(Config, StrictDecodingNamesTheField) {
        "preemption.semantics: unknown value \"v1.17\" (known: current, v1.16)"},
       {cfg(R"("pluginConfig":[{"name":"VolumeBinding","args":{}}])"),
        "pluginConfig[0].name: unknown plugin \"VolumeBinding\" (args are read for: NodeResourcesFit, "
-       "NodeResourcesBalancedAllocation, PodTopologySpread, InterPodAffinity)"},
+       "NodeResourcesBalancedAllocation, PodTopologySpread, InterPodAffinity, TargetLoadPacking, "
+       "LoadVariationRiskBalancing, LoadAwareScheduling)"},
       {cfg(R"("pluginConfig":[{"name":"ImageLocality","args":{}}])"),
        "pluginConfig[0].name: the extender takes no args for ImageLocality"},
       {cfg(R"("pluginConfig":[{"name":"InterPodAffinity","args":{"hardPodAffinityWeight":101}}])"),
@@ -274,6 +275,13 @@ TEST(Config, WriteConfigRoundTrips) {
              "gang":{"topologyLevels":["example.com/block","example.com/rack","kubernetes.io/hostname"]})"),
       cfg(R"("gang":{"topologyLevels":["rack"]})"),
       cfg(R"("gang":{})"),
+      // The load-aware plugins, enabled with args other than their defaults.
+      cfg(R"("plugins":{"filter":{"enabled":[{"name":"LoadAwareScheduling"}]},
+             "score":{"enabled":[{"name":"TargetLoadPacking"},{"name":"LoadVariationRiskBalancing","weight":2}]}},
+             "pluginConfig":[{"name":"TargetLoadPacking","args":{"targetUtilization":60,"defaultRequests":{"cpu":"500m"},
+               "defaultRequestsMultiplier":"1.25"}},
+               {"name":"LoadVariationRiskBalancing","args":{"safeVarianceMargin":0.5,"safeVarianceSensitivity":3}},
+               {"name":"LoadAwareScheduling","args":{"usageThresholds":{"cpu":70,"memory":0}}}])"),
       // Found by tests/fuzz (policy): a name holding an escaped NUL was written up to the NUL only.
       cfg(R"("plugins":{"score":{"enabled":[{"name":"NodeResourcesFit","weight":4}]}},
              "pluginConfig":[{"name":"NodeResourcesFit","args":{"ignoredResources":["a\u0000b"],

@@ -218,6 +218,32 @@ TEST(SimWorkload, RuntimeAnnotationOfThePodTemplateOrController) {
   }
 }
 
+TEST(SimWorkload, UsageAnnotationOfThePodTemplateOrController) {
+  const std::string key = std::string(kUsageAnnotation);
+  auto annotated = [&](const std::string& value) {
+    return R"("annotations":{")" + key + R"(":")" + value + R"("})";
+  };
+  const WorkloadInput in = decode_workload(
+      "[" + (R"({"kind":"Pod","metadata":{"name":"p",)" + annotated("0.6") + "}},") +
+      R"({"kind":"Pod","metadata":{"name":"plain"}},)" +
+      (R"({"kind":"Deployment","metadata":{"name":"d",)" + annotated("0.1") +
+       R"(},"spec":{"replicas":1,"template":{"metadata":{)" + annotated("0s:0.2,60s:0.8") + "}}}}") +
+      "]");
+  ASSERT_EQ(in.pods.size(), 3u);
+  ASSERT_NE(in.pods[0].traits.usage, nullptr);
+  EXPECT_EQ(in.pods[0].traits.usage->at(seconds(0)), 0.6);
+  EXPECT_EQ(in.pods[1].traits.usage, nullptr) << "--usage decides";
+  ASSERT_NE(in.pods[2].traits.usage, nullptr);
+  EXPECT_EQ(in.pods[2].traits.usage->at(seconds(60)), 0.8) << "the template's before the controller's";
+  try {
+    decode_workload("[" + (R"({"kind":"Pod","metadata":{"name":"p",)" + annotated("60s:x") + "}}") + "]");
+    ADD_FAILURE() << "no error";
+  } catch (const DecodeError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "[0].metadata.annotations." + key + ": \"60s:x\": the fraction is not a non-negative number");
+  }
+}
+
 TEST(SimCluster, BoundPodsRunPendingPodsArriveTerminalPodsAreGone) {
   const ClusterInput in = decode_cluster(R"({"kind":"List","items":[
     {"kind":"Pod","metadata":{"name":"running","namespace":"a","uid":"u-run",

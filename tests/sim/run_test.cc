@@ -457,6 +457,41 @@ TEST(SimRun, AWorkloadsRuntimeAnnotationOverridesTheFlag) {
   EXPECT_EQ(only_short.end, seconds(30));
 }
 
+TEST(SimRun, UsageProfilesSampledAtTheInterval) {
+  SimFiles f("usage");
+  SimCommand c;
+  c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + small_node_json("n1") + "]}");
+  const std::string requests = R"(,"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":")";
+  c.workload_file = f.write("workload.json", R"([{"kind":"Pod","metadata":{"name":"ramp","annotations":{")" +
+                                                 std::string(kUsageAnnotation) + R"(":"0s:0.5,20s:1"}})" +
+                                                 requests + R"(400m"}}}]}},
+      {"kind":"Pod","metadata":{"name":"plain"})" +
+                                                 requests + R"(200m"}}}]}}])");
+  c.runtime_seconds = 40;
+  const sim::RunSummary plain = run_sim(c, nullptr).summary;
+  ASSERT_EQ(plain.node_usage.size(), 1u) << "the annotation turns sampling on";
+  EXPECT_EQ(plain.node_usage[0].used_peak_milli_cpu, 600) << "plain uses its requests";
+  c.usage_fraction = 0.5;
+  c.usage_interval_seconds = 10;
+  // Samples at 0 (before the pods), 10 (ramp at half, plain at --usage), 20, 30 and 40 (ramp whole).
+  const SimResult result = run_sim(c, nullptr);
+  const sim::RunSummary& summary = result.summary;
+  ASSERT_EQ(summary.node_usage.size(), 1u);
+  EXPECT_EQ(summary.node_usage[0], (sim::NodeUsageSummary{"n1", 1000, 600, 500, 500}));
+  const std::string html = html_report({{"default", &result}}, {});
+  EXPECT_NE(html.find("<h2>Node usage (default): CPU, of allocatable</h2>"), std::string::npos);
+  const auto rows = sim::summary_rows(summary);
+  EXPECT_EQ(rows.back(),
+            std::make_pair(std::string("node usage peak, highest (CPU)"), std::string("50.0 %")));
+  const std::string table = format_node_usage(summary.node_usage);
+  EXPECT_NE(table.find("n1                60.0 %     50.0 %     50.0 %"), std::string::npos) << table;
+
+  c.workload_file = f.write("workload.json", R"([{"kind":"Pod","metadata":{"name":"p"}}])");
+  c.usage_fraction.reset();
+  c.usage_interval_seconds.reset();
+  EXPECT_TRUE(run_sim(c, nullptr).summary.node_usage.empty()) << "no annotation, flag or load-aware score";
+}
+
 // A scheduler profile that packs (examples/pack.yaml's): MostAllocated, without the two scores that
 // spread.
 constexpr const char* kPackingProfile = R"({"apiVersion":"kubescheduler.config.k8s.io/v1",
