@@ -140,6 +140,18 @@ class TopologyAdmission {
   std::optional<Admission> best_single(const std::vector<Domain>& domains) const;
   std::optional<Admission> cheapest_preemption(const std::vector<Domain>& domains) const;
   std::optional<preemption::RankKey> eviction_bound(const Domain& d) const;
+  // Members of smallest_ the node takes once the pods a preemptor of `priority` may evict, of
+  // priority <= `below_or_at`, are gone.
+  int64_t fitting_after_evicting(const NodeInfo& n, int32_t priority, int32_t below_or_at) const {
+    Resources kept;
+    int64_t kept_pods = 0;
+    for (const auto& p : n.pods) {
+      if (evictable(*p->pod, priority) && p->pod->effective_priority() <= below_or_at) continue;
+      kept.add(p->requests);
+      ++kept_pods;
+    }
+    return fitting(n.node->allocatable, kept, kept_pods, smallest_);
+  }
   int64_t fits_without(const Domain& d, int32_t below_or_at) const;
   Admission spread(std::string_view key, std::span<const size_t> within) const;
   std::string no_domain_reason(std::string_view key, const std::vector<Domain>& domains) const;
@@ -178,14 +190,8 @@ void TopologyAdmission::count_room() {
           cap, fitting(n.node->allocatable, n.requested, static_cast<int64_t>(n.pods.size()), smallest_));
     if (evictions_ == nullptr) continue;
     // What stays when preemption evicts every pod of lower priority that is not a gang member.
-    Resources kept;
-    int64_t kept_pods = 0;
-    for (const auto& p : n.pods) {
-      if (evictable(*p->pod, priority)) continue;
-      kept.add(p->requests);
-      ++kept_pods;
-    }
-    evicting_fits_[i] = std::min(cap, fitting(n.node->allocatable, kept, kept_pods, smallest_));
+    evicting_fits_[i] =
+        std::min(cap, fitting_after_evicting(n, priority, std::numeric_limits<int32_t>::max()));
   }
 }
 
@@ -243,15 +249,7 @@ int64_t TopologyAdmission::fits_without(const Domain& d, int32_t below_or_at) co
   int64_t fits = 0;
   for (size_t i : d.nodes) {
     if (evicting_fits_[i] == 0) continue;
-    const NodeInfo& n = *nodes_[i];
-    Resources kept;
-    int64_t kept_pods = 0;
-    for (const auto& p : n.pods) {
-      if (evictable(*p->pod, priority) && p->pod->effective_priority() <= below_or_at) continue;
-      kept.add(p->requests);
-      ++kept_pods;
-    }
-    fits += std::min(static_cast<int64_t>(need_), fitting(n.node->allocatable, kept, kept_pods, smallest_));
+    fits += std::min(static_cast<int64_t>(need_), fitting_after_evicting(*nodes_[i], priority, below_or_at));
   }
   return fits;
 }
