@@ -57,12 +57,8 @@ NodeResolver node_resolver_from(const StateStore& state) {
 Service::Service(const UsageConfig& config, kube::ApiClient* api, StateStore& state,
                  std::function<void()> on_error)
     : source_(make_source(config, api, state)) {
-  StoreSettings settings;
-  settings.window = std::chrono::seconds(config.window_seconds);
-  settings.stale_after = std::chrono::seconds(config.stale_after_seconds);
-  settings.estimate_fraction = config.estimate_fraction;
   store_ = std::make_unique<Store>(
-      settings, allocatable_from(state), unix_ms_now, LogFn(),
+      StoreSettings(config), allocatable_from(state), unix_ms_now, LogFn(),
       [&state](std::shared_ptr<const UsageView> v) { state.publish_usage(std::move(v)); });
   poller_ = std::make_unique<Poller>(*source_, *store_, std::chrono::seconds(config.interval_seconds),
                                      std::move(on_error));

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "algorithms/node_usage.h"
+#include "policy/usage_config.h"
 
 namespace kext::usage {
 
@@ -46,10 +47,17 @@ using LogFn = std::function<void(std::string_view)>;
 
 int64_t unix_ms_now();
 
+// The store's part of the configuration's usage: section; its defaults are that section's.
 struct StoreSettings {
-  std::chrono::milliseconds window{std::chrono::minutes(10)};
-  std::chrono::milliseconds stale_after{std::chrono::minutes(2)};
-  double estimate_fraction = 1.0;
+  explicit StoreSettings(const UsageConfig& c = {})
+      : window(std::chrono::seconds(c.window_seconds)),
+        stale_after(std::chrono::seconds(c.stale_after_seconds)),
+        estimate_fraction(c.estimate_fraction) {}
+  StoreSettings(std::chrono::milliseconds w, std::chrono::milliseconds stale, double fraction)
+      : window(w), stale_after(stale), estimate_fraction(fraction) {}
+  std::chrono::milliseconds window;
+  std::chrono::milliseconds stale_after;
+  double estimate_fraction;
 };
 
 // What a request reads: fixed when published, except fresh(), which compares the newest sample's time
