@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "algorithms/kube_version.h"
 #include "algorithms/plugin.h"
 #include "algorithms/plugin_args.h"
 #include "algorithms/semantics.h"
@@ -68,6 +69,8 @@ struct PluginArgs {
   TargetLoadPackingArgs target_load_packing;
   LoadVariationRiskBalancingArgs load_variation;
   LoadAwareSchedulingArgs load_aware;
+  // The kube-scheduler minor whose semantics every plugin reproduces (kube_version.h since::).
+  KubeVersion version;
   bool operator==(const PluginArgs&) const = default;
 };
 

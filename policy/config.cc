@@ -1063,7 +1063,8 @@ Profile compile(const Config& config) {
   options.semantics = semantics_of(config.preemption);
   Engine engine(std::move(filter_plugins), std::move(scores), options);
   PreemptionProfile preemption = preemption_profile(config.preemption, engine.options().parallel_min_work_ns);
-  return Profile{std::move(engine), std::move(preemption), config.topology_levels};
+  preemption.select.version = config.args.version;
+  return Profile{std::move(engine), std::move(preemption), config.topology_levels, config.args.version};
 }
 
 ConfigFromPolicy config_from_policy(const Policy& policy) {

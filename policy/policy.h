@@ -75,6 +75,8 @@ struct Profile {
   // hostname), that a group's preferred topology falls back through (gang::Gatekeeper::
   // set_topology_levels). An ExtenderConfiguration's gang.topologyLevels; empty for the other files.
   std::vector<std::string> topology_levels{};
+  // The kube-scheduler minor whose semantics the plugins and preemption reproduce.
+  KubeVersion version{};
 };
 
 Profile compile(const Policy& policy);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "algorithms/engine.h"
+#include "algorithms/kube_version.h"
 #include "algorithms/model.h"
 #include "algorithms/parallel.h"
 #include "algorithms/plugin.h"
@@ -28,6 +29,8 @@ inline constexpr size_t kDefaultMaxCandidates = 1;
 
 struct Options {
   Semantics semantics = Semantics::kCurrent;
+  // The kube-scheduler minor whose preemption rules run (kube_version.h since::).
+  KubeVersion version;
   size_t max_candidates = kDefaultMaxCandidates;  // how many of the best nodes to return, best first
   // The dry runs go parallel from 16 nodes and kDefaultParallelMinWorkNs of estimated work up
   // (dry_run_cost_ns): below, TBB's hand-off and its workers' spinning after it cost more
