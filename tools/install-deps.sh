@@ -7,7 +7,8 @@ pkgs=(g++ cmake make pkg-config libcpp-httplib-dev rapidjson-dev libtbb-dev libg
   clang libclang-rt-14-dev llvm  # tests/fuzz: clang++ with libFuzzer, ASan, UBSan; llvm-symbolizer
   zlib1g-dev  # extender/http: gzip for clients that accept it
   curl  # bench/run: the GET /healthz floor rows
-  prometheus)  # tests/usage: a real Prometheus scraping the test's exporter (tests/support/prometheus_server.h)
+  prometheus  # tests/usage: a real Prometheus scraping the test's exporter (tests/support/prometheus_server.h)
+  etcd-server haproxy jq openssl)  # tests/e2e: the control plane's etcd, two replicas behind one address, JSON
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -114,6 +114,13 @@ e2e_start_shipped_scheduler() {
   e2e_start_scheduler "$WORK/scheduler-config.yaml" 2
 }
 
+# With E2E_KWOK=1 (tests/e2e/run's control plane runs kwok), the annotation that has kwok keep a node Ready
+# and run its pods as a kubelet would: Running with a startTime, a deletion finished after its grace period.
+e2e_kwok_annotation() {
+  [ "${E2E_KWOK:-0}" = 1 ] && echo "kwok.x-k8s.io/node: fake"
+  return 0
+}
+
 # Node NAME with CPU and MEMORY allocatable, labelled (kubernetes.io/hostname, kube-extender.io/e2e
 # and any LABEL "key: value" given) and tainted so that only the script's pods land on it, and made
 # Ready by hand, as no kubelet reports for it; the not-ready taint the apiserver's admission put on
@@ -127,7 +134,7 @@ e2e_make_node() { # name cpu memory [label...]
   K create -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Node
-metadata: {name: $name, labels: {$labels}}
+metadata: {name: $name, labels: {$labels}, annotations: {$(e2e_kwok_annotation)}}
 spec: {taints: [{key: kube-extender.io/e2e, value: $E2E_LABEL, effect: NoSchedule}]}
 YAML
   K patch node "$name" --subresource=status --type=merge -p "{\"status\":{\"capacity\":{\"cpu\":\"$cpu\",\"memory\":\"$mem\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"$cpu\",\"memory\":\"$mem\",\"pods\":\"110\"},\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"KubeletReady\",\"message\":\"e2e\",\"lastHeartbeatTime\":\"$ts\",\"lastTransitionTime\":\"$ts\"}]}}" >/dev/null
