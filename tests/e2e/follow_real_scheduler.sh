@@ -62,11 +62,11 @@ e2e_start_scheduler "$SCHED_CFG" "${SCHEDULER_V:-2}"
 make_nodes() {
   local zones=(zone-a zone-b zone-c)
   for i in $(seq 0 11); do
-    e2e_make_node "e2e-follow-$i" 8 32Gi "topology.kubernetes.io/zone: ${zones[$((i % 3))]}"
-    # The pods here tolerate only kube-extender.io/e2e: the taint the node lifecycle controller puts
-    # on a node whose kubelet never reports goes as well.
-    K taint node "e2e-follow-$i" node.kubernetes.io/unreachable:NoSchedule- >/dev/null 2>&1 || true
-  done
+    e2e_node_yaml "e2e-follow-$i" 8 32Gi "topology.kubernetes.io/zone: ${zones[$((i % 3))]}"
+  done | e2e_create_nodes
+  # The pods here tolerate only kube-extender.io/e2e: the taint the node lifecycle controller puts
+  # on a node whose kubelet never reports goes as well.
+  K taint nodes -l kube-extender.io/e2e=follow node.kubernetes.io/unreachable:NoSchedule- >/dev/null 2>&1 || true
 }
 
 # Pod NAME INDEX: even indexes are app=web (behind the Service), odd ones app=worker; every tenth

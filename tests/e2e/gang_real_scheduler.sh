@@ -61,7 +61,7 @@ fi
 e2e_start_shipped_scheduler
 
 make_nodes() { # count
-  for i in $(seq 0 $(($1 - 1))); do e2e_make_node "e2e-gang-$i" 4 16Gi; done
+  for i in $(seq 0 $(($1 - 1))); do e2e_node_yaml "e2e-gang-$i" 4 16Gi; done | e2e_create_nodes
 }
 
 pod_yaml() { # name group cpu

@@ -61,9 +61,9 @@ e2e_start_shipped_scheduler
 make_nodes() {
   for r in $(seq "$RACKS"); do
     for i in $(seq 0 $((NODES_PER_RACK - 1))); do
-      e2e_make_node "e2e-topo-r$r-n$i" 4 16Gi "$RACK_KEY: r$r"
+      e2e_node_yaml "e2e-topo-r$r-n$i" 4 16Gi "$RACK_KEY: r$r"
     done
-  done
+  done | e2e_create_nodes
 }
 
 pod_group_yaml() { # name

@@ -121,24 +121,35 @@ e2e_kwok_annotation() {
   return 0
 }
 
-# Node NAME with CPU and MEMORY allocatable, labelled (kubernetes.io/hostname, kube-extender.io/e2e
-# and any LABEL "key: value" given) and tainted so that only the script's pods land on it, and made
-# Ready by hand, as no kubelet reports for it; the not-ready taint the apiserver's admission put on
-# it at creation is removed, as the node lifecycle controller would once the node is Ready.
-e2e_make_node() { # name cpu memory [label...]
+# The YAML of node NAME with CPU and MEMORY allocatable, labelled (kubernetes.io/hostname,
+# kube-extender.io/e2e and any LABEL "key: value" given), tainted so that only the script's pods land on
+# it, and Ready: a kubelet registers its node with its status, and so does this (or kwok keeps it Ready,
+# with E2E_KWOK=1).
+e2e_node_yaml() { # name cpu memory [label...]
   local name=$1 cpu=$2 mem=$3 labels ts l
   shift 3
   labels="kubernetes.io/hostname: $name, kube-extender.io/e2e: $E2E_LABEL"
   for l in "$@"; do labels+=", $l"; done
   ts=$(date -u +%FT%TZ)
-  K create -f - >/dev/null <<YAML
+  cat <<YAML
+---
 apiVersion: v1
 kind: Node
 metadata: {name: $name, labels: {$labels}, annotations: {$(e2e_kwok_annotation)}}
 spec: {taints: [{key: kube-extender.io/e2e, value: $E2E_LABEL, effect: NoSchedule}]}
+status:
+  capacity: {cpu: "$cpu", memory: $mem, pods: "110"}
+  allocatable: {cpu: "$cpu", memory: $mem, pods: "110"}
+  conditions: [{type: Ready, status: "True", reason: KubeletReady, message: e2e, lastHeartbeatTime: "$ts", lastTransitionTime: "$ts"}]
 YAML
-  K patch node "$name" --subresource=status --type=merge -p "{\"status\":{\"capacity\":{\"cpu\":\"$cpu\",\"memory\":\"$mem\",\"pods\":\"110\"},\"allocatable\":{\"cpu\":\"$cpu\",\"memory\":\"$mem\",\"pods\":\"110\"},\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"KubeletReady\",\"message\":\"e2e\",\"lastHeartbeatTime\":\"$ts\",\"lastTransitionTime\":\"$ts\"}]}}" >/dev/null
-  K taint node "$name" node.kubernetes.io/not-ready:NoSchedule- >/dev/null 2>&1 || true
+}
+
+# Creates the nodes of e2e_node_yaml documents read from stdin in one request, then removes the
+# not-ready taint the apiserver's admission put on each at creation, as the node lifecycle controller
+# would once a node is Ready.
+e2e_create_nodes() {
+  K create -f - >/dev/null
+  K taint nodes -l "kube-extender.io/e2e=$E2E_LABEL" node.kubernetes.io/not-ready:NoSchedule- >/dev/null 2>&1 || true
 }
 
 # A pod for the shipped profile's kube-extender-scheduler, in the namespace: NAME with LABELS and

@@ -1,29 +1,44 @@
 #!/usr/bin/env bash
 # Builds the e2e control plane's binaries from pinned Go modules into $CONTROLPLANE_BIN (default: bin/
-# beside this file). A binary newer than what it is built from is kept.
+# beside this file).
 #   build.sh v1.36 [kube-apiserver] [kube-scheduler] [kubectl]   (default: the first two) -> bin/v1.36/
 #   build.sh kwok                                                  -> bin/kwok/kwok
 # A minor's components come from k8s.io/kubernetes as pinned in minors/vX.Y.mod (+ .sum; pin.sh writes
 # them) and report that release at /version and --version, stamped as upstream's hack/lib/version.sh
 # does. kwok comes from its own module (kwok/go.mod), as a tool of it.
+# Every binary is also kept in $CONTROLPLANE_CACHE (default ~/.cache/kube-extender-controlplane) under the
+# hash of everything it is built from (pins, main, Go version, flags), so a fresh clone on the same machine
+# links nothing again; Go's own build cache keeps the compiled packages.
 set -euo pipefail
 # Go for the test harness: the machines have it at /usr/local/go.
 command -v go >/dev/null || export PATH=/usr/local/go/bin:$PATH
 here=$(cd "$(dirname "$0")" && pwd)
 out_root=${CONTROLPLANE_BIN:-$here/bin}
 
-# Whether BIN is missing or older than any of the files it is built from.
-stale() { # bin source...
-  local bin=$1
-  shift
-  [ ! -x "$bin" ] || [ -n "$(find "$@" -newer "$bin" 2>/dev/null | head -1)" ]
+cache=${CONTROLPLANE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kube-extender-controlplane}
+
+# Runs `go build FLAGS... -o BIN PACKAGE` in DIR unless the cache holds a binary built from the same
+# inputs (the files named, the Go version, the flags and the package); either way BIN ends up a copy of it.
+cached_build() { # dir bin "input files" package go-build-flags...
+  local dir=$1 bin=$2 inputs=$3 package=$4 key start=$SECONDS
+  shift 4
+  # shellcheck disable=SC2086  # inputs is a list of paths
+  key=$( (cat $inputs; go version; echo "$package $*") | sha256sum | cut -c1-32)
+  if [ ! -x "$cache/$key/$(basename "$bin")" ]; then
+    mkdir -p "$cache/$key"
+    (cd "$dir" && CGO_ENABLED=0 go build -trimpath "$@" -o "$cache/$key/$(basename "$bin").tmp" "$package")
+    mv "$cache/$key/$(basename "$bin").tmp" "$cache/$key/$(basename "$bin")"
+    echo "built $bin in $((SECONDS - start)) s"
+  fi
+  mkdir -p "$(dirname "$bin")"
+  # A rename, not a copy over BIN: a control plane may be running it.
+  cp "$cache/$key/$(basename "$bin")" "$bin.tmp"
+  mv "$bin.tmp" "$bin"
 }
 
 build_kwok() {
-  local bin=$out_root/kwok/kwok start=$SECONDS
-  stale "$bin" "$here/kwok/go.mod" "$here/kwok/go.sum" || return 0
-  (cd "$here/kwok" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin" sigs.k8s.io/kwok/cmd/kwok)
-  echo "built kwok in $((SECONDS - start)) s"
+  cached_build "$here/kwok" "$out_root/kwok/kwok" "$here/kwok/go.mod $here/kwok/go.sum" \
+    sigs.k8s.io/kwok/cmd/kwok -ldflags "-s -w"
 }
 
 # The -X flags that make a binary report VERSION (v1.36.3).
@@ -34,20 +49,16 @@ version_stamp() { # version
 }
 
 build_minor() { # minor component...
-  local minor=$1 mod version c bin start
+  local minor=$1 mod version c
   shift
   mod=$here/minors/$minor.mod
   [ -f "$mod" ] || { echo "build.sh: no pinned release for $minor ($mod)" >&2; exit 2; }
   version=$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v1\./ { print $2; exit }' "$mod")
   (($#)) || set -- kube-apiserver kube-scheduler
   for c in "$@"; do
-    bin=$out_root/$minor/$c
-    stale "$bin" "$mod" "${mod%.mod}.sum" "$here/cmd/$c" || continue
-    start=$SECONDS
     # providerless: upstream's tag that leaves the in-tree cloud providers out; no test here has a cloud.
-    (cd "$here" && CGO_ENABLED=0 go build -modfile="$mod" -tags providerless -trimpath \
-      -ldflags "-s -w $(version_stamp "$version")" -o "$bin" "./cmd/$c")
-    echo "built $minor/$c ($version) in $((SECONDS - start)) s"
+    cached_build "$here" "$out_root/$minor/$c" "$mod ${mod%.mod}.sum $here/cmd/$c/main.go" "./cmd/$c" \
+      -modfile="$mod" -tags providerless -ldflags "-s -w $(version_stamp "$version")"
   done
 }
 
