@@ -535,7 +535,7 @@ TEST(Manifests, SchedulerCallsTheServiceWithEveryVerb) {
   const Node* sched = m.find("Deployment", "kube-extender-scheduler");
   ASSERT_TRUE(sched);
   const Node& c = container(*sched);
-  EXPECT_TRUE(c.str("image").starts_with("registry.k8s.io/kube-scheduler:v1.26.")) << c.str("image");
+  EXPECT_TRUE(c.str("image").starts_with("registry.k8s.io/kube-scheduler:v1.36.")) << c.str("image");
   const std::string config_path = flag_value(strings(c.get("command")), "--config");
   auto [configmap, key] = configmap_file(*sched, config_path);
   const Node* cm = m.find("ConfigMap", configmap);
