@@ -23,11 +23,13 @@ mkdir -p "$out"
 sed -n 's/.*"Plugin scored node for pod".* pod="[^"/]*\/\([^"]*\)" plugin="\([^"]*\)" node="\([^"]*\)" score=\(-\{0,1\}[0-9]*\).*/\1\t\2\t\3\t\4/p' \
   "$dir/kube-scheduler.log" | awk -F'\t' '!seen[$1 FS $2 FS $3]++' >"$out/scheduler-scores.tsv"
 # The extender's of each pod's first prioritize, "pod plugin node score raw": score is the plugin's
-# normalised score on the reply's 0..10 (its 0..100 divided by 10), raw its map before normalisation.
+# normalised score on the reply's 0..10 (its 0..100 divided by 10), raw its map before normalisation
+# ("ignored": PodTopologySpread's mark for a node it does not score, the least int64 in the log).
 jq -r '[.decisions[] | select(.verb == "prioritize")] | group_by(.pod) | map(min_by(.seq))[] |
     (.pod | split("/")[1]) as $p | .nodes[] | .name as $n |
     if .known == false then [$p, "-", $n, "unknown", ""] | @tsv
-    else .scores[] | [$p, .algorithm, $n, .score, .raw] | @tsv end' "$dir/decisions.json" >"$out/extender-scores.tsv"
+    else .scores[] | [$p, .algorithm, $n, .score, (if .raw < -1e18 then "ignored" else .raw end)] | @tsv end' \
+  "$dir/decisions.json" >"$out/extender-scores.tsv"
 
 # Each row: "equal|differ pod plugin node scheduler extender raw note"; the scheduler's score is shown
 # unweighted (0..100), the extender's on 0..10, and they are equal when the first is the second's decade.

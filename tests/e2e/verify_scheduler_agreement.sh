@@ -186,6 +186,17 @@ probe_filter() { # file name
     "$EXTENDER/filter" >"$WORK/probe/$2.json"
 }
 
+# A bound pod made Running with a startTime of its own, a second after the last one, as a kubelet would
+# start it: preemption ranks equal priorities by start time (MoreImportantPod), and kube-scheduler takes
+# "now" for a pod without one, which would make the victims among test pods a matter of timing.
+LAST_START=$(date +%s)
+mark_started() { # name
+  LAST_START=$((LAST_START + 1))
+  curl -sS -X PATCH -H 'Content-Type: application/merge-patch+json' -o /dev/null \
+    -d "{\"status\":{\"phase\":\"Running\",\"startTime\":\"$(date -u -d "@$LAST_START" +%FT%TZ)\"}}" \
+    "$API/api/v1/namespaces/$NS/pods/$1/status"
+}
+
 # Creates the pod and waits until it is bound, ending preemption's victims meanwhile; a pod still unbound
 # after POD_TIMEOUT is deleted, so that no later retry of it mixes with the next pod's decisions.
 schedule_one() { # file name
@@ -206,6 +217,7 @@ schedule_one() { # file name
     end_terminating
   done
   end_terminating
+  [ "$node" = - ] || mark_started "$2"
   printf '%s\t%s\n' "$2" "$node" >>"$WORK/placements.tsv"
   # The binding (and the victims' deletion) reaches the extender's watch a moment after the API.
   sleep 0.5
