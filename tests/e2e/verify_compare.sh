@@ -3,9 +3,10 @@
 # (-v=10), decisions.json (the extender's GET /debug/decisions), records/ (its --record-dir: the requests
 # kube-scheduler sent), probe/POD.json (the extender's /filter reply about every node, asked just before
 # POD was created), uids.tsv (pod UID and name) and placements.tsv (pod and node, in scheduling order).
-# Prints `scores equal X/Y, filter sets equal X/Y, victims equal X/Y`, the first DIFF_LINES differences
-# of each kind (default 15) and the differing scores counted by plugin and pod shape; exits 1 when
-# anything differs, 2 when the inputs are missing.
+# Prints `scores equal X/Y, filter sets equal X/Y, victims equal X/Y`, the differing scores counted by
+# plugin and pod shape with the first of each, and the first DIFF_LINES (default 15) differing filter sets
+# and victims; keeps every comparison in DIR/compare/*.tsv; exits 1 when anything differs, 2 when the
+# inputs are missing.
 #   verify_compare.sh DIR
 set -euo pipefail
 dir=${1:?usage: verify_compare.sh DIR}
@@ -37,9 +38,9 @@ jq -r '[.decisions[] | select(.verb == "prioritize")] | group_by(.pod) | map(min
 awk -F'\t' -v OFS='\t' '
   BEGIN { w["TaintToleration"] = 3; w["NodeAffinity"] = 2; w["PodTopologySpread"] = 2; w["InterPodAffinity"] = 2
           w["DynamicResources"] = 2 }
-  FILENAME ~ /extender-scores/ { ext[$1 FS $2 FS $3] = $4; raw[$1 FS $2 FS $3] = $5; scored[$1 FS $3] = 1
+  FILENAME ~ /extender-scores/ { ext[$1 FS $2 FS $3] = $4; raw[$1 FS $2 FS $3] = $5
                                  if ($2 == "-") unknown[$1 FS $3] = 1; next }
-  { sched[$1 FS $2 FS $3] = $4; sched_pod[$1] = 1; sched_node[$1 FS $3] = 1
+  { sched[$1 FS $2 FS $3] = $4; sched_pod[$1] = 1
     k = $1 FS $2 FS $3; weight = ($2 in w) ? w[$2] : 1; s = $4 / weight
     if (($1 FS $3) in unknown) { print "differ", $1, $2, $3, s, "-", "", "node unknown to the extender"; next }
     # A plugin the extender does not run adds 0 to each node there: not compared where the scheduler
@@ -52,7 +53,7 @@ awk -F'\t' -v OFS='\t' '
     # (PreScore returned Skip), which adds 0 to every node.
     for (k in ext) {
       split(k, a, FS)
-      if (a[2] == "-" || k in sched) continue
+      if (a[2] == "-" || (k in sched)) continue
       if (!(a[1] in sched_pod)) { print "differ", a[1], a[2], a[3], "-", ext[k], raw[k], "not scored by the scheduler"; continue }
       print (ext[k] == 0 ? "equal" : "differ"), a[1], a[2], a[3], "skipped", ext[k], raw[k], "skipped by the scheduler"
     }

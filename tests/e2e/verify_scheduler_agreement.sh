@@ -65,13 +65,14 @@ SCHED_VERSION=$("$KUBE_SCHEDULER" --version | awk '{ print $2 }')
 MINOR=$(echo "$SCHED_VERSION" | sed -n 's/^v1\.\([0-9]*\)\..*/\1/p')
 [ -n "$MINOR" ] || fail "cannot read the minor of $KUBE_SCHEDULER --version: $SCHED_VERSION"
 VERSION_FLAGS=()
-if "$BUILD/kube-extender" --help 2>&1 | grep -q -- '--kubernetes-version'; then
+# The help text whole first: grep -q stopping early would fail the pipeline (pipefail) on SIGPIPE.
+EXTENDER_HELP=$("$BUILD/kube-extender" --help 2>&1 || true)
+if grep -q -- '--kubernetes-version' <<<"$EXTENDER_HELP"; then
   VERSION_FLAGS=(--kubernetes-version "1.$MINOR")
   SEMANTICS="1.$MINOR (--kubernetes-version)"
 else
   SEMANTICS="the build's own (no --kubernetes-version flag in this build)"
 fi
-
 
 # kubectl proxy: every later call is one curl, not one kubectl start-up.
 start_proxy() {
