@@ -57,8 +57,9 @@ build_minor() { # minor component...
   (($#)) || set -- kube-apiserver kube-scheduler
   for c in "$@"; do
     # providerless: upstream's tag that leaves the in-tree cloud providers out; no test here has a cloud.
+    # The modfile relative to the module root: the cache key then holds no path of this clone.
     cached_build "$here" "$out_root/$minor/$c" "$mod ${mod%.mod}.sum $here/cmd/$c/main.go" "./cmd/$c" \
-      -modfile="$mod" -tags providerless -ldflags "-s -w $(version_stamp "$version")"
+      -modfile="minors/$minor.mod" -tags providerless -ldflags "-s -w $(version_stamp "$version")"
   done
 }
 
