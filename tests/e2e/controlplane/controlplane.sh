@@ -132,7 +132,7 @@ up() {
   [ -e "$dir/run/kube-apiserver.pid" ] && die "already up in $dir (controlplane.sh down first)"
   "$here/build.sh" "$minor" kube-apiserver kube-scheduler kubectl
   "$here/build.sh" kwok kwok
-  command -v kubectl >/dev/null || export PATH=$bin_root/$minor:$PATH
+  export PATH=$bin_root/$minor:$PATH
   rm -rf "$dir"
   mkdir -p "$dir/logs" "$dir/run" "$dir/data"
   make_pki
