@@ -10,8 +10,10 @@
 # hash of everything it is built from (pins, main, Go version, flags), so a fresh clone on the same machine
 # links nothing again; Go's own build cache keeps the compiled packages.
 set -euo pipefail
-# Go for the test harness: the machines have it at /usr/local/go.
+# Go for the test harness: the machines have it at /usr/local/go. Go keeps its caches under HOME, which
+# an environment stripped for CI may lack.
 command -v go >/dev/null || export PATH=/usr/local/go/bin:$PATH
+[ -n "${HOME:-}" ] || export HOME=$(getent passwd "$(id -u)" | cut -d: -f6)
 here=$(cd "$(dirname "$0")" && pwd)
 out_root=${CONTROLPLANE_BIN:-$here/bin}
 
