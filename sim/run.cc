@@ -146,6 +146,7 @@ void take_version(SimConfig& out, const LoadedConfig& c) {
   const VersionInForce& v = c.loaded->version;
   out.version = v.version;
   out.version_source = std::string(source_label(v.source));
+  out.version_line = describe(v);
   out.version_warning = v.warning;
 }
 
@@ -345,6 +346,15 @@ gang::GroupMap pod_groups_of(RunInputs& in) {
   return groups;
 }
 
+// Which minor the run reproduces and why, on stderr (the summary's kube-scheduler row has the minor):
+// after the inputs are read, so that an input error stays the only line.
+void report_version(const SimConfig& config, std::string_view config_flag) {
+  const std::string run = config_flag == "--config" ? "" : std::string(config_flag) + ": ";
+  if (!config.version_warning.empty())
+    std::clog << "extender-sim: " << run << "WARNING: " << config.version_warning << "\n";
+  std::clog << "extender-sim: " << run << config.version_line << "\n";
+}
+
 // --extender: filter and prioritize over HTTP to a kube-extender watching the API served here, whose
 // /version says the minor the run reproduces (an extender that reads it runs the same); null without it.
 std::unique_ptr<ExtenderLink> connect_extender(const SimCommand& command, int64_t epoch_unix_seconds,
@@ -497,9 +507,8 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   options.usage = usage_options(command, in, loaded);
   SimResult result;
   result.configuration = loaded.configuration;
-  result.kubernetes_semantics = loaded.version.str() + " (" + loaded.version_source + ")";
-  if (!loaded.version_warning.empty())
-    std::clog << "extender-sim: WARNING: " << loaded.version_warning << "\n";
+  result.kubernetes_version = loaded.version.str();
+  report_version(loaded, config_flag);
   result.typical_pod = typical_pod(requests_to_place(in));
   const std::unique_ptr<ExtenderLink> extender = connect_extender(
       command, options.epoch_unix_seconds, std::move(in.cluster.node_images), loaded.version);

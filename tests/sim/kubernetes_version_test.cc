@@ -85,25 +85,32 @@ TEST(SimKubernetesVersion, AServerOutsideTheRangeIsClampedWithAWarning) {
   EXPECT_NE(failed.version_warning.find("HTTP 500"), std::string::npos) << failed.version_warning;
 }
 
-// The summary's first row, and the HTML report's, which reads the same rows.
+// The summary's first row, and the HTML report's, which reads the same rows; stderr says why.
 TEST(SimKubernetesVersion, TheSummarySaysWhichMinorRan) {
   Files f;
   const std::string out = (f.dir.path() / "out.txt").string();
+  const std::string err = (f.dir.path() / "err.txt").string();
   const std::string html = (f.dir.path() / "report.html").string();
-  const std::string cmd = std::string(KEXT_SIM_BINARY) + " --cluster " + f.cluster +
-                          " --kubernetes-version 1.29 --html " + html + " >" + out + " 2>/dev/null";
+  const std::string cmd = std::string(KEXT_SIM_BINARY) + " --cluster " + f.cluster + " --config " + f.pinned +
+                          " --compare " + f.pinned + " --kubernetes-version 1.29 --html " + html + " >" +
+                          out + " 2>" + err;
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd;
   const std::string text = kext::testing::slurp(out);
-  EXPECT_NE(text.find("\nkube-scheduler "), std::string::npos) << text;
-  EXPECT_NE(text.find(" 1.29 (flag)\n"), std::string::npos) << text;
-  EXPECT_NE(kext::testing::slurp(html).find("<td>kube-scheduler</td><td class=\"n\">1.29 (flag)</td>"),
+  EXPECT_EQ(text.find("\nkube-scheduler "), text.find('\n')) << "the first row: " << text;
+  const size_t row = text.find('\n') + 1;
+  const std::string first_row = text.substr(row, text.find('\n', row) - row);
+  EXPECT_TRUE(first_row.ends_with(" 1.29") && first_row.find(" 1.29 ") != std::string::npos) << first_row;
+  EXPECT_NE(kext::testing::slurp(html).find("<td>kube-scheduler</td><td class=\"n\">1.29</td>"),
             std::string::npos);
+  EXPECT_EQ(kext::testing::slurp(err),
+            "extender-sim: kube-scheduler 1.29 semantics (--kubernetes-version)\n"
+            "extender-sim: --compare: kube-scheduler 1.29 semantics (--kubernetes-version)\n");
 
   SimCommand pinned;
   pinned.cluster_file = f.cluster;
   pinned.config_file = f.pinned;
-  EXPECT_EQ(run_sim(pinned, nullptr).kubernetes_semantics, "1.30 (config)");
+  EXPECT_EQ(run_sim(pinned, nullptr).kubernetes_version, "1.30");
 }
 
 // With --extender the simulated cluster's API says the run's minor, so that a kube-extender that reads
