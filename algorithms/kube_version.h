@@ -61,6 +61,11 @@ inline bool fit_unresolvable_above_allocatable(KubeVersion v) { return v.at_leas
 inline bool balanced_allocation_delta_formula(KubeVersion v) { return v.at_least(36); }
 // 1.36 extended resources backed by DRA devices (DRAExtendedResource, beta, on).
 inline bool dra_extended_resources(KubeVersion v) { return v.at_least(36); }
+// 1.33 (open bug, kubernetes issue #141781): an extender entry with nodeCacheCapable: false and a
+// filterVerb makes NodeResourcesFit and NodeResourcesBalancedAllocation score every node it returns as
+// idle. pkg/scheduler/extender.go HTTPExtender.Filter wraps the returned Node objects in new, empty
+// NodeInfos, which Score reads since PR #130537 (before, Score looked the node up by name).
+inline bool extender_filtered_nodes_score_idle(KubeVersion v) { return v.at_least(33); }
 }  // namespace since
 
 }  // namespace kext

@@ -18,6 +18,7 @@
 #include "extender/verbs/bind.h"
 #include "extender/verbs/bind_forward.h"
 #include "extender/verbs/gang_replicas.h"
+#include "kube/client/api_client.h"
 #include "kube/client/leader_election.h"
 #include "kube/client/live_state.h"
 #include "kube/state/snapshot_loader.h"
@@ -48,16 +49,44 @@ struct Configuration {
   kext::LoadedFile loaded;
 };
 
+// With --in-cluster, --kubeconfig or --api-server: the client every request to the API goes through,
+// made before the configuration loads, which may need the server's /version. Null without.
+std::unique_ptr<kext::kube::ApiClient> make_api_client(const kext::Options& opts) {
+  if (!opts.api.enabled()) return nullptr;
+  return std::make_unique<kext::kube::ApiClient>(kext::kube::resolve_api_config(opts.api));
+}
+
+// What decides the kube-scheduler minor besides the file (policy/version_choice.h): --kubernetes-version,
+// and the API server's /version when there is a server and no flag.
+kext::VersionChoice version_choice(const kext::Options& opts, kext::kube::ApiClient* api) {
+  kext::VersionChoice choice{opts.kubernetes_version, std::nullopt};
+  if (api == nullptr || choice.flag) return choice;
+  try {
+    choice.server = kext::ServerVersion{kext::kube::server_git_version(*api), ""};
+  } catch (const kext::kube::ConfigError& e) {
+    choice.server = kext::ServerVersion{"", e.what()};
+  }
+  return choice;
+}
+
+// One line says which minor's semantics run and why (and a warning when the server's was not used as
+// it is); /metrics says the same.
+void report_version(const kext::VersionInForce& version, kext::Metrics& metrics) {
+  if (!version.warning.empty()) kext::log_line("WARNING: " + version.warning);
+  kext::log_line(kext::describe(version));
+  metrics.set_kubernetes_semantics(version.version.str(), kext::source_label(version.source));
+}
+
 // An ExtenderConfiguration, a KubeSchedulerConfiguration or a legacy Policy (policy/config.h
 // load_scheduling_file). Its errors and notices name the flag, as the other flags' do.
-Configuration load_configuration(const kext::Options& opts) {
+Configuration load_configuration(const kext::Options& opts, const kext::VersionChoice& version) {
   const std::string name =
       opts.policy_file.empty() ? std::string("the embedded configuration") : "--config " + opts.policy_file;
   const std::string policy_text = opts.policy_file.empty() ? std::string(kext::default_config_json())
                                                            : read_file(opts.policy_file, "--config");
   kext::LoadedFile loaded = [&] {
     try {
-      return kext::load_scheduling_file(policy_text, opts.scheduler_name);
+      return kext::load_scheduling_file(policy_text, opts.scheduler_name, version);
     } catch (const kext::PolicyError& e) {
       throw std::runtime_error(name + ": " + e.what());
     }
@@ -79,7 +108,7 @@ void warn_about_setup(const kext::Options& opts, const Configuration& c) {
   const bool cluster_state = opts.api.enabled() || !opts.snapshots.empty();
   for (const std::string& warning : kext::extender_entry_warnings(
            c.loaded.extenders, kext::ExtenderSettings{cluster_state, opts.api.bind, opts.server.tls.enabled(),
-                                                      opts.server.path_prefix})) {
+                                                      opts.server.path_prefix, c.loaded.profile.version})) {
     kext::log_line("WARNING: " + c.name + ": " + warning);
   }
   if (!cluster_state) {
@@ -155,11 +184,12 @@ kext::GangConfig gang_config(const kext::Options& opts, const kext::kube::Leader
 
 // Live cluster state: fail fast on a wrong address, certificate or permission, then list+watch in
 // the background (/readyz says when the first lists are in); and the bind verb with what it needs.
-ClusterClients connect_cluster(const kext::Options& opts, kext::StateStore& store,
-                               const kext::Profile& profile, kext::Metrics& metrics) {
+ClusterClients connect_cluster(const kext::Options& opts, std::unique_ptr<kext::kube::ApiClient> api,
+                               kext::StateStore& store, const kext::Profile& profile,
+                               kext::Metrics& metrics) {
   ClusterClients c;
-  if (!opts.api.enabled()) return c;
-  c.api = std::make_unique<kext::kube::ApiClient>(kext::kube::resolve_api_config(opts.api));
+  if (!api) return c;
+  c.api = std::move(api);
   kext::kube::check_api_access(*c.api);
   kext::kube::LiveStateOptions live_opts;
   live_opts.report_lag = [&metrics](const std::string& resource, double s) {
@@ -278,11 +308,16 @@ int main(int argc, char** argv) {
   }
   log_start_up_notices(opts);
   try {
-    const Configuration config = load_configuration(opts);
     if (opts.write_config) {
-      write_effective_config(config);
+      // The file as it is, with --kubernetes-version: no server is asked.
+      write_effective_config(
+          load_configuration(opts, kext::VersionChoice{opts.kubernetes_version, std::nullopt}));
       return 0;
     }
+    std::unique_ptr<kext::kube::ApiClient> api = make_api_client(opts);
+    const Configuration config = load_configuration(opts, version_choice(opts, api.get()));
+    kext::Metrics metrics(KEXT_VERSION);
+    report_version(config.loaded.version, metrics);
     warn_about_setup(opts, config);
     const kext::Profile& profile = config.loaded.profile;
     kext::StateStore store;
@@ -290,12 +325,11 @@ int main(int argc, char** argv) {
     if (std::string tls_error = kext::validate_tls_files(opts.server.tls); !tls_error.empty()) {
       throw std::runtime_error(tls_error);
     }
-    kext::Metrics metrics(KEXT_VERSION);
     std::unique_ptr<kext::DecisionLog> decisions;
     if (opts.decision_log_size > 0) {
       decisions = std::make_unique<kext::DecisionLog>(opts.decision_log_size, opts.decision_log_max_bytes);
     }
-    ClusterClients cluster = connect_cluster(opts, store, profile, metrics);
+    ClusterClients cluster = connect_cluster(opts, std::move(api), store, profile, metrics);
 
     kext::Verbs verbs(profile, store, opts.node_cache_entries, cluster.binder.get(), cluster.gangs.get(),
                       cluster.gang_replicas.get());

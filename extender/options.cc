@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/cli.h"
+#include "policy/version_choice.h"
 
 namespace kext {
 
@@ -40,6 +41,10 @@ CLI::Option* add_configuration_flags(CLI::App& app, Options& o) {
                                 "the KubeSchedulerConfiguration profile (schedulerName) to run (default: its "
                                 "only one)"))
       ->type_name("NAME");
+  cli::add_parsed(
+      app, "--kubernetes-version",
+      [&o](const std::string& v) { o.kubernetes_version = parse_version_flag(v); }, "", version_flag_help())
+      ->type_name("VERSION");
   app.add_flag(
       "--write-config", o.write_config,
       "print the effective configuration (--config's or the embedded one, defaults filled in) and exit");

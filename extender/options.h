@@ -1,9 +1,11 @@
 #pragma once
 // kube-extender's command line, defined once with CLI11 (common/cli.h): parsing, --help and the test
 // that the docs' flag table lists every flag all read that definition.
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "algorithms/kube_version.h"
 #include "extender/gang/coordinator.h"
 #include "extender/server/server.h"
 #include "kube/client/api_flags.h"
@@ -12,9 +14,10 @@ namespace kext {
 
 struct Options {
   ServerConfig server;
-  std::string policy_file;             // --config (--policy); empty = embedded default
-  std::string scheduler_name;          // --scheduler-name: a KubeSchedulerConfiguration's profile
-  std::vector<std::string> snapshots;  // --snapshot, repeatable
+  std::string policy_file;                        // --config (--policy); empty = embedded default
+  std::string scheduler_name;                     // --scheduler-name: a KubeSchedulerConfiguration's profile
+  std::optional<KubeVersion> kubernetes_version;  // --kubernetes-version (policy/version_choice.h)
+  std::vector<std::string> snapshots;             // --snapshot, repeatable
   size_t node_cache_entries = kDefaultNodeCacheEntries;           // Verbs' NodeDecodeCache capacity
   size_t decision_log_size = 1000;                                // GET /debug/decisions ring (0 = off)
   size_t decision_log_max_bytes = DecisionLog::kDefaultMaxBytes;  // and its memory bound

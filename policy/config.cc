@@ -621,13 +621,31 @@ std::vector<std::string> parse_gang(const Value& v) {
   return levels;
 }
 
+// kubernetesVersion: "1.34", "v1.34" or "1.34.2", a minor this project reproduces. A string, as
+// kubectl version prints one: YAML's plain 1.30 is the number 1.3.
+std::optional<KubeVersion> parse_kubernetes_version(const Object& root) {
+  const Value* v = root.get("kubernetesVersion");
+  if (!v) return std::nullopt;
+  if (v->IsNumber())
+    fail("kubernetesVersion",
+         "must be a string such as \"1.34\", got a number (quote it: YAML reads 1.30 as 1.3)");
+  if (!v->IsString()) fail("kubernetesVersion", Object::type_error("a string such as \"1.34\"", *v));
+  std::string why;
+  const std::optional<KubeVersion> version = parse_supported_version(json::view(*v), &why);
+  if (!version) fail("kubernetesVersion", why);
+  return version;
+}
+
 Config parse_config_impl(const Value& doc) {
-  const Object root(doc, "",
-                    {"apiVersion", "kind", "plugins", "pluginConfig", "alwaysCheckAllFilters", "preemption",
-                     "parallelThreshold", "parallelMinWorkMicroseconds", "gang", "usage"});
+  const Object root(
+      doc, "",
+      {"apiVersion", "kind", "kubernetesVersion", "plugins", "pluginConfig", "alwaysCheckAllFilters",
+       "preemption", "parallelThreshold", "parallelMinWorkMicroseconds", "gang", "usage"});
   check_type_meta(root, kConfigApiVersion, kConfigKind);
 
   Config config;
+  config.kubernetes_version = parse_kubernetes_version(root);
+  config.args.version = config.kubernetes_version.value_or(KubeVersion::newest());
   parse_plugins(root, config);
 
   config.always_check_all_filters = root.boolean("alwaysCheckAllFilters").value_or(false);
@@ -961,6 +979,10 @@ void write_config(Writer& w, const Config& c) {
   w.String(kConfigApiVersion.data());
   w.Key("kind");
   w.String(kConfigKind.data());
+  if (c.kubernetes_version) {
+    w.Key("kubernetesVersion");
+    json::write_string(w, c.kubernetes_version->str());
+  }
   w.Key("plugins");
   w.StartObject();
   write_plugin_set(w, "filter", c.filters, false);
@@ -1135,38 +1157,49 @@ static SchedulerFile parse_scheduler_config_checked(const rapidjson::Value& doc,
   }
 }
 
-LoadedFile load_scheduling_file(std::string_view text, std::string_view scheduler_name) {
-  const bool json = is_json(text);
-  const rapidjson::Document doc = parse_file(text, json);
-  const std::string_view api_version = api_version_of(doc);
-  if (api_version.starts_with("kubescheduler.config.k8s.io/")) {
-    SchedulerFile file = parse_scheduler_config_checked(doc, scheduler_name);
-    LoadedFile out{compile(file.config),
-                   "KubeSchedulerConfiguration: profile \"" + file.profile + "\"'s plugins and pluginConfig",
-                   config_to_json(file.config, true),
-                   file.config.filters.size(),
-                   file.config.scores.size(),
-                   std::move(file.extenders),
-                   true};
-    return out;
-  }
-  if (!scheduler_name.empty()) {
-    fail("--scheduler-name",
-         "names a KubeSchedulerConfiguration's profile, but this file is no "
-         "KubeSchedulerConfiguration (kind ExtenderConfiguration and Policy have one profile)");
-  }
-  if (api_version.starts_with("kube-extender.io/")) {
-    Config config = parse_config(doc);
-    LoadedFile out{compile(config),
-                   "",
-                   config_to_json(config, true),
-                   config.filters.size(),
-                   config.scores.size(),
-                   std::vector<SchedulerExtender>()};
-    out.usage = config.usage;
-    return out;
-  }
-  // The legacy Policy decoder reads JSON text: a Policy written as YAML is handed over as JSON.
+// A Config with the minor in force: what every plugin and preemption run, and what the effective
+// configuration says (the flag's or the file's choice; a server's is left out, so that the printed file
+// follows its cluster).
+static VersionInForce apply_version(Config& config, const VersionChoice& choice) {
+  VersionInForce version = resolve_version(choice, config.kubernetes_version);
+  config.args.version = version.version;
+  if (version.source == VersionSource::kFlag) config.kubernetes_version = version.version;
+  return version;
+}
+
+// kube-scheduler's own file: the chosen profile's plugins and pluginConfig, its extenders entries.
+static LoadedFile load_scheduler_configuration(const rapidjson::Document& doc,
+                                               std::string_view scheduler_name, const VersionChoice& choice) {
+  SchedulerFile file = parse_scheduler_config_checked(doc, scheduler_name);
+  const VersionInForce version = apply_version(file.config, choice);
+  LoadedFile out{compile(file.config),
+                 "KubeSchedulerConfiguration: profile \"" + file.profile + "\"'s plugins and pluginConfig",
+                 config_to_json(file.config, true),
+                 file.config.filters.size(),
+                 file.config.scores.size(),
+                 std::move(file.extenders),
+                 true};
+  out.version = version;
+  return out;
+}
+
+static LoadedFile load_extender_configuration(const rapidjson::Document& doc, const VersionChoice& choice) {
+  Config config = parse_config(doc);
+  const VersionInForce version = apply_version(config, choice);
+  LoadedFile out{compile(config),
+                 "",
+                 config_to_json(config, true),
+                 config.filters.size(),
+                 config.scores.size(),
+                 std::vector<SchedulerExtender>()};
+  out.usage = config.usage;
+  out.version = version;
+  return out;
+}
+
+// The legacy Policy decoder reads JSON text: a Policy written as YAML is handed over as JSON.
+static LoadedFile load_legacy_policy(std::string_view text, const rapidjson::Document& doc, bool json,
+                                     const VersionChoice& choice) {
   rapidjson::StringBuffer json_text;
   if (!json && !doc.IsNull()) {
     rapidjson::Writer<rapidjson::StringBuffer> w(json_text);
@@ -1174,10 +1207,33 @@ LoadedFile load_scheduling_file(std::string_view text, std::string_view schedule
   }
   const Policy policy =
       parse_policy(json ? text : std::string_view(json_text.GetString(), json_text.GetSize()));
-  const ConfigFromPolicy c = config_from_policy(policy);
-  return LoadedFile{
-      compile(policy),          legacy_policy_notice(policy), c.config ? config_to_json(*c.config, true) : "",
-      policy.predicates.size(), policy.priorities.size(),     std::vector<SchedulerExtender>()};
+  ConfigFromPolicy c = config_from_policy(policy);
+  const VersionInForce version = resolve_version(choice, std::nullopt);
+  if (c.config) apply_version(*c.config, choice);
+  LoadedFile out{compile(policy, version.version),
+                 legacy_policy_notice(policy),
+                 c.config ? config_to_json(*c.config, true) : "",
+                 policy.predicates.size(),
+                 policy.priorities.size(),
+                 std::vector<SchedulerExtender>()};
+  out.version = version;
+  return out;
+}
+
+LoadedFile load_scheduling_file(std::string_view text, std::string_view scheduler_name,
+                                const VersionChoice& version) {
+  const bool json = is_json(text);
+  const rapidjson::Document doc = parse_file(text, json);
+  const std::string_view api_version = api_version_of(doc);
+  if (api_version.starts_with("kubescheduler.config.k8s.io/"))
+    return load_scheduler_configuration(doc, scheduler_name, version);
+  if (!scheduler_name.empty()) {
+    fail("--scheduler-name",
+         "names a KubeSchedulerConfiguration's profile, but this file is no "
+         "KubeSchedulerConfiguration (kind ExtenderConfiguration and Policy have one profile)");
+  }
+  if (api_version.starts_with("kube-extender.io/")) return load_extender_configuration(doc, version);
+  return load_legacy_policy(text, doc, json, version);
 }
 
 std::vector<std::string> extender_entry_warnings(const std::vector<SchedulerExtender>& entries,
@@ -1207,6 +1263,14 @@ std::vector<std::string> extender_entry_warnings(const std::vector<SchedulerExte
     if (const std::string path = url_path(e.url_prefix); path != prefix_path) {
       out.push_back(entry + ".urlPrefix: \"" + e.url_prefix + "\" has the path \"" + path +
                     "\", but --path-prefix is \"" + settings.path_prefix + "\": the verbs will answer 404");
+    }
+    if (!e.node_cache_capable && !e.filter_verb.empty() &&
+        since::extender_filtered_nodes_score_idle(settings.version)) {
+      out.push_back(entry + ".nodeCacheCapable: false with a filterVerb: kube-scheduler " +
+                    settings.version.str() +
+                    " scores NodeResourcesFit and NodeResourcesBalancedAllocation as if every node the "
+                    "extender returns were idle (kubernetes issue #141781); set nodeCacheCapable: true" +
+                    (settings.cluster_state ? "" : " and give this extender cluster state"));
     }
   }
   return out;

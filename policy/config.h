@@ -19,6 +19,7 @@
 #include "json/json.h"
 #include "policy/policy.h"
 #include "policy/usage_config.h"
+#include "policy/version_choice.h"
 
 namespace kext {
 
@@ -49,6 +50,9 @@ struct Config {
   std::vector<std::string> topology_levels{};
   // usage: where the load-aware plugins' node usage comes from; nullopt: no source (they are neutral).
   std::optional<UsageConfig> usage{};
+  // kubernetesVersion: the kube-scheduler minor the file asks for (nullopt: it does not say, and
+  // resolve_version decides). parse_config also sets args.version from it.
+  std::optional<KubeVersion> kubernetes_version{};
   bool operator==(const Config&) const = default;
 };
 
@@ -113,13 +117,18 @@ struct LoadedFile {
   // them to an extender's scores as the scheduler does).
   bool scheduler_configuration = false;
   std::optional<UsageConfig> usage{};  // an ExtenderConfiguration's `usage:` section
+  VersionInForce version{};            // the kube-scheduler minor the profile runs, and why
 };
 // Throws PolicyError. A document whose apiVersion is in the kube-extender.io group is an
 // ExtenderConfiguration, one in kubescheduler.config.k8s.io a KubeSchedulerConfiguration, anything else
 // is decoded as a legacy Policy. `scheduler_name` (--scheduler-name) picks a KubeSchedulerConfiguration's
 // profile by schedulerName; empty: its only profile (several are an error listing them). Given with
-// another kind of file it is an error.
-LoadedFile load_scheduling_file(std::string_view text, std::string_view scheduler_name = {});  // YAML or JSON
+// another kind of file it is an error. `version`: the flag and the API server's answer, which with the
+// file's kubernetesVersion (an ExtenderConfiguration's; the other two kinds have none) decide the minor
+// every plugin and preemption run (resolve_version); the effective configuration says it when the flag
+// or the file chose it.
+LoadedFile load_scheduling_file(std::string_view text, std::string_view scheduler_name = {},
+                                const VersionChoice& version = {});  // YAML or JSON
 
 // How this extender was started, as far as a scheduler's extenders entry must agree with it.
 struct ExtenderSettings {
@@ -127,6 +136,7 @@ struct ExtenderSettings {
   bool bind = false;           // --enable-bind
   bool tls = false;            // --tls-cert-file
   std::string path_prefix;     // --path-prefix
+  KubeVersion version{};       // the minor in force: what the scheduler of that version does
 };
 // One line per disagreement, naming the entry's field ("extenders[0].nodeCacheCapable: true, but ...").
 // Warnings, not errors: the entry may describe another extender, and the file may be shared.

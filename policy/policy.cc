@@ -164,9 +164,11 @@ std::optional<preemption::Semantics> semantics_named(std::string_view name) {
   return std::nullopt;
 }
 
-Engine engine_for(const Policy& policy) {
+Engine engine_for(const Policy& policy, KubeVersion version) {
+  PluginArgs args;
+  args.version = version;
   std::vector<std::unique_ptr<FilterPlugin>> filters;
-  for (const auto& p : policy.predicates) filters.push_back(make_filter(p.name));
+  for (const auto& p : policy.predicates) filters.push_back(make_filter(p.name, args));
   std::vector<WeightedScore> scores;
   for (const auto& p : policy.priorities) scores.push_back({make_score(p.name, p.args), p.weight});
   EngineOptions options;
@@ -310,7 +312,7 @@ Policy parse_policy(std::string_view text) {
 }
 
 std::unique_ptr<Engine> build_engine(const Policy& policy) {
-  return std::make_unique<Engine>(engine_for(policy));
+  return std::make_unique<Engine>(engine_for(policy, KubeVersion::newest()));
 }
 
 PreemptionProfile preemption_profile(const PreemptionPolicy& policy, uint64_t parallel_min_work_ns) {
@@ -322,10 +324,11 @@ PreemptionProfile preemption_profile(const PreemptionPolicy& policy, uint64_t pa
   return preemption;
 }
 
-Profile compile(const Policy& policy) {
-  Engine engine = engine_for(policy);
+Profile compile(const Policy& policy, KubeVersion version) {
+  Engine engine = engine_for(policy, version);
   PreemptionProfile preemption = preemption_profile(policy.preemption, engine.options().parallel_min_work_ns);
-  return Profile{std::move(engine), std::move(preemption)};
+  preemption.select.version = version;
+  return Profile{std::move(engine), std::move(preemption), {}, version};
 }
 
 }  // namespace kext

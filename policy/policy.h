@@ -79,7 +79,8 @@ struct Profile {
   KubeVersion version{};
 };
 
-Profile compile(const Policy& policy);
+// `version`: the kube-scheduler minor the filters and preemption reproduce (policy/version_choice.h).
+Profile compile(const Policy& policy, KubeVersion version = KubeVersion::newest());
 
 // The preemption section (legacy Policy and ExtenderConfiguration alike) compiled.
 // `parallel_min_work_ns`: the engine's work floor, which the dry runs share (their own node floor

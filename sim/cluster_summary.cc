@@ -116,7 +116,9 @@ std::vector<std::pair<std::string, std::string>> use_rows(const SimResult& resul
 }
 
 SummaryRows result_rows(const SimResult& result) {
-  SummaryRows rows = sim::summary_rows(result.summary);
+  SummaryRows rows = {
+      {"kube-scheduler", result.kubernetes_version.empty() ? "-" : result.kubernetes_version}};
+  for (auto& row : sim::summary_rows(result.summary)) rows.push_back(std::move(row));
   for (auto& row : use_rows(result)) rows.push_back(std::move(row));
   for (auto& row : topology_fit_rows(result.topology_fit)) rows.push_back(std::move(row));
   return rows;

@@ -51,8 +51,8 @@ std::vector<std::pair<std::string, std::string>> use_rows(const SimResult& resul
 
 using SummaryRows = std::vector<std::pair<std::string, std::string>>;
 
-// The summary table's rows of a run: sim::summary_rows, then use_rows, then the per-level fit of its
-// pod groups (topology_fit_rows).
+// The summary table's rows of a run: the kube-scheduler minor it reproduced, sim::summary_rows, then
+// use_rows, then the per-level fit of its pod groups (topology_fit_rows).
 SummaryRows result_rows(const SimResult& result);
 
 // Two runs' rows with the same names in the same order, as a two-column table needs them: a row only

@@ -15,22 +15,47 @@
 
 namespace kext::simtool {
 
-std::string list_live_cluster(const std::string& kubeconfig, const std::string& context, size_t page_size) {
-  const std::string flag = "--kubeconfig " + kubeconfig;
+namespace {
+
+// The kubeconfig's context as a client, and how messages name it: "--kubeconfig FILE (server URL)".
+struct LiveClient {
+  std::string where;
+  std::optional<kube::ApiClient> api;
+};
+
+void connect(const std::string& kubeconfig, const std::string& context, LiveClient& out) {
   kube::ApiConfig config;
   try {
     config = kube::kubeconfig_config(kubeconfig, context);
   } catch (const kube::ConfigError& e) {
     throw InputError(e.what());  // it names "--kubeconfig FILE", as kube-extender's does
   }
-  const std::string where = flag + " (" + (context.empty() ? "" : "context " + context + ", ") + "server " +
-                            config.server_url() + ")";
-  std::optional<kube::ApiClient> api;
+  out.where = "--kubeconfig " + kubeconfig + " (" + (context.empty() ? "" : "context " + context + ", ") +
+              "server " + config.server_url() + ")";
   try {
-    api.emplace(config);  // parses the certificates and key
+    out.api.emplace(config);  // parses the certificates and key
   } catch (const kube::ConfigError& e) {
-    throw InputError(where + ": " + e.what());
+    throw InputError(out.where + ": " + e.what());
   }
+}
+
+}  // namespace
+
+std::string live_git_version(const std::string& kubeconfig, const std::string& context) {
+  LiveClient live;
+  connect(kubeconfig, context, live);
+  try {
+    return kube::server_git_version(*live.api);
+  } catch (const kube::ConfigError& e) {
+    throw InputError(live.where + ": " + e.what());
+  }
+}
+
+std::string list_live_cluster(const std::string& kubeconfig, const std::string& context, size_t page_size) {
+  LiveClient live;
+  connect(kubeconfig, context, live);
+  const std::string& where = live.where;
+  std::optional<kube::ApiClient>& api = live.api;
 
   rapidjson::Document doc(rapidjson::kObjectType);
   auto& alloc = doc.GetAllocator();

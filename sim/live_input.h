@@ -34,6 +34,11 @@ inline constexpr LiveResource kLiveResources[] = {
 std::string list_live_cluster(const std::string& kubeconfig, const std::string& context,
                               size_t page_size = 500);
 
+// The kubeconfig's server's GET /version gitVersion ("v1.36.3"): which kube-scheduler minor the run
+// reproduces when nothing else says (policy/version_choice.h). Throws InputError naming the kubeconfig
+// and what failed.
+std::string live_git_version(const std::string& kubeconfig, const std::string& context);
+
 // Where the cluster comes from, for messages: "--cluster FILE" or "--kubeconfig FILE".
 std::string cluster_source(const SimCommand& command);
 

@@ -768,7 +768,8 @@ void RemoteExtender::wait_for_state() {
 }
 
 std::unique_ptr<ExtenderLink> make_extender_link(const SimCommand& command, int64_t epoch_unix_seconds,
-                                                 std::ostream* note, NodeImagesJson node_images) {
+                                                 std::ostream* note, NodeImagesJson node_images,
+                                                 std::string git_version) {
   if (command.extender_url.empty()) return nullptr;
   if (!command.compare_file.empty()) {
     throw std::invalid_argument(
@@ -793,9 +794,10 @@ std::unique_ptr<ExtenderLink> make_extender_link(const SimCommand& command, int6
     throw std::invalid_argument("--api-listen " + listen + ": expected HOST:PORT (PORT 0: any free port)");
   }
   auto link = std::make_unique<ExtenderLink>();
+  kube::ApiServer::Options api{.host = listen.substr(0, colon), .port = *port};
+  if (!git_version.empty()) api.git_version = std::move(git_version);
   try {
-    link->api = std::make_unique<kube::ApiServer>(
-        kube::ApiServer::Options{.host = listen.substr(0, colon), .port = *port});
+    link->api = std::make_unique<kube::ApiServer>(std::move(api));
   } catch (const std::runtime_error& e) {
     throw std::invalid_argument("--api-listen " + listen + ": " + e.what());
   }

@@ -213,7 +213,9 @@ struct ExtenderLink {
 // operator starts kube-extender with --api-server at that URL). Throws std::invalid_argument naming
 // the flag: a bad --extender URL or --api-listen address, --compare with --extender (the running
 // extender has one configuration), an address it cannot listen on.
+// `git_version`: what the served API's /version says ("" for kube::ApiServer's default).
 std::unique_ptr<ExtenderLink> make_extender_link(const SimCommand& command, int64_t epoch_unix_seconds,
-                                                 std::ostream* note, NodeImagesJson node_images = {});
+                                                 std::ostream* note, NodeImagesJson node_images = {},
+                                                 std::string git_version = {});
 
 }  // namespace kext::simtool

@@ -70,11 +70,12 @@ struct LoadedConfig {
   std::shared_ptr<const LoadedFile> loaded;
 };
 
-LoadedConfig load_config_file(std::string_view flag, const std::string& file, std::string_view embedded) {
+LoadedConfig load_config_file(std::string_view flag, const std::string& file, std::string_view embedded,
+                              const VersionChoice& version) {
   LoadedConfig c;
   c.text = file.empty() ? std::string(embedded) : read_input(std::string(flag), file);
   try {
-    c.loaded = std::make_shared<const LoadedFile>(load_scheduling_file(c.text));
+    c.loaded = std::make_shared<const LoadedFile>(load_scheduling_file(c.text, {}, version));
   } catch (const PolicyError& e) {
     throw InputError(std::string(flag) + " " + (file.empty() ? "(embedded)" : file) + ": " + e.what());
   }
@@ -93,9 +94,10 @@ std::string effective_text(const LoadedConfig& c) {
 
 // The scheduler profile an extender's configuration joins: --scheduler-config's, which must be a
 // KubeSchedulerConfiguration, else kube-scheduler's default profile.
-LoadedConfig load_scheduler_profile(const SimCommand& command) {
+LoadedConfig load_scheduler_profile(const SimCommand& command, const VersionChoice& version) {
   const std::string& file = command.scheduler_config_file;
-  LoadedConfig profile = load_config_file("--scheduler-config", file, default_scheduler_config_json());
+  LoadedConfig profile =
+      load_config_file("--scheduler-config", file, default_scheduler_config_json(), version);
   if (!profile.loaded->scheduler_configuration) {
     const std::string kind = profile.loaded->notice.empty() ? "an ExtenderConfiguration" : "a legacy Policy";
     throw InputError("--scheduler-config " + file + ": " + kind +
@@ -126,8 +128,31 @@ std::optional<sim::UsageOptions> usage_section(const LoadedConfig& c) {
   return u;
 }
 
+// What decides the kube-scheduler minor besides the files (policy/version_choice.h): --kubernetes-version,
+// and the live cluster's /version with --kubeconfig when there is no flag.
+VersionChoice version_choice(const SimCommand& command) {
+  VersionChoice choice{command.kubernetes_version, std::nullopt};
+  if (command.kubeconfig.empty() || choice.flag) return choice;
+  try {
+    choice.server = ServerVersion{live_git_version(command.kubeconfig, command.kube_context), ""};
+  } catch (const InputError& e) {
+    choice.server = ServerVersion{"", e.what()};
+  }
+  return choice;
+}
+
+// The minor `c` runs, and why, for the summary and the operator.
+void take_version(SimConfig& out, const LoadedConfig& c) {
+  const VersionInForce& v = c.loaded->version;
+  out.version = v.version;
+  out.version_source = std::string(source_label(v.source));
+  out.version_line = describe(v);
+  out.version_warning = v.warning;
+}
+
 // The run's engine, preemption and shown configuration from `c`.
 void take_profile(SimConfig& out, const LoadedConfig& c) {
+  take_version(out, c);
   out.text = c.text;
   out.configuration = effective_text(c);
   out.engine = engine_of(c);
@@ -151,7 +176,7 @@ void check_nothing_to_weigh(const SimCommand& command, std::string_view flag, co
 // dry runs; a KubeSchedulerConfiguration there, or --scheduler-config, is the scheduler's profile,
 // whose plugins filter before the extender and score beside it.
 void load_beside_remote(const SimCommand& command, const std::string& file, std::string_view flag,
-                        SimConfig& out) {
+                        const VersionChoice& version, SimConfig& out) {
   if (!command.scheduler_config_file.empty() && !file.empty()) {
     throw InputError(std::string(flag) + " " + file + ": with --extender and --scheduler-config " +
                      command.scheduler_config_file +
@@ -160,8 +185,8 @@ void load_beside_remote(const SimCommand& command, const std::string& file, std:
                      std::string(flag) + " has no part (give it to kube-extender --config)");
   }
   const LoadedConfig c = command.scheduler_config_file.empty()
-                             ? load_config_file(flag, file, default_config_json())
-                             : load_scheduler_profile(command);
+                             ? load_config_file(flag, file, default_config_json(), version)
+                             : load_scheduler_profile(command, version);
   take_profile(out, c);
   out.scoring.in_tree = c.loaded->scheduler_configuration;
   out.scoring.extender_weight =
@@ -181,17 +206,18 @@ SimConfig load_sim_config(const SimCommand& command, const std::string& file, st
   out.scheduler_config_file = command.scheduler_config_file;
   out.extender_weight_flag = command.extender_weight;
   out.scoring.scale = command.score_scale;
+  const VersionChoice version = version_choice(command);
   if (!command.extender_url.empty()) {
-    load_beside_remote(command, file, flag, out);
+    load_beside_remote(command, file, flag, version, out);
     return out;
   }
   if (file.empty()) {
     // kube-scheduler's default profile, or --scheduler-config's, with no extender.
-    take_profile(out, load_scheduler_profile(command));
+    take_profile(out, load_scheduler_profile(command, version));
     check_nothing_to_weigh(command, flag, "no " + std::string(flag) + " runs the scheduler profile alone");
     return out;
   }
-  const LoadedConfig own = load_config_file(flag, file, {});
+  const LoadedConfig own = load_config_file(flag, file, {}, version);
   if (own.loaded->scheduler_configuration) {
     if (!command.scheduler_config_file.empty()) {
       throw InputError(std::string(flag) + " " + file + " is a KubeSchedulerConfiguration, and so is " +
@@ -204,9 +230,13 @@ SimConfig load_sim_config(const SimCommand& command, const std::string& file, st
                            std::string(flag) + " " + file + " is a KubeSchedulerConfiguration");
     return out;
   }
-  // An extender's configuration: beside the scheduler profile, as kube-scheduler calls an extender.
-  const LoadedConfig profile = load_scheduler_profile(command);
+  // An extender's configuration: beside the scheduler profile, as kube-scheduler calls an extender. The
+  // scheduler runs the minor the extender's configuration chose (its kubernetesVersion, say): one
+  // cluster, one kube-scheduler.
+  const LoadedConfig profile =
+      load_scheduler_profile(command, VersionChoice{own.loaded->version.version, {}});
   take_profile(out, profile);
+  take_version(out, own);
   out.text = own.text;
   out.configuration = effective_text(own);
   out.extender = std::make_shared<InProcessExtender>(engine_of(own));
@@ -316,12 +346,22 @@ gang::GroupMap pod_groups_of(RunInputs& in) {
   return groups;
 }
 
-// --extender: filter and prioritize over HTTP to a kube-extender watching the API served here; null
-// without it.
+// Which minor the run reproduces and why, on stderr (the summary's kube-scheduler row has the minor):
+// after the inputs are read, so that an input error stays the only line.
+void report_version(const SimConfig& config, std::string_view config_flag) {
+  const std::string run = config_flag == "--config" ? "" : std::string(config_flag) + ": ";
+  if (!config.version_warning.empty())
+    std::clog << "extender-sim: " << run << "WARNING: " << config.version_warning << "\n";
+  std::clog << "extender-sim: " << run << config.version_line << "\n";
+}
+
+// --extender: filter and prioritize over HTTP to a kube-extender watching the API served here, whose
+// /version says the minor the run reproduces (an extender that reads it runs the same); null without it.
 std::unique_ptr<ExtenderLink> connect_extender(const SimCommand& command, int64_t epoch_unix_seconds,
-                                               NodeImagesJson node_images) {
+                                               NodeImagesJson node_images, KubeVersion version) {
   try {
-    return make_extender_link(command, epoch_unix_seconds, &std::clog, std::move(node_images));
+    return make_extender_link(command, epoch_unix_seconds, &std::clog, std::move(node_images),
+                              "v" + version.str() + ".0");
   } catch (const std::invalid_argument& e) {
     throw InputError(e.what());
   }
@@ -467,9 +507,11 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   options.usage = usage_options(command, in, loaded);
   SimResult result;
   result.configuration = loaded.configuration;
+  result.kubernetes_version = loaded.version.str();
+  report_version(loaded, config_flag);
   result.typical_pod = typical_pod(requests_to_place(in));
-  const std::unique_ptr<ExtenderLink> extender =
-      connect_extender(command, options.epoch_unix_seconds, std::move(in.cluster.node_images));
+  const std::unique_ptr<ExtenderLink> extender = connect_extender(
+      command, options.epoch_unix_seconds, std::move(in.cluster.node_images), loaded.version);
   // The scoring (in_tree, the weight) for it came with the configuration (load_sim_config).
   if (extender) options.backend = extender->backend.get();
   hand_selectors(in);

@@ -91,6 +91,8 @@ struct SimResult {
   // What ran: the configuration as kube-extender --write-config writes it, or the file's own text when
   // no ExtenderConfiguration equals it (a legacy Policy with arguments only it has).
   std::string configuration;
+  // The kube-scheduler minor the run reproduced ("1.31").
+  std::string kubernetes_version;
   // With PodGroups and topology levels: how many domains of each level take each shape of group whole,
   // at the start (the cluster's running pods) and at the end.
   TopologyFit topology_fit;
@@ -161,6 +163,14 @@ struct SimConfig {
   // sample the nodes' usage.
   std::optional<sim::UsageOptions> usage;
   bool scores_usage = false;
+  // The kube-scheduler minor the plugins and preemption reproduce (the extender's configuration decides
+  // for the profile it joins), where it came from (source_label), the line that says both
+  // (policy/version_choice.h describe), and a warning for the operator (a live cluster's minor outside
+  // the supported range, its /version that failed).
+  KubeVersion version;
+  std::string version_source;
+  std::string version_line;
+  std::string version_warning;
   // The flags it was loaded with, so that a caller holding a command can tell (follow_options).
   std::string scheduler_config_file;
   std::optional<int64_t> extender_weight_flag;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/cli.h"
+#include "policy/version_choice.h"
 
 namespace kext::simtool {
 
@@ -145,6 +146,10 @@ void define_flags(CLI::App& app, SimCommand& c) {
       "configuration, default the embedded one); with --follow repeatable, each one a simulated policy")));
   config->type_name("FILE");
   define_profile_flags(app, c);
+  cli::add_parsed(
+      app, "--kubernetes-version",
+      [&c](const std::string& v) { c.kubernetes_version = parse_version_flag(v); }, "", version_flag_help())
+      ->type_name("VERSION");
   cli::non_empty(app.add_option("--log", c.log_file, "writes one JSON line per scheduling cycle"))
       ->type_name("FILE");
   cli::non_empty(app.add_option("--compare", c.compare_file,

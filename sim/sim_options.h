@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/kube_version.h"
 #include "sim/core/simulator.h"
 
 namespace kext::simtool {
@@ -30,6 +31,10 @@ struct SimCommand {
   // --extender-weight: the extender's weight in the scheduler's total (KubeSchedulerConfiguration
   // extenders[].weight); nullopt: that of --scheduler-config's one extenders entry, else 1.
   std::optional<int64_t> extender_weight;
+  // --kubernetes-version: the kube-scheduler minor every configuration runs; nullopt: each one's
+  // kubernetesVersion, else the live cluster's /version (--kubeconfig), else the newest
+  // (policy/version_choice.h).
+  std::optional<KubeVersion> kubernetes_version;
   std::string log_file;      // --log; "" for none
   std::string compare_file;  // --compare: a second configuration run on the same inputs; "" for none
   std::string html_file;     // --html: the report; "" for none

@@ -214,13 +214,33 @@ void Metrics::set_leader(std::string_view identity, bool leader) {
   leader_ = leader;
 }
 
-std::string Metrics::render(const ClusterState* state) const {
-  std::string out;
-  out.reserve(16 << 10);
+void Metrics::set_kubernetes_semantics(std::string_view version, std::string_view source) {
+  std::lock_guard lock(lag_mutex_);
+  semantics_version_ = version;
+  semantics_source_ = source;
+}
+
+void Metrics::render_info(std::string& out) const {
   header(out, "kube_extender_build_info", "gauge", "Always 1; the version label is the extender's.");
   out.append("kube_extender_build_info{version=\"");
   append_label_value(out, version_);
   out.append("\"} 1\n");
+  std::lock_guard lock(lag_mutex_);
+  if (semantics_version_.empty()) return;
+  header(out, "kube_extender_kubernetes_semantics_info", "gauge",
+         "Always 1; the kube-scheduler minor the plugins and preemption reproduce, and where it came from "
+         "(flag, config, apiserver, default).");
+  out.append("kube_extender_kubernetes_semantics_info{version=\"");
+  append_label_value(out, semantics_version_);
+  out.append("\",source=\"");
+  append_label_value(out, semantics_source_);
+  out.append("\"} 1\n");
+}
+
+std::string Metrics::render(const ClusterState* state) const {
+  std::string out;
+  out.reserve(16 << 10);
+  render_info(out);
   render_requests(out);
   render_transport(out);
   render_cache_objects(out, state);

@@ -100,6 +100,9 @@ class Metrics {
   void set_watch_lag_seconds(std::string_view resource, double seconds);
   // With --leader-elect: whether this replica holds the bind Lease, under its identity.
   void set_leader(std::string_view identity, bool leader);
+  // The kube-scheduler minor the plugins reproduce ("1.36") and where it came from (policy/
+  // version_choice.h source_label: flag, config, apiserver, default); set once at start-up.
+  void set_kubernetes_semantics(std::string_view version, std::string_view source);
   // With a usage source (usage/): its name, and the age of its newest sample in seconds (nullopt before
   // the first), read at each scrape; its failed fetches counted.
   void set_usage_source(std::string_view source, std::function<std::optional<double>()> sample_age_seconds);
@@ -172,6 +175,7 @@ class Metrics {
   void render_gangs(std::string& out) const;
   void render_gang_topology(std::string& out) const;  // render_gangs' by topology level
   void render_usage(std::string& out) const;
+  void render_info(std::string& out) const;  // the info gauges: build, kube-scheduler semantics
 
   std::string version_;
   std::array<RouteStats, kRouteCount> routes_;
@@ -198,6 +202,7 @@ class Metrics {
   std::map<std::string, double, std::less<>> watch_lag_;
   std::string leader_identity_;  // empty: no election (under lag_mutex_)
   bool leader_ = false;
+  std::string semantics_version_, semantics_source_;         // empty: not set (under lag_mutex_)
   std::string usage_source_;                                 // empty: no usage source (under lag_mutex_)
   std::function<std::optional<double>()> usage_sample_age_;  // under lag_mutex_
   std::atomic<uint64_t> usage_fetch_errors_{0};

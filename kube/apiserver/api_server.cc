@@ -174,11 +174,15 @@ struct ApiServer::Stream {
 };
 
 ApiServer::ApiServer(Options options)
-    : opts_(std::move(options)), rv_(opts_.first_resource_version), oldest_valid_rv_(rv_) {
+    : opts_(std::move(options)),
+      rv_(opts_.first_resource_version),
+      oldest_valid_rv_(rv_),
+      git_version_(opts_.git_version) {
   configure();
   install_list_and_watch_routes();
   install_lease_routes();
   install_binding_route();
+  install_version_route();
   listen();
 }
 
@@ -582,6 +586,47 @@ std::optional<std::string> ApiServer::bound_node(const std::string& key) const {
   auto it = bound_.find(key);
   if (it == bound_.end()) return std::nullopt;
   return it->second;
+}
+
+// k8s.io/apimachinery pkg/version/types.go Info: major and minor as gitVersion's ("v1.36.3": "1", "36").
+static std::string version_info(const std::string& git_version) {
+  std::string_view v = git_version;
+  if (v.starts_with('v')) v.remove_prefix(1);
+  const size_t dot = v.find('.');
+  const std::string_view major = v.substr(0, dot);
+  const std::string_view rest = dot == std::string_view::npos ? std::string_view() : v.substr(dot + 1);
+  const std::string_view minor = rest.substr(0, rest.find_first_not_of("0123456789"));
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  w.StartObject();
+  json::write_member(w, "major", major);
+  json::write_member(w, "minor", minor);
+  json::write_member(w, "gitVersion", git_version);
+  json::write_member(w, "gitTreeState", "clean");
+  json::write_member(w, "compiler", "gc");
+  json::write_member(w, "platform", "linux/amd64");
+  w.EndObject();
+  return {sb.GetString(), sb.GetSize()};
+}
+
+void ApiServer::install_version_route() {
+  http_->Get("/version", [this](const httplib::Request& req, httplib::Response& res) {
+    if (!authorized(req, res)) return;
+    std::lock_guard lock(mu_);
+    if (version_fail_status_ != 0)
+      return reply(res, version_fail_status_, "InternalError", "injected /version failure");
+    res.set_content(version_info(git_version_), kJson);
+  });
+}
+
+void ApiServer::set_git_version(std::string git_version) {
+  std::lock_guard lock(mu_);
+  git_version_ = std::move(git_version);
+}
+
+void ApiServer::fail_version(int status) {
+  std::lock_guard lock(mu_);
+  version_fail_status_ = status;
 }
 
 // Leases as kube-apiserver keeps them: create refuses an existing name (409 AlreadyExists), update

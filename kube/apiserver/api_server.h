@@ -20,7 +20,8 @@
 // extender/verbs/bind.cc), which sets the pod's spec.nodeName as kube-apiserver's BindingREST does
 // (pkg/registry/core/pod/storage/storage.go assignPod: 404 for no such pod, 409 Conflict for a pod
 // already assigned), answered 201 with a Success Status; and coordination.k8s.io/v1 Leases (GET, POST,
-// PUT with optimistic concurrency) for replicas that elect the one that binds.
+// PUT with optimistic concurrency) for replicas that elect the one that binds. GET /version answers
+// Options::git_version, as kube-apiserver's version.Info.
 //
 // The faults a test injects (compaction, restarts, broken and silent streams, failing requests) act on
 // the same store and streams.
@@ -76,7 +77,11 @@ class ApiServer {
     bool keep_bound_node_name = true;
     // How long a watch that allows bookmarks may go without any event before it gets one.
     std::chrono::seconds bookmark_every{60};
+    // GET /version's gitVersion: the Kubernetes release this server says it is (kube-extender and
+    // extender-sim read it to choose the kube-scheduler minor they reproduce).
+    std::string git_version = std::string(kDefaultGitVersion);
   };
+  static constexpr std::string_view kDefaultGitVersion = "v1.36.3";
 
   // Listens on host:port. Throws std::runtime_error naming the address when it cannot bind, or when
   // the TLS files do not load.
@@ -135,6 +140,9 @@ class ApiServer {
   void set_bind_updates_pod(bool b);
   // Lease requests answer this status (0: served again), as for a replica cut off from the API.
   void fail_leases(int status);
+  // GET /version: another gitVersion from now on, or this status instead (0: served again).
+  void set_git_version(std::string git_version);
+  void fail_version(int status);
 
   // Every request received, in order: (method, path without the query).
   std::vector<std::pair<std::string, std::string>> requests() const;
@@ -168,6 +176,7 @@ class ApiServer {
   void install_list_and_watch_routes();
   void install_lease_routes();
   void install_binding_route();
+  void install_version_route();
   bool authorized(const httplib::Request& req, httplib::Response& res) const;
   bool refuse_list_or_watch(const std::string& resource, httplib::Response& res);
   Reply serve_list(const std::string& resource, const std::string& limit, const std::string& cont);
@@ -218,6 +227,8 @@ class ApiServer {
   std::string bind_fail_message_;
   bool bind_updates_pod_ = true;
   int lease_fail_status_ = 0;
+  std::string git_version_;  // under mu_
+  int version_fail_status_ = 0;
   mutable std::mutex requests_mu_;
   std::vector<std::pair<std::string, std::string>> requests_;
 };

@@ -301,4 +301,19 @@ bool resource_absent(ApiClient& api, std::string_view list_path) {
   return absent_status(api.get(std::string(list_path) + "?limit=1").status);
 }
 
+std::string server_git_version(ApiClient& api) {
+  const ApiResponse r = api.get("/version");
+  if (r.status == 0)
+    throw ConfigError("GET /version: " + describe_transport_error(r.error, api.config().server_url()));
+  const std::string where = "GET /version from " + api.config().server_url();
+  if (!r.ok()) throw ConfigError(where + ": " + r.describe());
+  rapidjson::Document d;
+  d.Parse(r.body.data(), r.body.size());
+  const json::Value* git =
+      !d.HasParseError() && d.IsObject() ? json::find_non_null(d, "gitVersion") : nullptr;
+  if (git == nullptr || !git->IsString() || git->GetStringLength() == 0)
+    throw ConfigError(where + ": no gitVersion in the reply");
+  return std::string(json::view(*git));
+}
+
 }  // namespace kext::kube

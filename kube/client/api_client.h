@@ -104,4 +104,9 @@ inline bool absent_status(int status) { return status == 404 || status == 403; }
 // absent_status of a one-item list of `list_path`: the probe before watching an optional resource.
 bool resource_absent(ApiClient& api, std::string_view list_path);
 
+// GET /version (k8s.io/apimachinery pkg/version/types.go Info, which kube-apiserver serves to every
+// client through the system:public-info-viewer role): its gitVersion, "v1.36.3". Throws ConfigError
+// naming the server when there is no answer, an error status, or no gitVersion in the reply.
+std::string server_git_version(ApiClient& api);
+
 }  // namespace kext::kube

@@ -68,6 +68,7 @@ TEST(KubeVersion, EachChangeStartsAtItsMinor) {
       {"fit_unresolvable_above_allocatable", since::fit_unresolvable_above_allocatable, 34},
       {"balanced_allocation_delta_formula", since::balanced_allocation_delta_formula, 36},
       {"dra_extended_resources", since::dra_extended_resources, 36},
+      {"extender_filtered_nodes_score_idle", since::extender_filtered_nodes_score_idle, 33},
   };
   for (const Row& r : rows) {
     EXPECT_TRUE(r.since(KubeVersion{r.minor})) << r.name;

@@ -255,6 +255,25 @@ TEST(Options, BadFlagsStopStartUpNamingTheFlag) {
   }
 }
 
+// --kubernetes-version takes what a configuration's kubernetesVersion takes (policy/version_choice.h).
+TEST(Options, KubernetesVersionIsCheckedAsTheFileChecksIt) {
+  KubeconfigEnv env;
+  EXPECT_FALSE(parse({}).kubernetes_version);
+  EXPECT_EQ(parse({"--kubernetes-version", "v1.30.2"}).kubernetes_version, KubeVersion{30});
+  EXPECT_EQ(parse({"--kubernetes-version=1.26"}).kubernetes_version, KubeVersion{26});
+  EXPECT_NE(
+      error_of({"--kubernetes-version", "1.40"})
+          .find("--kubernetes-version: \"1.40\": 1.40 is not reproduced by this extender (supported: 1.26 to "
+                "1.36)"),
+      std::string::npos)
+      << error_of({"--kubernetes-version", "1.40"});
+  EXPECT_NE(error_of({"--kubernetes-version", "v1"})
+                .find("--kubernetes-version: \"v1\" is not a Kubernetes version"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--kubernetes-version="}).find("--kubernetes-version"), std::string::npos);
+  EXPECT_NE(usage_text().find("--kubernetes-version VERSION"), std::string::npos);
+}
+
 // "not a number" comes from the shared parse (common/cli.cc), for a numeric flag of any tool: with a
 // range or without one (extender-sim's --seed said "Could not convert: --seed = x").
 TEST(Options, EveryNumericFlagSaysNotANumber) {

@@ -61,6 +61,9 @@ TEST(SimOptions, ValuesAndDefaults) {
   EXPECT_EQ(e.extender_weight, 5);
   EXPECT_TRUE(parse({"--help"}).help);
   EXPECT_NE(sim_usage().find("--arrival-interval"), std::string::npos);
+  EXPECT_FALSE(d.kubernetes_version);
+  EXPECT_EQ(parse({"--cluster", "c.json", "--kubernetes-version", "v1.31.4"}).kubernetes_version,
+            KubeVersion{31});
 }
 
 TEST(SimOptions, ErrorsNameTheFlag) {
@@ -80,6 +83,10 @@ TEST(SimOptions, ErrorsNameTheFlag) {
       {{"--cluster", "c", "--extender-weight", "1000001"}, "--extender-weight"},
       {{"--cluster", "c", "--extender-weight", "heavy"}, "--extender-weight"},
       {{"--cluster", "c", "--bogus"}, "unknown flag \"--bogus\""},
+      {{"--cluster", "c", "--kubernetes-version", "1.37"},
+       "--kubernetes-version: \"1.37\": 1.37 is not reproduced by this extender (supported: 1.26 to 1.36)"},
+      {{"--cluster", "c", "--kubernetes-version", "one"},
+       "--kubernetes-version: \"one\" is not a Kubernetes version"},
   };
   for (const auto& [args, want] : cases) {
     EXPECT_NE(error_of(args).find(want), std::string::npos) << want << ": " << error_of(args);

@@ -176,6 +176,24 @@ TEST(Metrics, CountsLatenciesAndCacheAfterKnownTraffic) {
   }
 }
 
+// The kube-scheduler minor the plugins reproduce is an info gauge, as the build's: absent until main sets
+// it, then one series with the version and where it came from.
+TEST(Metrics, KubernetesSemanticsIsAnInfoGauge) {
+  Metrics metrics("test");
+  std::map<std::string, std::string> types;
+  EXPECT_EQ(metrics.render(nullptr).find("kube_extender_kubernetes_semantics_info"), std::string::npos);
+  metrics.set_kubernetes_semantics("1.31", "apiserver");
+  const auto samples = parse_metrics(metrics.render(nullptr), types);
+  EXPECT_EQ(types["kube_extender_kubernetes_semantics_info"], "gauge");
+  EXPECT_EQ(
+      value_of(samples, "kube_extender_kubernetes_semantics_info", R"(version="1.31",source="apiserver")"),
+      1);
+  EXPECT_EQ(value_of(samples, "kube_extender_build_info", R"(version="test")"), 1);
+  size_t series = 0;
+  for (const Sample& s : samples) series += s.name == "kube_extender_kubernetes_semantics_info";
+  EXPECT_EQ(series, 1u);
+}
+
 // The heap gauges follow what the program holds: a block large enough for malloc to mmap shows in in_use
 // while it lives and is gone from it once freed; the rendered text carries both states.
 TEST(Metrics, HeapBytesFollowLiveAllocations) {

@@ -36,6 +36,35 @@ TEST(ApiServer, ResourceVersionGoesFirstInMetadata) {
   EXPECT_THROW(with_resource_version("{}", 1), std::invalid_argument);
 }
 
+// GET /version as kube-apiserver's version.Info: major and minor from the gitVersion, which a test sets.
+TEST(ApiServer, ServesItsVersion) {
+  ApiServer server(ApiServer::Options{});
+  httplib::Client c("127.0.0.1", server.port());
+  auto version = [&] {
+    auto r = c.Get("/version");
+    EXPECT_TRUE(r);
+    return r ? std::make_pair(r->status, r->body) : std::make_pair(0, std::string());
+  };
+  auto [status, body] = version();
+  EXPECT_EQ(status, 200);
+  rapidjson::Document d = parse(body);
+  EXPECT_STREQ(d["gitVersion"].GetString(), "v1.36.3");
+  EXPECT_STREQ(d["major"].GetString(), "1");
+  EXPECT_STREQ(d["minor"].GetString(), "36");
+  server.set_git_version("v1.31.0+k3s1");
+  d = parse(version().second);
+  EXPECT_STREQ(d["gitVersion"].GetString(), "v1.31.0+k3s1");
+  EXPECT_STREQ(d["minor"].GetString(), "31");
+  server.fail_version(500);
+  EXPECT_EQ(version().first, 500);
+  server.fail_version(0);
+  EXPECT_EQ(version().first, 200);
+  ApiServer other(ApiServer::Options{.git_version = "v1.29.4"});
+  EXPECT_STREQ(
+      parse(httplib::Client("127.0.0.1", other.port()).Get("/version")->body)["gitVersion"].GetString(),
+      "v1.29.4");
+}
+
 // Reads a watch until `lines` events arrived (or 5 s passed).
 std::vector<std::string> watch_lines(int port, const std::string& path, size_t lines) {
   httplib::Client c("127.0.0.1", port);

@@ -81,5 +81,26 @@ TEST(ResourceAbsent, OnlyNotFoundAndForbiddenAreAbsence) {
   EXPECT_FALSE(resource_absent(*client, podgroups));
 }
 
+// GET /version's gitVersion, as kube-extender and extender-sim read the server's Kubernetes release; a
+// failure says what and where.
+TEST(ServerGitVersion, ReadsTheServersReleaseOrSaysWhyNot) {
+  testing::FakeApiServer api;
+  auto client = testing::client_for(api);
+  EXPECT_EQ(server_git_version(*client), ApiServer::kDefaultGitVersion);
+  api.set_git_version("v1.31.0-gke.1200");
+  EXPECT_EQ(server_git_version(*client), "v1.31.0-gke.1200");
+  api.fail_version(403);
+  try {
+    server_git_version(*client);
+    ADD_FAILURE() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "GET /version from " + api.url() + ": HTTP 403: injected /version failure");
+  }
+  api.fail_version(0);
+  api.set_git_version("");
+  EXPECT_THROW(server_git_version(*client), ConfigError);  // a reply without one
+}
+
 }  // namespace
 }  // namespace kext::kube
