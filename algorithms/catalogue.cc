@@ -185,8 +185,9 @@ std::unique_ptr<FilterPlugin> make_filter(std::string_view name, const PluginArg
   for (const auto& m : kFilterMappings) {
     if (m.plugin != name) continue;
     // The legacy check under the framework name (the check is the same, only what logs call it differs).
-    return m.legacy == kPodFitsResourcesPredicate ? make_node_resources_fit_filter(args.fit_filter, m.plugin)
-                                                  : make_legacy_filter(m.legacy, m.plugin);
+    return m.legacy == kPodFitsResourcesPredicate
+               ? make_node_resources_fit_filter(args.fit_filter, m.plugin, args.version)
+               : make_legacy_filter(m.legacy, m.plugin);
   }
   return nullptr;
 }
@@ -303,9 +304,9 @@ std::unique_ptr<ScorePlugin> make_plugin_score(std::string_view name, const Plug
   if (name == "NodeResourcesFit") {
     plugin = make_node_resources_fit_score(args.fit_scoring);
   } else if (name == "NodeResourcesBalancedAllocation") {
-    plugin = make_node_resources_balanced_allocation_score(args.balanced);
+    plugin = make_node_resources_balanced_allocation_score(args.balanced, args.version);
   } else if (name == "ImageLocality") {
-    plugin = make_image_locality_plugin_score();
+    plugin = make_image_locality_plugin_score(args.version);
   } else if (name == "NodeAffinity") {
     plugin = make_node_affinity_plugin_score();
   } else if (name == "TaintToleration") {

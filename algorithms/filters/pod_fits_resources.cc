@@ -13,8 +13,11 @@ namespace {
 
 class PodFitsResources final : public AliasedFilter {
  public:
-  PodFitsResources(FitFilterArgs args, std::string_view shown_as)
-      : AliasedFilter(kPodFitsResourcesPredicate, shown_as), args_(std::move(args)) {}
+  PodFitsResources(FitFilterArgs args, std::string_view shown_as, KubeVersion version)
+      : AliasedFilter(kPodFitsResourcesPredicate, shown_as),
+        args_(std::move(args)),
+        skip_unrequested_(since::fit_skips_unrequested_resources(version)),
+        unresolvable_above_allocatable_(since::fit_unresolvable_above_allocatable(version)) {}
   // Its cost per node: bench/engine_bench.cc BM_FilterPluginCost (more when it returned a FilterStatus;
   // much more while each check built its reason string, "Insufficient cpu" and the rest past the
   // 15-byte small-string buffer: three malloc/free per node).
@@ -40,7 +43,7 @@ class PodFitsResources final : public AliasedFilter {
     bool unresolvable = false;
 
     if (too_many_pods) reasons.emplace_back("Too many pods");
-    if (req.requests_nothing()) return finish(reasons.size() > before, false);
+    if (requests_nothing(req)) return finish(reasons.size() > before, false);
 
     auto check = [&](int64_t want, int64_t allocatable, int64_t requested, std::string_view reason) {
       if (short_of(want, allocatable, requested)) {
@@ -65,10 +68,18 @@ class PodFitsResources final : public AliasedFilter {
   }
 
  private:
-  // The node lacks room for `want`. The > 0 guard keeps a pod that does not ask for cpu schedulable on
-  // an over-committed node.
-  static bool short_of(int64_t want, int64_t allocatable, int64_t requested) {
-    return want > 0 && want > sat_sub(allocatable, requested);
+  // The node lacks room for `want`. fit.go fitsRequest's > 0 guard (kubernetes PR #116408) keeps a pod
+  // that does not ask for cpu schedulable on a node whose cpu is over-committed; before it, 0 > a
+  // negative room failed the node.
+  bool short_of(int64_t want, int64_t allocatable, int64_t requested) const {
+    return (want > 0 || !skip_unrequested_) && want > sat_sub(allocatable, requested);
+  }
+
+  // fitsRequest's early return: no cpu, memory, ephemeral-storage and no scalar entry at all. A
+  // scalar requested at 0 keeps the entry and so, without the > 0 guard, the three checks; with it,
+  // every check passes such a pod anyway.
+  bool requests_nothing(const Resources& req) const {
+    return req.requests_nothing() && (skip_unrequested_ || req.scalars.empty());
   }
 
   bool ignored(std::string_view name) const {
@@ -82,22 +93,29 @@ class PodFitsResources final : public AliasedFilter {
            has(args_.ignored_resource_groups, name.substr(0, name.find('/')));
   }
 
-  static FilterCode finish(bool failed, bool unresolvable) {
+  // fit.go Filter: UnschedulableAndUnresolvable when some failing request exceeds the node's whole
+  // allocatable (kubernetes PR #131345), Unschedulable before.
+  FilterCode finish(bool failed, bool unresolvable) const {
     if (!failed) return FilterCode::kSuccess;
-    return unresolvable ? FilterCode::kUnresolvable : FilterCode::kUnschedulable;
+    return unresolvable && unresolvable_above_allocatable_ ? FilterCode::kUnresolvable
+                                                           : FilterCode::kUnschedulable;
   }
 
   FitFilterArgs args_;
+  // The minor's semantics, read once (kube_version.h since::).
+  bool skip_unrequested_;
+  bool unresolvable_above_allocatable_;
 };
 
 }  // namespace
 
 std::unique_ptr<FilterPlugin> make_pod_fits_resources_filter(std::string_view shown_as) {
-  return std::make_unique<PodFitsResources>(FitFilterArgs{}, shown_as);
+  return std::make_unique<PodFitsResources>(FitFilterArgs{}, shown_as, KubeVersion::newest());
 }
 
-std::unique_ptr<FilterPlugin> make_node_resources_fit_filter(FitFilterArgs args, std::string_view shown_as) {
-  return std::make_unique<PodFitsResources>(std::move(args), shown_as);
+std::unique_ptr<FilterPlugin> make_node_resources_fit_filter(FitFilterArgs args, std::string_view shown_as,
+                                                             KubeVersion version) {
+  return std::make_unique<PodFitsResources>(std::move(args), shown_as, version);
 }
 
 // pkg/apis/core/v1/helper/helpers.go IsExtendedResourceName and IsNativeResource: a name without a

@@ -1,5 +1,6 @@
 #include "algorithms/scores/balanced_resource_allocation.h"
 
+#include <array>
 #include <cmath>
 #include <utility>
 #include <vector>
@@ -43,47 +44,92 @@ class BalancedResourceAllocation final : public AliasedScore {
   }
 };
 
+// The fractions of one node's resources that balanced_allocation.go balancedResourceScore takes the
+// standard deviation of: min(requested / allocatable, 1) per resource with allocatable, in the
+// configured order. Kept in place for the usual few resources, so that a node's score allocates nothing.
+class Fractions {
+ public:
+  void add(int64_t requested, int64_t capacity) {
+    double f = static_cast<double>(requested) / static_cast<double>(capacity);
+    if (f > 1) f = 1;
+    // Only a negative amount (refused by the API server) makes f negative; 0 keeps std <= 1.
+    if (f < 0) f = 0;
+    total_ += f;
+    if (n_ < kInPlace) {
+      in_place_[n_] = f;
+    } else {
+      more_.push_back(f);
+    }
+    ++n_;
+  }
+
+  // balancedResourceScore: int64((1 - std) * MaxNodeScore); std = |f1 - f2| / 2 for two fractions, the
+  // population standard deviation for more, 0 for fewer. Go's operation order, so the doubles match.
+  int64_t score() const {
+    double std_dev = 0;
+    if (n_ == 2) {
+      std_dev = std::abs((at(0) - at(1)) / 2);
+    } else if (n_ > 2) {
+      const double mean = total_ / static_cast<double>(n_);
+      double sum = 0;
+      for (size_t i = 0; i < n_; ++i) sum = sum + (at(i) - mean) * (at(i) - mean);
+      std_dev = std::sqrt(sum / static_cast<double>(n_));
+    }
+    return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
+  }
+
+ private:
+  static constexpr size_t kInPlace = 4;
+  double at(size_t i) const { return i < kInPlace ? in_place_[i] : more_[i - kInPlace]; }
+
+  std::array<double, kInPlace> in_place_{};
+  std::vector<double> more_;
+  size_t n_ = 0;
+  double total_ = 0;
+};
+
 class NodeResourcesBalancedAllocation final : public ScorePlugin {
  public:
-  explicit NodeResourcesBalancedAllocation(std::vector<ResourceWeight> resources)
-      : resources_(std::move(resources)) {}
+  NodeResourcesBalancedAllocation(std::vector<ResourceWeight> resources, KubeVersion version)
+      : resources_(std::move(resources)),
+        skip_best_effort_(since::balanced_skips_best_effort(version)),
+        delta_formula_(since::balanced_allocation_delta_formula(version)) {}
 
   // Its cost per node: bench/engine_bench.cc BM_ScorePluginCost.
   uint64_t cost_per_node_ns() const override { return 35; }
   std::string_view name() const override { return "NodeResourcesBalancedAllocation"; }
 
   int64_t score(const PodContext& pod, const ScorePrepared*, const NodeInfo& node) const override {
-    bool best_effort = true;
-    for (const auto& r : resources_) {
-      if (pod_request(pod, r.name, true) != 0) best_effort = false;
-    }
-    if (best_effort) return 0;
-    std::vector<double> fractions;
-    double total = 0;
+    if (skip_best_effort_ && best_effort(pod)) return 0;
+    Fractions with_pod;
+    Fractions without_pod;
     for (const auto& r : resources_) {
       const RequestedCapacity rc = requested_and_capacity(pod, node, r.name, true);
       if (rc.capacity == 0) continue;
-      double f = static_cast<double>(rc.requested) / static_cast<double>(rc.capacity);
-      if (f > 1) f = 1;
-      // Only a negative amount (refused by the API server) makes f negative; 0 keeps std <= 1.
-      if (f < 0) f = 0;
-      total += f;
-      fractions.push_back(f);
+      with_pod.add(rc.requested, rc.capacity);
+      if (delta_formula_) without_pod.add(rc.allocated, rc.capacity);
     }
-    double std_dev = 0;
-    if (fractions.size() == 2) {
-      std_dev = std::abs((fractions[0] - fractions[1]) / 2);
-    } else if (fractions.size() > 2) {
-      const double mean = total / static_cast<double>(fractions.size());
-      double sum = 0;
-      for (double f : fractions) sum = sum + (f - mean) * (f - mean);
-      std_dev = std::sqrt(sum / static_cast<double>(fractions.size()));
-    }
-    return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
+    if (!delta_formula_) return with_pod.score();
+    // balancedResourceScorer (kubernetes PR #135573): how much the pod improves the node's balance. Both
+    // scores are in [50, 100], so the integer halving truncates a non-negative value, as Go's does.
+    constexpr int64_t kHalf = kMaxNodeScore / 2;
+    return kHalf + (kHalf + with_pod.score() - without_pod.score()) / 2;
   }
 
  private:
+  // PreScore's isBestEffortPod: the pod requests none of the resources (actual requests, useRequested).
+  // Such a pod is skipped (kubernetes PR #130260): no node gains anything from this plugin.
+  bool best_effort(const PodContext& pod) const {
+    for (const auto& r : resources_) {
+      if (pod_request(pod, r.name, true) != 0) return false;
+    }
+    return true;
+  }
+
   std::vector<ResourceWeight> resources_;
+  // The minor's semantics, read once (kube_version.h since::).
+  bool skip_best_effort_;
+  bool delta_formula_;
 };
 
 }  // namespace
@@ -92,9 +138,9 @@ std::unique_ptr<ScorePlugin> make_balanced_resource_allocation_score(std::string
   return std::make_unique<BalancedResourceAllocation>(shown_as);
 }
 
-std::unique_ptr<ScorePlugin> make_node_resources_balanced_allocation_score(
-    const BalancedAllocationArgs& args) {
-  return std::make_unique<NodeResourcesBalancedAllocation>(args.resources);
+std::unique_ptr<ScorePlugin> make_node_resources_balanced_allocation_score(const BalancedAllocationArgs& args,
+                                                                           KubeVersion version) {
+  return std::make_unique<NodeResourcesBalancedAllocation>(args.resources, version);
 }
 
 }  // namespace kext

@@ -17,7 +17,7 @@ struct PodImage {
 };
 
 struct ImagePrepared final : ScorePrepared {
-  std::vector<PodImage> images;  // one per container (init ones first in the modern plugin)
+  std::vector<PodImage> images;  // one per container scored (init ones first when they count)
   int64_t total_nodes = 0;
   // Every node's score, in the order of the nodes prepare() saw: working it out there looks each
   // image up once per node instead of twice (count, then score), and the map only reads it.
@@ -29,8 +29,11 @@ int64_t size_on_node(const PodImage& image, const Node& node) { return node.imag
 
 class ImageLocality final : public AliasedScore {
  public:
-  ImageLocality(bool modern, std::string_view shown_as)
-      : AliasedScore(modern ? "ImageLocality" : "ImageLocalityPriority", shown_as), modern_(modern) {}
+  // init_containers: whether the pod's init containers' images count (modern only).
+  ImageLocality(bool modern, bool init_containers, std::string_view shown_as)
+      : AliasedScore(modern ? "ImageLocality" : "ImageLocalityPriority", shown_as),
+        modern_(modern),
+        init_containers_(init_containers) {}
 
   // Its cost per node: bench/engine_bench.cc BM_ScorePluginCost, with NodeImages' filter and the search
   // from the key's estimated rank, cheaper than a binary search behind the filter, the binary search
@@ -47,8 +50,9 @@ class ImageLocality final : public AliasedScore {
     auto add = [&](const Container& c) {
       p.images.push_back(PodImage{!c.image.empty(), c.image.empty() ? 0 : image_key(c.image), 0});
     };
-    // image_locality.go sumImageScores: init containers first, then the regular ones.
-    if (modern_) {
+    // image_locality.go sumImageScores: init containers first, then the regular ones (kubernetes PR
+    // #123366); before, and in v1.16, the regular ones only.
+    if (init_containers_) {
       for (const auto& c : pod.pod.init_containers) add(c);
     }
     for (const auto& c : pod.pod.containers) add(c);
@@ -129,8 +133,8 @@ class ImageLocality final : public AliasedScore {
       // not wrap to a negative sum (or hit the undefined double-to-int64 cast at 2^63).
       sum = sat_add(sum, saturating_cast(static_cast<double>(size) * spread));
     }
-    // image_locality.go calculatePriority: the upper bound grows with the container count (init and
-    // regular) and the scale is MaxNodeScore; v1.16 had one fixed bound and MaxPriority.
+    // image_locality.go calculatePriority: the upper bound grows with the count of the containers
+    // scored and the scale is MaxNodeScore; v1.16 had one fixed bound and MaxPriority.
     const int64_t max_threshold =
         modern_ ? sat_mul(kImageLocalityMaxThreshold, static_cast<int64_t>(p.images.size()))
                 : kImageLocalityMaxThreshold;
@@ -143,16 +147,18 @@ class ImageLocality final : public AliasedScore {
 
  private:
   bool modern_;
+  bool init_containers_;  // since::image_locality_init_containers, read once
 };
 
 }  // namespace
 
 std::unique_ptr<ScorePlugin> make_image_locality_score(std::string_view shown_as) {
-  return std::make_unique<ImageLocality>(false, shown_as);
+  return std::make_unique<ImageLocality>(false, false, shown_as);
 }
 
-std::unique_ptr<ScorePlugin> make_image_locality_plugin_score() {
-  return std::make_unique<ImageLocality>(true, std::string_view());
+std::unique_ptr<ScorePlugin> make_image_locality_plugin_score(KubeVersion version) {
+  return std::make_unique<ImageLocality>(true, since::image_locality_init_containers(version),
+                                         std::string_view());
 }
 
 }  // namespace kext

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "algorithms/image_names.h"
+#include "algorithms/kube_version.h"
 #include "algorithms/plugin.h"
 
 namespace kext {
@@ -22,9 +23,10 @@ inline constexpr int64_t kImageLocalityMaxThreshold = 1000LL * 1024 * 1024;
 // shown_as: the name it is shown under (AliasedScore); empty = its own.
 std::unique_ptr<ScorePlugin> make_image_locality_score(std::string_view shown_as = {});
 
-// "ImageLocality", 0..100 (kube-scheduler imagelocality/image_locality.go): the same per-image sum over init
-// and regular containers, clamped to [minThreshold, maxThreshold × containers] and scaled to 0..100. The
-// spread is counted over the nodes of the request, as above (kube-scheduler counts its whole snapshot).
-std::unique_ptr<ScorePlugin> make_image_locality_plugin_score();
+// "ImageLocality", 0..100 (kube-scheduler imagelocality/image_locality.go): the same per-image sum over the
+// regular containers, and since::image_locality_init_containers(version) the init containers too, clamped
+// to [minThreshold, maxThreshold × containers summed] and scaled to 0..100. The spread is counted over the
+// nodes of the request, as above (kube-scheduler counts its whole snapshot).
+std::unique_ptr<ScorePlugin> make_image_locality_plugin_score(KubeVersion version = {});
 
 }  // namespace kext

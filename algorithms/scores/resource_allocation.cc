@@ -18,13 +18,15 @@ RequestedCapacity requested_and_capacity(const PodContext& pod, const NodeInfo& 
   const Resources& node_requested = use_requested ? node.requested : node.nonzero_requested;
   const int64_t want = pod_request(pod, resource, use_requested);
   // Saturating sums: an 8Ei request on top of the node's pods is over capacity, not negative.
-  if (resource == "cpu") return {sat_add(node_requested.milli_cpu, want), alloc.milli_cpu};
-  if (resource == "memory") return {sat_add(node_requested.memory, want), alloc.memory};
-  if (resource == "ephemeral-storage") {
-    return {sat_add(node.requested.ephemeral_storage, want), alloc.ephemeral_storage};
-  }
+  auto on_node = [&](int64_t allocated, int64_t capacity) {
+    return RequestedCapacity{sat_add(allocated, want), capacity, allocated};
+  };
+  if (resource == "cpu") return on_node(node_requested.milli_cpu, alloc.milli_cpu);
+  if (resource == "memory") return on_node(node_requested.memory, alloc.memory);
+  if (resource == "ephemeral-storage")
+    return on_node(node.requested.ephemeral_storage, alloc.ephemeral_storage);
   if (want == 0) return {};
-  return {sat_add(node.requested.scalar(resource), want), alloc.scalar(resource)};
+  return on_node(node.requested.scalar(resource), alloc.scalar(resource));
 }
 
 }  // namespace kext

@@ -11,6 +11,7 @@ namespace kext {
 struct RequestedCapacity {
   int64_t requested = 0;  // the node's requests plus the pod's, saturating
   int64_t capacity = 0;   // allocatable; 0 means "skip this resource"
+  int64_t allocated = 0;  // the node's requests alone (calculateNodeAllocatableRequest's `allocated`)
 };
 
 // use_requested = false (NodeResourcesFit, RequestedToCapacityRatio): cpu and memory count non-zero

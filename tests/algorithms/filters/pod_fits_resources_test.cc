@@ -226,6 +226,124 @@ TEST(PodFitsResources, UsesActualNotNonZeroRequests) {
   EXPECT_TRUE(make_pod_fits_resources_filter()->filter(ctx, node).ok());
 }
 
+// fit.go by minor, through the catalogue as a profile builds it: each row at the minor a change starts
+// and at the one before, so that moving or dropping a version gate fails a row.
+TEST(NodeResourcesFitFilter, ByMinor) {
+  // cpu over-committed: 5000m requested of 1000m.
+  const NodeInfo cpu_overcommitted = node_info(make_node("n", 1000, GiB), {make_pod("a", 5000, 100 * MiB)});
+  // Pods ask for ephemeral storage the node reports none of.
+  const NodeInfo storage_overcommitted =
+      node_info(make_node("n", 4000, 8 * GiB), {with_ephemeral(make_pod("a", 100, MiB), GiB)});
+  Node gpu = make_node("n", 4000, 8 * GiB);
+  gpu.allocatable.set_scalar("example.com/gpu", 4);
+  const NodeInfo gpu_node = node_info(gpu, {with_scalar(make_pod("a", 100, MiB), "example.com/gpu", 3)});
+  struct Case {
+    std::string name;
+    int minor;
+    Pod pod;
+    NodeInfo node;
+    FilterCode code;
+    std::vector<std::string> reasons;
+  };
+  const std::vector<Case> cases = {
+      // 1.28 (kubernetes PR #116408): cpu, memory, ephemeral-storage checked only when requested.
+      {"memory-only pod, cpu over-committed",
+       27,
+       make_pod("p", 0, MiB),
+       cpu_overcommitted,
+       FilterCode::kUnschedulable,
+       {"Insufficient cpu"}},
+      {"memory-only pod, cpu over-committed",
+       28,
+       make_pod("p", 0, MiB),
+       cpu_overcommitted,
+       FilterCode::kSuccess,
+       {}},
+      {"cpu-only pod, storage over-committed",
+       27,
+       make_pod("p", 100, 0),
+       storage_overcommitted,
+       FilterCode::kUnschedulable,
+       {"Insufficient ephemeral-storage"}},
+      {"cpu-only pod, storage over-committed",
+       28,
+       make_pod("p", 100, 0),
+       storage_overcommitted,
+       FilterCode::kSuccess,
+       {}},
+      // A scalar requested at 0 is an entry: before 1.28 it keeps the three checks.
+      {"only a zero scalar, cpu over-committed",
+       27,
+       with_scalar(make_best_effort_pod("p"), "example.com/gpu", 0),
+       cpu_overcommitted,
+       FilterCode::kUnschedulable,
+       {"Insufficient cpu"}},
+      {"only a zero scalar, cpu over-committed",
+       28,
+       with_scalar(make_best_effort_pod("p"), "example.com/gpu", 0),
+       cpu_overcommitted,
+       FilterCode::kSuccess,
+       {}},
+      // No request at all returns early in every minor.
+      {"best-effort pod, cpu over-committed",
+       26,
+       make_best_effort_pod("p"),
+       cpu_overcommitted,
+       FilterCode::kSuccess,
+       {}},
+      {"best-effort pod, cpu over-committed",
+       36,
+       make_best_effort_pod("p"),
+       cpu_overcommitted,
+       FilterCode::kSuccess,
+       {}},
+      // 1.34 (kubernetes PR #131345): above the whole allocatable is UnschedulableAndUnresolvable.
+      {"cpu above allocatable",
+       33,
+       make_pod("p", 5000, MiB),
+       node_info(make_node("n", 4000, 8 * GiB)),
+       FilterCode::kUnschedulable,
+       {"Insufficient cpu"}},
+      {"cpu above allocatable",
+       34,
+       make_pod("p", 5000, MiB),
+       node_info(make_node("n", 4000, 8 * GiB)),
+       FilterCode::kUnresolvable,
+       {"Insufficient cpu"}},
+      {"scalar above allocatable",
+       33,
+       with_scalar(make_pod("p", 100, MiB), "example.com/gpu", 5),
+       gpu_node,
+       FilterCode::kUnschedulable,
+       {"Insufficient example.com/gpu"}},
+      {"scalar above allocatable",
+       34,
+       with_scalar(make_pod("p", 100, MiB), "example.com/gpu", 5),
+       gpu_node,
+       FilterCode::kUnresolvable,
+       {"Insufficient example.com/gpu"}},
+      // Within allocatable but not free: preemption may help in every minor.
+      {"scalar within allocatable, not free",
+       34,
+       with_scalar(make_pod("p", 100, MiB), "example.com/gpu", 2),
+       gpu_node,
+       FilterCode::kUnschedulable,
+       {"Insufficient example.com/gpu"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name + " at 1." + std::to_string(c.minor));
+    PluginArgs args;
+    args.version = KubeVersion{c.minor};
+    auto filter = make_filter(kNodeResourcesFitPlugin, args);
+    ASSERT_NE(filter, nullptr);
+    EXPECT_EQ(filter->name(), kNodeResourcesFitPlugin);
+    const PodContext ctx(c.pod);
+    const FilterStatus st = filter->filter(ctx, c.node);
+    EXPECT_EQ(st.code, c.code);
+    EXPECT_EQ(st.reasons, c.reasons);
+  }
+}
+
 // v1helper.IsExtendedResourceName: only these can be ignored by NodeResourcesFitArgs.
 TEST(IsExtendedResourceName, Table) {
   EXPECT_TRUE(is_extended_resource_name("example.com/gpu"));

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/catalogue.h"
 #include "tests/support/test_builders.h"
 
 namespace kext {
@@ -119,6 +120,80 @@ TEST(BalancedResourceAllocation, EightExbibyteRequestsSaturate) {
     SCOPED_TRACE(c.name);
     EXPECT_EQ(run_score(*s, c.pod, c.nodes), c.want);
   }
+}
+
+// NodeResourcesBalancedAllocation (balanced_allocation.go) by minor, through the catalogue as a profile
+// builds it, on kube-scheduler's 0..100: each row at the minor a change starts and at the one before.
+TEST(NodeResourcesBalancedAllocation, ByMinor) {
+  // 4000m / 10000 bytes holding 1140m / 4100: fractions 0.285 and 0.41 without the pod.
+  const NodeInfo busy = node_info(make_node("n", 4000, 10000), {make_pod("a", 1140, 4100)});
+  // Perfectly balanced without the pod: 0.5 and 0.5.
+  const NodeInfo balanced = node_info(make_node("n", 4000, 10000), {make_pod("a", 2000, 5000)});
+  const NodeInfo empty = node_info(make_node("n", 4000, 10000));
+  Pod with_storage = make_pod("p", 500, 1000);
+  with_storage.containers[0].requests.ephemeral_storage = 3;
+  Node storage_node = make_node("n", 4000, 10000);
+  storage_node.allocatable.ephemeral_storage = 10;
+  const std::vector<ResourceWeight> cpu_mem = {{"cpu", 1}, {"memory", 1}};
+  const std::vector<ResourceWeight> with_ephemeral = {{"cpu", 1}, {"memory", 1}, {"ephemeral-storage", 1}};
+  struct Case {
+    std::string name;
+    int minor;
+    std::vector<ResourceWeight> resources;
+    Pod pod;
+    NodeInfo node;
+    int64_t want;
+  };
+  const std::vector<Case> cases = {
+      // 1.33 (kubernetes PR #130260): a best-effort pod is skipped. Before, the node's own fractions:
+      // std = |0.285 - 0.41| / 2 = 0.0625, int64(93.75) = 93.
+      {"best-effort pod", 32, cpu_mem, make_best_effort_pod("p"), busy, 93},
+      {"best-effort pod", 33, cpu_mem, make_best_effort_pod("p"), busy, 0},
+      {"best-effort pod", 36, cpu_mem, make_best_effort_pod("p"), busy, 0},
+      // Explicit zeros are best-effort too (actual requests, not the scoring defaults).
+      {"explicit zero requests", 32, cpu_mem, make_pod_with("p", {explicit_container(0, 0)}), busy, 93},
+      {"explicit zero requests", 33, cpu_mem, make_pod_with("p", {explicit_container(0, 0)}), busy, 0},
+      // 1.36 (kubernetes PR #135573): 50 + (50 + with - without) / 2. With the pod 0.41 and 0.51: 95;
+      // without: 93; 50 + 52 / 2 = 76.
+      {"pod improves a busy node", 35, cpu_mem, make_pod("p", 500, 1000), busy, 95},
+      {"pod improves a busy node", 36, cpu_mem, make_pod("p", 500, 1000), busy, 76},
+      // With 0.75 and 0.5: 87; without: 100; 50 + 37 / 2 = 68 (integer halving).
+      {"pod unbalances a balanced node", 35, cpu_mem, make_pod("p", 1000, 0), balanced, 87},
+      {"pod unbalances a balanced node", 36, cpu_mem, make_pod("p", 1000, 0), balanced, 68},
+      // An empty node is balanced without the pod: with 0.125 and 0.1: 98; 50 + 48 / 2 = 74.
+      {"empty node", 35, cpu_mem, make_pod("p", 500, 1000), empty, 98},
+      {"empty node", 36, cpu_mem, make_pod("p", 500, 1000), empty, 74},
+      // Three resources, population std: with 0.41, 0.51, 0.3: 91; without 0.285, 0.41, 0: 82;
+      // 50 + 59 / 2 = 79.
+      {"three resources", 35, with_ephemeral, with_storage,
+       node_info(storage_node, {make_pod("a", 1140, 4100)}), 91},
+      {"three resources", 36, with_ephemeral, with_storage,
+       node_info(storage_node, {make_pod("a", 1140, 4100)}), 79},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name + " at 1." + std::to_string(c.minor));
+    PluginArgs args;
+    args.balanced.resources = c.resources;
+    args.version = KubeVersion{c.minor};
+    auto plugin = make_plugin_score("NodeResourcesBalancedAllocation", args);
+    ASSERT_NE(plugin, nullptr);
+    EXPECT_EQ(run_score(plugin->on_scheduler_scale(), c.pod, {c.node}), std::vector<int64_t>{c.want});
+    EXPECT_EQ(run_score(*plugin, c.pod, {c.node}), std::vector<int64_t>{c.want / kWireDivisor});
+  }
+}
+
+// Scalars the pod does not ask for stay out of both balances of the 1.36 formula, as out of the one
+// before: a GPU node and a plain one score the same.
+TEST(NodeResourcesBalancedAllocation, UnrequestedScalarOutOfBothBalances) {
+  Node gpu = make_node("gpu", 4000, 10000);
+  gpu.allocatable.set_scalar("nvidia.com/gpu", 8);
+  const std::vector<NodeInfo> nodes = {
+      node_info(gpu, {make_pod("a", 1140, 4100)}),
+      node_info(make_node("plain", 4000, 10000), {make_pod("a", 1140, 4100)})};
+  const BalancedAllocationArgs args{{{"cpu", 1}, {"memory", 1}, {"nvidia.com/gpu", 1}}};
+  EXPECT_EQ(run_score(*make_node_resources_balanced_allocation_score(args, KubeVersion{36}),
+                      make_pod("p", 500, 1000), nodes),
+            (std::vector<int64_t>{76, 76}));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/catalogue.h"
 #include "tests/support/test_builders.h"
 
 namespace kext {
@@ -212,6 +213,47 @@ TEST(ImageLocality, WithoutPrepareScoresZero) {
   Pod p = pod_with_images({"gcr.io/p/app:v1"});
   NodeInfo n = node_with("A", {{{"gcr.io/p/app:v1"}, 1000 * MiB}});
   EXPECT_EQ(make_image_locality_score()->score(PodContext(p), nullptr, n), 0);
+}
+
+// ImageLocality (image_locality.go) by minor, through the catalogue as a profile builds it, on
+// kube-scheduler's 0..100: 1.30 (kubernetes PR #123366) adds the init containers' images to the sum and
+// their count to the bound; 1.29 scores the regular containers alone.
+TEST(ImageLocality, InitContainersByMinor) {
+  const ContainerImage app600{{"gcr.io/p/app:v1"}, 600 * MiB};
+  const ContainerImage side400{{"gcr.io/p/side:v1"}, 400 * MiB};
+  const std::vector<NodeInfo> nodes = {node_with("A", {app600, side400}), node_with("B", {app600})};
+  // Init app (on 2 of 2 nodes), regular side (on 1 of 2).
+  Pod init_held = pod_with_images({"gcr.io/p/side:v1"});
+  init_held.init_containers = {image_container("gcr.io/p/app:v1", "init")};
+  // Regular app (on 2 of 2), an init image no node holds: only the bound changes.
+  Pod init_missing = pod_with_images({"gcr.io/p/app:v1"});
+  init_missing.init_containers = {image_container("gcr.io/p/none:v1", "init")};
+  struct Case {
+    std::string name;
+    int minor;
+    Pod pod;
+    std::vector<int64_t> want;
+  };
+  const std::vector<Case> cases = {
+      // 1.29: A 200Mi of 1000Mi: 100 * 177 / 977 = 18; B below the minimum: 0.
+      {"init image held", 29, init_held, {18, 0}},
+      // 1.30: A 600Mi + 200Mi of 2000Mi: 100 * 777 / 1977 = 39; B 600Mi: 100 * 577 / 1977 = 29.
+      {"init image held", 30, init_held, {39, 29}},
+      {"init image held", 36, init_held, {39, 29}},
+      // 600Mi of 1000Mi: 100 * 577 / 977 = 59; of 2000Mi from 1.30: 100 * 577 / 1977 = 29.
+      {"init image missing", 29, init_missing, {59, 59}},
+      {"init image missing", 30, init_missing, {29, 29}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name + " at 1." + std::to_string(c.minor));
+    PluginArgs args;
+    args.version = KubeVersion{c.minor};
+    auto plugin = make_plugin_score("ImageLocality", args);
+    ASSERT_NE(plugin, nullptr);
+    const ScorePlugin& inner = plugin->on_scheduler_scale();
+    EXPECT_EQ(run_score(inner, c.pod, nodes), c.want);
+    EXPECT_EQ(run_score(inner, c.pod, nodes, testing::ScorePath::kByNode), c.want);
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithms/catalogue.h"
@@ -158,32 +159,39 @@ TEST(NodeResourcesBalancedAllocationScore, Table) {
     std::vector<ResourceWeight> resources;
     Pod pod;
     NodeInfo node;
-    int64_t want100;
+    int64_t want100;  // 1.35: the balance with the pod
+    int64_t want36;   // 1.36: 50 + (50 + with - without) / 2
   };
   const std::vector<Case> cases = {
       // Fractions 0.41 and 0.51: std = |0.41 - 0.51| / 2 = 0.05; int64((1 - 0.05) * 100) = 95.
       // (v1.16's BalancedResourceAllocation: int64((1 - 0.1) * 10) = 9, the wire 9 here too.)
-      {"two resources", {{"cpu", 1}, {"memory", 1}}, the_pod(), the_node(), 95},
-      // Three: 0.41, 0.51, 0.3; mean 0.40667; population std 0.085765; int64(91.42) = 91.
+      // Without the pod 0.285 and 0.41: 93; 50 + 52 / 2 = 76.
+      {"two resources", {{"cpu", 1}, {"memory", 1}}, the_pod(), the_node(), 95, 76},
+      // Three: 0.41, 0.51, 0.3; mean 0.40667; population std 0.085765; int64(91.42) = 91. Without the
+      // pod 0.285, 0.41, 0: 82; 50 + 59 / 2 = 79.
       {"three resources",
        {{"cpu", 1}, {"memory", 1}, {"ephemeral-storage", 1}},
        with_storage,
        node_info(storage_node, {make_pod("a", 1140, 4100)}),
-       91},
-      // One resource with allocatable: std 0, 100.
-      {"one resource", {{"cpu", 1}, {"memory", 1}}, the_pod(), the_node(4000, 0), 100},
+       91,
+       79},
+      // One resource with allocatable: std 0, 100; both ways 100: 75.
+      {"one resource", {{"cpu", 1}, {"memory", 1}}, the_pod(), the_node(4000, 0), 100, 75},
       // PreScore skips a pod that requests none of the resources (kubernetes#129138): 0.
-      {"best-effort pod", {{"cpu", 1}, {"memory", 1}}, make_pod("p", 0, 0), the_node(), 0},
+      {"best-effort pod", {{"cpu", 1}, {"memory", 1}}, make_pod("p", 0, 0), the_node(), 0, 0},
   };
   for (const auto& c : cases) {
-    auto plugin = make_node_resources_balanced_allocation_score({c.resources});
-    EXPECT_EQ(plugin->name(), "NodeResourcesBalancedAllocation");
-    EXPECT_EQ(run_score(*plugin, c.pod, {c.node}), std::vector<int64_t>{c.want100}) << c.name;
-    PluginArgs args;
-    args.balanced.resources = c.resources;
-    EXPECT_EQ(run_score(*make_plugin_score("NodeResourcesBalancedAllocation", args), c.pod, {c.node}),
-              std::vector<int64_t>{c.want100 / 10})
-        << c.name;
+    for (const auto& [minor, want] : {std::pair{35, c.want100}, std::pair{36, c.want36}}) {
+      SCOPED_TRACE(c.name + " at 1." + std::to_string(minor));
+      auto plugin = make_node_resources_balanced_allocation_score({c.resources}, KubeVersion{minor});
+      EXPECT_EQ(plugin->name(), "NodeResourcesBalancedAllocation");
+      EXPECT_EQ(run_score(*plugin, c.pod, {c.node}), std::vector<int64_t>{want});
+      PluginArgs args;
+      args.balanced.resources = c.resources;
+      args.version = KubeVersion{minor};
+      EXPECT_EQ(run_score(*make_plugin_score("NodeResourcesBalancedAllocation", args), c.pod, {c.node}),
+                std::vector<int64_t>{want / 10});
+    }
   }
 }
 
@@ -259,56 +267,89 @@ TEST(NodeResourcesFitScore, RequestedToCapacityRatioAsKubeSchedulersTests) {
 }
 
 // Cases of kube-scheduler's own noderesources/balanced_allocation_test.go
-// (TestNodeResourcesBalancedAllocation) with its expected scores. cpuOnly: cpu 1000m + 2000m, memory 0;
+// (TestNodeResourcesBalancedAllocation) with its expected scores: v1.26's (`want`, the formula up to 1.35)
+// and v1.36's (`want36`, with the same cases and two it added). cpuOnly: cpu 1000m + 2000m, memory 0;
 // cpuAndMemory: 1000m/2000 + 2000m/3000.
 TEST(NodeResourcesBalancedAllocationScore, AsKubeSchedulersTests) {
   using testing::explicit_container;
   const Pod cpu_only = make_pod_with("cpu-only", {explicit_container(1000, 0), explicit_container(2000, 0)});
   const Pod cpu_and_memory =
       make_pod_with("cpu-and-memory", {explicit_container(1000, 2000), explicit_container(2000, 3000)});
+  const Pod memory_only =
+      make_pod_with("memory-only", {testing::make_container(0, 2000), testing::make_container(0, 3000)});
+  Pod gpu_only = make_pod_with("gpu-only", {explicit_container(0, 0)});
+  gpu_only.containers[0].requests.set_scalar("nvidia.com/gpu", 1);
+  Pod cpu_memory_gpu3 = cpu_and_memory;
+  cpu_memory_gpu3.containers[1].requests.set_scalar("nvidia.com/gpu", 3);
   Node gpu_node = make_node("node1", 3500, 40000);
   gpu_node.allocatable.set_scalar("nvidia.com/gpu", 8);
+  Node gpu_node2 = gpu_node;
+  gpu_node2.name = "node2";
   struct Case {
     std::string name;
     Pod pod;
     std::vector<NodeInfo> nodes;
     std::vector<ResourceWeight> resources;
     std::vector<int64_t> want;
+    std::vector<int64_t> want36;
   };
   const std::vector<ResourceWeight> cpu_mem = {{"cpu", 1}, {"memory", 1}};
+  const std::vector<ResourceWeight> cpu_mem_gpu = {{"cpu", 1}, {"memory", 1}, {"nvidia.com/gpu", 1}};
   const std::vector<Case> cases = {
       {"nothing scheduled, resources requested, differently sized nodes",
        cpu_and_memory,
        {node_info(make_node("node1", 4000, 10000)), node_info(make_node("node2", 6000, 10000))},
        cpu_mem,
-       {87, 100}},
+       {87, 100},
+       {68, 75}},
       {"resources requested, pods scheduled with resources",
        cpu_and_memory,
        {node_info(make_node("node1", 10000, 20000), {cpu_only}),
         node_info(make_node("node2", 10000, 20000), {cpu_and_memory})},
        cpu_mem,
-       {82, 95}},
+       {82, 95},
+       {73, 74}},
       {"resources requested, pods scheduled with resources, differently sized nodes",
        cpu_and_memory,
        {node_info(make_node("node1", 10000, 20000), {cpu_only}),
         node_info(make_node("node2", 10000, 50000), {cpu_and_memory})},
        cpu_mem,
-       {82, 80}},
+       {82, 80},
+       {73, 70}},
+      {"resources requested, pods scheduled with resources, nodes to reach min/max score",
+       memory_only,
+       {node_info(make_node("node1", 3000, 5000), {cpu_only}), node_info(make_node("node2", 3000, 5000))},
+       cpu_mem,
+       {100, 50},
+       {100, 50}},
       {"requested resources at node capacity",
        cpu_only,
        {node_info(make_node("node1", 6000, 10000), {cpu_only}),
         node_info(make_node("node2", 6000, 10000), {cpu_and_memory})},
        cpu_mem,
-       {50, 75}},
+       {50, 75},
+       {62, 62}},
+      {"scalar resource is included in the score computation if pod requests the scalar resource",
+       gpu_only,
+       {node_info(gpu_node, {cpu_memory_gpu3}), node_info(gpu_node2, {cpu_and_memory})},
+       cpu_mem_gpu,
+       {70, 65},
+       {75, 76}},
       {"node without the scalar resource should skip the scalar resource",
        cpu_and_memory,
        {node_info(gpu_node), node_info(make_node("node2", 3500, 40000))},
-       {{"cpu", 1}, {"memory", 1}, {"nvidia.com/gpu", 1}},
-       {63, 63}},
+       cpu_mem_gpu,
+       {63, 63},
+       {56, 56}},
   };
   for (const auto& c : cases) {
-    EXPECT_EQ(run_score(*make_node_resources_balanced_allocation_score({c.resources}), c.pod, c.nodes),
+    EXPECT_EQ(run_score(*make_node_resources_balanced_allocation_score({c.resources}, KubeVersion{35}), c.pod,
+                        c.nodes),
               c.want)
+        << c.name;
+    EXPECT_EQ(run_score(*make_node_resources_balanced_allocation_score({c.resources}, KubeVersion{36}), c.pod,
+                        c.nodes),
+              c.want36)
         << c.name;
   }
 }
