@@ -177,8 +177,10 @@ bool cpu_and_memory_equally(const std::vector<ResourceWeight>& resources) {
 
 std::unique_ptr<FilterPlugin> make_filter(std::string_view name, const PluginArgs& args) {
   if (auto legacy = make_legacy_filter(name)) return legacy;
-  if (name == kPodTopologySpreadPlugin) return make_pod_topology_spread_filter(args.topology_spread);
-  if (name == kInterPodAffinityPlugin) return make_inter_pod_affinity_filter(args.inter_pod_affinity);
+  if (name == kPodTopologySpreadPlugin)
+    return make_pod_topology_spread_filter(args.topology_spread, args.version);
+  if (name == kInterPodAffinityPlugin)
+    return make_inter_pod_affinity_filter(args.inter_pod_affinity, args.version);
   if (name == kLoadAwareSchedulingPlugin) return make_load_aware_scheduling_filter(args.load_aware);
   const std::string_view legacy = legacy_filter_name(name);
   if (legacy.empty()) return nullptr;
@@ -312,9 +314,9 @@ std::unique_ptr<ScorePlugin> make_plugin_score(std::string_view name, const Plug
   } else if (name == "TaintToleration") {
     plugin = make_taint_toleration_plugin_score();
   } else if (name == kPodTopologySpreadPlugin) {
-    plugin = make_pod_topology_spread_score(args.topology_spread);
+    plugin = make_pod_topology_spread_score(args.topology_spread, args.version);
   } else if (name == kInterPodAffinityPlugin) {
-    plugin = make_inter_pod_affinity_score(args.inter_pod_affinity);
+    plugin = make_inter_pod_affinity_score(args.inter_pod_affinity, args.version);
   } else if (name == kTargetLoadPackingPlugin) {
     plugin = make_target_load_packing_score(args.target_load_packing);
   } else if (name == kLoadVariationRiskBalancingPlugin) {

@@ -41,14 +41,22 @@ namespace since {
 inline bool spread_empty_selector_counts_none(KubeVersion v) { return v.at_least(27); }
 // 1.27 PodTopologySpread matchLabelKeys (beta, on).
 inline bool spread_match_label_keys(KubeVersion v) { return v.at_least(27); }
+// 1.27 PodTopologySpread minDomains (MinDomainsInPodTopologySpread beta, on; beta but off in 1.26).
+inline bool spread_min_domains(KubeVersion v) { return v.at_least(27); }
+// 1.27 preemption: a terminating pod on the nominated node holds a retry back only when its
+// DisruptionTarget condition says the scheduler preempted it (PR #114623).
+inline bool retry_waits_only_for_preemption_victims(KubeVersion v) { return v.at_least(27); }
 // 1.28 NodeResourcesFit checks cpu, memory, ephemeral-storage only when the pod requests some.
 inline bool fit_skips_unrequested_resources(KubeVersion v) { return v.at_least(28); }
 // 1.29 restartable init containers (sidecars) count in the pod's requests (beta, on).
 inline bool sidecar_requests(KubeVersion v) { return v.at_least(29); }
 // 1.30 ImageLocality scores init containers' images too.
 inline bool image_locality_init_containers(KubeVersion v) { return v.at_least(30); }
-// 1.31 preemption re-sorts the victims by priority when PDB-violating and non-violating ones mix.
-inline bool victims_resorted_by_priority(KubeVersion v) { return v.at_least(31); }
+// 1.29 preemption re-sorts the victims by priority when PDB-violating and non-violating ones mix
+// (PR #128307: 1.32.0, and the 1.29, 1.30 and 1.31 patch releases from November 2024 on).
+inline bool victims_resorted_by_priority(KubeVersion v) { return v.at_least(29); }
+// 1.31 InterPodAffinity matchLabelKeys / mismatchLabelKeys (beta, on): merged into the terms' selectors.
+inline bool affinity_match_label_keys(KubeVersion v) { return v.at_least(31); }
 // 1.33 NodeResourcesBalancedAllocation skips best-effort pods (PR #130260).
 inline bool balanced_skips_best_effort(KubeVersion v) { return v.at_least(33); }
 // 1.33 in-place resize (beta, on): a node counts a pod's allocated resources.

@@ -160,11 +160,14 @@ struct PodMeta {
   std::string namespace_;
   std::string uid;
   SharedLabels labels;
-  std::string node_name;             // spec.nodeName
-  std::string phase;                 // status.phase
-  std::optional<int32_t> priority;   // spec.priority; absent means 0
-  std::optional<int64_t> start_time; // status.startTime, Unix seconds
-  bool terminating = false;          // metadata.deletionTimestamp set
+  std::string node_name;              // spec.nodeName
+  std::string phase;                  // status.phase
+  std::optional<int32_t> priority;    // spec.priority; absent means 0
+  std::optional<int64_t> start_time;  // status.startTime, Unix seconds
+  bool terminating = false;           // metadata.deletionTimestamp set
+  // status.conditions: the first DisruptionTarget condition is True with reason PreemptionByScheduler,
+  // which the scheduler sets on the victims it deletes (preemption reads it from 1.27).
+  bool preemption_victim = false;
   // spec.schedulingGroup.podGroupName: the pod's upstream PodGroup (algorithms/gang/pod_group.h).
   std::string scheduling_group;
   // Read about every pod on a node by InterPodAffinity (the existing pods' terms) and NodePorts.
@@ -177,8 +180,8 @@ struct PodMeta {
 
 // The pod being scheduled: everything the filters and scores read.
 struct Pod : PodMeta {
-  std::string nominated_node_name;   // status.nominatedNodeName
-  std::string preemption_policy;     // "" / PreemptLowerPriority / Never
+  std::string nominated_node_name;  // status.nominatedNodeName
+  std::string preemption_policy;    // "" / PreemptLowerPriority / Never
   std::vector<Container> containers;
   std::vector<Container> init_containers;
   Resources overhead;

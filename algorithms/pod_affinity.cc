@@ -38,6 +38,10 @@ bool label_keys_match(const PodAffinityTerm& term, const Labels& owner, const La
 
 }  // namespace
 
+LabelKeys affinity_label_keys(KubeVersion v) {
+  return since::affinity_match_label_keys(v) ? LabelKeys::kMerged : LabelKeys::kIgnored;
+}
+
 NamespaceLabels namespace_labels_of(const ClusterView* cluster, std::string_view ns) {
   NamespaceLabels out;
   if (cluster == nullptr || cluster->namespace_labels == nullptr) return out;
@@ -60,10 +64,11 @@ bool AffinityTerm::matches(const PodMeta& pod, const NamespaceLabels& ns) const 
   return selector && label_selector_matches(*selector, pod.labels);
 }
 
-AffinityTerm make_affinity_term(const PodMeta& owner, const PodAffinityTerm& term, int32_t weight) {
+AffinityTerm make_affinity_term(const PodMeta& owner, const PodAffinityTerm& term, LabelKeys keys,
+                                int32_t weight) {
   AffinityTerm out;
   out.selector = term.label_selector;
-  if (out.selector) {
+  if (out.selector && keys == LabelKeys::kMerged) {
     // A nil selector stays nil: it matches no pod whatever keys are merged into it.
     for (const auto& key : term.match_label_keys) {
       auto it = owner.labels.find(key);
@@ -99,11 +104,11 @@ void merge_term_namespaces(AffinityTerm& term, const ClusterView* cluster) {
 }
 
 std::vector<AffinityTerm> make_incoming_terms(const PodMeta& pod, std::span<const PodAffinityTerm> terms,
-                                              const ClusterView* cluster) {
+                                              const ClusterView* cluster, LabelKeys keys) {
   std::vector<AffinityTerm> out;
   out.reserve(terms.size());
   for (const auto& t : terms) {
-    out.push_back(make_affinity_term(pod, t));
+    out.push_back(make_affinity_term(pod, t, keys));
     merge_term_namespaces(out.back(), cluster);
   }
   return out;
@@ -111,24 +116,24 @@ std::vector<AffinityTerm> make_incoming_terms(const PodMeta& pod, std::span<cons
 
 std::vector<AffinityTerm> make_incoming_terms(const PodMeta& pod,
                                               std::span<const WeightedPodAffinityTerm> terms,
-                                              const ClusterView* cluster) {
+                                              const ClusterView* cluster, LabelKeys keys) {
   std::vector<AffinityTerm> out;
   out.reserve(terms.size());
   for (const auto& t : terms) {
-    out.push_back(make_affinity_term(pod, t.term, t.weight));
+    out.push_back(make_affinity_term(pod, t.term, keys, t.weight));
     merge_term_namespaces(out.back(), cluster);
   }
   return out;
 }
 
 bool term_matches(const PodMeta& owner, const PodAffinityTerm& term, const PodMeta& pod,
-                  const NamespaceLabels& ns) {
+                  const NamespaceLabels& ns, LabelKeys keys) {
   if (!in_term_namespaces(term, owner.namespace_, pod.namespace_) &&
       !namespace_selector_matches(term.namespace_selector, ns)) {
     return false;
   }
   return term.label_selector && label_selector_matches(*term.label_selector, pod.labels) &&
-         label_keys_match(term, owner.labels, pod.labels);
+         (keys == LabelKeys::kIgnored || label_keys_match(term, owner.labels, pod.labels));
 }
 
 bool pod_matches_all_terms(std::span<const AffinityTerm> terms, const PodMeta& pod) {
@@ -174,11 +179,11 @@ void TopologyCounts::add_anti_affinity_terms(std::span<const AffinityTerm> terms
 }
 
 void TopologyCounts::add_existing_anti_affinity_terms(const PodMeta& owner, const PodMeta& pod,
-                                                      const NamespaceLabels& ns, const Node& node,
-                                                      int64_t delta) {
+                                                      const NamespaceLabels& ns, LabelKeys keys,
+                                                      const Node& node, int64_t delta) {
   if (!owner.affinity) return;
   for (const auto& t : owner.affinity->required_anti_affinity) {
-    if (term_matches(owner, t, pod, ns)) add_for_node(node, t.topology_key, delta);
+    if (term_matches(owner, t, pod, ns, keys)) add_for_node(node, t.topology_key, delta);
   }
 }
 

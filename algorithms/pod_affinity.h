@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "algorithms/kube_version.h"
 #include "algorithms/model.h"
 #include "algorithms/plugin.h"
 
@@ -36,11 +37,18 @@ NamespaceLabels namespace_labels_of(const ClusterView* cluster, std::string_view
 // selector labels.Everything().
 bool namespace_selector_matches(const std::optional<LabelSelector>& selector, const NamespaceLabels& ns);
 
+// Whether a term's matchLabelKeys / mismatchLabelKeys join its labelSelector. The scheduler never reads
+// them: from 1.31 (MatchLabelKeysInPodAffinity beta, on) the API server merges them into the selector
+// at creation (pod strategy applyMatchLabelKeysAndMismatchLabelKeys); before, it drops them (the gate
+// off, or no such fields before 1.29). Merging here stands in for the API server for pods that carry
+// them unmerged; merging again what it merged is harmless, the requirements are ANDed.
+enum class LabelKeys { kIgnored, kMerged };
+LabelKeys affinity_label_keys(KubeVersion v);  // since::affinity_match_label_keys
+
 // framework.AffinityTerm: a PodAffinityTerm read against the pod that owns it.
 struct AffinityTerm {
-  // The term's labelSelector with matchLabelKeys / mismatchLabelKeys merged as In / NotIn of the
-  // owner's values (kube-apiserver pod strategy applyMatchLabelKeysAndMismatchLabelKeys; merging again
-  // what the API server merged is harmless, the requirements are ANDed). nullopt (nil): no pod.
+  // The term's labelSelector, with matchLabelKeys / mismatchLabelKeys merged as In / NotIn of the
+  // owner's values when LabelKeys::kMerged. nullopt (nil): no pod.
   std::optional<LabelSelector> selector;
   // term.namespaces, or the owner's namespace when both namespaces and namespaceSelector are nil.
   std::vector<std::string> namespaces;
@@ -55,7 +63,8 @@ struct AffinityTerm {
 };
 
 // newAffinityTerm: `term` of `owner`, with `weight` for a preferred one.
-AffinityTerm make_affinity_term(const PodMeta& owner, const PodAffinityTerm& term, int32_t weight = 0);
+AffinityTerm make_affinity_term(const PodMeta& owner, const PodAffinityTerm& term, LabelKeys keys,
+                                int32_t weight = 0);
 
 // mergeAffinityTermNamespacesIfNotEmpty: the incoming pod's non-empty namespaceSelector is resolved into
 // `namespaces` once per cycle from the cluster's namespaces (none when their labels are unknown), so
@@ -64,16 +73,16 @@ void merge_term_namespaces(AffinityTerm& term, const ClusterView* cluster);
 
 // The incoming pod's terms, compiled (make_affinity_term) and merged (merge_term_namespaces).
 std::vector<AffinityTerm> make_incoming_terms(const PodMeta& pod, std::span<const PodAffinityTerm> terms,
-                                              const ClusterView* cluster);
+                                              const ClusterView* cluster, LabelKeys keys);
 std::vector<AffinityTerm> make_incoming_terms(const PodMeta& pod,
                                               std::span<const WeightedPodAffinityTerm> terms,
-                                              const ClusterView* cluster);
+                                              const ClusterView* cluster, LabelKeys keys);
 
 // An existing pod's term against `pod` without compiling it: the same answer as
-// make_affinity_term(owner, term).matches(pod, ns), without copying its selectors for every existing
-// pod of every request.
+// make_affinity_term(owner, term, keys).matches(pod, ns), without copying its selectors for every
+// existing pod of every request.
 bool term_matches(const PodMeta& owner, const PodAffinityTerm& term, const PodMeta& pod,
-                  const NamespaceLabels& ns);
+                  const NamespaceLabels& ns, LabelKeys keys);
 
 // filtering.go podMatchesAllAffinityTerms: false for no terms; the terms' namespaceSelectors are merged.
 bool pod_matches_all_terms(std::span<const AffinityTerm> terms, const PodMeta& pod);
@@ -124,7 +133,7 @@ class TopologyCounts {
   // updateWithAntiAffinityTerms for an existing pod's required anti-affinity terms against the
   // incoming pod `pod` in namespace `ns`.
   void add_existing_anti_affinity_terms(const PodMeta& owner, const PodMeta& pod, const NamespaceLabels& ns,
-                                        const Node& node, int64_t delta);
+                                        LabelKeys keys, const Node& node, int64_t delta);
 
  private:
   std::unordered_map<TopologyPair, int64_t, TopologyPairHash, TopologyPairEq> counts_;

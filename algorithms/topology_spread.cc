@@ -30,20 +30,26 @@ void add_requirements(std::vector<SelectorRequirement>& out, const LabelSelector
   for (const auto& r : s.match_expressions) out.push_back(r);
 }
 
-SpreadConstraint resolve(const TopologySpreadConstraint& c, const Labels& pod_labels) {
+// common.go filterTopologySpreadConstraints for one constraint.
+SpreadConstraint resolve(const TopologySpreadConstraint& c, const Labels& pod_labels,
+                         const SpreadRules& rules) {
   SpreadConstraint out;
   out.max_skew = c.max_skew;
   out.topology_key = c.topology_key;
   out.selector = c.label_selector;
   // common.go mergeLabelSetWithSelector: the pod's values of matchLabelKeys join the selector as
-  // requirements; a nil selector (labels.Nothing, whose Requirements() is not ok) stays nil.
-  if (out.selector) {
+  // requirements; a nil selector (labels.Nothing, whose Requirements() is not ok) stays nil. From 1.34
+  // the API server merges them into labelSelector at creation as well: the same requirement twice is
+  // the same selector, as it is upstream, whose scheduler still merges.
+  if (out.selector && rules.match_label_keys) {
     for (const auto& key : c.match_label_keys) {
       auto it = pod_labels.find(key);
       if (it != pod_labels.end()) out.selector->match_expressions.push_back({key, "In", {it->second}});
     }
   }
-  out.min_domains = c.min_domains.value_or(1);
+  out.counts_existing_pods =
+      !(rules.empty_selector_counts_none && out.selector && label_selector_is_empty(*out.selector));
+  out.min_domains = rules.min_domains ? c.min_domains.value_or(1) : 0;
   // The comparisons are `== Honor`, so an unset policy takes its default and any other value is Ignore.
   out.honor_node_affinity = c.node_affinity_policy.empty() || c.node_affinity_policy == "Honor";
   out.honor_node_taints = c.node_taints_policy == "Honor";
@@ -51,14 +57,20 @@ SpreadConstraint resolve(const TopologySpreadConstraint& c, const Labels& pod_la
 }
 
 std::vector<SpreadConstraint> filter_by_action(std::span<const TopologySpreadConstraint> constraints,
-                                               const Labels& pod_labels, std::string_view action) {
+                                               const Labels& pod_labels, const SpreadRules& rules,
+                                               std::string_view action) {
   std::vector<SpreadConstraint> out;
   for (const auto& c : constraints)
-    if (c.when_unsatisfiable == action) out.push_back(resolve(c, pod_labels));
+    if (c.when_unsatisfiable == action) out.push_back(resolve(c, pod_labels, rules));
   return out;
 }
 
 }  // namespace
+
+SpreadRules::SpreadRules(KubeVersion v)
+    : match_label_keys(since::spread_match_label_keys(v)),
+      min_domains(since::spread_min_domains(v)),
+      empty_selector_counts_none(since::spread_empty_selector_counts_none(v)) {}
 
 std::optional<LabelSelector> default_spread_selector(const Pod& pod, const ClusterView* cluster) {
   if (cluster == nullptr) return std::nullopt;
@@ -92,21 +104,24 @@ std::optional<LabelSelector> default_spread_selector(const Pod& pod, const Clust
 
 std::vector<SpreadConstraint> build_spread_constraints(const Pod& pod, const ClusterView* cluster,
                                                        const TopologySpreadArgs& args,
-                                                       std::string_view action) {
+                                                       const SpreadRules& rules, std::string_view action) {
   const Labels& pod_labels = pod.labels.get();
   if (!pod.topology_spread_constraints.empty())
-    return filter_by_action(pod.topology_spread_constraints, pod_labels, action);
+    return filter_by_action(pod.topology_spread_constraints, pod_labels, rules, action);
   // plugin.go New: SystemDefaulting replaces the list with systemDefaultConstraints.
   std::vector<SpreadConstraint> out;
   if (args.defaulting == SpreadDefaulting::kSystem) {
-    out = filter_by_action(system_default_spread_constraints(), pod_labels, action);
+    out = filter_by_action(system_default_spread_constraints(), pod_labels, rules, action);
   } else {
-    out = filter_by_action(args.default_constraints, pod_labels, action);
+    out = filter_by_action(args.default_constraints, pod_labels, rules, action);
   }
   if (out.empty()) return out;
   std::optional<LabelSelector> selector = default_spread_selector(pod, cluster);
-  if (!selector) return {};
-  for (auto& c : out) c.selector = *selector;
+  if (!selector) return {};  // never Empty() past here: those count their pods
+  for (auto& c : out) {
+    c.selector = *selector;
+    c.counts_existing_pods = true;
+  }
   return out;
 }
 
@@ -125,7 +140,7 @@ bool spread_selector_matches(const SpreadConstraint& c, const Labels& labels) {
 }
 
 int64_t count_spread_matching_pods(const NodeInfo& node, const SpreadConstraint& c, std::string_view ns) {
-  if (!c.selector) return 0;
+  if (!c.selector || !c.counts_existing_pods) return 0;
   int64_t n = 0;
   for (const auto& info : node.pods) {
     const PodMeta& p = *info->pod;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "algorithms/kube_version.h"
 #include "algorithms/model.h"
 #include "algorithms/plugin.h"
 #include "algorithms/plugin_args.h"
@@ -25,15 +26,31 @@ inline constexpr std::string_view kSpreadNodeLabelNotMatch =
 inline constexpr std::string_view kDoNotSchedule = "DoNotSchedule";
 inline constexpr std::string_view kScheduleAnyway = "ScheduleAnyway";
 
+// What the plugin reads differently by release (kube_version.h since::), worked out once per plugin
+// from its configured minor.
+struct SpreadRules {
+  bool match_label_keys = true;            // since::spread_match_label_keys
+  bool min_domains = true;                 // since::spread_min_domains
+  bool empty_selector_counts_none = true;  // since::spread_empty_selector_counts_none
+  SpreadRules() = default;
+  explicit SpreadRules(KubeVersion v);
+};
+
 // common.go topologySpreadConstraint: a constraint with its selector resolved (matchLabelKeys merged in,
 // or the default selector) and its optional fields defaulted.
 struct SpreadConstraint {
   int32_t max_skew = 1;
   std::string topology_key;
   std::optional<LabelSelector> selector;  // nullopt: labels.Nothing(), matches no pod
+  // minDomains, 1 when unset. 0 where the release does not read minDomains (the feature gate off): the
+  // global minimum is then always the critical path's (filtering.go minMatchNum).
   int32_t min_domains = 1;
   bool honor_node_affinity = true;  // nodeAffinityPolicy Honor (the default)
   bool honor_node_taints = false;   // nodeTaintsPolicy Honor (default Ignore)
+  // False for `labelSelector: {}` from 1.27: common.go countPodsMatchSelector returns 0 for a selector
+  // that is Empty() (meant for a nil one, which is not), so PreFilter and PreScore count no existing pod
+  // for it, while the pod itself and preemption's AddPod / RemovePod still match it.
+  bool counts_existing_pods = true;
   bool operator==(const SpreadConstraint&) const = default;
 };
 
@@ -48,7 +65,7 @@ std::optional<LabelSelector> default_spread_selector(const Pod& pod, const Clust
 // which apply only when default_spread_selector finds one.
 std::vector<SpreadConstraint> build_spread_constraints(const Pod& pod, const ClusterView* cluster,
                                                        const TopologySpreadArgs& args,
-                                                       std::string_view action);
+                                                       const SpreadRules& rules, std::string_view action);
 
 // common.go nodeLabelsMatchSpreadConstraints: the node has every constraint's topology key.
 bool node_has_all_topology_keys(const Node& node, std::span<const SpreadConstraint> constraints);
@@ -68,11 +85,12 @@ struct NodeInclusion {
 bool spread_selector_matches(const SpreadConstraint& c, const Labels& labels);
 
 // common.go countPodsMatchSelector: the node's pods in namespace `ns`, not terminating, that the
-// constraint's selector matches.
+// constraint's selector matches (none when it counts no existing pod).
 int64_t count_spread_matching_pods(const NodeInfo& node, const SpreadConstraint& c, std::string_view ns);
 
 // countPodsMatchSelector over the whole cluster at once: add(i, node) for every bound pod in namespace
-// `ns`, not terminating, that constraint i's selector matches, with the node it is on. The selectors
+// `ns`, not terminating, that constraint i's selector matches, with the node it is on (none for a
+// constraint that counts no existing pod). The selectors
 // are asked once per group of pods that share namespace and labels (pod_groups.h), not once per pod.
 template <class Add>
 void for_each_spread_match(const ClusterView* cluster, std::span<const NodeInfo* const> nodes,
@@ -84,7 +102,8 @@ void for_each_spread_match(const ClusterView* cluster, std::span<const NodeInfo*
         matched.clear();
         if (p.namespace_ != ns) return false;
         for (size_t i = 0; i < constraints.size(); ++i)
-          if (spread_selector_matches(constraints[i], p.labels.get())) matched.push_back(i);
+          if (constraints[i].counts_existing_pods && spread_selector_matches(constraints[i], p.labels.get()))
+            matched.push_back(i);
         return !matched.empty();
       },
       [&](const PodInfo& p, const NodeInfo& node) {

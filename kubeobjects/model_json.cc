@@ -283,6 +283,17 @@ void write_pod_status(JsonWriter& w, const Pod& pod) {
   if (!pod.phase.empty()) write_member(w, "phase", pod.phase);
   if (!pod.nominated_node_name.empty()) write_member(w, "nominatedNodeName", pod.nominated_node_name);
   if (pod.start_time) write_member(w, "startTime", rfc3339_seconds(*pod.start_time));
+  if (pod.preemption_victim) {
+    // The condition the scheduler sets on the victims it deletes (preemption.go prepareCandidate).
+    w.Key("conditions");
+    w.StartArray();
+    w.StartObject();
+    write_member(w, "type", "DisruptionTarget");
+    write_member(w, "status", "True");
+    write_member(w, "reason", "PreemptionByScheduler");
+    w.EndObject();
+    w.EndArray();
+  }
   w.EndObject();
 }
 

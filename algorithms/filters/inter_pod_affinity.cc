@@ -28,8 +28,8 @@ class InterPodAffinityState final : public FilterState {
     // A plugin whose PreFilter returned Skip has its AddPod / RemovePod skipped too
     // (runtime/framework.go RunPreFilterExtensionAddPod reads SkipFilterPlugins).
     if (skip || !pod.pod || !node.node) return;
-    existing_anti_affinity.add_existing_anti_affinity_terms(*pod.pod, incoming, namespace_labels, *node.node,
-                                                            delta);
+    existing_anti_affinity.add_existing_anti_affinity_terms(*pod.pod, incoming, namespace_labels, label_keys,
+                                                            *node.node, delta);
     affinity.add_affinity_terms(required_affinity, *pod.pod, *node.node, delta);
     anti_affinity.add_anti_affinity_terms(required_anti_affinity, *pod.pod, *node.node, delta);
   }
@@ -37,6 +37,7 @@ class InterPodAffinityState final : public FilterState {
   // PreFilter returned Skip: the pod has no required terms and no existing pod's required
   // anti-affinity term matches it; the filter passes every node.
   bool skip = false;
+  LabelKeys label_keys = LabelKeys::kMerged;  // the plugin's, for AddPod / RemovePod
   // The incoming pod's required terms, namespaceSelectors merged.
   std::vector<AffinityTerm> required_affinity;
   std::vector<AffinityTerm> required_anti_affinity;
@@ -51,12 +52,14 @@ class InterPodAffinityState final : public FilterState {
 // PreFilter: one walk over the cluster's pods. The pods without affinity (most) cost a null check
 // unless the incoming pod has required terms to match them against.
 std::unique_ptr<InterPodAffinityState> build_state(const PodContext& ctx,
-                                                   std::span<const NodeInfo* const> nodes) {
+                                                   std::span<const NodeInfo* const> nodes, LabelKeys keys) {
   auto s = std::make_unique<InterPodAffinityState>();
+  s->label_keys = keys;
   const Pod& pod = ctx.pod;
   if (pod.affinity) {
-    s->required_affinity = make_incoming_terms(pod, pod.affinity->required_affinity, ctx.cluster);
-    s->required_anti_affinity = make_incoming_terms(pod, pod.affinity->required_anti_affinity, ctx.cluster);
+    s->required_affinity = make_incoming_terms(pod, pod.affinity->required_affinity, ctx.cluster, keys);
+    s->required_anti_affinity =
+        make_incoming_terms(pod, pod.affinity->required_anti_affinity, ctx.cluster, keys);
   }
   s->namespace_labels = namespace_labels_of(ctx.cluster, pod.namespace_);
   const bool has_terms = !s->required_affinity.empty() || !s->required_anti_affinity.empty();
@@ -73,7 +76,8 @@ std::unique_ptr<InterPodAffinityState> build_state(const PodContext& ctx,
         // getExistingAntiAffinityCounts: NodeInfo.PodsWithRequiredAntiAffinity, terminating or not.
         if (existing.affinity) {
           for (const auto& t : existing.affinity->required_anti_affinity)
-            if (term_matches(existing, t, pod, s->namespace_labels)) existing_keys.push_back(&t.topology_key);
+            if (term_matches(existing, t, pod, s->namespace_labels, keys))
+              existing_keys.push_back(&t.topology_key);
         }
         // getIncomingAffinityAntiAffinityCounts: every pod of the node.
         if (has_terms) {
@@ -132,6 +136,7 @@ bool satisfies_existing_pods_anti_affinity(const InterPodAffinityState& s, const
 
 class InterPodAffinity final : public FilterPlugin {
  public:
+  explicit InterPodAffinity(KubeVersion version) : label_keys_(affinity_label_keys(version)) {}
   std::string_view name() const override { return kInterPodAffinityPlugin; }
 
   // PreFilter's Skip (no required terms, no existing pod's anti-affinity against this pod) leaves the
@@ -148,7 +153,7 @@ class InterPodAffinity final : public FilterPlugin {
 
   std::unique_ptr<FilterState> pre_filter(const PodContext& pod,
                                           std::span<const NodeInfo* const> nodes) const override {
-    return build_state(pod, pod.cluster != nullptr ? pod.cluster->nodes : nodes);
+    return build_state(pod, pod.cluster != nullptr ? pod.cluster->nodes : nodes, label_keys_);
   }
 
   FilterCode check(const PodContext& pod, const NodeInfo& node,
@@ -160,7 +165,8 @@ class InterPodAffinity final : public FilterPlugin {
     if (s == nullptr) {
       const NodeInfo* self[] = {&node};
       own = build_state(pod,
-                        pod.cluster != nullptr ? pod.cluster->nodes : std::span<const NodeInfo* const>(self));
+                        pod.cluster != nullptr ? pod.cluster->nodes : std::span<const NodeInfo* const>(self),
+                        label_keys_);
       s = own.get();
     }
     if (s->skip || !node.node) return FilterCode::kSuccess;
@@ -181,12 +187,16 @@ class InterPodAffinity final : public FilterPlugin {
     }
     return FilterCode::kSuccess;
   }
+
+ private:
+  LabelKeys label_keys_;
 };
 
 }  // namespace
 
-std::unique_ptr<FilterPlugin> make_inter_pod_affinity_filter(const InterPodAffinityArgs& /*args*/) {
-  return std::make_unique<InterPodAffinity>();
+std::unique_ptr<FilterPlugin> make_inter_pod_affinity_filter(const InterPodAffinityArgs& /*args*/,
+                                                             KubeVersion version) {
+  return std::make_unique<InterPodAffinity>(version);
 }
 
 }  // namespace kext

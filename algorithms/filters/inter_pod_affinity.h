@@ -4,6 +4,7 @@
 #include <memory>
 #include <string_view>
 
+#include "algorithms/kube_version.h"
 #include "algorithms/plugin.h"
 #include "algorithms/plugin_args.h"
 
@@ -29,7 +30,8 @@ inline constexpr std::string_view kErrReasonAntiAffinityRulesNotMatch =
 //    "node(s) didn't satisfy existing pods anti-affinity rules".
 // The state follows preemption's removals and additions (PreFilterExtensions AddPod / RemovePod).
 // args: not read by the filter (InterPodAffinityArgs only weigh scores); taken for symmetry with the
-// score.
-std::unique_ptr<FilterPlugin> make_inter_pod_affinity_filter(const InterPodAffinityArgs& args);
+// score. `version` decides whether the terms' matchLabelKeys / mismatchLabelKeys count (LabelKeys).
+std::unique_ptr<FilterPlugin> make_inter_pod_affinity_filter(const InterPodAffinityArgs& args,
+                                                             KubeVersion version = KubeVersion::newest());
 
 }  // namespace kext

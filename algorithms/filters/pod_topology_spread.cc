@@ -63,7 +63,7 @@ class SpreadFilterState final : public FilterState {
   }
 
   // filtering.go preFilterState.minMatchNum: the global minimum, 0 while fewer than minDomains domains
-  // are eligible.
+  // are eligible (never with min_domains 0, where minDomains is not read).
   int64_t min_match(size_t i, int32_t min_domains) const {
     if (counts[i].size() < static_cast<size_t>(std::max<int32_t>(min_domains, 0))) return 0;
     return paths[i].p[0].num;
@@ -109,7 +109,8 @@ const NodeLabelIndex* every_node_counts(const PodContext& pod, std::span<const S
 
 class PodTopologySpreadFilter final : public FilterPlugin {
  public:
-  explicit PodTopologySpreadFilter(TopologySpreadArgs args) : args_(std::move(args)) {}
+  PodTopologySpreadFilter(TopologySpreadArgs args, KubeVersion version)
+      : args_(std::move(args)), rules_(version) {}
   std::string_view name() const override { return kPodTopologySpreadPlugin; }
   bool reads_cluster() const override { return true; }
   // check() per node once PreFilter has run: bench/topology_bench.cc BM_TopologyPluginCost (two
@@ -120,7 +121,7 @@ class PodTopologySpreadFilter final : public FilterPlugin {
   bool can_fail(const PodContext& pod) const override {
     if (const auto* s = static_cast<const SpreadFilterState*>(pod.state_of(this)))
       return s->constraints && !s->constraints->empty();
-    return !build_spread_constraints(pod.pod, pod.cluster, args_, kDoNotSchedule).empty();
+    return !build_spread_constraints(pod.pod, pod.cluster, args_, rules_, kDoNotSchedule).empty();
   }
 
   // filtering.go calPreFilterState, over every node of the cluster.
@@ -128,7 +129,7 @@ class PodTopologySpreadFilter final : public FilterPlugin {
                                           std::span<const NodeInfo* const> nodes) const override {
     auto state = std::make_unique<SpreadFilterState>();
     auto constraints = std::make_shared<std::vector<SpreadConstraint>>(
-        build_spread_constraints(pod.pod, pod.cluster, args_, kDoNotSchedule));
+        build_spread_constraints(pod.pod, pod.cluster, args_, rules_, kDoNotSchedule));
     const size_t n_constraints = constraints->size();
     state->constraints = constraints;
     state->paths.resize(n_constraints);
@@ -178,7 +179,7 @@ class PodTopologySpreadFilter final : public FilterPlugin {
     const auto* s = static_cast<const SpreadFilterState*>(pod.state_of(this));
     if (s == nullptr) {
       // PreFilter did not run: kube-scheduler fails with an error status, which no preemption resolves.
-      if (build_spread_constraints(pod.pod, pod.cluster, args_, kDoNotSchedule).empty())
+      if (build_spread_constraints(pod.pod, pod.cluster, args_, rules_, kDoNotSchedule).empty())
         return FilterCode::kSuccess;
       reasons.push_back("reading \"PreFilterPodTopologySpread\" from cycleState: not found");
       return FilterCode::kUnresolvable;
@@ -207,12 +208,14 @@ class PodTopologySpreadFilter final : public FilterPlugin {
 
  private:
   TopologySpreadArgs args_;
+  SpreadRules rules_;
 };
 
 }  // namespace
 
-std::unique_ptr<FilterPlugin> make_pod_topology_spread_filter(const TopologySpreadArgs& args) {
-  return std::make_unique<PodTopologySpreadFilter>(args);
+std::unique_ptr<FilterPlugin> make_pod_topology_spread_filter(const TopologySpreadArgs& args,
+                                                              KubeVersion version) {
+  return std::make_unique<PodTopologySpreadFilter>(args, version);
 }
 
 }  // namespace kext

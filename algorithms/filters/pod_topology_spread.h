@@ -2,6 +2,7 @@
 // PodTopologySpread filter (pkg/scheduler/framework/plugins/podtopologyspread/filtering.go).
 #include <memory>
 
+#include "algorithms/kube_version.h"
 #include "algorithms/plugin.h"
 #include "algorithms/plugin_args.h"
 
@@ -15,7 +16,9 @@ namespace kext {
 // (missing required label)"; a node whose domain's count + 1 (if the pod matches its own selector) -
 // the global minimum (0 while fewer than minDomains domains exist) exceeds maxSkew is unschedulable,
 // "node(s) didn't match pod topology spread constraints". The state follows preemption's removals and
-// additions as updateWithPod does.
-std::unique_ptr<FilterPlugin> make_pod_topology_spread_filter(const TopologySpreadArgs& args);
+// additions as updateWithPod does. `version` decides matchLabelKeys, minDomains and what an empty
+// selector counts (SpreadRules).
+std::unique_ptr<FilterPlugin> make_pod_topology_spread_filter(const TopologySpreadArgs& args,
+                                                              KubeVersion version = KubeVersion::newest());
 
 }  // namespace kext

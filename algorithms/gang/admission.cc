@@ -46,6 +46,7 @@ std::optional<preemption::Candidate> preempt_for(const PodContext& member, const
                                                  const Evictions& evictions) {
   preemption::Options options;
   options.semantics = evictions.semantics;
+  options.version = evictions.version;
   options.max_candidates = nodes.size();
   std::vector<preemption::Candidate> candidates = preemption::select_candidates(
       member, nodes, evictions.pdbs, engine, evictions.now_unix_seconds, options);

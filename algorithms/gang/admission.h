@@ -13,6 +13,7 @@
 
 #include "algorithms/engine.h"
 #include "algorithms/gang/pod_group.h"
+#include "algorithms/kube_version.h"
 #include "algorithms/model.h"
 #include "algorithms/plugin.h"
 #include "algorithms/preemption/preemption.h"
@@ -37,6 +38,14 @@ struct Evictions {
   std::span<const PodDisruptionBudget> pdbs;
   int64_t now_unix_seconds = 0;
   preemption::Semantics semantics = preemption::Semantics::kCurrent;
+  KubeVersion version;  // the preemption rules' minor (preemption::Options::version)
+
+  // A constructor rather than an aggregate, so that callers that name no version (the newest's rules)
+  // still brace-initialise the first three members without a missing-initialiser warning.
+  Evictions(std::span<const PodDisruptionBudget> pdbs_ = {}, int64_t now = 0,
+            preemption::Semantics semantics_ = preemption::Semantics::kCurrent,
+            KubeVersion version_ = KubeVersion::newest())
+      : pdbs(pdbs_), now_unix_seconds(now), semantics(semantics_), version(version_) {}
 };
 
 struct Admission {

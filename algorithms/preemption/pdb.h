@@ -12,7 +12,7 @@ namespace kext::preemption {
 
 // Which Kubernetes preemption behaviour to reproduce (the profile's one Semantics value):
 //   kCurrent: v1.19 and later (default_preemption.go) — budgets consumed pod by pod, DisruptedPods
-//             skipped, victims re-sorted at the end (v1.32, kubernetes PR #128307).
+//             skipped, victims re-sorted at the end from 1.29 (select_victims.h DryRunRules).
 //   kV1_16:   v1.16 (generic_scheduler.go) — a pod violates when a matching PDB has
 //             disruptionsAllowed <= 0, no budget accounting, victims left in reprieve order.
 using Semantics = kext::Semantics;

@@ -7,12 +7,14 @@
 
 namespace kext::preemption {
 
-bool eligible_to_preempt(const Pod& preemptor, const NodeInfo* nominated) {
+bool eligible_to_preempt(const Pod& preemptor, const NodeInfo* nominated, KubeVersion version) {
   if (preemptor.preemption_policy == "Never") return false;
   if (nominated == nullptr || preemptor.nominated_node_name.empty()) return true;
   const int32_t priority = preemptor.effective_priority();
+  const bool victims_only = since::retry_waits_only_for_preemption_victims(version);
   return std::none_of(nominated->pods.begin(), nominated->pods.end(), [&](const auto& p) {
-    return p->pod->terminating && p->pod->effective_priority() < priority;
+    const PodMeta& pod = *p->pod;
+    return pod.terminating && (!victims_only || pod.preemption_victim) && pod.effective_priority() < priority;
   });
 }
 
@@ -46,21 +48,22 @@ std::vector<Candidate> select_candidates(const PodContext& unprepared, std::span
                            [&](const NodeInfo* n) { return n->name() == pod.nominated_node_name; });
     if (it != nodes.end()) nominated = *it;
   }
-  if (!eligible_to_preempt(pod, nominated) || options.max_candidates == 0) return {};
+  if (!eligible_to_preempt(pod, nominated, options.version) || options.max_candidates == 0) return {};
 
   // One slot per node, each written by exactly one task: no locking, and the input order is kept
   // for the (stable) ordering step.
   std::vector<std::optional<NodeVictims>> results(nodes.size());
+  const DryRunRules rules(options.semantics, options.version);
   auto run = [&](size_t i) {
-    results[i] = select_victims_on_node(preemptor, *nodes[i], pdbs, engine, now_unix_seconds, options.semantics);
+    results[i] = select_victims_on_node(preemptor, *nodes[i], pdbs, engine, now_unix_seconds, rules);
   };
   for_each_index(nodes.size(), options.parallel.parallel(nodes.size(), dry_run_cost_ns(nodes, engine)), run);
 
   std::vector<Candidate> candidates;
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!results[i]) continue;
-    candidates.push_back(Candidate{nodes[i]->name(), std::move(results[i]->victims),
-                                   results[i]->num_pdb_violations, {}});
+    candidates.push_back(
+        Candidate{nodes[i]->name(), std::move(results[i]->victims), results[i]->num_pdb_violations, {}});
   }
   order_candidates(candidates, now_unix_seconds);
   if (candidates.size() > options.max_candidates) {

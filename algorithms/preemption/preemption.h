@@ -38,12 +38,12 @@ struct Options {
   ParallelLimits parallel{16, kDefaultParallelMinWorkNs};
 };
 
-// PodEligibleToPreemptOthers (default_preemption.go), as of v1.19: not eligible with preemptionPolicy Never,
-// nor when the nominated node (nullptr = none / unknown) holds a terminating pod of lower priority, which is
-// most likely a victim of an earlier round still shutting down. The modern check also requires the
-// DisruptionTarget condition; our Pod model does not carry conditions, so any terminating
-// lower-priority pod blocks (the v1.16/v1.19 rule).
-bool eligible_to_preempt(const Pod& preemptor, const NodeInfo* nominated);
+// PodEligibleToPreemptOthers (default_preemption.go): not eligible with preemptionPolicy Never, nor when
+// the nominated node (nullptr = none / unknown) holds a terminating pod of lower priority, which is most
+// likely a victim of an earlier round still shutting down. From 1.27 (podTerminatingByPreemption) only a
+// terminating pod that the scheduler preempted (PodMeta::preemption_victim) holds the retry back.
+bool eligible_to_preempt(const Pod& preemptor, const NodeInfo* nominated,
+                         KubeVersion version = KubeVersion::newest());
 
 // What the dry runs on these nodes cost serially, estimated: each of a node's pods is removed, the
 // filters run, and victims are reprieved one by one, so the work grows with the pods on the node.

@@ -26,9 +26,14 @@ void sort_by_importance(std::vector<std::shared_ptr<const PodInfo>>& pods, int64
 
 }  // namespace
 
+DryRunRules::DryRunRules(Semantics s, KubeVersion v)
+    : semantics(s), resort_mixed_victims(since::victims_resorted_by_priority(v)) {}
+
 std::optional<NodeVictims> select_victims_on_node(const PodContext& preemptor, const NodeInfo& node,
-                                                  std::span<const PodDisruptionBudget> pdbs, const Engine& engine,
-                                                  int64_t now_unix_seconds, Semantics semantics) {
+                                                  std::span<const PodDisruptionBudget> pdbs,
+                                                  const Engine& engine, int64_t now_unix_seconds,
+                                                  const DryRunRules& rules) {
+  const Semantics semantics = rules.semantics;
   const int32_t preemptor_priority = preemptor.pod.effective_priority();
   NodeInfo dry = node;  // shares the immutable pods; only the list and the aggregates are copied
   // The filters' PreFilter states, this node's own copy: removing a victim can lift an anti-affinity or
@@ -82,7 +87,8 @@ std::optional<NodeVictims> select_victims_on_node(const PodContext& preemptor, c
     if (out.victims.empty()) return std::nullopt;  // DryRunPreemption: "expected at least one victim"
     // PR #128307: re-sort only when both input groups were non-empty (otherwise the reprieve order
     // already is the importance order).
-    if (!split.violating.empty() && !split.non_violating.empty()) sort_by_importance(out.victims, now_unix_seconds);
+    if (rules.resort_mixed_victims && !split.violating.empty() && !split.non_violating.empty())
+      sort_by_importance(out.victims, now_unix_seconds);
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "algorithms/engine.h"
+#include "algorithms/kube_version.h"
 #include "algorithms/model.h"
 #include "algorithms/plugin.h"
 #include "algorithms/preemption/pdb.h"
@@ -22,9 +23,22 @@ int64_t pod_start_time(const PodMeta& pod, int64_t now_unix_seconds);
 // kept, the newer one evicted first).
 bool more_important_pod(const PodMeta& a, const PodMeta& b, int64_t now_unix_seconds);
 
+// What the dry run does differently by release, decided once per preemption call.
+struct DryRunRules {
+  Semantics semantics = Semantics::kCurrent;
+  // kCurrent: the victims are re-sorted by importance when PDB-violating and other ones mix
+  // (since::victims_resorted_by_priority); before, they stay in reprieve order, violating first.
+  bool resort_mixed_victims = true;
+
+  DryRunRules(Semantics s, KubeVersion v);
+  // The newest release's rules for `s`.
+  DryRunRules(Semantics s = Semantics::kCurrent)  // NOLINT(google-explicit-constructor): reads as a Semantics
+      : DryRunRules(s, KubeVersion::newest()) {}
+};
+
 struct NodeVictims {
-  // kCurrent: most important first. kV1_16: reprieve order (evicted violating pods, then the rest),
-  // which is what pickOneNodeForPreemption of that era read as "Pods[0]".
+  // Most important first, unless the rules leave them in reprieve order (evicted violating pods, then
+  // the rest), which is what pickOneNodeForPreemption then reads as "Pods[0]".
   std::vector<std::shared_ptr<const PodInfo>> victims;
   int64_t num_pdb_violations = 0;  // PDB-violating pods actually evicted
 };
@@ -36,7 +50,8 @@ struct NodeVictims {
 // does not see the scheduler's nomination queue; a caller that does (extender-sim) adds the pods
 // nominated to the node to its NodeInfo, pending (no nodeName), and they count in the filters' states.
 std::optional<NodeVictims> select_victims_on_node(const PodContext& preemptor, const NodeInfo& node,
-                                                  std::span<const PodDisruptionBudget> pdbs, const Engine& engine,
-                                                  int64_t now_unix_seconds, Semantics semantics);
+                                                  std::span<const PodDisruptionBudget> pdbs,
+                                                  const Engine& engine, int64_t now_unix_seconds,
+                                                  const DryRunRules& rules);
 
 }  // namespace kext::preemption

@@ -26,7 +26,8 @@ struct InterPodAffinityPrepared final : ScorePrepared {
 
 class InterPodAffinityScore final : public ScorePlugin {
  public:
-  explicit InterPodAffinityScore(const InterPodAffinityArgs& args) : args_(args) {}
+  InterPodAffinityScore(const InterPodAffinityArgs& args, KubeVersion version)
+      : args_(args), label_keys_(affinity_label_keys(version)) {}
   std::string_view name() const override { return "InterPodAffinity"; }
 
   bool reads_cluster() const override { return true; }
@@ -46,8 +47,9 @@ class InterPodAffinityScore final : public ScorePlugin {
     InterPodAffinityPrepared& p = *prepared;
     std::vector<AffinityTerm> preferred, preferred_anti;
     if (has_constraints) {
-      preferred = make_incoming_terms(pod, pod.affinity->preferred_affinity, ctx.cluster);
-      preferred_anti = make_incoming_terms(pod, pod.affinity->preferred_anti_affinity, ctx.cluster);
+      preferred = make_incoming_terms(pod, pod.affinity->preferred_affinity, ctx.cluster, label_keys_);
+      preferred_anti =
+          make_incoming_terms(pod, pod.affinity->preferred_anti_affinity, ctx.cluster, label_keys_);
     }
     const NamespaceLabels ns = namespace_labels_of(ctx.cluster, pod.namespace_);
     const NamespaceLabels merged;  // the incoming pod's terms need no namespace labels
@@ -73,13 +75,14 @@ class InterPodAffinityScore final : public ScorePlugin {
             const PodAffinityRules& rules = *existing.affinity;
             if (args_.hard_pod_affinity_weight > 0) {
               for (const auto& t : rules.required_affinity)
-                if (term_matches(existing, t, pod, ns))
+                if (term_matches(existing, t, pod, ns, label_keys_))
                   adds.emplace_back(&t.topology_key, args_.hard_pod_affinity_weight);
             }
             for (const auto& t : rules.preferred_affinity)
-              if (term_matches(existing, t.term, pod, ns)) adds.emplace_back(&t.term.topology_key, t.weight);
+              if (term_matches(existing, t.term, pod, ns, label_keys_))
+                adds.emplace_back(&t.term.topology_key, t.weight);
             for (const auto& t : rules.preferred_anti_affinity)
-              if (term_matches(existing, t.term, pod, ns))
+              if (term_matches(existing, t.term, pod, ns, label_keys_))
                 adds.emplace_back(&t.term.topology_key, -int64_t{t.weight});
           }
           return !adds.empty();
@@ -128,12 +131,14 @@ class InterPodAffinityScore final : public ScorePlugin {
 
  private:
   InterPodAffinityArgs args_;
+  LabelKeys label_keys_;
 };
 
 }  // namespace
 
-std::unique_ptr<ScorePlugin> make_inter_pod_affinity_score(const InterPodAffinityArgs& args) {
-  return std::make_unique<InterPodAffinityScore>(args);
+std::unique_ptr<ScorePlugin> make_inter_pod_affinity_score(const InterPodAffinityArgs& args,
+                                                           KubeVersion version) {
+  return std::make_unique<InterPodAffinityScore>(args, version);
 }
 
 }  // namespace kext

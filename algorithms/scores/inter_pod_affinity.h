@@ -3,6 +3,7 @@
 // 0..100 scale.
 #include <memory>
 
+#include "algorithms/kube_version.h"
 #include "algorithms/plugin.h"
 #include "algorithms/plugin_args.h"
 
@@ -19,6 +20,8 @@ namespace kext {
 // With ignore_preferred_terms_of_existing_pods and an incoming pod without preferred terms, nothing is
 // added (PreScore returns Skip). The map: the sum over the node's labels of their pairs' totals. The
 // reduce: (s - min) * 100 / (max - min) in floating point, truncated; 0 everywhere when max == min.
-std::unique_ptr<ScorePlugin> make_inter_pod_affinity_score(const InterPodAffinityArgs& args);
+// `version` decides whether the terms' matchLabelKeys / mismatchLabelKeys count (LabelKeys).
+std::unique_ptr<ScorePlugin> make_inter_pod_affinity_score(const InterPodAffinityArgs& args,
+                                                           KubeVersion version = KubeVersion::newest());
 
 }  // namespace kext

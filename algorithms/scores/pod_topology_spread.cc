@@ -66,7 +66,8 @@ int64_t node_score(const SpreadScorePrepared& p, const NodeInfo& info) {
 
 class PodTopologySpreadScore final : public ScorePlugin {
  public:
-  explicit PodTopologySpreadScore(TopologySpreadArgs args) : args_(std::move(args)) {}
+  PodTopologySpreadScore(TopologySpreadArgs args, KubeVersion version)
+      : args_(std::move(args)), rules_(version) {}
   std::string_view name() const override { return kPodTopologySpreadPlugin; }
   bool reads_cluster() const override { return true; }
   // The map and reduce per node once prepare has run: bench/topology_bench.cc BM_TopologyPluginCost.
@@ -80,7 +81,7 @@ class PodTopologySpreadScore final : public ScorePlugin {
     SpreadScorePrepared& p = *prepared;
     const std::span<const NodeInfo* const> all = pod.cluster != nullptr ? pod.cluster->nodes : nodes;
     if (all.empty()) return prepared;  // Skip: no need to score
-    p.constraints = build_spread_constraints(pod.pod, pod.cluster, args_, kScheduleAnyway);
+    p.constraints = build_spread_constraints(pod.pod, pod.cluster, args_, rules_, kScheduleAnyway);
     if (p.constraints.empty()) return prepared;  // Skip
     p.namespace_ = pod.pod.namespace_;
     const size_t n_constraints = p.constraints.size();
@@ -192,12 +193,14 @@ class PodTopologySpreadScore final : public ScorePlugin {
 
  private:
   TopologySpreadArgs args_;
+  SpreadRules rules_;
 };
 
 }  // namespace
 
-std::unique_ptr<ScorePlugin> make_pod_topology_spread_score(const TopologySpreadArgs& args) {
-  return std::make_unique<PodTopologySpreadScore>(args);
+std::unique_ptr<ScorePlugin> make_pod_topology_spread_score(const TopologySpreadArgs& args,
+                                                            KubeVersion version) {
+  return std::make_unique<PodTopologySpreadScore>(args, version);
 }
 
 }  // namespace kext

@@ -84,11 +84,11 @@ void record_candidates(std::vector<preemption::Candidate>& candidates, size_t ch
 }
 
 // PodEligibleToPreemptOthers (default_preemption.go) for the preemptor, its nominated node looked up
-// in `state`.
-bool eligible(const PreemptionArgs& args, const ClusterState& state) {
+// in `state`, under the profile's preemption rules.
+bool eligible(const PreemptionArgs& args, const ClusterState& state, const preemption::Options& options) {
   const NodeInfo* nominated =
       args.pod.nominated_node_name.empty() ? nullptr : state.find_node(args.pod.nominated_node_name);
-  return preemption::eligible_to_preempt(args.pod, nominated);
+  return preemption::eligible_to_preempt(args.pod, nominated, options.version);
 }
 
 // Every candidate node for the preemptor, best first: the nodes the extender evaluates (dry runs on
@@ -99,7 +99,7 @@ std::vector<preemption::Candidate> ordered_candidates(const PreemptionArgs& args
                                                       const Engine& engine, const PreemptionProfile& profile,
                                                       int64_t now, std::shared_ptr<const UsageView> usage) {
   const ClusterState& state = *state_ptr;
-  if (!eligible(args, state)) return {};
+  if (!eligible(args, state, profile.select)) return {};
 
   std::vector<std::unique_ptr<NodeInfo>> owned;
   std::vector<const NodeInfo*> known;
@@ -130,9 +130,10 @@ std::optional<std::vector<preemption::Candidate>> member_preemption(
     const PreemptionArgs& args, const std::shared_ptr<const ClusterState>& state_ptr, const Profile& profile,
     GangCoordinator& gangs, int64_t now, Decision* decision, std::shared_ptr<const UsageView> usage) {
   const ClusterState& state = *state_ptr;
-  if (!eligible(args, state)) return std::vector<preemption::Candidate>{};
+  const preemption::Options& options = profile.preemption.select;
+  if (!eligible(args, state, options)) return std::vector<preemption::Candidate>{};
   const auto cluster = cluster_for(profile.engine, state_ptr, std::move(usage));
-  const gang::Evictions evictions{*state.pdbs, now, profile.preemption.select.semantics};
+  const gang::Evictions evictions{*state.pdbs, now, options.semantics, options.version};
   gang::GroupPreemption p = gangs.preempt(args.pod, state, cluster ? &cluster->view : nullptr, evictions);
   if (decision && !p.group.empty()) decision->gang = "pod group " + p.group + ": " + p.state;
   if (p.kind == gang::GroupPreemption::Kind::kOrdinary) return std::nullopt;

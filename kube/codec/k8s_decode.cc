@@ -347,6 +347,15 @@ Pod decode_pod(const Value& v, std::string_view path) {
     pod.phase = get_string(status, "phase", stp);
     pod.nominated_node_name = get_string(status, "nominatedNodeName", stp);
     pod.start_time = decode_time(status, "startTime", stp);
+    // preemption.go podTerminatingByPreemption reads the first DisruptionTarget condition only.
+    bool seen_disruption_target = false;
+    for_each_element(status, "conditions", stp, [&](const Value& e, const std::string& p) {
+      expect_object(e, p);
+      if (seen_disruption_target || get_string(e, "type", p) != "DisruptionTarget") return;
+      seen_disruption_target = true;
+      pod.preemption_victim =
+          get_string(e, "status", p) == "True" && get_string(e, "reason", p) == "PreemptionByScheduler";
+    });
   });
   return pod;
 }

@@ -156,6 +156,7 @@ void SimCluster::mark_terminating(std::string_view uid) {
   if (it == pods_.end()) throw ClusterError("terminate: unknown pod " + std::string(uid));
   auto next = std::make_shared<Pod>(*it->second.pod);
   next->terminating = true;
+  next->preemption_victim = true;  // the DisruptionTarget condition preemption sets before deleting
   replace_pod(it->second, std::move(next));
 }
 

@@ -71,32 +71,46 @@ TEST(PodAffinityTerm, MatchesTable) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    EXPECT_EQ(term_matches(c.owner, c.term, c.pod, c.ns), c.want);
-    EXPECT_EQ(make_affinity_term(c.owner, c.term).matches(c.pod, c.ns), c.want);
+    for (LabelKeys keys : {LabelKeys::kMerged, LabelKeys::kIgnored}) {
+      EXPECT_EQ(term_matches(c.owner, c.term, c.pod, c.ns, keys), c.want);
+      EXPECT_EQ(make_affinity_term(c.owner, c.term, keys).matches(c.pod, c.ns), c.want);
+    }
   }
 }
 
-TEST(PodAffinityTerm, MatchLabelKeys) {
+// matchLabelKeys / mismatchLabelKeys join the selector from 1.31 (the API server merges them); at 1.30
+// they are dropped, and the term's empty selector matches every pod.
+TEST(PodAffinityTerm, MatchLabelKeysFrom1_31) {
   PodAffinityTerm t = term(LabelSelector{}, {}, std::nullopt);
   t.match_label_keys = {"app", "absent"};
   t.mismatch_label_keys = {"rev"};
   const PodMeta owner = meta("a", {{"app", "web"}, {"rev", "1"}});
   const NamespaceLabels unknown;
-  for (const auto& [labels, want] : std::vector<std::pair<Labels, bool>>{
-           {{{"app", "web"}, {"rev", "2"}}, true},
-           {{{"app", "web"}}, true},
-           {{{"app", "web"}, {"rev", "1"}}, false},
-           {{{"app", "db"}, {"rev", "2"}}, false},
-           {{}, false},
-       }) {
-    const PodMeta p = meta("a", labels);
-    EXPECT_EQ(term_matches(owner, t, p, unknown), want);
-    EXPECT_EQ(make_affinity_term(owner, t).matches(p, unknown), want);
+  struct Case {
+    Labels labels;
+    bool at_1_31;
+    bool at_1_30;
+  };
+  const std::vector<Case> cases = {
+      {{{"app", "web"}, {"rev", "2"}}, true, true},
+      {{{"app", "web"}}, true, true},
+      {{{"app", "web"}, {"rev", "1"}}, false, true},
+      {{{"app", "db"}, {"rev", "2"}}, false, true},
+      {{}, false, true},
+  };
+  const LabelKeys merged = affinity_label_keys(KubeVersion{31});
+  const LabelKeys dropped = affinity_label_keys(KubeVersion{30});
+  for (const Case& c : cases) {
+    const PodMeta p = meta("a", c.labels);
+    EXPECT_EQ(term_matches(owner, t, p, unknown, merged), c.at_1_31);
+    EXPECT_EQ(make_affinity_term(owner, t, merged).matches(p, unknown), c.at_1_31);
+    EXPECT_EQ(term_matches(owner, t, p, unknown, dropped), c.at_1_30);
+    EXPECT_EQ(make_affinity_term(owner, t, dropped).matches(p, unknown), c.at_1_30);
   }
   // A nil selector stays nil whatever keys are merged.
   t.label_selector.reset();
-  EXPECT_FALSE(make_affinity_term(owner, t).selector.has_value());
-  EXPECT_FALSE(term_matches(owner, t, meta("a", {{"app", "web"}}), unknown));
+  EXPECT_FALSE(make_affinity_term(owner, t, merged).selector.has_value());
+  EXPECT_FALSE(term_matches(owner, t, meta("a", {{"app", "web"}}), unknown, merged));
 }
 
 TEST(PodAffinityTerm, MergeNamespaces) {
@@ -105,18 +119,19 @@ TEST(PodAffinityTerm, MergeNamespaces) {
   ClusterView cluster;
   cluster.namespace_labels = &namespaces;
   const PodMeta owner = meta("own", {});
-  AffinityTerm t =
-      make_affinity_term(owner, term(LabelSelector{}, {"x"}, LabelSelector{{}, {{"team", "In", {"t1"}}}}));
+  AffinityTerm t = make_affinity_term(
+      owner, term(LabelSelector{}, {"x"}, LabelSelector{{}, {{"team", "In", {"t1"}}}}), LabelKeys::kMerged);
   merge_term_namespaces(t, &cluster);
   EXPECT_EQ(t.namespaces, (std::vector<std::string>{"x", "n1"}));
   EXPECT_FALSE(t.namespace_selector.has_value());
   // An empty selector stays: every namespace.
-  AffinityTerm all = make_affinity_term(owner, term(LabelSelector{}, {}, LabelSelector{}));
+  AffinityTerm all =
+      make_affinity_term(owner, term(LabelSelector{}, {}, LabelSelector{}), LabelKeys::kMerged);
   merge_term_namespaces(all, &cluster);
   EXPECT_TRUE(all.matches(meta("anything", {}), NamespaceLabels{}));
   // Unknown namespace labels: the selector selects nothing more.
-  AffinityTerm none =
-      make_affinity_term(owner, term(LabelSelector{}, {}, LabelSelector{{}, {{"team", "In", {"t1"}}}}));
+  AffinityTerm none = make_affinity_term(
+      owner, term(LabelSelector{}, {}, LabelSelector{{}, {{"team", "In", {"t1"}}}}), LabelKeys::kMerged);
   merge_term_namespaces(none, nullptr);
   EXPECT_TRUE(none.namespaces.empty());
   EXPECT_FALSE(none.matches(meta("n1", {}), NamespaceLabels{}));

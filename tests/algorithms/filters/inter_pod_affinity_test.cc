@@ -14,8 +14,8 @@ namespace {
 
 using testing::make_node;
 using testing::make_pod;
-using testing::snapshot;
 using testing::node_ptrs;
+using testing::snapshot;
 
 // The facts of kube-scheduler's pkg/scheduler/framework/plugins/interpodaffinity/filtering_test.go
 // (TestRequiredAffinitySingleNode, TestRequiredAffinityMultipleNodes, TestPreFilterStateAddRemovePod).
@@ -64,8 +64,9 @@ Pod pod(std::string node, std::string ns, Labels labels, std::vector<PodAffinity
   return p;
 }
 
-Node node(std::string name, Labels labels) { return testing::make_labelled_node(std::move(name), std::move(labels)); }
-
+Node node(std::string name, Labels labels) {
+  return testing::make_labelled_node(std::move(name), std::move(labels));
+}
 
 struct Want {
   FilterCode code = FilterCode::kSuccess;
@@ -93,9 +94,9 @@ const std::map<std::string, Labels, std::less<>> kNamespaces = {
     {"subteam2.team2", {{"team", "team2"}}},
 };
 
-void run(const Case& c, bool with_namespaces = true) {
-  SCOPED_TRACE(c.name);
-  auto filter = make_inter_pod_affinity_filter({});
+void run(const Case& c, bool with_namespaces = true, KubeVersion version = KubeVersion::newest()) {
+  SCOPED_TRACE(c.name + " at " + version.str());
+  auto filter = make_inter_pod_affinity_filter({}, version);
   std::vector<NodeInfo> infos = snapshot(c.nodes, c.pods);
   auto ptrs = node_ptrs(infos);
   ClusterView cluster;
@@ -426,8 +427,9 @@ TEST(InterPodAffinityFilter, NamespaceSelectorWithoutNamespaceLabels) {
       false);
 }
 
-TEST(InterPodAffinityFilter, MatchLabelKeys) {
-  // matchLabelKeys / mismatchLabelKeys add In / NotIn of the term owner's values to its selector.
+// matchLabelKeys / mismatchLabelKeys add In / NotIn of the term owner's values to its selector from 1.31
+// (the API server merges them); at 1.30 they are dropped and the terms' own selectors alone match.
+TEST(InterPodAffinityFilter, MatchLabelKeysFrom1_31) {
   PodAffinityTerm same_app = exists("tier", "zone");
   same_app.match_label_keys = {"app"};
   PodAffinityTerm other_app = exists("tier", "zone");
@@ -435,23 +437,64 @@ TEST(InterPodAffinityFilter, MatchLabelKeys) {
   const std::vector<Node> nodes = {node("nodeA", {{"zone", "z1"}}), node("nodeB", {{"zone", "z2"}})};
   const std::vector<Pod> pods = {pod("nodeA", "", {{"tier", "y"}, {"app", "b"}}),
                                  pod("nodeB", "", {{"tier", "y"}, {"app", "a"}})};
-  run({"affinity to the pods of the same app",
-       pod("", "", {{"app", "a"}}, {same_app}),
-       pods,
-       nodes,
-       {kAffinity, kFits}});
-  run({"anti-affinity to the pods of other apps",
-       pod("", "", {{"app", "a"}}, {}, {other_app}),
-       pods,
-       nodes,
-       {kAnti, kFits}});
-  run({"a key the owner lacks adds nothing", pod("", "", {}, {same_app}), pods, nodes, {kFits, kFits}});
-  // An existing pod's term reads the existing pod's labels.
-  run({"the existing pod's anti-affinity to its own app",
-       pod("", "", {{"tier", "x"}, {"app", "b"}}),
-       {pod("nodeA", "", {{"app", "b"}}, {}, {same_app}), pod("nodeB", "", {{"app", "c"}}, {}, {same_app})},
-       nodes,
-       {kExisting, kFits}});
+  struct MinorCase {
+    Case at_1_31;
+    std::vector<Want> at_1_30;
+  };
+  const std::vector<MinorCase> cases = {
+      {{"affinity to the pods of the same app",
+        pod("", "", {{"app", "a"}}, {same_app}),
+        pods,
+        nodes,
+        {kAffinity, kFits}},
+       {kFits, kFits}},
+      {{"anti-affinity to the pods of other apps",
+        pod("", "", {{"app", "a"}}, {}, {other_app}),
+        pods,
+        nodes,
+        {kAnti, kFits}},
+       {kAnti, kAnti}},
+      {{"a key the owner lacks adds nothing", pod("", "", {}, {same_app}), pods, nodes, {kFits, kFits}},
+       {kFits, kFits}},
+      // An existing pod's term reads the existing pod's labels.
+      {{"the existing pod's anti-affinity to its own app",
+        pod("", "", {{"tier", "x"}, {"app", "b"}}),
+        {pod("nodeA", "", {{"app", "b"}}, {}, {same_app}), pod("nodeB", "", {{"app", "c"}}, {}, {same_app})},
+        nodes,
+        {kExisting, kFits}},
+       {kExisting, kExisting}},
+  };
+  for (const MinorCase& c : cases) {
+    run(c.at_1_31, true, KubeVersion{31});
+    Case before = c.at_1_31;
+    before.want = c.at_1_30;
+    run(before, true, KubeVersion{30});
+  }
+}
+
+// Preemption's AddPod reads an added pod's anti-affinity terms under the same rule.
+TEST(InterPodAffinityFilter, MatchLabelKeysInAddedPods) {
+  PodAffinityTerm same_app = exists("tier", "zone");
+  same_app.match_label_keys = {"app"};
+  const std::vector<Node> nodes = {node("nodeA", {{"zone", "z1"}})};
+  std::vector<NodeInfo> infos = snapshot(nodes, {});
+  auto ptrs = node_ptrs(infos);
+  // The pending pod has a required term so that PreFilter does not Skip.
+  const Pod pending = pod("", "", {{"tier", "x"}, {"app", "b"}}, {}, {exists("nothing", "zone")});
+  const PodInfo added =
+      make_pod_info(std::make_shared<const Pod>(pod("nodeA", "", {{"app", "c"}}, {}, {same_app})));
+  for (const auto& [minor, want] : std::vector<std::pair<int, FilterCode>>{
+           {31, FilterCode::kSuccess}, {30, FilterCode::kUnschedulable}}) {
+    SCOPED_TRACE(minor);
+    auto filter = make_inter_pod_affinity_filter({}, KubeVersion{minor});
+    PodContext ctx(pending);
+    ctx.filter_states.emplace_back(filter.get(),
+                                   filter->pre_filter(ctx, std::span<const NodeInfo* const>(ptrs)));
+    ctx.prepared = true;
+    EXPECT_TRUE(filter->filter(ctx, infos[0]).ok());
+    ctx.add_pod(added, infos[0]);
+    EXPECT_EQ(filter->filter(ctx, infos[0]).code, want);
+  }
 }
 
 TEST(InterPodAffinityFilter, WithoutPrepareReadsTheClusterOrTheNode) {

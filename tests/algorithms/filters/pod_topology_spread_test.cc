@@ -286,13 +286,69 @@ TEST(PodTopologySpreadFilter, SingleConstraint) {
        {kFooNodes[0], kFooNodes[1], kFooNodes[2], {"node-y", {{"node", "node-y"}}, kUnschedulableTaint}},
        k1101,
        "UUSU"},
-      // The newer fix (kubernetes#141340): an empty, non-nil selector matches every pod.
-      {"empty selector counts every pod",
-       incoming(foo, {hard(1, "node", LabelSelector{})}),
-       kFourNodes,
-       {{"p-a1", "node-a", {{"other", "x"}}}},
-       "USSS"},
   });
+}
+
+// What changed by minor (kube_version.h since::): each change at the minor that brought it and at the
+// minor before.
+TEST(PodTopologySpreadFilter, ByMinor) {
+  const Labels foo = {{"foo", ""}};
+  const Labels v1 = {{"foo", ""}, {"rev", "v1"}};
+  const Labels v2 = {{"foo", ""}, {"rev", "v2"}};
+  const Pod same_rev = incoming(v1, {tsc(1, "node", "DoNotSchedule", kFoo, {}, "", "", {"rev"})});
+  const std::vector<PodSpec> revs = {{"p-a1", "node-a", v2}, {"p-a2", "node-a", v2}, {"p-b1", "node-b", v1}};
+  const Pod empty_selector = incoming(foo, {hard(1, "node", LabelSelector{})});
+  const std::vector<PodSpec> unrelated = {{"p-a1", "node-a", {{"other", "x"}}}};
+  const Pod four_domains = incoming(foo, {tsc(2, "node", "DoNotSchedule", kFoo, 4)});
+  const std::vector<NodeSpec> abc = {
+      {"node-a", {{"node", "node-a"}}}, {"node-b", {{"node", "node-b"}}}, {"node-c", {{"node", "node-c"}}}};
+  const std::vector<PodSpec> pods_221 = {{"p-a1", "node-a", foo},
+                                         {"p-a2", "node-a", foo},
+                                         {"p-b1", "node-b", foo},
+                                         {"p-b2", "node-b", foo},
+                                         {"p-c1", "node-c", foo}};
+  struct MinorCase {
+    std::string name;
+    int minor;
+    Pod pod;
+    std::vector<NodeSpec> nodes;
+    std::vector<PodSpec> pods;
+    std::string want;
+  };
+  const std::vector<NodeSpec> ab = {kFourNodes[0], kFourNodes[1]};
+  const std::vector<MinorCase> cases = {
+      {"matchLabelKeys: only rev=v1 pods count, 0/1", 27, same_rev, ab, revs, "SU"},
+      {"matchLabelKeys ignored (alpha, off): every foo pod counts, 2/1", 26, same_rev, ab, revs, "US"},
+      {"labelSelector {} counts no existing pod", 27, empty_selector, kFourNodes, unrelated, "SSSS"},
+      {"labelSelector {} counts none still at 1.36 (v1.36.3 predates #141340)", 36, empty_selector,
+       kFourNodes, unrelated, "SSSS"},
+      {"labelSelector {} counts every pod", 26, empty_selector, kFourNodes, unrelated, "USSS"},
+      {"minDomains 4 with 3 domains: the global minimum is 0", 27, four_domains, abc, pods_221, "UUS"},
+      {"minDomains not read (beta, off): the global minimum is 1", 26, four_domains, abc, pods_221, "SSS"},
+  };
+  for (const MinorCase& c : cases) {
+    SCOPED_TRACE(c.name + " at 1." + std::to_string(c.minor));
+    auto f = make_pod_topology_spread_filter(TopologySpreadArgs{SpreadDefaulting::kList, {}},
+                                             KubeVersion{c.minor});
+    auto nodes = cluster(c.nodes, c.pods);
+    EXPECT_EQ(codes(*f, prepared(*f, c.pod, nodes), nodes), c.want);
+  }
+}
+
+// From 1.27 a `labelSelector: {}` counts no existing pod in PreFilter, while preemption's AddPod /
+// RemovePod still match every pod (updateWithPod reads Selector.Matches): a dry run's removal takes its
+// domain below 0, and the other domains then fail the skew.
+TEST(PodTopologySpreadFilter, EmptySelectorStateFollowsPreemption) {
+  auto f = make_pod_topology_spread_filter(TopologySpreadArgs{SpreadDefaulting::kList, {}}, KubeVersion{27});
+  auto nodes = cluster({kFourNodes[0], kFourNodes[1]},
+                       {{"p-a1", "node-a", {{"other", "x"}}}, {"p-b1", "node-b", {{"other", "y"}}}});
+  Pod p = incoming({{"foo", ""}}, {hard(1, "node", LabelSelector{})});
+  PodContext ctx = prepared(*f, p, nodes);
+  EXPECT_EQ(codes(*f, ctx, nodes), "SS");
+  PodContext dry = ctx.with_cloned_states();
+  dry.remove_pod(*nodes[0].pods[0], nodes[0]);
+  // node-a -1, node-b 0: node-b 0 + 1 - (-1) > 1.
+  EXPECT_EQ(codes(*f, dry, nodes), "SU");
 }
 
 // filtering_test.go TestMultipleConstraints.

@@ -168,8 +168,10 @@ TEST(EligibilityTest, NeverAndTerminatingOnNominatedNode) {
 
   Pod dying_low = pod("dying", 1000, 50, kT0);
   dying_low.terminating = true;
+  dying_low.preemption_victim = true;
   Pod dying_high = pod("dying-high", 1000, 100, kT0);
   dying_high.terminating = true;
+  dying_high.preemption_victim = true;
   NodeInfo with_low = testing::node_info(testing::make_node("nom", 4000, 0), {dying_low});
   NodeInfo with_equal = testing::node_info(testing::make_node("nom", 4000, 0), {dying_high});
   Pod nominated = preemptor;
@@ -184,6 +186,7 @@ TEST(SelectCandidatesTest, IneligiblePreemptorGetsNothing) {
   NodeInfo n1 = golden_node();
   Pod dying = pod("dying", 500, 10, kT0);
   dying.terminating = true;
+  dying.preemption_victim = true;
   NodeInfo nom = testing::node_info(testing::make_node("nom", 1000, 0), {dying});
   std::vector<const NodeInfo*> nodes = {&n1, &nom};
 
@@ -314,6 +317,71 @@ TEST(SelectCandidatesTest, V1_16ReadsUnsortedFirstVictim) {
   ASSERT_EQ(got_cur.size(), 1u);
   EXPECT_EQ(got_old[0].node_name, "n");
   EXPECT_EQ(got_cur[0].node_name, "other");
+}
+
+// Victims re-sorted by importance when PDB-violating and other victims mix (PR #128307) from 1.29 (its
+// November 2024 patch releases, as 1.30's and 1.31's; 1.32.0): before, case B keeps [b(100), d(200), c(50)]
+// and pickOneNodeForPreemption reads 100 as "n"'s highest priority.
+TEST(SelectCandidatesTest, VictimsResortedByMinor) {
+  const Engine engine = fit_engine();
+  NodeInfo caseb = golden_node();
+  NodeInfo other =
+      testing::node_info(testing::make_node("other", 3000, 0), {pod("y", 3000, 150, kT0, {{"app", "db"}})});
+  std::vector<const NodeInfo*> nodes = {&other, &caseb};
+  std::vector<PodDisruptionBudget> pdbs = {pdb({{"app", "db"}}, 0)};
+  Pod preemptor = pod("p", 3000, 300, std::nullopt);
+  PodContext ctx(preemptor);
+  struct Case {
+    int minor;
+    Names victims_on_n;
+    std::string chosen;
+  };
+  for (const Case& c : {Case{29, {"d", "b", "c"}, "other"}, Case{28, {"b", "d", "c"}, "n"}}) {
+    SCOPED_TRACE(c.minor);
+    auto got = select_victims_on_node(ctx, caseb, pdbs, engine, kNow,
+                                      DryRunRules(Semantics::kCurrent, KubeVersion{c.minor}));
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(names(got->victims), c.victims_on_n);
+    Options opts;
+    opts.version = KubeVersion{c.minor};
+    auto chosen = select_candidates(ctx, nodes, pdbs, engine, kNow, opts);
+    ASSERT_EQ(chosen.size(), 1u);
+    EXPECT_EQ(chosen[0].node_name, c.chosen);
+  }
+}
+
+// From 1.27 a terminating pod on the nominated node holds a retry back only when the scheduler preempted it
+// (its DisruptionTarget condition, podTerminatingByPreemption); at 1.26 any terminating lower-priority pod.
+TEST(EligibilityTest, TerminatingPodsByMinor) {
+  Pod preemptor = pod("p", 1000, 100, std::nullopt);
+  preemptor.nominated_node_name = "nom";
+  Pod deleted = pod("deleted", 1000, 50, kT0);
+  deleted.terminating = true;
+  Pod victim = deleted;
+  victim.name = "victim";
+  victim.preemption_victim = true;
+  const NodeInfo with_deleted = testing::node_info(testing::make_node("nom", 4000, 0), {deleted});
+  const NodeInfo with_victim = testing::node_info(testing::make_node("nom", 4000, 0), {victim});
+  struct Case {
+    int minor;
+    bool after_a_deletion;
+    bool after_a_preemption;
+  };
+  for (const Case& c : {Case{27, true, false}, Case{36, true, false}, Case{26, false, false}}) {
+    SCOPED_TRACE(c.minor);
+    const KubeVersion v{c.minor};
+    EXPECT_EQ(eligible_to_preempt(preemptor, &with_deleted, v), c.after_a_deletion);
+    EXPECT_EQ(eligible_to_preempt(preemptor, &with_victim, v), c.after_a_preemption);
+    // select_candidates reads the same rule from its options.
+    const Engine engine = fit_engine();
+    std::vector<const NodeInfo*> nodes = {&with_deleted};
+    Pod big = preemptor;
+    big.containers = testing::make_pod("big", 4000, 0).containers;
+    PodContext ctx(big);
+    Options opts;
+    opts.version = v;
+    EXPECT_EQ(select_candidates(ctx, nodes, {}, engine, kNow, opts).size(), c.after_a_deletion ? 1u : 0u);
+  }
 }
 
 TEST(SelectCandidatesTest, ParallelMatchesSerial) {

@@ -15,8 +15,8 @@ namespace {
 
 using testing::make_node;
 using testing::make_pod;
-using testing::snapshot;
 using testing::node_ptrs;
+using testing::snapshot;
 
 // The facts of kube-scheduler's pkg/scheduler/framework/plugins/interpodaffinity/scoring_test.go
 // (TestPreferredAffinity, TestPreferredAffinityWithHardPodAffinitySymmetricWeight).
@@ -48,8 +48,9 @@ Pod pod(std::string node, Labels labels, Rules rules = nullptr, std::string ns =
   return p;
 }
 
-Node node(std::string name, Labels labels) { return testing::make_labelled_node(std::move(name), std::move(labels)); }
-
+Node node(std::string name, Labels labels) {
+  return testing::make_labelled_node(std::move(name), std::move(labels));
+}
 
 const std::map<std::string, Labels, std::less<>> kNamespaces = {
     {"subteam1.team1", {{"team", "team1"}}},
@@ -62,8 +63,8 @@ const std::map<std::string, Labels, std::less<>> kNamespaces = {
 // (all when empty).
 std::vector<int64_t> run(const InterPodAffinityArgs& args, const Pod& incoming,
                          const std::vector<Node>& nodes, const std::vector<Pod>& pods,
-                         std::vector<size_t> scored = {}) {
-  auto plugin = make_inter_pod_affinity_score(args);
+                         std::vector<size_t> scored = {}, KubeVersion version = KubeVersion::newest()) {
+  auto plugin = make_inter_pod_affinity_score(args, version);
   std::vector<NodeInfo> infos = snapshot(nodes, pods);
   auto all = node_ptrs(infos);
   ClusterView cluster;
@@ -278,6 +279,46 @@ TEST(InterPodAffinityScore, PreferredAffinity) {
     args.hard_pod_affinity_weight = 1;
     args.ignore_preferred_terms_of_existing_pods = c.ignore_preferred_terms_of_existing_pods;
     EXPECT_EQ(run(args, c.pod, c.nodes, c.pods), c.want);
+  }
+}
+
+// matchLabelKeys / mismatchLabelKeys join the terms' selectors from 1.31 (the API server merges them),
+// the incoming pod's and the existing pods' alike; at 1.30 they are dropped.
+TEST(InterPodAffinityScore, MatchLabelKeysFrom1_31) {
+  const std::vector<Node> nodes = {node("n1", {{"zone", "z1"}}), node("n2", {{"zone", "z2"}})};
+  PodAffinityTerm same_app = term({req("tier", "Exists")}, "zone");
+  same_app.match_label_keys = {"app"};
+  auto incoming_rules = std::make_shared<PodAffinityRules>();
+  incoming_rules->preferred_affinity = {{5, same_app}};
+  PodAffinityTerm other_app = term({req("tier", "Exists")}, "zone");
+  other_app.mismatch_label_keys = {"app"};
+  auto existing_rules = std::make_shared<PodAffinityRules>();
+  existing_rules->preferred_anti_affinity = {{3, other_app}};
+  struct MinorCase {
+    std::string name;
+    Pod pod;
+    std::vector<Pod> pods;
+    std::vector<int64_t> at_1_31;
+    std::vector<int64_t> at_1_30;
+  };
+  const std::vector<MinorCase> cases = {
+      // 1.31: n2's pod alone is of app a (+5 in z2); 1.30: both pods have a tier (+5, +5).
+      {"the incoming pod's preferred affinity to its own app",
+       pod("", {{"app", "a"}}, incoming_rules),
+       {pod("n1", {{"tier", "y"}, {"app", "b"}}), pod("n2", {{"tier", "y"}, {"app", "a"}})},
+       {0, 100},
+       {0, 0}},
+      // 1.31: only n1's pod is of another app than the incoming one (-3 in z1); 1.30: both (-3, -3).
+      {"the existing pods' preferred anti-affinity to other apps",
+       pod("", {{"tier", "x"}, {"app", "c"}}),
+       {pod("n1", {{"app", "a"}}, existing_rules), pod("n2", {{"app", "c"}}, existing_rules)},
+       {0, 100},
+       {0, 0}},
+  };
+  for (const MinorCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(run({}, c.pod, nodes, c.pods, {}, KubeVersion{31}), c.at_1_31);
+    EXPECT_EQ(run({}, c.pod, nodes, c.pods, {}, KubeVersion{30}), c.at_1_30);
   }
 }
 

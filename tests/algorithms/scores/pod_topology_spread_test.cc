@@ -351,6 +351,43 @@ TEST(PodTopologySpreadScore, Table) {
   }
 }
 
+// What changed by minor (kube_version.h since::): each change at the minor that brought it and at the
+// minor before. Two hosts: log(4) per matching pod, reduced as 100 * (max + min - s) / max.
+TEST(PodTopologySpreadScore, ByMinor) {
+  const Labels v1 = {{"foo", ""}, {"rev", "v1"}};
+  const Labels v2 = {{"foo", ""}, {"rev", "v2"}};
+  const Pod same_rev = incoming(v1, {soft(1, kHost, kFoo, {}, "", "", {"rev"})});
+  const std::vector<PodSpec> revs = {{"p-a1", "node-a", v2}, {"p-a2", "node-a", v2}, {"p-b1", "node-b", v1}};
+  const Pod empty_host = incoming(v1, {soft(1, kHost, LabelSelector{})});
+  const Pod empty_zone = incoming(v1, {soft(1, "zone", LabelSelector{})});
+  const std::vector<PodSpec> unrelated = {{"p-a1", "node-a", {{"other", "x"}}},
+                                          {"p-a2", "node-a", {{"other", "y"}}}};
+  const std::vector<NodeSpec> zones = {{"node-a", {{kHost, "node-a"}, {"zone", "z1"}}},
+                                       {"node-b", {{kHost, "node-b"}, {"zone", "z2"}}}};
+  struct MinorCase {
+    std::string name;
+    int minor;
+    Pod pod;
+    std::vector<PodSpec> pods;
+    std::vector<int64_t> want;
+  };
+  const std::vector<MinorCase> cases = {
+      {"matchLabelKeys: only rev=v1 pods count, 0/1", 27, same_rev, revs, {100, 0}},
+      {"matchLabelKeys ignored (alpha, off): 2/1", 26, same_rev, revs, {33, 100}},
+      {"labelSelector {} counts no pod (hostname)", 27, empty_host, unrelated, {100, 100}},
+      {"labelSelector {} counts no pod (zone)", 27, empty_zone, unrelated, {100, 100}},
+      {"labelSelector {} counts none still at 1.36", 36, empty_zone, unrelated, {100, 100}},
+      {"labelSelector {} counts every pod (hostname)", 26, empty_host, unrelated, {0, 100}},
+      {"labelSelector {} counts every pod (zone)", 26, empty_zone, unrelated, {0, 100}},
+  };
+  for (const MinorCase& c : cases) {
+    SCOPED_TRACE(c.name + " at 1." + std::to_string(c.minor));
+    auto s =
+        make_pod_topology_spread_score(TopologySpreadArgs{SpreadDefaulting::kList, {}}, KubeVersion{c.minor});
+    EXPECT_EQ(run(*s, c.pod, zones, c.pods), c.want);
+  }
+}
+
 // scoring_test.go "system defaulting, nodes don't have zone, pods match service": the system defaults
 // apply to a pod a Service selects; nodes without a zone label keep the hostname spreading.
 TEST(PodTopologySpreadScore, SystemDefaults) {

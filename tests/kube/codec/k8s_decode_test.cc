@@ -72,6 +72,35 @@ TEST(DecodePod, ContainersInitContainersSidecarsOverheadAndScheduling) {
   EXPECT_EQ(p.nominated_node_name, "n2");
 }
 
+// preemption.go podTerminatingByPreemption: the first DisruptionTarget condition, True, reason
+// PreemptionByScheduler.
+TEST(DecodePod, DisruptionTargetConditionMarksAPreemptionVictim) {
+  struct Case {
+    const char* conditions;
+    bool victim;
+  };
+  const Case cases[] = {
+      {R"([{"type":"DisruptionTarget","status":"True","reason":"PreemptionByScheduler"}])", true},
+      {R"([{"type":"Ready","status":"True"},
+           {"type":"DisruptionTarget","status":"True","reason":"PreemptionByScheduler"}])",
+       true},
+      {R"([{"type":"DisruptionTarget","status":"False","reason":"PreemptionByScheduler"}])", false},
+      {R"([{"type":"DisruptionTarget","status":"True","reason":"EvictionByEvictionAPI"}])", false},
+      {R"([{"type":"DisruptionTarget","status":"True","reason":"EvictionByEvictionAPI"},
+           {"type":"DisruptionTarget","status":"True","reason":"PreemptionByScheduler"}])",
+       false},
+      {R"([])", false},
+  };
+  for (const Case& c : cases) {
+    const std::string text =
+        std::string(R"({"metadata":{"name":"p"},"status":{"conditions":)") + c.conditions + "}}";
+    auto d = doc(text.c_str());
+    EXPECT_EQ(decode_pod(d, "Pod").preemption_victim, c.victim) << c.conditions;
+  }
+  auto none = doc(R"({"metadata":{"name":"p"}})");
+  EXPECT_FALSE(decode_pod(none, "Pod").preemption_victim);
+}
+
 TEST(DecodePod, PodAffinityAndAntiAffinityTerms) {
   auto d = doc(R"({"metadata":{"name":"p"},"spec":{"affinity":{
       "podAffinity":{
@@ -331,10 +360,12 @@ TEST(DecodePod, NewFieldsRoundTripThroughModelJson) {
   TopologySpreadConstraint defaults;  // maxSkew 1, DoNotSchedule, nil selector
   defaults.topology_key = "host";
   p.topology_spread_constraints = {c, defaults};
+  p.preemption_victim = true;
 
   const std::string text = model_json::pod_json(p);
   auto d = doc(text.c_str());
   const Pod back = decode_pod(d, "pod");
+  EXPECT_TRUE(back.preemption_victim);
   EXPECT_EQ(back.host_ports, p.host_ports);
   EXPECT_EQ(back.controller_kind, "StatefulSet");
   EXPECT_EQ(back.controller_name, "web");
