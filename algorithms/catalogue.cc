@@ -185,8 +185,9 @@ std::unique_ptr<FilterPlugin> make_filter(std::string_view name, const PluginArg
   for (const auto& m : kFilterMappings) {
     if (m.plugin != name) continue;
     // The legacy check under the framework name (the check is the same, only what logs call it differs).
-    return m.legacy == kPodFitsResourcesPredicate ? make_node_resources_fit_filter(args.fit_filter, m.plugin)
-                                                  : make_legacy_filter(m.legacy, m.plugin);
+    return m.legacy == kPodFitsResourcesPredicate
+               ? make_node_resources_fit_filter(args.fit_filter, m.plugin, args.version)
+               : make_legacy_filter(m.legacy, m.plugin);
   }
   return nullptr;
 }

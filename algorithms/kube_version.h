@@ -43,7 +43,11 @@ inline bool spread_empty_selector_counts_none(KubeVersion v) { return v.at_least
 inline bool spread_match_label_keys(KubeVersion v) { return v.at_least(27); }
 // 1.28 NodeResourcesFit checks cpu, memory, ephemeral-storage only when the pod requests some.
 inline bool fit_skips_unrequested_resources(KubeVersion v) { return v.at_least(28); }
-// 1.29 restartable init containers (sidecars) count in the pod's requests (beta, on).
+// 1.28 the API has initContainers[].restartPolicy (SidecarContainers alpha): PodRequests counts such a
+// container as a sidecar (component-helpers has no gate); before, the scheduler does not know the field.
+inline bool restartable_init_containers(KubeVersion v) { return v.at_least(28); }
+// 1.29 restartable init containers (sidecars) count in the pod's requests (beta, on): from here
+// NodeResourcesFit no longer rejects a pod that has one.
 inline bool sidecar_requests(KubeVersion v) { return v.at_least(29); }
 // 1.30 ImageLocality scores init containers' images too.
 inline bool image_locality_init_containers(KubeVersion v) { return v.at_least(30); }

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms/filters/fit_version_rules.h"
 #include "algorithms/saturating.h"
 
 namespace kext {
@@ -13,15 +14,21 @@ namespace {
 
 class PodFitsResources final : public AliasedFilter {
  public:
-  PodFitsResources(FitFilterArgs args, std::string_view shown_as)
-      : AliasedFilter(kPodFitsResourcesPredicate, shown_as), args_(std::move(args)) {}
+  PodFitsResources(FitFilterArgs args, std::string_view shown_as, KubeVersion version)
+      : AliasedFilter(kPodFitsResourcesPredicate, shown_as), args_(std::move(args)), version_(version) {}
   // Its cost per node: bench/engine_bench.cc BM_FilterPluginCost (more when it returned a FilterStatus;
   // much more while each check built its reason string, "Insufficient cpu" and the rest past the
   // 15-byte small-string buffer: three malloc/free per node).
   uint64_t cost_per_node_ns() const override { return 6; }
+  // The DeviceClasses' extended resources (fit_delegates_to_dra) are on the cluster view.
+  bool reads_cluster() const override { return since::dra_extended_resources(version_); }
 
   FilterCode check(const PodContext& pod, const NodeInfo& node,
                    std::vector<std::string>& reasons) const override {
+    if (fit_rejects_sidecars(version_, pod.pod)) {
+      reasons.emplace_back(kSidecarsDisabledReason);
+      return FilterCode::kUnresolvable;
+    }
     const Resources& req = pod.requests;
     const Resources& alloc = node.node->allocatable;
     const Resources& used = node.requested;
@@ -56,6 +63,7 @@ class PodFitsResources final : public AliasedFilter {
     for (const auto& s : req.scalars) {
       if (s.value == 0 || ignored(s.name)) continue;
       int64_t allocatable = alloc.scalar(s.name);
+      if (fit_delegates_to_dra(version_, pod.cluster, s.name, allocatable)) continue;
       if (s.value > sat_sub(allocatable, used.scalar(s.name))) {
         reasons.push_back("Insufficient " + s.name);
         if (s.value > allocatable) unresolvable = true;
@@ -88,16 +96,18 @@ class PodFitsResources final : public AliasedFilter {
   }
 
   FitFilterArgs args_;
+  KubeVersion version_;
 };
 
 }  // namespace
 
 std::unique_ptr<FilterPlugin> make_pod_fits_resources_filter(std::string_view shown_as) {
-  return std::make_unique<PodFitsResources>(FitFilterArgs{}, shown_as);
+  return std::make_unique<PodFitsResources>(FitFilterArgs{}, shown_as, KubeVersion::newest());
 }
 
-std::unique_ptr<FilterPlugin> make_node_resources_fit_filter(FitFilterArgs args, std::string_view shown_as) {
-  return std::make_unique<PodFitsResources>(std::move(args), shown_as);
+std::unique_ptr<FilterPlugin> make_node_resources_fit_filter(FitFilterArgs args, std::string_view shown_as,
+                                                             KubeVersion version) {
+  return std::make_unique<PodFitsResources>(std::move(args), shown_as, version);
 }
 
 // pkg/apis/core/v1/helper/helpers.go IsExtendedResourceName and IsNativeResource: a name without a

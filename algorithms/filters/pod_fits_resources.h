@@ -21,9 +21,10 @@ std::unique_ptr<FilterPlugin> make_pod_fits_resources_filter(std::string_view sh
 // The same with NodeResourcesFitArgs: an extended resource (is_extended_resource_name) named in
 // ignored_resources, or whose domain is in ignored_resource_groups, is not checked (fit.go
 // fitsRequest). Named "PodFitsResources" unless shown_as says otherwise (the catalogue passes the
-// framework name).
+// framework name). `version`'s rules of fit_version_rules.h apply (the legacy predicate: the newest's).
 std::unique_ptr<FilterPlugin> make_node_resources_fit_filter(FitFilterArgs args,
-                                                             std::string_view shown_as = {});
+                                                             std::string_view shown_as = {},
+                                                             KubeVersion version = KubeVersion::newest());
 
 // v1helper.IsExtendedResourceName without the qualified-name validation (the API server did it): a
 // domain-prefixed name outside *kubernetes.io/ and not "requests."-prefixed.

@@ -59,6 +59,7 @@ TEST(KubeVersion, EachChangeStartsAtItsMinor) {
       {"spread_empty_selector_counts_none", since::spread_empty_selector_counts_none, 27},
       {"spread_match_label_keys", since::spread_match_label_keys, 27},
       {"fit_skips_unrequested_resources", since::fit_skips_unrequested_resources, 28},
+      {"restartable_init_containers", since::restartable_init_containers, 28},
       {"sidecar_requests", since::sidecar_requests, 29},
       {"image_locality_init_containers", since::image_locality_init_containers, 30},
       {"victims_resorted_by_priority", since::victims_resorted_by_priority, 31},
