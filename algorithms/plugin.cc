@@ -10,7 +10,7 @@ namespace kext {
 PodContext::PodContext(const Pod& p, const ClusterView* c, KubeVersion v)
     : pod(p),
       requests(compute_pod_requests(p, false, v)),
-      nonzero_requests(compute_pod_requests(p, true, v)),
+      nonzero_requests(compute_scored_pod_requests(p, v)),
       cluster(c),
       version(v) {}
 

@@ -83,7 +83,7 @@ class FilterState {
 struct PodContext {
   const Pod& pod;
   Resources requests;          // effective requests (filters)
-  Resources nonzero_requests;  // with scoring defaults
+  Resources nonzero_requests;  // with scoring defaults (compute_scored_pod_requests)
   // The cluster the request is answered in; nullptr: the nodes given to the engine are the cluster.
   const ClusterView* cluster = nullptr;
   // The minor whose rules computed `requests` (algorithms/pod_requests.h).

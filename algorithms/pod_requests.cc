@@ -134,9 +134,14 @@ Resources compute_pod_requests(const Pod& pod, bool non_zero, KubeVersion versio
     if (plain.cpu && plain.memory) return std::move(plain.amounts);
     r.default_cpu = !plain.cpu;
     r.default_memory = !plain.memory;
-  } else {
-    r.default_cpu = r.default_memory = true;
+    return pod_requests(pod, r).amounts;
   }
+  return compute_scored_pod_requests(pod, version);
+}
+
+Resources compute_scored_pod_requests(const Pod& pod, KubeVersion version) {
+  RequestRules r = rules_at(version);
+  r.default_cpu = r.default_memory = true;
   return pod_requests(pod, r).amounts;
 }
 

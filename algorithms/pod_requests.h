@@ -19,6 +19,11 @@ inline constexpr int64_t kDefaultMemoryRequest = 200LL * 1024 * 1024;
 // pod-level requests, only a resource that neither level nor the overhead names does.
 Resources compute_pod_requests(const Pod& pod, bool non_zero, KubeVersion version = KubeVersion::newest());
 
+// The pod being scheduled as the scores count it (noderesources/resource_allocation.go
+// calculatePodResourceRequest): every container's missing cpu / memory defaults, pod-level requests or
+// not; a node's pods count compute_pod_requests(pod, true) (framework/types.go calculateResource).
+Resources compute_scored_pod_requests(const Pod& pod, KubeVersion version = KubeVersion::newest());
+
 // An init container with restartPolicy: Always (fit.go hasRestartableInitContainer).
 bool has_restartable_init_container(const Pod& pod);
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/plugin.h"
 #include "tests/support/test_builders.h"
 
 namespace kext {
@@ -259,6 +260,20 @@ TEST(ComputePodRequests, PodLevelHugepagesReplaceOtherNamesDoNot) {
     EXPECT_EQ(eff.ephemeral_storage, GiB);
     EXPECT_EQ(eff.milli_cpu, 100);
   }
+}
+
+// With pod-level requests the pod being scored still defaults each container's missing cpu
+// (resource_allocation.go calculatePodResourceRequest), while a node's pod defaults only a resource no
+// container names (types.go getNonMissingContainerRequests): b's 100m counts for the one, not the other.
+TEST(ComputePodRequests, ScoredPodDefaultsEveryContainerUnderPodLevelRequests) {
+  const Pod pod = with_pod_level(make_pod_with("p", {make_container(100, 0, "a"), make_container(0, 0, "b")}),
+                                 std::nullopt, GiB);
+  EXPECT_EQ(compute_pod_requests(pod, true, KubeVersion{34}).milli_cpu, 100);
+  EXPECT_EQ(compute_scored_pod_requests(pod, KubeVersion{34}).milli_cpu, 200);
+  EXPECT_EQ(compute_scored_pod_requests(pod, KubeVersion{34}).memory, GiB);
+  EXPECT_EQ(PodContext(pod, nullptr, KubeVersion{34}).nonzero_requests.milli_cpu, 200);
+  EXPECT_EQ(compute_pod_requests(pod, true, KubeVersion{33}).milli_cpu, 200);
+  EXPECT_EQ(compute_scored_pod_requests(pod, KubeVersion{33}).memory, 2 * kDefMem);
 }
 
 // The requests are computed once, when the PodInfo is made: a node at 1.32 and at 1.33 counts the same
