@@ -48,7 +48,11 @@ inline bool spread_min_domains(KubeVersion v) { return v.at_least(27); }
 inline bool retry_waits_only_for_preemption_victims(KubeVersion v) { return v.at_least(27); }
 // 1.28 NodeResourcesFit checks cpu, memory, ephemeral-storage only when the pod requests some.
 inline bool fit_skips_unrequested_resources(KubeVersion v) { return v.at_least(28); }
-// 1.29 restartable init containers (sidecars) count in the pod's requests (beta, on).
+// 1.28 the API has initContainers[].restartPolicy (SidecarContainers alpha): PodRequests counts such a
+// container as a sidecar (component-helpers has no gate); before, the scheduler does not know the field.
+inline bool restartable_init_containers(KubeVersion v) { return v.at_least(28); }
+// 1.29 restartable init containers (sidecars) count in the pod's requests (beta, on): from here
+// NodeResourcesFit no longer rejects a pod that has one.
 inline bool sidecar_requests(KubeVersion v) { return v.at_least(29); }
 // 1.30 ImageLocality scores init containers' images too.
 inline bool image_locality_init_containers(KubeVersion v) { return v.at_least(30); }

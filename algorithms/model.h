@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "algorithms/image_names.h"
+#include "algorithms/kube_version.h"
 #include "algorithms/resources.h"
 
 namespace kext {
@@ -51,6 +52,25 @@ struct Taint {
   std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
 };
 
+// A container's entry in status.containerStatuses (initContainerStatuses for an init container) once
+// the kubelet reports its resources, as in-place resize (InPlacePodVerticalScaling) reads it
+// (core/v1 ContainerStatus.Resources.Requests and AllocatedResources).
+struct ContainerResourceStatus {
+  Resources requests;   // .resources.requests: what the container runs with
+  Resources allocated;  // .allocatedResources: what the kubelet admitted
+  // Whether either list names cpu / memory (the scoring default fills only a missing key).
+  bool names_cpu = false;
+  bool names_memory = false;
+};
+
+// spec.resources.requests (pod-level resources): what replaces the containers' sum for the resources it
+// names.
+struct PodLevelRequests {
+  Resources amounts;
+  bool names_cpu = false;
+  bool names_memory = false;
+};
+
 struct Container {
   std::string name;
   std::string image;
@@ -60,6 +80,8 @@ struct Container {
   bool has_cpu_request = false;
   bool has_memory_request = false;
   bool restartable = false;  // init container with restartPolicy: Always (a sidecar)
+  // Its status entry when that has `resources` (nullopt otherwise: PodRequests then reads the spec).
+  std::optional<ContainerResourceStatus> status;
 };
 
 struct LabelSelector {
@@ -185,6 +207,9 @@ struct Pod : PodMeta {
   std::vector<Container> containers;
   std::vector<Container> init_containers;
   Resources overhead;
+  std::optional<PodLevelRequests> pod_level_requests;  // spec.resources.requests, when present
+  // status.conditions has PodResizePending with reason Infeasible: the spec's requests are not counted.
+  bool resize_infeasible = false;
   Labels node_selector;
   std::optional<NodeAffinity> node_affinity;
   std::vector<Toleration> tolerations;
@@ -211,7 +236,8 @@ struct PodInfo {
   Resources nonzero_requests;  // with the 100m / 200Mi per-container defaults, for scoring
 };
 
-PodInfo make_pod_info(std::shared_ptr<const Pod> pod);
+// The requests as `version`'s kube-scheduler computes them (algorithms/pod_requests.h).
+PodInfo make_pod_info(std::shared_ptr<const Pod> pod, KubeVersion version = KubeVersion::newest());
 
 // A node with the aggregate of the pods assigned to it.
 struct NodeInfo {

@@ -7,11 +7,12 @@
 
 namespace kext {
 
-PodContext::PodContext(const Pod& p, const ClusterView* c)
+PodContext::PodContext(const Pod& p, const ClusterView* c, KubeVersion v)
     : pod(p),
-      requests(compute_pod_requests(p, false)),
-      nonzero_requests(compute_pod_requests(p, true)),
-      cluster(c) {}
+      requests(compute_pod_requests(p, false, v)),
+      nonzero_requests(compute_scored_pod_requests(p, v)),
+      cluster(c),
+      version(v) {}
 
 PodContext PodContext::with_cloned_states() const {
   PodContext copy(*this);

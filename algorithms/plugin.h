@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -57,6 +58,10 @@ struct ClusterView {
   const NodeLabelIndex* node_labels = nullptr;
   // What the nodes really use (node_usage.h), nullptr: no usage source; the load plugins are neutral.
   const UsageView* usage = nullptr;
+  // The extended resource names DeviceClasses back with DRA devices (DRAExtendedResource): each
+  // class's spec.extendedResourceName and its implicit "deviceclass.resource.kubernetes.io/<name>".
+  // nullptr: none known.
+  const std::set<std::string, std::less<>>* dra_extended_resources = nullptr;
 };
 
 class FilterPlugin;
@@ -78,10 +83,12 @@ class FilterState {
 struct PodContext {
   const Pod& pod;
   Resources requests;          // effective requests (filters)
-  Resources nonzero_requests;  // with scoring defaults
+  Resources nonzero_requests;  // with scoring defaults (compute_scored_pod_requests)
   // The cluster the request is answered in; nullptr: the nodes given to the engine are the cluster.
   const ClusterView* cluster = nullptr;
-  explicit PodContext(const Pod& p, const ClusterView* c = nullptr);
+  // The minor whose rules computed `requests` (algorithms/pod_requests.h).
+  KubeVersion version = KubeVersion::newest();
+  explicit PodContext(const Pod& p, const ClusterView* c = nullptr, KubeVersion v = KubeVersion::newest());
 
   // The filters' states, filled by Engine::prepare before any loop over nodes.
   bool prepared = false;

@@ -121,9 +121,9 @@ void warn_about_setup(const kext::Options& opts, const Configuration& c) {
   }
 }
 
-void load_snapshots(const kext::Options& opts, kext::StateStore& store) {
+void load_snapshots(const kext::Options& opts, kext::StateStore& store, kext::KubeVersion version) {
   if (opts.snapshots.empty()) return;
-  store.publish(kext::load_snapshot_files(opts.snapshots));
+  store.publish(kext::load_snapshot_files(opts.snapshots, version));
   // The file text and its DOM (several times the size of the cache) were freed in small pieces
   // that glibc keeps; hand them back, or RSS keeps them as long as the process runs.
   malloc_trim(0);
@@ -192,6 +192,7 @@ ClusterClients connect_cluster(const kext::Options& opts, std::unique_ptr<kext::
   c.api = std::move(api);
   kext::kube::check_api_access(*c.api);
   kext::kube::LiveStateOptions live_opts;
+  live_opts.version = profile.version;
   live_opts.report_lag = [&metrics](const std::string& resource, double s) {
     metrics.set_watch_lag_seconds(resource, s);
   };
@@ -321,7 +322,7 @@ int main(int argc, char** argv) {
     warn_about_setup(opts, config);
     const kext::Profile& profile = config.loaded.profile;
     kext::StateStore store;
-    load_snapshots(opts, store);
+    load_snapshots(opts, store, profile.version);
     if (std::string tls_error = kext::validate_tls_files(opts.server.tls); !tls_error.empty()) {
       throw std::runtime_error(tls_error);
     }

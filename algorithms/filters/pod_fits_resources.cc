@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms/filters/fit_version_rules.h"
 #include "algorithms/saturating.h"
 
 namespace kext {
@@ -16,15 +17,22 @@ class PodFitsResources final : public AliasedFilter {
   PodFitsResources(FitFilterArgs args, std::string_view shown_as, KubeVersion version)
       : AliasedFilter(kPodFitsResourcesPredicate, shown_as),
         args_(std::move(args)),
+        version_(version),
         skip_unrequested_(since::fit_skips_unrequested_resources(version)),
         unresolvable_above_allocatable_(since::fit_unresolvable_above_allocatable(version)) {}
   // Its cost per node: bench/engine_bench.cc BM_FilterPluginCost (more when it returned a FilterStatus;
   // much more while each check built its reason string, "Insufficient cpu" and the rest past the
   // 15-byte small-string buffer: three malloc/free per node).
   uint64_t cost_per_node_ns() const override { return 6; }
+  // The DeviceClasses' extended resources (fit_delegates_to_dra) are on the cluster view.
+  bool reads_cluster() const override { return since::dra_extended_resources(version_); }
 
   FilterCode check(const PodContext& pod, const NodeInfo& node,
                    std::vector<std::string>& reasons) const override {
+    if (fit_rejects_sidecars(version_, pod.pod)) {
+      reasons.emplace_back(kSidecarsDisabledReason);
+      return FilterCode::kUnresolvable;
+    }
     const Resources& req = pod.requests;
     const Resources& alloc = node.node->allocatable;
     const Resources& used = node.requested;
@@ -59,6 +67,7 @@ class PodFitsResources final : public AliasedFilter {
     for (const auto& s : req.scalars) {
       if (s.value == 0 || ignored(s.name)) continue;
       int64_t allocatable = alloc.scalar(s.name);
+      if (fit_delegates_to_dra(version_, pod.cluster, s.name, allocatable)) continue;
       if (s.value > sat_sub(allocatable, used.scalar(s.name))) {
         reasons.push_back("Insufficient " + s.name);
         if (s.value > allocatable) unresolvable = true;
@@ -102,6 +111,7 @@ class PodFitsResources final : public AliasedFilter {
   }
 
   FitFilterArgs args_;
+  KubeVersion version_;
   // The minor's semantics, read once (kube_version.h since::).
   bool skip_unrequested_;
   bool unresolvable_above_allocatable_;

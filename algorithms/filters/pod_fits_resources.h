@@ -27,10 +27,11 @@ std::unique_ptr<FilterPlugin> make_pod_fits_resources_filter(std::string_view sh
 //     the pod requests some (before, a pod asking 0 cpu fails a node whose cpu is over-committed, and
 //     only a pod with no request at all, not even a zero scalar, skips the three checks);
 //   since::fit_unresolvable_above_allocatable: a request above the node's allocatable is
-//     unresolvable (before, every failure is unschedulable).
+//     unresolvable (before, every failure is unschedulable);
+//   fit_version_rules.h: sidecars while the gate is off (1.28), extended resources DRA backs (1.36).
 std::unique_ptr<FilterPlugin> make_node_resources_fit_filter(FitFilterArgs args,
                                                              std::string_view shown_as = {},
-                                                             KubeVersion version = {});
+                                                             KubeVersion version = KubeVersion::newest());
 
 // v1helper.IsExtendedResourceName without the qualified-name validation (the API server did it): a
 // domain-prefixed name outside *kubernetes.io/ and not "requests."-prefixed.

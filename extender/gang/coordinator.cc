@@ -19,7 +19,7 @@ std::shared_ptr<const Pod> member_like(const Pod& like, const PodInfo& member) {
   p->nominated_node_name.clear();
   p->init_containers.clear();
   p->overhead = {};
-  p->containers.assign(1, Container{"member", "", member.requests, true, true, false});
+  p->containers.assign(1, Container{"member", "", member.requests, true, true, false, std::nullopt});
   return p;
 }
 
@@ -346,7 +346,7 @@ std::string GangCoordinator::check_bind(std::string_view uid, std::string_view n
   // it. Its other constraints do not change with the room, and the scheduler checked them.
   Pod pod;
   static_cast<PodMeta&>(pod) = *info->pod;
-  pod.containers.assign(1, Container{"pod", "", info->requests, true, true, false});
+  pod.containers.assign(1, Container{"pod", "", info->requests, true, true, false, std::nullopt});
   PodContext context(pod, nullptr);
   const NodeInfo* as_is[] = {n};
   if (engine_.filter(context, as_is)[0].code != FilterCode::kSuccess) return "";

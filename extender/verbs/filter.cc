@@ -22,13 +22,13 @@ constexpr std::string_view kUnknownNode = "node not found in the extender's clus
 
 // Every node of the request lands in exactly one of passed, failed, unresolvable.
 FilterReply filter_nodes(const Engine& engine, const Pod& pod, const ResolvedNodes& nodes,
-                         const ClusterView* cluster) {
+                         const ClusterView* cluster, KubeVersion version) {
   FilterReply reply;
   reply.passed.reserve(nodes.known.size());  // most nodes pass; one allocation instead of eight
   for (size_t i = 0; i < nodes.infos.size(); ++i) {
     if (!nodes.infos[i]) reply.unresolvable.push_back({i, std::string(kUnknownNode)});
   }
-  PodContext context(pod, cluster);
+  PodContext context(pod, cluster, version);
   std::vector<FilterStatus> statuses = engine.filter(context, nodes.known);
   for (size_t k = 0; k < statuses.size(); ++k) {
     const size_t i = nodes.known_index[k];
@@ -112,10 +112,10 @@ Reply Verbs::filter_from(std::string_view body, VerbTrace* trace, Origin origin)
       apply_held_room(*room, nodes.known, held, r.args.pod->uid);
     }
   }
-  FilterReply reply =
-      gate.kind == GangGate::Kind::kOrdinary
-          ? filter_nodes(profile_.engine, *r.args.pod, nodes, cluster ? &cluster->view : nullptr)
-          : gated_nodes(gate, nodes);
+  FilterReply reply = gate.kind == GangGate::Kind::kOrdinary
+                          ? filter_nodes(profile_.engine, *r.args.pod, nodes,
+                                         cluster ? &cluster->view : nullptr, profile_.version)
+                          : gated_nodes(gate, nodes);
   r.clock.end(Phase::kCompute);
   Reply out{200, encode_filter_reply(r.args, reply)};
   r.clock.end(Phase::kEncode);

@@ -35,14 +35,15 @@ const NodeInfo* without_preemptor(const NodeInfo* info, const std::string& preem
 // kept as they are, so that node still competes in the ordering. Meta victims must resolve through
 // the state; an unknown UID is the caller's error to see.
 preemption::Candidate passthrough_candidate(const OfferedVictims& offered, const ClusterState& state,
-                                            int64_t now) {
+                                            int64_t now, KubeVersion version) {
   preemption::Candidate c;
   c.node_name = offered.node;
   c.evaluated = false;
   c.num_pdb_violations = offered.num_pdb_violations;
   if (!offered.pods.empty()) {
     for (const Pod& p : offered.pods) {
-      c.victims.push_back(std::make_shared<const PodInfo>(make_pod_info(std::make_shared<const Pod>(p))));
+      c.victims.push_back(
+          std::make_shared<const PodInfo>(make_pod_info(std::make_shared<const Pod>(p), version)));
     }
   } else {
     for (size_t i = 0; i < offered.uids.size(); ++i) {
@@ -109,12 +110,12 @@ std::vector<preemption::Candidate> ordered_candidates(const PreemptionArgs& args
     if (info && info->node) {
       known.push_back(without_preemptor(info, args.pod.uid, owned));
     } else if (!offered.uids.empty()) {
-      candidates.push_back(passthrough_candidate(offered, state, now));
+      candidates.push_back(passthrough_candidate(offered, state, now, profile.select.version));
     }
   }
 
   const auto cluster = cluster_for(engine, state_ptr, std::move(usage));
-  PodContext pod(args.pod, cluster ? &cluster->view : nullptr);
+  PodContext pod(args.pod, cluster ? &cluster->view : nullptr, profile.select.version);
   std::vector<preemption::Candidate> evaluated =
       preemption::select_candidates(pod, known, *state.pdbs, engine, now, profile.select);
   candidates.insert(candidates.end(), std::make_move_iterator(evaluated.begin()),

@@ -15,7 +15,7 @@ Reply Verbs::prioritize_traced(std::string_view body, VerbTrace* trace) const {
   auto& [r, nodes] = std::get<NodesRequest>(decoded);
 
   const auto cluster = cluster_for(profile_.engine, r.state, r.usage);
-  PodContext pod(*r.args.pod, cluster ? &cluster->view : nullptr);
+  PodContext pod(*r.args.pod, cluster ? &cluster->view : nullptr, profile_.version);
   ScoreMatrix m = profile_.engine.score(pod, nodes.known);
   // Every node sent gets a score; one the extender cannot see scores 0.
   std::vector<int64_t> scores(r.args.node_names.size(), 0);

@@ -3,6 +3,7 @@
 #include <variant>
 #include <vector>
 
+#include "kube/codec/device_class_decode.h"
 #include "kube/codec/k8s_decode.h"
 #include "kube/codec/pod_group_decode.h"
 #include "kube/codec/workload_decode.h"
@@ -64,6 +65,23 @@ struct GangKind {
   static void remove(StateCache::Batch& b, const gang::PodGroupSpec& o) { b.delete_gang(o); }
   static void replace(StateCache::Batch& b, std::vector<gang::PodGroupSpec> all) {
     b.replace_gangs(Api, std::move(all));
+  }
+};
+
+// DeviceClasses: the extended resource names each backs (NodeResourcesFit's DRA rule from 1.36).
+struct DeviceClassKind {
+  using Object = DeviceClass;
+  static DeviceClass decode(const json::Value& v) { return decode_device_class(v, "deviceclass"); }
+  static StateCache::Batch::DeviceClassNames names(const DeviceClass& c) {
+    return {c.name, dra_resource_names(c)};
+  }
+  static void upsert(StateCache::Batch& b, DeviceClass o) { b.upsert_device_class(names(o)); }
+  static void remove(StateCache::Batch& b, const DeviceClass& o) { b.delete_device_class(o.name); }
+  static void replace(StateCache::Batch& b, std::vector<DeviceClass> all) {
+    std::vector<StateCache::Batch::DeviceClassNames> v;
+    v.reserve(all.size());
+    for (const auto& c : all) v.push_back(names(c));
+    b.replace_device_classes(std::move(v));
   }
 };
 
@@ -138,6 +156,10 @@ std::unique_ptr<ResourceSink> make_gang_sink(gang::GroupApi api, StateCache& cac
   return std::make_unique<KindSink<GangKind<gang::GroupApi::kCoscheduling>>>(cache);
 }
 
+std::unique_ptr<ResourceSink> make_device_class_sink(StateCache& cache) {
+  return std::make_unique<KindSink<DeviceClassKind>>(cache);
+}
+
 std::unique_ptr<ResourceSink> make_workload_sink(WorkloadKind kind, StateCache& cache) {
   switch (kind) {
     case WorkloadKind::kService:
@@ -187,6 +209,9 @@ constexpr WatchedResource kWatched[] = {
      make_gang_sink_of<gang::GroupApi::kCoscheduling>, true},
     {"podgroups.scheduling.k8s.io", "scheduling.k8s.io", "/apis/scheduling.k8s.io/v1alpha2/podgroups",
      "PodGroup", make_gang_sink_of<gang::GroupApi::kWorkload>, true},
+    // DRA's DeviceClasses (resource.k8s.io/v1, served from 1.34): the extended resources they back.
+    {"deviceclasses", "resource.k8s.io", "/apis/resource.k8s.io/v1/deviceclasses", "DeviceClass",
+     make_device_class_sink, true},
 };
 
 }  // namespace

@@ -16,6 +16,7 @@ std::unique_ptr<ResourceSink> make_pdb_sink(StateCache& cache);
 std::unique_ptr<ResourceSink> make_namespace_sink(StateCache& cache);
 std::unique_ptr<ResourceSink> make_workload_sink(WorkloadKind kind, StateCache& cache);
 std::unique_ptr<ResourceSink> make_gang_sink(gang::GroupApi api, StateCache& cache);
+std::unique_ptr<ResourceSink> make_device_class_sink(StateCache& cache);
 
 // A resource the extender lists and watches, cluster-wide, into its StateCache.
 struct WatchedResource {

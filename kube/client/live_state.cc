@@ -5,7 +5,7 @@
 namespace kext::kube {
 
 LiveState::LiveState(ApiClient& api, StateStore& store, LiveStateOptions opts)
-    : api_(api), store_(store), cache_(&store), opts_(std::move(opts)) {
+    : api_(api), store_(store), cache_(&store, opts.version), opts_(std::move(opts)) {
   watching_ = std::make_unique<std::atomic<bool>[]>(watched_resources().size());
   for (const WatchedResource& r : watched_resources()) {
     sinks_.push_back(r.make_sink(cache_));

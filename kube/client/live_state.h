@@ -1,8 +1,8 @@
 #pragma once
 // The cluster state kept live from the Kubernetes API: a reflector per resource (watched_resources():
 // nodes, pods, PodDisruptionBudgets, namespaces, services, replicationcontrollers, replicasets,
-// statefulsets) feeding one StateCache, readiness once every one has listed, and the expiry
-// of bind assumptions the watch never confirmed.
+// statefulsets, and where served podgroups and deviceclasses) feeding one StateCache, readiness once every
+// one has listed, and the expiry of bind assumptions the watch never confirmed.
 #include <malloc.h>
 
 #include <atomic>
@@ -31,6 +31,8 @@ struct LiveStateOptions {
   // restart): a list's text and DOM, as large as the objects' JSON, are freed in pieces that glibc keeps
   // unless asked to hand them back. Tests replace it to count.
   std::function<void()> release_memory = [] { malloc_trim(0); };
+  // The kube-scheduler minor whose rules count the pods' requests (StateCache).
+  KubeVersion version = KubeVersion::newest();
 };
 
 class LiveState {

@@ -232,6 +232,60 @@ Container decode_container(const Value& v, std::string_view path) {
   return c;
 }
 
+// A resource list and whether it names cpu and memory (a present key, even "0", gets no scoring default).
+Resources decode_named_list(const Value& list, std::string_view path, bool& names_cpu, bool& names_memory) {
+  Resources r = decode_resource_list(list, path);
+  names_cpu = names_cpu || find_non_null(list, "cpu") != nullptr;
+  names_memory = names_memory || find_non_null(list, "memory") != nullptr;
+  return r;
+}
+
+// spec.resources.requests (pod-level resources), when present.
+std::optional<PodLevelRequests> decode_pod_level_requests(const Value& spec, std::string_view sp) {
+  std::optional<PodLevelRequests> out;
+  with_object(spec, "resources", sp, [&](const Value& res, const std::string& rp) {
+    const Value* req = find_non_null(res, "requests");
+    if (!req) return;
+    PodLevelRequests p;
+    p.amounts = decode_named_list(*req, join_path(rp, "requests"), p.names_cpu, p.names_memory);
+    out = std::move(p);
+  });
+  return out;
+}
+
+// One status.containerStatuses / initContainerStatuses entry: its resources for the container of its
+// name, when the kubelet reported them (`resources` present: component-helpers reads a status only
+// then).
+void decode_container_status(const Value& e, std::string_view p, Pod& pod) {
+  expect_object(e, p);
+  const std::string name = get_string(e, "name", p);
+  const Value* res = find_non_null(e, "resources");
+  if (!res) return;
+  const std::string rp = join_path(p, "resources");
+  expect_object(*res, rp);
+  ContainerResourceStatus st;
+  if (const Value* req = find_non_null(*res, "requests"))
+    st.requests = decode_named_list(*req, join_path(rp, "requests"), st.names_cpu, st.names_memory);
+  if (const Value* alloc = find_non_null(e, "allocatedResources"))
+    st.allocated =
+        decode_named_list(*alloc, join_path(p, "allocatedResources"), st.names_cpu, st.names_memory);
+  for (auto* list : {&pod.containers, &pod.init_containers})
+    for (Container& c : *list)
+      if (c.name == name) c.status = st;
+}
+
+// status.conditions: the first PodResizePending says whether the resize is infeasible
+// (component-helpers IsPodResizeInfeasible).
+bool decode_resize_infeasible(const Value& status, std::string_view stp) {
+  std::optional<bool> infeasible;
+  for_each_element(status, "conditions", stp, [&](const Value& e, const std::string& p) {
+    expect_object(e, p);
+    if (infeasible || get_string(e, "type", p) != "PodResizePending") return;
+    infeasible = get_string(e, "reason", p) == "Infeasible";
+  });
+  return infeasible.value_or(false);
+}
+
 }  // namespace
 
 std::optional<int64_t> decode_time(const Value& obj, std::string_view key, std::string_view path) {
@@ -323,6 +377,7 @@ Pod decode_pod(const Value& v, std::string_view path) {
     if (const Value* oh = find_non_null(spec, "overhead")) {
       pod.overhead = decode_resource_list(*oh, join_path(sp, "overhead"));
     }
+    pod.pod_level_requests = decode_pod_level_requests(spec, sp);
     pod.node_selector = decode_string_map(spec, "nodeSelector", sp);
     with_object(spec, "affinity", sp, [&](const Value& affinity, const std::string& ap) {
       pod.node_affinity = decode_node_affinity(affinity, ap);
@@ -356,6 +411,12 @@ Pod decode_pod(const Value& v, std::string_view path) {
       pod.preemption_victim =
           get_string(e, "status", p) == "True" && get_string(e, "reason", p) == "PreemptionByScheduler";
     });
+    // In-place resize (algorithms/pod_requests.h): what each container runs with and was allocated.
+    for_each_element(status, "containerStatuses", stp,
+                     [&](const Value& e, const std::string& p) { decode_container_status(e, p, pod); });
+    for_each_element(status, "initContainerStatuses", stp,
+                     [&](const Value& e, const std::string& p) { decode_container_status(e, p, pod); });
+    pod.resize_infeasible = decode_resize_infeasible(status, stp);
   });
   return pod;
 }

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -64,6 +65,10 @@ struct ClusterState {
       std::make_shared<std::vector<WorkloadSelector>>();
   // The PodGroups, when the cluster serves their CRD; replaced whole when one changes, as pdbs.
   std::shared_ptr<const GangMap> gangs = std::make_shared<GangMap>();
+  // The extended resource names the DeviceClasses back (ClusterView::dra_extended_resources); replaced
+  // whole when a class changes, as pdbs.
+  std::shared_ptr<const std::set<std::string, std::less<>>> dra_extended_resources =
+      std::make_shared<std::set<std::string, std::less<>>>();
   size_t node_objects = 0;
   // The bound pods grouped by namespace, labels and affinity terms (pod_group_index.h).
   PodGroupMap pod_groups;

@@ -19,6 +19,7 @@ std::unique_ptr<const StateClusterView> cluster_view_of(std::shared_ptr<const Cl
   v.stateful_sets = *state->stateful_sets;
   v.pod_groups = &out->groups;
   v.node_labels = state->node_labels.get();
+  v.dra_extended_resources = state->dra_extended_resources.get();
   out->usage = std::move(usage);
   v.usage = out->usage.get();
   return out;

@@ -1,10 +1,11 @@
 #include "kube/state/snapshot_loader.h"
 
 #include "common/read_file.h"
+#include "json/json.h"
+#include "kube/codec/device_class_decode.h"
 #include "kube/codec/k8s_decode.h"
 #include "kube/codec/pod_group_decode.h"
 #include "kube/codec/workload_decode.h"
-#include "json/json.h"
 #include "yaml/yaml.h"
 
 namespace kext {
@@ -36,6 +37,9 @@ bool add_kind(std::string_view kind, const json::Value& item, std::string_view p
     builder.add_workload(WorkloadKind::kStatefulSet, decode_stateful_set(item, path));
   } else if (kind == "PodGroup") {
     builder.add_gang(decode_pod_group(item, path));
+  } else if (kind == "DeviceClass") {
+    DeviceClass c = decode_device_class(item, path);
+    builder.add_device_class({c.name, dra_resource_names(c)});
   } else {
     return false;
   }
@@ -90,8 +94,9 @@ void load_snapshot(std::string_view text, ClusterStateBuilder& builder) {
   for (const rapidjson::Document& doc : yaml::to_json_all(text)) add_object(doc, "", builder);
 }
 
-std::shared_ptr<const ClusterState> load_snapshot_files(const std::vector<std::string>& paths) {
-  ClusterStateBuilder builder;
+std::shared_ptr<const ClusterState> load_snapshot_files(const std::vector<std::string>& paths,
+                                                        KubeVersion version) {
+  ClusterStateBuilder builder(version);
   for (const auto& path : paths) {
     std::string text;
     if (!read_whole_file(path, text)) throw std::runtime_error("--snapshot " + path + ": cannot open file");

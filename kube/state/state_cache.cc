@@ -34,8 +34,8 @@ size_t affinity_hash(const PodAffinityRules& r) {
 
 std::shared_ptr<const PodInfo> StateCache::cached_pod_info(Pod pod) {
   PodInfo info;
-  info.requests = compute_pod_requests(pod, false);
-  info.nonzero_requests = compute_pod_requests(pod, true);
+  info.requests = compute_pod_requests(pod, false, version_);
+  info.nonzero_requests = compute_pod_requests(pod, true, version_);
   pod.labels = intern(pod.labels);
   pod.affinity = intern(pod.affinity);
   // Only the PodMeta part is kept: containers, tolerations and affinity matter only for the pod being
@@ -179,6 +179,21 @@ void StateCache::Batch::replace_gangs(gang::GroupApi api, std::vector<gang::PodG
   for (auto& g : groups) upsert_gang(std::move(g));
 }
 
+void StateCache::Batch::upsert_device_class(DeviceClassNames c) {
+  c_.device_classes_.insert_or_assign(std::move(c.first), std::move(c.second));
+  c_.device_classes_dirty_ = true;
+}
+
+void StateCache::Batch::delete_device_class(const std::string& name) {
+  c_.device_classes_dirty_ |= c_.device_classes_.erase(name) > 0;
+}
+
+void StateCache::Batch::replace_device_classes(std::vector<DeviceClassNames> all) {
+  c_.device_classes_.clear();
+  c_.device_classes_dirty_ = true;
+  for (auto& c : all) upsert_device_class(std::move(c));
+}
+
 bool StateCache::Batch::assume_pod(const std::string& key, const std::string& node, Clock::time_point until) {
   const auto* found = c_.pods_.find(key);
   if (!found) return false;
@@ -243,6 +258,13 @@ std::shared_ptr<const ClusterState> StateCache::view_locked() {
     gangs_dirty_ = false;
   }
   s->gangs = gang_view_;
+  if (device_classes_dirty_) {
+    auto names = std::make_shared<std::set<std::string, std::less<>>>();
+    for (const auto& [_, backed] : device_classes_) names->insert(backed.begin(), backed.end());
+    dra_view_ = std::move(names);
+    device_classes_dirty_ = false;
+  }
+  s->dra_extended_resources = dra_view_;
   for (WorkloadKind kind : kWorkloadKinds) {
     auto& ws = workloads_[static_cast<size_t>(kind)];
     if (ws.dirty) {

@@ -52,6 +52,12 @@ class StateCache {
     // Every group of `api` (a reflector lists one API's PodGroups).
     void replace_gangs(gang::GroupApi api, std::vector<gang::PodGroupSpec> groups);
     void replace_workloads(WorkloadKind kind, std::vector<WorkloadSelector> all);
+    // DeviceClasses: only the extended resource names each backs (kube/codec/device_class_decode.h
+    // dra_resource_names), by class name.
+    using DeviceClassNames = std::pair<std::string, std::vector<std::string>>;
+    void upsert_device_class(DeviceClassNames c);
+    void delete_device_class(const std::string& name);
+    void replace_device_classes(std::vector<DeviceClassNames> all);
 
     // Bind: the pod counts against `node` at once, until the watch shows it bound or `until` passes.
     // Returns false if the pod is unknown.
@@ -66,8 +72,10 @@ class StateCache {
     std::unique_lock<std::mutex> lock_;
   };
 
-  // store may be null (a builder that only hands out views).
-  explicit StateCache(StateStore* store = nullptr) : store_(store) {}
+  // store may be null (a builder that only hands out views). Each pod's requests are computed once, as
+  // `version`'s kube-scheduler counts them (algorithms/pod_requests.h).
+  explicit StateCache(StateStore* store = nullptr, KubeVersion version = KubeVersion::newest())
+      : store_(store), version_(version) {}
 
   Batch batch() { return Batch(*this); }
   // Drops assumptions whose time is up (the bind did not show up in the watch).
@@ -99,6 +107,7 @@ class StateCache {
 
   std::mutex mu_;
   StateStore* store_;
+  const KubeVersion version_;
   NodeMapWriter<std::shared_ptr<const NodeInfo>> nodes_;
   PodGroupIndex groups_;  // the bound pods of nodes_, grouped
   // The node objects' labels counted; copied on the first label change after a publish (labels rarely
@@ -126,6 +135,10 @@ class StateCache {
   GangMap gangs_;
   std::shared_ptr<const GangMap> gang_view_ = std::make_shared<GangMap>();
   bool gangs_dirty_ = false;
+  std::map<std::string, std::vector<std::string>> device_classes_;  // names backed, by class name
+  std::shared_ptr<const std::set<std::string, std::less<>>> dra_view_ =
+      std::make_shared<std::set<std::string, std::less<>>>();
+  bool device_classes_dirty_ = false;
   std::map<std::string, Assumed> assumed_;  // by pod key
   // Label sets shared by cached pods; expired entries are swept when the table has doubled.
   std::map<Labels, std::weak_ptr<const Labels>> interned_labels_;
@@ -141,6 +154,7 @@ class StateCache {
 // Accumulates objects, then hands out the state once (snapshot files, tests).
 class ClusterStateBuilder {
  public:
+  explicit ClusterStateBuilder(KubeVersion version = KubeVersion::newest()) : cache_(nullptr, version) {}
   void add_node(Node node) { cache_.batch().upsert_node(std::move(node)); }
   void add_pod(Pod pod) { cache_.batch().upsert_pod(std::move(pod)); }
   void add_pdb(PodDisruptionBudget pdb) { cache_.batch().upsert_pdb(std::move(pdb)); }
@@ -151,6 +165,9 @@ class ClusterStateBuilder {
     cache_.batch().upsert_workload(kind, std::move(w));
   }
   void add_gang(gang::PodGroupSpec group) { cache_.batch().upsert_gang(std::move(group)); }
+  void add_device_class(StateCache::Batch::DeviceClassNames c) {
+    cache_.batch().upsert_device_class(std::move(c));
+  }
   std::shared_ptr<const ClusterState> build() && { return cache_.view(); }
 
  private:

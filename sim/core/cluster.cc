@@ -64,7 +64,7 @@ void SimCluster::add_pod(Pod pod) {
     }
   }
   auto shared = std::make_shared<const Pod>(std::move(pod));
-  auto info = std::make_shared<const PodInfo>(make_pod_info(shared));
+  auto info = std::make_shared<const PodInfo>(make_pod_info(shared, version_));
   if (target != nullptr) place(*target, info);
   pods_.emplace(shared->uid, Entry{shared, info});
 }

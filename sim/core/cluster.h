@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -27,6 +28,11 @@ class ClusterError : public std::runtime_error {
 
 class SimCluster {
  public:
+  // Each pod's requests are computed once, when it is added, as `version`'s kube-scheduler counts them
+  // (algorithms/pod_requests.h).
+  explicit SimCluster(KubeVersion version = KubeVersion::newest()) : version_(version) {}
+  KubeVersion version() const { return version_; }
+
   // Nodes are evaluated in the order they were added (kube-scheduler walks its snapshot's node list).
   // Throws ClusterError on a duplicate name.
   void add_node(Node node);
@@ -61,7 +67,13 @@ class SimCluster {
                   replica_sets_, stateful_sets_};
     v.pod_groups = &groups_;
     v.usage = usage_;
+    v.dra_extended_resources = &dra_extended_resources_;
     return v;
+  }
+  // The extended resource names the DeviceClasses back (ClusterView::dra_extended_resources), replacing
+  // those there were.
+  void set_dra_extended_resources(std::set<std::string, std::less<>> names) {
+    dra_extended_resources_ = std::move(names);
   }
   // What the nodes really use, as the views hand it to the load-aware plugins (nullptr: none). It
   // must outlive the cluster's views.
@@ -103,6 +115,8 @@ class SimCluster {
   std::optional<std::string> delete_pod(std::string_view uid);
 
  private:
+  KubeVersion version_;
+  std::set<std::string, std::less<>> dra_extended_resources_;
   struct Entry {
     std::shared_ptr<const Pod> pod;
     std::shared_ptr<const PodInfo> info;

@@ -167,7 +167,7 @@ SchedulingCycle::SchedulingCycle(QueuedPodInfo popped, int64_t cycle, std::share
       now_(now),
       now_unix_(config.epoch_unix_seconds + std::chrono::duration_cast<std::chrono::seconds>(now).count()),
       view_(cluster.view()),
-      ctx_(*pod_, &view_),
+      ctx_(*pod_, &view_, config.preemption.version),
       nodes_(cluster.nodes()),
       nominated_(pod_->nominated_node_name.empty() ? nullptr : cluster.node(pod_->nominated_node_name)) {
   d_.at = now;

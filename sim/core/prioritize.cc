@@ -63,7 +63,7 @@ NodeEvaluation evaluate_every_node(const CycleConfig& config, const SimCluster& 
   const auto nodes = cluster.nodes();
   out.nodes.assign(nodes.begin(), nodes.end());
   const ClusterView view = cluster.view();
-  PodContext ctx(pod, &view);
+  PodContext ctx(pod, &view, config.preemption.version);
   config.engine->prepare(ctx, nodes);
   if (config.backend == nullptr) {
     out.codes = config.engine->filter_codes(ctx, nodes);

@@ -61,6 +61,7 @@ TEST(KubeVersion, EachChangeStartsAtItsMinor) {
       {"spread_min_domains", since::spread_min_domains, 27},
       {"retry_waits_only_for_preemption_victims", since::retry_waits_only_for_preemption_victims, 27},
       {"fit_skips_unrequested_resources", since::fit_skips_unrequested_resources, 28},
+      {"restartable_init_containers", since::restartable_init_containers, 28},
       {"sidecar_requests", since::sidecar_requests, 29},
       {"image_locality_init_containers", since::image_locality_init_containers, 30},
       {"victims_resorted_by_priority", since::victims_resorted_by_priority, 29},

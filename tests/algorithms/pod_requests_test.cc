@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "algorithms/plugin.h"
 #include "tests/support/test_builders.h"
 
 namespace kext {
@@ -127,6 +129,161 @@ TEST(ComputePodRequests, EffectiveAndNonZero) {
     EXPECT_EQ(nz.milli_cpu, c.nonzero_cpu);
     EXPECT_EQ(nz.memory, c.nonzero_mem);
   }
+}
+
+// What a minor's kube-scheduler counts, at the minor that changed it and the one before: each row fails
+// if its gate (kube_version.h since::) moves a minor either way or goes.
+struct Want {
+  int64_t cpu, mem, nonzero_cpu, nonzero_mem;
+  bool operator==(const Want&) const = default;
+};
+
+Want requests_at(const Pod& pod, int minor) {
+  const Resources eff = compute_pod_requests(pod, false, KubeVersion{minor});
+  const Resources nz = compute_pod_requests(pod, true, KubeVersion{minor});
+  return {eff.milli_cpu, eff.memory, nz.milli_cpu, nz.memory};
+}
+
+// A status entry with `resources`: what the container runs with and what the kubelet allocated.
+Container with_status(Container c, int64_t cpu, int64_t mem, int64_t alloc_cpu, int64_t alloc_mem) {
+  ContainerResourceStatus st;
+  st.requests.milli_cpu = cpu;
+  st.requests.memory = mem;
+  st.allocated.milli_cpu = alloc_cpu;
+  st.allocated.memory = alloc_mem;
+  st.names_cpu = cpu != 0 || alloc_cpu != 0;
+  st.names_memory = mem != 0 || alloc_mem != 0;
+  c.status = st;
+  return c;
+}
+
+Pod with_pod_level(Pod p, std::optional<int64_t> cpu, std::optional<int64_t> mem) {
+  PodLevelRequests r;
+  r.names_cpu = cpu.has_value();
+  r.names_memory = mem.has_value();
+  r.amounts.milli_cpu = cpu.value_or(0);
+  r.amounts.memory = mem.value_or(0);
+  p.pod_level_requests = r;
+  return p;
+}
+
+struct MinorCase {
+  std::string name;
+  Pod pod;
+  int minor;    // the minor that changed it
+  Want before;  // at minor - 1
+  Want at;      // at minor
+};
+
+std::vector<MinorCase> minor_cases() {
+  Pod resized = make_pod_with("p", {with_status(make_container(500, GiB), 700, GiB, 800, 2 * GiB)});
+  Pod infeasible = make_pod_with("p", {with_status(make_container(1000, GiB), 500, GiB, 600, GiB)});
+  infeasible.resize_infeasible = true;
+  // The status names cpu: the scoring default no longer fills the spec's missing key.
+  Pod status_names_cpu = make_pod_with("p", {with_status(make_container(0, GiB), 300, GiB, 0, GiB)});
+  // A resize reaches only sidecars: a plain init container's status is not read.
+  Pod init_status = with_init(make_pod_with("p", {make_container(100, MiB)}),
+                              {with_status(make_container(50, MiB, "i"), 0, 0, 900, MiB),
+                               with_status(sidecar_container(10, MiB, "s"), 0, 0, 200, MiB)});
+  return {
+      // 1.28: initContainers[].restartPolicy exists; PodRequests' sidecar rules (no gate of their own).
+      {"sidecar joins the sum and the init containers after it",
+       with_init(make_pod_with("p", {make_container(500, GiB)}),
+                 {sidecar_container(200, 256 * MiB, "s1"), make_container(1000, 512 * MiB, "i1")}),
+       28,
+       {1000, GiB, 1000, GiB},
+       {1200, GiB + 256 * MiB, 1200, GiB + 256 * MiB}},
+      // 1.33: in-place resize counts max(spec, status.resources.requests, allocatedResources).
+      {"allocated above the spec", resized, 33, {500, GiB, 500, GiB}, {800, 2 * GiB, 800, 2 * GiB}},
+      {"infeasible resize drops the spec", infeasible, 33, {1000, GiB, 1000, GiB}, {600, GiB, 600, GiB}},
+      {"status names cpu: no default", status_names_cpu, 33, {0, GiB, 100, GiB}, {300, GiB, 300, GiB}},
+      // Before: 1.28's sidecar rules on the spec (i: 50 + 10; the sum 110). At: the sidecar's 200
+      // allocated joins the sum (300) and i's 900 stays unread.
+      {"only a sidecar's status counts",
+       init_status,
+       33,
+       {110, 2 * MiB, 110, 2 * MiB},
+       {300, 2 * MiB, 300, 2 * MiB}},
+      // 1.34: pod-level requests replace the containers' sum for cpu / memory they name; overhead on top.
+      {"pod-level cpu replaces the sum, memory stays the containers'",
+       with_overhead(with_pod_level(make_pod_with("p", {make_container(100, 100 * MiB, "a"),
+                                                        make_container(200, 0, "b")}),
+                                    1000, std::nullopt),
+                     50, 0),
+       34,
+       {350, 100 * MiB, 350, 100 * MiB + kDefMem},
+       // Pod-level set: memory is named (by a), so b gets no 200Mi default any more.
+       {1050, 100 * MiB, 1050, 100 * MiB}},
+      {"pod-level memory, no cpu anywhere: cpu still defaults per container",
+       with_pod_level(make_pod_with("p", {make_container(0, 0, "a"), make_container(0, 0, "b")}),
+                      std::nullopt, GiB),
+       34,
+       {0, 0, 200, 2 * kDefMem},
+       {0, GiB, 200, GiB}},
+  };
+}
+
+TEST(ComputePodRequests, FollowsTheMinor) {
+  for (const auto& c : minor_cases()) {
+    SCOPED_TRACE(c.name);
+    const Want before = requests_at(c.pod, c.minor - 1);
+    const Want at = requests_at(c.pod, c.minor);
+    EXPECT_EQ(before.cpu, c.before.cpu);
+    EXPECT_EQ(before.mem, c.before.mem);
+    EXPECT_EQ(before.nonzero_cpu, c.before.nonzero_cpu);
+    EXPECT_EQ(before.nonzero_mem, c.before.nonzero_mem);
+    EXPECT_EQ(at.cpu, c.at.cpu);
+    EXPECT_EQ(at.mem, c.at.mem);
+    EXPECT_EQ(at.nonzero_cpu, c.at.nonzero_cpu);
+    EXPECT_EQ(at.nonzero_mem, c.at.nonzero_mem);
+  }
+}
+
+// IsSupportedPodLevelResource: hugepages-* replace too; anything else named at the pod level is not
+// read (the API server refuses it).
+TEST(ComputePodRequests, PodLevelHugepagesReplaceOtherNamesDoNot) {
+  Container c = make_container(100, MiB);
+  c.requests.set_scalar("hugepages-2Mi", 4 * MiB);
+  c.requests.set_scalar("example.com/gpu", 1);
+  c.requests.ephemeral_storage = GiB;
+  PodLevelRequests r;
+  r.amounts.set_scalar("hugepages-2Mi", 8 * MiB);
+  r.amounts.set_scalar("example.com/gpu", 3);
+  r.amounts.ephemeral_storage = 2 * GiB;
+  Pod pod = make_pod_with("p", {c});
+  pod.pod_level_requests = r;
+  for (int minor : {33, 34}) {
+    SCOPED_TRACE(minor);
+    const Resources eff = compute_pod_requests(pod, false, KubeVersion{minor});
+    EXPECT_EQ(eff.scalar("hugepages-2Mi"), minor >= 34 ? 8 * MiB : 4 * MiB);
+    EXPECT_EQ(eff.scalar("example.com/gpu"), 1);
+    EXPECT_EQ(eff.ephemeral_storage, GiB);
+    EXPECT_EQ(eff.milli_cpu, 100);
+  }
+}
+
+// With pod-level requests the pod being scored still defaults each container's missing cpu
+// (resource_allocation.go calculatePodResourceRequest), while a node's pod defaults only a resource no
+// container names (types.go getNonMissingContainerRequests): b's 100m counts for the one, not the other.
+TEST(ComputePodRequests, ScoredPodDefaultsEveryContainerUnderPodLevelRequests) {
+  const Pod pod = with_pod_level(make_pod_with("p", {make_container(100, 0, "a"), make_container(0, 0, "b")}),
+                                 std::nullopt, GiB);
+  EXPECT_EQ(compute_pod_requests(pod, true, KubeVersion{34}).milli_cpu, 100);
+  EXPECT_EQ(compute_scored_pod_requests(pod, KubeVersion{34}).milli_cpu, 200);
+  EXPECT_EQ(compute_scored_pod_requests(pod, KubeVersion{34}).memory, GiB);
+  EXPECT_EQ(PodContext(pod, nullptr, KubeVersion{34}).nonzero_requests.milli_cpu, 200);
+  EXPECT_EQ(compute_pod_requests(pod, true, KubeVersion{33}).milli_cpu, 200);
+  EXPECT_EQ(compute_scored_pod_requests(pod, KubeVersion{33}).memory, 2 * kDefMem);
+}
+
+// The requests are computed once, when the PodInfo is made: a node at 1.32 and at 1.33 counts the same
+// resized pod differently.
+TEST(ComputePodRequests, PodInfoCarriesTheMinor) {
+  auto pod = std::make_shared<const Pod>(
+      make_pod_with("p", {with_status(make_container(500, GiB), 500, GiB, 900, GiB)}));
+  EXPECT_EQ(make_pod_info(pod, KubeVersion{32}).requests.milli_cpu, 500);
+  EXPECT_EQ(make_pod_info(pod, KubeVersion{33}).requests.milli_cpu, 900);
+  EXPECT_EQ(make_pod_info(pod, KubeVersion{33}).nonzero_requests.milli_cpu, 900);
 }
 
 TEST(ComputePodRequests, ScalarsAndEphemeralStorageFollowTheSameRulesWithoutDefaults) {

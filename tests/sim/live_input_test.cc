@@ -145,12 +145,12 @@ TEST(SimLive, ListsPageByPage) {
 
   int lists = api.lists_served();
   const ClusterInput whole = read_cluster(live);
-  EXPECT_EQ(api.lists_served() - lists, 10)
+  EXPECT_EQ(api.lists_served() - lists, 11)
       << "nodes, pods, PDBs, namespaces, services, replicationcontrollers, replicasets, statefulsets, "
-         "podgroups in both APIs in one page each (no PriorityClasses here: 404)";
+         "podgroups in both APIs, deviceclasses in one page each (no PriorityClasses here: 404)";
   lists = api.lists_served();
   const ClusterInput paged = read_cluster(live, 2);
-  EXPECT_EQ(api.lists_served() - lists, 2 + 4 + 1 + 7)
+  EXPECT_EQ(api.lists_served() - lists, 2 + 4 + 1 + 8)
       << "3 nodes, 8 pods, 1 PDB two at a time, then one each";
 
   for (const ClusterInput* in : {&whole, &paged}) {

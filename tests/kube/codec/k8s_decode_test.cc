@@ -101,6 +101,68 @@ TEST(DecodePod, DisruptionTargetConditionMarksAPreemptionVictim) {
   EXPECT_FALSE(decode_pod(none, "Pod").preemption_victim);
 }
 
+// What algorithms/pod_requests.h reads by minor: spec.resources.requests (1.34), each container's
+// status resources and allocatedResources (1.33, only with `resources`), PodResizePending's reason.
+TEST(DecodePod, PodLevelRequestsContainerStatusesAndResizeCondition) {
+  auto d = doc(R"({"metadata":{"name":"p"},
+      "spec":{"resources":{"requests":{"cpu":"2","hugepages-2Mi":"4Mi"},"limits":{"memory":"1Gi"}},
+        "containers":[{"name":"a","resources":{"requests":{"cpu":"500m"}}},{"name":"b"},{"name":"c"}],
+        "initContainers":[{"name":"s","restartPolicy":"Always"}]},
+      "status":{
+        "conditions":[{"type":"Ready","reason":"Infeasible"},{"type":"PodResizePending","status":"True","reason":"Infeasible"},
+                      {"type":"PodResizePending","reason":"Deferred"}],
+        "containerStatuses":[
+          {"name":"a","allocatedResources":{"cpu":"800m","memory":"1Gi"},"resources":{"requests":{"cpu":"700m"}}},
+          {"name":"b","allocatedResources":{"cpu":"1"}},
+          {"name":"c","resources":{}}],
+        "initContainerStatuses":[{"name":"s","resources":{"requests":{"memory":"64Mi"}}}]}})");
+  const Pod p = decode_pod(d, "Pod");
+  ASSERT_TRUE(p.pod_level_requests);
+  EXPECT_EQ(p.pod_level_requests->amounts.milli_cpu, 2000);
+  EXPECT_EQ(p.pod_level_requests->amounts.scalar("hugepages-2Mi"), 4LL << 20);
+  EXPECT_TRUE(p.pod_level_requests->names_cpu);
+  EXPECT_FALSE(p.pod_level_requests->names_memory);  // limits are not requests
+  ASSERT_TRUE(p.containers[0].status);
+  EXPECT_EQ(p.containers[0].status->requests.milli_cpu, 700);
+  EXPECT_EQ(p.containers[0].status->allocated.milli_cpu, 800);
+  EXPECT_TRUE(p.containers[0].status->names_cpu);
+  EXPECT_TRUE(p.containers[0].status->names_memory);  // allocatedResources names memory
+  EXPECT_FALSE(p.containers[1].status);               // allocatedResources alone: the spec is read
+  ASSERT_TRUE(p.containers[2].status);                // resources: {} is a status with nothing in it
+  EXPECT_FALSE(p.containers[2].status->names_cpu);
+  ASSERT_TRUE(p.init_containers[0].status);
+  EXPECT_EQ(p.init_containers[0].status->requests.memory, 64LL << 20);
+  EXPECT_TRUE(p.resize_infeasible);  // the first PodResizePending decides
+
+  auto plain = doc(R"({"spec":{"resources":{"limits":{"cpu":"1"}},"containers":[{"name":"a"}]},
+      "status":{"conditions":[{"type":"PodResizePending","reason":"Deferred"}]}})");
+  const Pod q = decode_pod(plain, "Pod");
+  EXPECT_FALSE(q.pod_level_requests);
+  EXPECT_FALSE(q.resize_infeasible);
+  EXPECT_FALSE(q.containers[0].status);
+}
+
+TEST(DecodePod, MalformedResourceStatusNamesItsPath) {
+  for (const char* text : {
+           R"({"spec":{"resources":{"requests":{"cpu":"x"}}}})",
+           R"({"status":{"containerStatuses":[{"name":"a","resources":{"requests":{"cpu":"-1"}}}]}})",
+           R"({"status":{"containerStatuses":[{"name":"a","resources":{},"allocatedResources":[]}]}})",
+           R"({"status":{"conditions":[{"type":"PodResizePending","reason":7}]}})",
+       }) {
+    SCOPED_TRACE(text);
+    auto d = doc(text);
+    EXPECT_THROW(decode_pod(d, "Pod"), DecodeError);
+  }
+  try {
+    auto d = doc(R"({"status":{"containerStatuses":[{"name":"a","resources":{"requests":{"cpu":"-1"}}}]}})");
+    decode_pod(d, "Pod");
+  } catch (const DecodeError& e) {
+    EXPECT_NE(std::string(e.what()).find("Pod.status.containerStatuses[0].resources.requests.cpu"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(DecodePod, PodAffinityAndAntiAffinityTerms) {
   auto d = doc(R"({"metadata":{"name":"p"},"spec":{"affinity":{
       "podAffinity":{

@@ -4,8 +4,10 @@
 
 #include <limits>
 #include <map>
+#include <set>
 
 #include "json/json.h"
+#include "kube/state/cluster_view.h"
 #include "tests/support/temp_dir.h"
 
 namespace kext {
@@ -70,6 +72,33 @@ TEST(SnapshotLoader, NamespacesServicesAndControllersLoad) {
     ADD_FAILURE() << "no error";
   } catch (const DecodeError& e) {
     EXPECT_EQ(std::string(e.what()), "items[0].spec.selector.app: expected string, got number");
+  }
+}
+
+// `kubectl get deviceclasses -o json` beside the rest: the extended resources they back reach the
+// cluster view NodeResourcesFit reads (1.36), and the pods' requests follow the minor the files load at.
+TEST(SnapshotLoader, DeviceClassesAndTheMinorOfThePodsRequests) {
+  testing::TempDir dir("snapshot-device-classes");
+  const std::string path = (dir.path() / "cluster.json").string();
+  testing::spit(path, R"({"kind":"List","items":[
+      {"kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"4","pods":"10"}}},
+      {"kind":"Pod","metadata":{"name":"p","uid":"u"},
+       "spec":{"nodeName":"n1","containers":[{"name":"a","resources":{"requests":{"cpu":"100m"}}},
+                                             {"name":"b","resources":{"requests":{"cpu":"100m"}}}],
+               "resources":{"requests":{"cpu":"1"}}}},
+      {"kind":"DeviceClassList","items":[
+        {"metadata":{"name":"gpu"},"spec":{"extendedResourceName":"example.com/gpu"}},
+        {"metadata":{"name":"fpga"}}]}]})");
+  for (int minor : {33, 34}) {
+    SCOPED_TRACE(minor);
+    const auto s = load_snapshot_files({path}, KubeVersion{minor});
+    EXPECT_EQ(s->find_node("n1")->requested.milli_cpu, minor >= 34 ? 1000 : 200);
+    EXPECT_EQ(*s->dra_extended_resources, (std::set<std::string, std::less<>>{
+                                              "deviceclass.resource.kubernetes.io/fpga",
+                                              "deviceclass.resource.kubernetes.io/gpu", "example.com/gpu"}));
+    const auto view = cluster_view_of(s);
+    ASSERT_TRUE(view);
+    EXPECT_EQ(view->view.dra_extended_resources, s->dra_extended_resources.get());
   }
 }
 

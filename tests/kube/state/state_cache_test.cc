@@ -7,6 +7,7 @@
 #include <atomic>
 #include <limits>
 #include <map>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -294,6 +295,55 @@ TEST(StateCache, PodGroupsUpsertDeleteAndReplaceWithEarlierViewsUnchanged) {
   EXPECT_EQ(cache.view()->gangs->size(), 2u);
   cache.batch().delete_gang(upstream);
   EXPECT_EQ(cache.view()->gangs->size(), 1u);
+}
+
+// DeviceClasses leave only the names they back; a view shows them, earlier views keep theirs.
+TEST(StateCache, DeviceClassesUpsertDeleteAndReplaceWithEarlierViewsUnchanged) {
+  using Names = std::set<std::string, std::less<>>;
+  StateCache cache;
+  auto empty = cache.view();
+  {
+    auto b = cache.batch();
+    b.upsert_device_class({"gpu", {"deviceclass.resource.kubernetes.io/gpu", "example.com/gpu"}});
+    b.upsert_device_class({"fpga", {"deviceclass.resource.kubernetes.io/fpga"}});
+  }
+  auto first = cache.view();
+  EXPECT_EQ(*first->dra_extended_resources,
+            (Names{"deviceclass.resource.kubernetes.io/fpga", "deviceclass.resource.kubernetes.io/gpu",
+                   "example.com/gpu"}));
+  EXPECT_TRUE(empty->dra_extended_resources->empty()) << "an earlier view never changes";
+  EXPECT_EQ(cache.view()->dra_extended_resources, first->dra_extended_resources) << "unchanged: shared";
+  {
+    auto b = cache.batch();
+    b.upsert_device_class({"gpu", {"deviceclass.resource.kubernetes.io/gpu"}});  // name dropped
+    b.delete_device_class("fpga");
+    b.delete_device_class("never");
+  }
+  EXPECT_EQ(*cache.view()->dra_extended_resources, Names{"deviceclass.resource.kubernetes.io/gpu"});
+  cache.batch().replace_device_classes(
+      {{"tpu", {"deviceclass.resource.kubernetes.io/tpu", "example.com/tpu"}}});
+  EXPECT_EQ(*cache.view()->dra_extended_resources,
+            (Names{"deviceclass.resource.kubernetes.io/tpu", "example.com/tpu"}));
+}
+
+// The cache computes each pod's requests once, at the minor it was built for: a resized pod counts its
+// allocated resources on its node from 1.33.
+TEST(StateCache, PodRequestsFollowTheCachesMinor) {
+  Pod resized = pod("r", "n1", 500);
+  ContainerResourceStatus st;
+  st.allocated.milli_cpu = 900;
+  st.names_cpu = true;
+  resized.containers[0].status = st;
+  for (int minor : {32, 33}) {
+    SCOPED_TRACE(minor);
+    StateCache cache(nullptr, KubeVersion{minor});
+    {
+      auto b = cache.batch();
+      b.upsert_node(node("n1"));
+      b.upsert_pod(resized);
+    }
+    EXPECT_EQ(cpu(*cache.view(), "n1"), minor >= 33 ? 900 : 500);
+  }
 }
 
 TEST(StateCache, AssumptionsCountUntilConfirmedForgottenOrExpired) {
