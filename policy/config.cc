@@ -13,6 +13,7 @@
 
 #include "common/k8s_names.h"
 #include "common/url_path.h"
+#include "policy/default_profiles.h"
 #include "yaml/yaml.h"
 
 namespace kext {
@@ -506,9 +507,7 @@ void parse_plugin_config(const Value& list, const std::string& path, PluginArgs&
 std::vector<PluginEntry> parse_plugin_set(const Object& plugins, std::string_view point, bool score,
                                           const PluginArgs& args) {
   const std::vector<std::string_view> names = score ? plugin_score_names() : plugin_filter_names();
-  std::vector<PluginEntry> defaults;
-  for (auto n : names)
-    defaults.push_back({std::string(n), score ? plugin_default_weight(n) : 1, Arithmetic::kCurrent});
+  std::vector<PluginEntry> defaults = default_plugin_entries(args.version, score);
   // Accepted when enabled, in no default: the load-aware plugins.
   std::vector<std::string_view> known = names;
   for (auto n : score ? optional_plugin_score_names() : optional_plugin_filter_names()) known.push_back(n);

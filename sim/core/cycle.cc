@@ -7,9 +7,11 @@
 #include <span>
 #include <utility>
 
+#include "algorithms/catalogue.h"
 #include "algorithms/gang/preemption.h"
 #include "algorithms/namespaced_key.h"
 #include "sim/core/prioritize.h"
+#include "sim/core/queueing_hints.h"
 
 namespace kext::sim {
 namespace {
@@ -119,7 +121,8 @@ class SchedulingCycle {
   void extenders_binding();
   void handle_fit_error(const Fit& fit);
   EventMask failure_events(const Fit& fit, std::vector<const NodeInfo*>& might_help);
-  EventMask extender_refusal_events(const Fit& fit, EventMask events) const;
+  const FilterPlugin* first_failing_filter(size_t i) const;
+  RejectorSet rejectors(const Fit& fit, EventMask& plugin_events) const;
   std::string post_filter(std::span<const NodeInfo* const> might_help);
   std::optional<std::vector<preemption::Candidate>> group_candidates();
   std::string prepare_candidate(std::vector<preemption::Candidate> candidates);
@@ -246,6 +249,7 @@ void SchedulingCycle::refuse_group() {
   d_.message = fit_error_message(nodes_.size(), d_.reasons);
   if (gate_.wants_room && preemption::eligible_to_preempt(*pod_, nominated_))
     if (auto candidates = group_candidates()) nominate_to(prepare_candidate(std::move(*candidates)));
+  popped_.rejectors = bit(Rejector::kGang);
   add_unschedulable(kAnyEvent);
 }
 
@@ -351,7 +355,9 @@ size_t SchedulingCycle::choose_host(const std::vector<size_t>& feasible) {
   for (size_t i : feasible) candidates.push_back(nodes_[i]);
   const Priorities priorities = prioritize_nodes(config_, ctx_, cluster_, *pod_, candidates);
   const std::vector<int64_t>& totals = priorities.totals;
-  const size_t pick = *select_host(totals, state_.rng);
+  const size_t pick = scheduler_since::tie_break_among_extender_scored(config_.preemption.version)
+                          ? select_host_by_randomizer(totals, !priorities.reply.empty(), state_.rng)
+                          : *select_host(totals, state_.rng);
   d_.score = totals[pick];
   d_.score_terms = score_terms(config_, priorities, pick);
   for (size_t k = 0; k < totals.size(); ++k) {
@@ -423,7 +429,8 @@ void SchedulingCycle::handle_fit_error(const Fit& fit) {
 // The FitError's reasons (Diagnosis), and the events that may make the pod schedulable: node changes
 // can help any failure; removing pods only those where preemption might (kUnschedulable, not
 // kUnresolvable), which is the rule nodesWherePreemptionMightHelp applies. `might_help` gets those
-// nodes, as the nominated pods leave them.
+// nodes, as the nominated pods leave them. With an extender or queueing hints, the plugins that
+// rejected the pod (popped_.rejectors) decide instead (rejectors()).
 EventMask SchedulingCycle::failure_events(const Fit& fit, std::vector<const NodeInfo*>& might_help) {
   EventMask events =
       static_cast<EventMask>(ClusterEvent::kNodeAdded) | static_cast<EventMask>(ClusterEvent::kNodeChanged);
@@ -434,25 +441,57 @@ EventMask SchedulingCycle::failure_events(const Fit& fit, std::vector<const Node
       events |= static_cast<EventMask>(ClusterEvent::kPodDeleted);
     }
   }
-  if (config_.backend != nullptr && events != kAnyEvent) events = extender_refusal_events(fit, events);
-  return events;
+  if (config_.backend == nullptr && !config_.queueing_hints) return events;
+  EventMask plugin_events =
+      static_cast<EventMask>(ClusterEvent::kNodeAdded) | static_cast<EventMask>(ClusterEvent::kNodeChanged);
+  popped_.rejectors = rejectors(fit, plugin_events);
+  if (config_.backend == nullptr) return events;
+  // podMatchesEvent: "Extender" (or no rejector at all) matches every event; otherwise only the
+  // events of the plugins that rejected nodes, not those an extender refused.
+  const RejectorSet plugins = popped_.rejectors & ~bit(Rejector::kExtender);
+  if ((popped_.rejectors & bit(Rejector::kExtender)) != 0 || plugins == 0) return kAnyEvent;
+  return plugin_events;
 }
 
-// A node the backend (an extender) refuses as unresolvable while the scheduler's own filters pass it:
-// kube-scheduler names no plugin for an extender's refusal (schedule_one.go
-// findNodesThatPassExtenders), and a pod failed by no plugin moves on every event
-// (scheduling_queue.go movePodsToActiveOrBackoffQueue: empty UnschedulablePlugins). It is how a gang
-// member the extender refuses comes back when room is freed.
-EventMask SchedulingCycle::extender_refusal_events(const Fit& fit, EventMask events) const {
-  std::vector<const NodeInfo*> refused;
-  for (size_t i = 0; i < nodes_.size(); ++i)
-    if (fit.statuses[i].code == FilterCode::kUnresolvable) refused.push_back(nodes_[i]);
-  if (refused.empty()) return events;
-  for (const FilterStatus& own : engine_.filter(ctx_, refused)) {
-    if (own.ok()) events = kAnyEvent;
-    if (own.code == FilterCode::kUnschedulable) events |= static_cast<EventMask>(ClusterEvent::kPodDeleted);
+// The first of the profile's filters, in the engine's order, that fails node i without and then with
+// the pods nominated to it (the plugin kube-scheduler's Diagnosis names for the node); nullptr when
+// they all pass it: only an extender (or the gang gate) refused it.
+const FilterPlugin* SchedulingCycle::first_failing_filter(size_t i) const {
+  std::vector<std::string> reasons;
+  const auto first = [&](const PodContext& ctx, const NodeInfo& node) -> const FilterPlugin* {
+    for (const auto& f : engine_.filters())
+      if (f->can_fail(ctx) && f->check(ctx, node, reasons) != FilterCode::kSuccess) return f.get();
+    return nullptr;
+  };
+  if (const FilterPlugin* f = first(ctx_, *nodes_[i])) return f;
+  if (!overlay_.changed(i)) return nullptr;
+  if (ctx_.filter_states.empty()) return first(ctx_, *overlay_.nodes[i]);
+  PodContext with = ctx_.with_cloned_states();
+  for (const auto& p : overlay_.added[i]) with.add_pod(*p, *overlay_.nodes[i]);
+  return first(with, *overlay_.nodes[i]);
+}
+
+// handleSchedulingFailure's UnschedulablePlugins: the failing filter of each node that failed, and for
+// a node no filter fails, the extender that refused it ("Extender", schedule_one.go
+// findNodesThatFitPod, from 1.29: before, the refusal names no plugin) or the gang gate.
+// `plugin_events` gets kPodDeleted for a node a plugin failed where preemption might help.
+RejectorSet SchedulingCycle::rejectors(const Fit& fit, EventMask& plugin_events) const {
+  RejectorSet out = 0;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (fit.statuses[i].ok()) continue;
+    if (const FilterPlugin* f = first_failing_filter(i)) {
+      const std::string_view legacy = plugin_for_legacy_filter(f->name());
+      out |= bit(rejector_of(legacy.empty() ? f->name() : legacy));
+      if (fit.statuses[i].code == FilterCode::kUnschedulable)
+        plugin_events |= static_cast<EventMask>(ClusterEvent::kPodDeleted);
+    } else if (config_.backend != nullptr) {
+      if (scheduler_since::extender_rejection_requeues(config_.preemption.version))
+        out |= bit(Rejector::kExtender);
+    } else {
+      out |= bit(Rejector::kGang);
+    }
   }
-  return events;
+  return out;
 }
 
 // PostFilter's candidates: a gang member preempts for its whole group; any other pod (and a member of

@@ -116,6 +116,9 @@ struct CycleConfig {
   // prefers evicting the youngest) are on that scale.
   int64_t epoch_unix_seconds = 0;
   Scoring scoring;
+  // SchedulerQueueingHints (QueueOptions::queueing_hints): a failed pod's rejectors are recorded for
+  // the hints. The minor itself is preemption.version, the profile's.
+  bool queueing_hints = false;
 };
 
 // One term of the chosen node's total: a score plugin's score on the total's scale and its weight, or

@@ -15,6 +15,22 @@ SimDuration backoff_duration(int attempts, const QueueOptions& options) {
   return d;
 }
 
+namespace {
+
+// alignToWindow: time.Truncate to backoffQOrderingWindowDuration (a second); simulated time 0 starts
+// a window.
+SimTime window_start(SimTime t) {
+  constexpr SimDuration kWindow = std::chrono::seconds(1);
+  return SimTime{0} + (t - SimTime{0}) / kWindow * kWindow;
+}
+
+}  // namespace
+
+SimTime backoff_expiry(const QueuedPodInfo& info, const QueueOptions& options) {
+  const SimTime expiry = info.timestamp + backoff_duration(info.attempts, options);
+  return options.pop_from_backoff ? window_start(expiry) : expiry;
+}
+
 std::string_view queue_name(QueueName queue) {
   switch (queue) {
     case QueueName::kActive:
@@ -83,9 +99,10 @@ bool SchedulingQueue::ActiveLess::operator()(const QueuedPodInfo& a, const Queue
 }
 
 bool SchedulingQueue::BackoffLess::operator()(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
-  const SimTime ea = a.timestamp + backoff_duration(a.attempts, options);
-  const SimTime eb = b.timestamp + backoff_duration(b.attempts, options);
+  const SimTime ea = sim::backoff_expiry(a, options);
+  const SimTime eb = sim::backoff_expiry(b, options);
   if (ea != eb) return ea < eb;
+  if (by_priority && options.pop_from_backoff) return ActiveLess{}(a, b);
   return a.sequence < b.sequence;
 }
 
@@ -94,7 +111,8 @@ SchedulingQueue::SchedulingQueue(const VirtualClock& clock, QueueOptions options
       options_(options),
       timers_start_(clock.now()),
       active_(KeyOf{}, ActiveLess{}),
-      backoff_(KeyOf{}, BackoffLess{options}) {
+      backoff_(KeyOf{}, BackoffLess{options, true}),
+      error_backoff_(KeyOf{}, BackoffLess{options, false}) {
   if (options_.initial_backoff <= SimDuration::zero() || options_.max_backoff <= SimDuration::zero() ||
       options_.backoff_flush_period <= SimDuration::zero() ||
       options_.unschedulable_flush_period <= SimDuration::zero() ||
@@ -110,7 +128,7 @@ void SchedulingQueue::stamp(QueuedPodInfo& info) {
 
 QueueName SchedulingQueue::where(std::string_view uid) const {
   if (active_.contains(uid)) return QueueName::kActive;
-  if (backoff_.contains(uid)) return QueueName::kBackoff;
+  if (backoff_.contains(uid) || error_backoff_.contains(uid)) return QueueName::kBackoff;
   if (unschedulable_.find(uid) != unschedulable_.end()) return QueueName::kUnschedulable;
   return QueueName::kNone;
 }
@@ -118,6 +136,7 @@ QueueName SchedulingQueue::where(std::string_view uid) const {
 const QueuedPodInfo* SchedulingQueue::get(std::string_view uid) const {
   if (const QueuedPodInfo* p = active_.get(uid)) return p;
   if (const QueuedPodInfo* p = backoff_.get(uid)) return p;
+  if (const QueuedPodInfo* p = error_backoff_.get(uid)) return p;
   auto it = unschedulable_.find(uid);
   return it == unschedulable_.end() ? nullptr : &it->second;
 }
@@ -134,8 +153,9 @@ void SchedulingQueue::add(std::string uid, int32_t priority) {
 }
 
 std::optional<QueuedPodInfo> SchedulingQueue::pop() {
-  if (active_.empty()) return std::nullopt;
-  QueuedPodInfo info = active_.pop();
+  if (!can_pop()) return std::nullopt;
+  // activeQueue.unlockedPop: with activeQ empty, podBackoffQ's head (popBackoff), backing off or not.
+  QueuedPodInfo info = active_.empty() ? backoff_.pop() : active_.pop();
   ++info.attempts;
   ++scheduling_cycle_;
   return info;
@@ -153,15 +173,23 @@ void SchedulingQueue::add_unschedulable_if_not_present(QueuedPodInfo info, int64
       break;
   }
   stamp(info);
-  if (move_request_cycle_ >= pod_scheduling_cycle) {
+  if (options_.queueing_hints) {
+    // determineSchedulingHintForInFlightPod: a pod no plugin rejected is requeued after its backoff;
+    // the others wait for an event their hints accept (the simulator raises none while a pod is in
+    // flight but the bind failure's own, which comes with no rejector).
+    if (info.rejectors == 0) {
+      move_to_active_or_backoff({std::move(info)}, MoveEvent::kScheduleAttemptFailure, QueueName::kNone);
+      return;
+    }
+  } else if (move_request_cycle_ >= pod_scheduling_cycle) {
     moved(info.uid, QueueName::kNone, QueueName::kBackoff, MoveEvent::kScheduleAttemptFailure);
-    backoff_.push(std::move(info));
-  } else {
-    moved(info.uid, QueueName::kNone, QueueName::kUnschedulable, MoveEvent::kScheduleAttemptFailure);
-    unschedulable_by_time_.emplace(info.timestamp, info.sequence, info.uid);
-    std::string key = info.uid;
-    unschedulable_.emplace(std::move(key), std::move(info));
+    push_backoff(std::move(info));
+    return;
   }
+  moved(info.uid, QueueName::kNone, QueueName::kUnschedulable, MoveEvent::kScheduleAttemptFailure);
+  unschedulable_by_time_.emplace(info.timestamp, info.sequence, info.uid);
+  std::string key = info.uid;
+  unschedulable_.emplace(std::move(key), std::move(info));
 }
 
 void SchedulingQueue::erase_unschedulable(std::map<std::string, QueuedPodInfo, std::less<>>::iterator it) {
@@ -170,32 +198,50 @@ void SchedulingQueue::erase_unschedulable(std::map<std::string, QueuedPodInfo, s
 }
 
 bool SchedulingQueue::is_backing_off(const QueuedPodInfo& info) const {
-  return backoff_expiry(info) > clock_->now();
+  const SimTime now = clock_->now();
+  // isPodBackingoff: with windows, still backing off while the expiry is not before now's window.
+  if (options_.pop_from_backoff) return backoff_expiry(info) >= window_start(now);
+  return backoff_expiry(info) > now;
 }
 
 SimTime SchedulingQueue::backoff_expiry(const QueuedPodInfo& info) const {
-  return info.timestamp + backoff_duration(info.attempts, options_);
+  return sim::backoff_expiry(info, options_);
 }
 
-void SchedulingQueue::move_to_active_or_backoff(std::vector<QueuedPodInfo> pods, MoveEvent event) {
+void SchedulingQueue::push_backoff(QueuedPodInfo info) {
+  if (options_.pop_from_backoff && info.rejectors == 0) {
+    error_backoff_.push(std::move(info));
+  } else {
+    backoff_.push(std::move(info));
+  }
+}
+
+const QueuedPodInfo* SchedulingQueue::backoff_head() const {
+  const QueuedPodInfo* a = backoff_.empty() ? nullptr : &backoff_.top();
+  const QueuedPodInfo* b = error_backoff_.empty() ? nullptr : &error_backoff_.top();
+  if (a == nullptr || b == nullptr) return a != nullptr ? a : b;
+  return backoff_expiry(*b) < backoff_expiry(*a) ? b : a;
+}
+
+void SchedulingQueue::move_to_active_or_backoff(std::vector<QueuedPodInfo> pods, MoveEvent event,
+                                                QueueName from) {
   for (QueuedPodInfo& info : pods) {
     if (is_backing_off(info)) {
-      moved(info.uid, QueueName::kUnschedulable, QueueName::kBackoff, event);
-      backoff_.push(std::move(info));
+      moved(info.uid, from, QueueName::kBackoff, event);
+      push_backoff(std::move(info));
     } else {
-      moved(info.uid, QueueName::kUnschedulable, QueueName::kActive, event);
+      moved(info.uid, from, QueueName::kActive, event);
       active_.push(std::move(info));
     }
   }
-  move_request_cycle_ = scheduling_cycle_;
+  if (from == QueueName::kUnschedulable) move_request_cycle_ = scheduling_cycle_;
 }
 
-void SchedulingQueue::move_all_to_active_or_backoff(ClusterEvent event) {
-  const auto bit = static_cast<EventMask>(event);
+std::vector<QueuedPodInfo> SchedulingQueue::take_unschedulable(
+    const std::function<bool(const QueuedPodInfo&)>& moves) {
   std::vector<QueuedPodInfo> moving;
   for (auto it = unschedulable_.begin(); it != unschedulable_.end();) {
-    // podMatchesEvent: a pod moves if the event is one that could help it.
-    if ((it->second.unschedulable_events & bit) == 0) {
+    if (!moves(it->second)) {
       ++it;
       continue;
     }
@@ -205,13 +251,26 @@ void SchedulingQueue::move_all_to_active_or_backoff(ClusterEvent event) {
     unschedulable_.erase(it);
     it = next;
   }
-  move_to_active_or_backoff(std::move(moving), move_event_of(event));
+  return moving;
+}
+
+void SchedulingQueue::move_all_to_active_or_backoff(ClusterEvent event) {
+  const auto bit = static_cast<EventMask>(event);
+  // podMatchesEvent: a pod moves if the event is one that could help it.
+  move_to_active_or_backoff(
+      take_unschedulable([bit](const QueuedPodInfo& p) { return (p.unschedulable_events & bit) != 0; }),
+      move_event_of(event));
+}
+
+void SchedulingQueue::move_all_to_active_or_backoff(ClusterEvent event,
+                                                    const std::function<bool(const QueuedPodInfo&)>& worth) {
+  move_to_active_or_backoff(take_unschedulable(worth), move_event_of(event));
 }
 
 bool SchedulingQueue::remove(std::string_view uid) {
   delete_nominated_pod_if_exists(uid);
   if (active_.erase(uid)) return true;
-  if (backoff_.erase(uid)) return true;
+  if (backoff_.erase(uid) || error_backoff_.erase(uid)) return true;
   auto it = unschedulable_.find(uid);
   if (it == unschedulable_.end()) return false;
   erase_unschedulable(it);
@@ -219,9 +278,12 @@ bool SchedulingQueue::remove(std::string_view uid) {
 }
 
 void SchedulingQueue::flush_backoff_completed() {
-  while (!backoff_.empty() && !is_backing_off(backoff_.top())) {
-    moved(backoff_.top().uid, QueueName::kBackoff, QueueName::kActive, MoveEvent::kBackoffComplete);
-    active_.push(backoff_.pop());
+  // popAllBackoffCompleted: podBackoffQ's, then podErrorBackoffQ's.
+  for (auto* heap : {&backoff_, &error_backoff_}) {
+    while (!heap->empty() && !is_backing_off(heap->top())) {
+      moved(heap->top().uid, QueueName::kBackoff, QueueName::kActive, MoveEvent::kBackoffComplete);
+      active_.push(heap->pop());
+    }
   }
 }
 
@@ -248,8 +310,11 @@ SimTime SchedulingQueue::tick_at_or_after(SimTime t, SimDuration period) const {
 }
 
 SimTime SchedulingQueue::next_backoff_flush() const {
-  if (backoff_.empty()) return kNever;
-  return tick_at_or_after(backoff_expiry(backoff_.top()), options_.backoff_flush_period);
+  const QueuedPodInfo* head = backoff_head();
+  if (head == nullptr) return kNever;
+  // Aligned to windows, a pod completes its backoff once now's window is past its expiry's.
+  const SimDuration after = options_.pop_from_backoff ? std::chrono::seconds(1) : SimDuration::zero();
+  return tick_at_or_after(backoff_expiry(*head) + after, options_.backoff_flush_period);
 }
 
 SimTime SchedulingQueue::next_unschedulable_flush() const {

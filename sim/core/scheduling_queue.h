@@ -43,6 +43,9 @@ using EventMask = uint32_t;
 // framework.ClusterEvent{Resource: WildCard, ActionType: All}: helps every pod. UnschedulableTimeout,
 // the leftover flush's event, is one.
 inline constexpr EventMask kAnyEvent = ~EventMask{0};
+// The plugins that rejected a pod (QueuedPodInfo.UnschedulablePlugins), as bits (queueing_hints.h
+// Rejector); none: the pod failed by an error, not a plugin.
+using RejectorSet = uint32_t;
 
 // framework.QueuedPodInfo, without the pod.
 struct QueuedPodInfo {
@@ -57,6 +60,9 @@ struct QueuedPodInfo {
   // The events that could make the pod schedulable; kAnyEvent when unknown (QueuedPodInfo with no
   // UnschedulablePlugins is moved by every event).
   EventMask unschedulable_events = kAnyEvent;
+  // The plugins that rejected the pod, for the queueing hints (QueueOptions::queueing_hints) and the
+  // error backoff queue (QueueOptions::pop_from_backoff); 0: none, an error.
+  RejectorSet rejectors = 0;
   // Final tie-break of activeQ and podBackoffQ, assigned whenever `timestamp` is: Go's time.Now() is
   // nanoseconds and strictly ordered in practice, the virtual clock gives many pods the same time, and
   // the call order is what the nanoseconds would have shown. It makes every Pop deterministic.
@@ -114,11 +120,23 @@ struct QueueOptions {
   // The periods of PriorityQueue.Run's two wait.Until loops.
   SimDuration backoff_flush_period = std::chrono::seconds(1);
   SimDuration unschedulable_flush_period = std::chrono::seconds(30);
+  // SchedulerQueueingHints (queueing_hints.h scheduler_since): a failed pod goes to unschedulablePods
+  // whatever moves came during its cycle (no moveRequestCycle), to podBackoffQ only when no plugin
+  // rejected it; the event loop moves pods by their rejectors' hints
+  // (move_all_to_active_or_backoff with a predicate).
+  bool queueing_hints = false;
+  // SchedulerPopFromBackoffQ (backoff_queue.go): Pop takes podBackoffQ's head when activeQ is empty;
+  // backoff expiries are truncated to whole-second windows (backoffQOrderingWindowDuration), a pod
+  // still backs off within its expiry's window, and within a window podBackoffQ is in activeQ's order;
+  // pods failed by an error (no rejector) wait in podErrorBackoffQ, which Pop does not take from.
+  bool pop_from_backoff = false;
 };
 
 // calculateBackoffDuration: the initial duration doubled for each attempt after the first, capped at
 // the maximum. Attempts <= 1 give the initial duration.
 SimDuration backoff_duration(int attempts, const QueueOptions& options);
+// getBackoffTime: the pod's timestamp plus its backoff, truncated to its window with pop_from_backoff.
+SimTime backoff_expiry(const QueuedPodInfo& info, const QueueOptions& options);
 
 // An error the queue reports instead of corrupting its state (a pod added twice, a failed pod that is
 // still queued): the Go functions return these as errors.
@@ -136,9 +154,12 @@ class SchedulingQueue {
   // already.
   void add(std::string uid, int32_t priority);
 
-  // Pop: the head of activeQ, with attempts incremented; increments the scheduling cycle. nullopt
-  // (and no new cycle) when activeQ is empty: the simulator then advances the clock rather than block.
+  // Pop: the head of activeQ (with pop_from_backoff, of podBackoffQ when activeQ is empty), with
+  // attempts incremented; increments the scheduling cycle. nullopt (and no new cycle) when there is
+  // none: the simulator then advances the clock rather than block.
   std::optional<QueuedPodInfo> pop();
+  // Whether pop() would return a pod.
+  bool can_pop() const { return !active_.empty() || (options_.pop_from_backoff && !backoff_.empty()); }
 
   // Every later move is reported to `observer` (none: nothing is built, one branch per move).
   void set_move_observer(MoveObserver observer) { observer_ = std::move(observer); }
@@ -159,6 +180,10 @@ class SchedulingQueue {
   // QueuedPodInfo::unschedulable_events) goes to podBackoffQ if still backing off, else to activeQ;
   // moveRequestCycle becomes the current cycle even if none moved.
   void move_all_to_active_or_backoff(ClusterEvent event);
+  // The same with queueing hints: the pods `worth` says the event may help (isPodWorthRequeuing), in
+  // UID order, whatever their unschedulable_events.
+  void move_all_to_active_or_backoff(ClusterEvent event,
+                                     const std::function<bool(const QueuedPodInfo&)>& worth);
 
   // Delete: removes the pod from whichever queue holds it and drops its nomination. Returns whether
   // it was queued.
@@ -187,7 +212,7 @@ class SchedulingQueue {
   // The metadata of a queued pod, or nullptr.
   const QueuedPodInfo* get(std::string_view uid) const;
   size_t active_size() const { return active_.size(); }
-  size_t backoff_size() const { return backoff_.size(); }
+  size_t backoff_size() const { return backoff_.size() + error_backoff_.size(); }
   size_t unschedulable_size() const { return unschedulable_.size(); }
   size_t size() const { return active_size() + backoff_size() + unschedulable_size(); }
 
@@ -216,17 +241,27 @@ class SchedulingQueue {
   struct ActiveLess {
     bool operator()(const QueuedPodInfo& a, const QueuedPodInfo& b) const;
   };
-  // podsCompareBackoffCompleted: earlier backoff expiry first; then the sequence.
+  // podsCompareBackoffCompleted: earlier backoff expiry first; with pop_from_backoff and `by_priority`
+  // then activeQ's order (lessBackoffCompletedWithPriority); then the sequence.
   struct BackoffLess {
     QueueOptions options;  // a copy, so that the queue stays copyable
+    bool by_priority = false;
     bool operator()(const QueuedPodInfo& a, const QueuedPodInfo& b) const;
   };
   using UnschedulableByTime = std::set<std::tuple<SimTime, uint64_t, std::string>>;
 
   void stamp(QueuedPodInfo& info);
   void erase_unschedulable(std::map<std::string, QueuedPodInfo, std::less<>>::iterator it);
+  // podBackoffQ, or podErrorBackoffQ for a pod no plugin rejected (with pop_from_backoff).
+  void push_backoff(QueuedPodInfo info);
+  // The pod of the two backoff queues that completes its backoff first, or nullptr.
+  const QueuedPodInfo* backoff_head() const;
+  // The pods of unschedulablePods `moves` accepts, taken out of it, in UID order.
+  std::vector<QueuedPodInfo> take_unschedulable(const std::function<bool(const QueuedPodInfo&)>& moves);
   // movePodsToActiveOrBackoffQueue for pods taken out of unschedulablePods.
-  void move_to_active_or_backoff(std::vector<QueuedPodInfo> pods, MoveEvent event);
+  // Pods taken out of `from` (a failed cycle's: kNone) go on.
+  void move_to_active_or_backoff(std::vector<QueuedPodInfo> pods, MoveEvent event,
+                                 QueueName from = QueueName::kUnschedulable);
   // Reports a move to the observer, if any.
   void moved(const std::string& uid, QueueName from, QueueName to, MoveEvent event) const {
     if (observer_) report(uid, from, to, event);
@@ -242,6 +277,7 @@ class SchedulingQueue {
   SimTime timers_start_;
   IndexedHeap<QueuedPodInfo, KeyOf, ActiveLess> active_;
   IndexedHeap<QueuedPodInfo, KeyOf, BackoffLess> backoff_;
+  IndexedHeap<QueuedPodInfo, KeyOf, BackoffLess> error_backoff_;  // podErrorBackoffQ
   // unschedulablePods, by UID (ordered, so that moves visit pods in a fixed order), and the same pods
   // by (timestamp, sequence) for the leftover flush.
   std::map<std::string, QueuedPodInfo, std::less<>> unschedulable_;

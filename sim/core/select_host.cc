@@ -1,6 +1,8 @@
 #include "sim/core/select_host.h"
 
 #include <limits>
+#include <utility>
+#include <vector>
 
 namespace kext::sim {
 
@@ -31,6 +33,34 @@ std::optional<size_t> select_host(std::span<const int64_t> scores, Rng& rng) {
     }
   }
   return selected;
+}
+
+size_t select_host_by_randomizer(std::span<const int64_t> scores, bool extender_scored, Rng& rng) {
+  struct Entry {
+    int64_t total;
+    uint64_t randomizer;
+    size_t index;
+  };
+  std::vector<Entry> h;
+  h.reserve(scores.size());
+  // rand.Int: a non-negative 63-bit integer, drawn in node order.
+  for (size_t i = 0; i < scores.size(); ++i) h.push_back({scores[i], extender_scored ? rng() >> 1 : 0, i});
+  const auto less = [&](size_t i, size_t j) {
+    return h[i].total > h[j].total || (h[i].total == h[j].total && h[i].randomizer > h[j].randomizer);
+  };
+  // container/heap Init: down() from the last parent to the root; Pop then returns the root.
+  const size_t n = h.size();
+  for (size_t i0 = n / 2; i0-- > 0;) {
+    for (size_t i = i0;;) {
+      const size_t j1 = 2 * i + 1;
+      if (j1 >= n) break;
+      const size_t j = (j1 + 1 < n && less(j1 + 1, j1)) ? j1 + 1 : j1;
+      if (!less(j, i)) break;
+      std::swap(h[i], h[j]);
+      i = j;
+    }
+  }
+  return h[0].index;
 }
 
 }  // namespace kext::sim

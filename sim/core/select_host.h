@@ -27,4 +27,11 @@ uint64_t uniform_below(Rng& rng, uint64_t n);
 // per tie after the first, exactly as many times as kube-scheduler calls rand.Intn.
 std::optional<size_t> select_host(std::span<const int64_t> scores, Rng& rng);
 
+// selectHost from 1.35 (schedule_one.go prioritizeNodes and nodeScoreHeap, PR #135231): each node an
+// extender scored (`extender_scored`: all of them, else none) draws a Randomizer (rand.Int), and the
+// node popped first from the heap of (total, Randomizer), both higher first, is chosen. Ties among
+// nodes without a Randomizer go to whichever container/heap's Init leaves at its root: no draw.
+// `scores` must not be empty.
+size_t select_host_by_randomizer(std::span<const int64_t> scores, bool extender_scored, Rng& rng);
+
 }  // namespace kext::sim

@@ -7,14 +7,27 @@
 
 #include "algorithms/namespaced_key.h"
 #include "common/quantile.h"
+#include "sim/core/queueing_hints.h"
 
 namespace kext::sim {
+namespace {
+
+// The queue of the profile's minor (preemption::Options::version, which compile() sets from the
+// Profile's): hints and popping from podBackoffQ where that minor has them on.
+QueueOptions queue_options(const SimulatorOptions& options) {
+  QueueOptions q = options.queue;
+  q.queueing_hints = scheduler_since::queueing_hints(options.preemption.version);
+  q.pop_from_backoff = scheduler_since::pop_from_backoff(options.preemption.version);
+  return q;
+}
+
+}  // namespace
 
 Simulator::Simulator(SimCluster cluster, const Engine& engine, SimulatorOptions options)
     : cluster_(std::move(cluster)),
       engine_(&engine),
       options_(options),
-      queue_(clock_, options.queue),
+      queue_(clock_, queue_options(options)),
       state_{Rng(options.seed), 0, {}, gang::Gatekeeper(options.gang_backoff), {}},
       usage_(options.usage) {
   if (options_.usage.enabled) cluster_.set_usage(&usage_);
@@ -24,6 +37,7 @@ Simulator::Simulator(SimCluster cluster, const Engine& engine, SimulatorOptions 
   config_.epoch_unix_seconds = options_.epoch_unix_seconds;
   config_.percentage_of_nodes_to_score = options_.percentage_of_nodes_to_score;
   config_.scoring = options_.scoring;
+  config_.queueing_hints = scheduler_since::queueing_hints(options_.preemption.version);
   state_.gangs.set_topology_levels(options_.topology_levels);
   state_.gangs.set_observer([this](gang::GroupEvent e, const std::string& group, gang::Time) {
     gang_events_.push_back({clock_.now(), group, e});
@@ -104,8 +118,23 @@ void Simulator::delete_pod(const std::string& uid, SimTime at) {
 }
 
 void Simulator::remove_bound(const std::string& uid) {
+  const std::shared_ptr<const Pod> pod = cluster_.pod(uid);
   auto on = cluster_.delete_pod(uid);
-  if (on.has_value() && !on->empty()) queue_.move_all_to_active_or_backoff(ClusterEvent::kPodDeleted);
+  if (on.has_value() && !on->empty())
+    move_pods(EventObjects{.event = ClusterEvent::kPodDeleted, .old_pod = pod.get()});
+}
+
+void Simulator::move_pods(const EventObjects& e) {
+  if (!config_.queueing_hints) {
+    queue_.move_all_to_active_or_backoff(e.event);
+    return;
+  }
+  queue_.move_all_to_active_or_backoff(e.event, [&](const QueuedPodInfo& info) {
+    const std::shared_ptr<const PodInfo> pi = cluster_.pod_info(info.uid);
+    const std::shared_ptr<const Pod> pod = cluster_.pod(info.uid);
+    if (pi == nullptr || pod == nullptr) return true;
+    return worth_requeuing(*pod, pi->requests, info.rejectors, e);
+  });
 }
 
 void Simulator::forget(const std::string& uid) {
@@ -154,7 +183,7 @@ void Simulator::arrive(const std::string& uid) {
   queue_.add(uid, priority);
   arrived_at_[uid] = clock_.now();
   // A member created: its group's pods waiting for the rest try again (Coscheduling's Pod Add).
-  if (member) queue_.move_all_to_active_or_backoff(ClusterEvent::kGangChanged);
+  if (member) move_pods(EventObjects{.event = ClusterEvent::kGangChanged});
 }
 
 void Simulator::arrive_bound(const std::string& uid) {
@@ -167,7 +196,7 @@ void Simulator::arrive_bound(const std::string& uid) {
     return;
   }
   cluster_.add_pod(std::move(pod));
-  queue_.move_all_to_active_or_backoff(ClusterEvent::kPodUpdated);
+  move_pods(EventObjects{.event = ClusterEvent::kPodUpdated, .new_pod = cluster_.pod(uid).get()});
 }
 
 void Simulator::delete_victim(const std::string& uid, RunSummary& summary) {
@@ -199,9 +228,14 @@ void Simulator::update_node(const std::string& key) {
   auto it = changes_.find(key);
   Node node = std::move(it->second);
   changes_.erase(it);
-  if (cluster_.node(node.name) == nullptr) return;  // its node has not joined yet
+  const NodeInfo* before = cluster_.node(node.name);
+  if (before == nullptr) return;  // its node has not joined yet
+  const std::shared_ptr<const Node> old = before->node;
+  const std::string name = node.name;
   cluster_.replace_node(std::move(node));
-  queue_.move_all_to_active_or_backoff(ClusterEvent::kNodeChanged);
+  move_pods(EventObjects{.event = ClusterEvent::kNodeChanged,
+                         .old_node = old.get(),
+                         .new_node = cluster_.node(name)->node.get()});
 }
 
 void Simulator::delete_now(const std::string& uid) {
@@ -226,7 +260,7 @@ void Simulator::join_node(const std::string& name) {
   Node node = std::move(it->second);
   joining_.erase(it);
   cluster_.add_node(std::move(node));
-  queue_.move_all_to_active_or_backoff(ClusterEvent::kNodeAdded);
+  move_pods(EventObjects{.event = ClusterEvent::kNodeAdded, .new_node = cluster_.node(name)->node.get()});
 }
 
 void Simulator::complete(const std::string& uid, RunSummary& summary) {
@@ -291,7 +325,7 @@ void Simulator::sample_usage() {
 }
 
 SimTime Simulator::next_due() const {
-  if (queue_.active_size() > 0) return clock_.now();
+  if (queue_.can_pop()) return clock_.now();
   return std::max(idle_next(), clock_.now());
 }
 
@@ -325,7 +359,7 @@ void Simulator::expire_gangs() {
       queue_.add(uid, pod->effective_priority());
     }
   }
-  if (!gone.empty()) queue_.move_all_to_active_or_backoff(ClusterEvent::kGangChanged);
+  if (!gone.empty()) move_pods(EventObjects{.event = ClusterEvent::kGangChanged});
 }
 
 void Simulator::on_bound(const std::string& uid, RunSummary& summary) {
@@ -432,7 +466,7 @@ void Simulator::loop(SimTime end, RunSummary& summary,
     }
     if (queue_.next_timer_due() <= clock_.now()) queue_.run_due_timers();
     expire_gangs();
-    if (queue_.active_size() > 0) {
+    if (queue_.can_pop()) {
       run_one_cycle(summary, on_decision);
       continue;
     }

@@ -19,6 +19,7 @@
 #include "sim/core/clock.h"
 #include "sim/core/cluster.h"
 #include "sim/core/cycle.h"
+#include "sim/core/queueing_hints.h"
 #include "sim/core/scheduling_queue.h"
 #include "sim/core/select_host.h"
 #include "sim/core/usage.h"
@@ -236,6 +237,9 @@ class Simulator {
   void record_pending(RunSummary& summary) const;
   // Removes a bound pod and tells the queue (a pod deleted: AssignedPodDelete).
   void remove_bound(const std::string& uid);
+  // MoveAllToActiveOrBackoffQueue for one event: by the pods' masks, or with queueing hints by their
+  // rejectors' hints on the event's objects (queueing_hints.h).
+  void move_pods(const EventObjects& e);
   // What is known of a pod that left the simulation, forgotten (bounded memory when following).
   void forget(const std::string& uid);
   // Gang timeouts due now: the groups' room released, their waiting members unbound and queued again.
