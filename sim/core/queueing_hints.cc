@@ -147,17 +147,17 @@ bool affinity_terms_after_node_change(const Pod& pod, const EventObjects& e) {
 
 // interpodaffinity isSchedulableAfterPodChange: an added pod that matches every affinity term, or a
 // deleted one that matched every anti-affinity term or whose own anti-affinity terms matched this pod.
-bool affinity_terms_after_pod_change(const Pod& pod, const EventObjects& e) {
+bool affinity_terms_after_pod_change(const Pod& pod, const EventObjects& e, LabelKeys keys) {
   const std::vector<PodAffinityTerm> none;
   const auto& required = pod.affinity ? pod.affinity->required_affinity : none;
   const auto& anti = pod.affinity ? pod.affinity->required_anti_affinity : none;
   if (e.new_pod != nullptr)
-    return pod_matches_all_terms(make_incoming_terms(pod, required, nullptr), *e.new_pod);
+    return pod_matches_all_terms(make_incoming_terms(pod, required, nullptr, keys), *e.new_pod);
   if (e.old_pod == nullptr) return false;
-  if (pod_matches_all_terms(make_incoming_terms(pod, anti, nullptr), *e.old_pod)) return true;
+  if (pod_matches_all_terms(make_incoming_terms(pod, anti, nullptr, keys), *e.old_pod)) return true;
   if (!e.old_pod->affinity) return false;
   return pod_matches_all_terms(
-      make_incoming_terms(*e.old_pod, e.old_pod->affinity->required_anti_affinity, nullptr), pod);
+      make_incoming_terms(*e.old_pod, e.old_pod->affinity->required_anti_affinity, nullptr, keys), pod);
 }
 
 // nodeports isSchedulableAfterPodDeleted: the deleted pod held a host port this pod wants.
@@ -196,7 +196,7 @@ bool node_hint(Rejector r, const Pod& pod, const Resources& requests, const Even
   }
 }
 
-bool pod_hint(Rejector r, const Pod& pod, const EventObjects& e) {
+bool pod_hint(Rejector r, const Pod& pod, const EventObjects& e, LabelKeys keys) {
   const bool deleted = e.event == ClusterEvent::kPodDeleted;
   switch (r) {
     case Rejector::kNodeResourcesFit:
@@ -206,7 +206,7 @@ bool pod_hint(Rejector r, const Pod& pod, const EventObjects& e) {
     case Rejector::kPodTopologySpread:
       return spread_after_pod_change(pod, deleted ? *e.old_pod : *e.new_pod);
     case Rejector::kInterPodAffinity:
-      return affinity_terms_after_pod_change(pod, e);
+      return affinity_terms_after_pod_change(pod, e, keys);
     case Rejector::kExtender:
     case Rejector::kGang:
     case Rejector::kOther:
@@ -225,7 +225,7 @@ Rejector rejector_of(std::string_view plugin) {
 }
 
 bool worth_requeuing(const Pod& pod, const Resources& requests, RejectorSet rejectors,
-                     const EventObjects& e) {
+                     const EventObjects& e, LabelKeys keys) {
   if (rejectors == 0) return true;
   const bool node_event = e.event == ClusterEvent::kNodeAdded || e.event == ClusterEvent::kNodeChanged;
   const bool pod_event = e.event == ClusterEvent::kPodDeleted || e.event == ClusterEvent::kPodUpdated;
@@ -234,7 +234,7 @@ bool worth_requeuing(const Pod& pod, const Resources& requests, RejectorSet reje
     const auto r = static_cast<Rejector>(b);
     if (r == Rejector::kExtender || r == Rejector::kGang || r == Rejector::kOther) return true;
     if (node_event && e.new_node != nullptr && node_hint(r, pod, requests, e)) return true;
-    if (pod_event && (e.old_pod != nullptr || e.new_pod != nullptr) && pod_hint(r, pod, e)) return true;
+    if (pod_event && (e.old_pod != nullptr || e.new_pod != nullptr) && pod_hint(r, pod, e, keys)) return true;
   }
   return false;
 }

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "algorithms/kube_version.h"
+#include "algorithms/pod_affinity.h"
 #include "algorithms/model.h"
 #include "sim/core/scheduling_queue.h"
 
@@ -61,7 +62,9 @@ struct EventObjects {
 };
 
 // isPodWorthRequeuing with hints: whether any of `rejectors`' hints says Queue for `pod` (whose
-// effective requests are `requests`). A pod with no rejectors is always worth it.
-bool worth_requeuing(const Pod& pod, const Resources& requests, RejectorSet rejectors, const EventObjects& e);
+// effective requests are `requests`). A pod with no rejectors is always worth it. `keys`: whether the
+// affinity terms' matchLabelKeys join their selectors at the profile's minor (affinity_label_keys).
+bool worth_requeuing(const Pod& pod, const Resources& requests, RejectorSet rejectors, const EventObjects& e,
+                     LabelKeys keys);
 
 }  // namespace kext::sim

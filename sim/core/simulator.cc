@@ -133,7 +133,8 @@ void Simulator::move_pods(const EventObjects& e) {
     const std::shared_ptr<const PodInfo> pi = cluster_.pod_info(info.uid);
     const std::shared_ptr<const Pod> pod = cluster_.pod(info.uid);
     if (pi == nullptr || pod == nullptr) return true;
-    return worth_requeuing(*pod, pi->requests, info.rejectors, e);
+    return worth_requeuing(*pod, pi->requests, info.rejectors, e,
+                           affinity_label_keys(options_.preemption.version));
   });
 }
 

@@ -151,7 +151,8 @@ wait_bound 60
 
 AUDIT_FROM=0
 [ -n "$AUDIT_LOG" ] && AUDIT_FROM=$(wc -l <"$AUDIT_LOG")
-"$EXTENDER_SIM" --follow --kubeconfig "$KUBECONFIG" --config "$SCHED_CFG" --config "$PACK_CFG" \
+# shellcheck disable=SC2046 # two words or none
+"$EXTENDER_SIM" --follow --kubeconfig "$KUBECONFIG" --config "$SCHED_CFG" --config "$PACK_CFG" $(e2e_version_flags) \
   --listen 127.0.0.1:0 --log "$WORK/follow.jsonl" --html "$WORK/follow.html" \
   >"$WORK/follow.out" 2>"$WORK/follow.err" &
 FOLLOWER=$!

@@ -75,10 +75,27 @@ YAML
 
 # An extender from the build on PORT, on default flags but --enable-bind and any given; returns once
 # its /readyz answers, as kube-scheduler's first extender call must find it serving.
+# The minor of KUBE_SCHEDULER ("1.31", from "Kubernetes v1.31.13"), or nothing without one: the
+# extender and extender-sim then take the API server's /version, which names the cluster's own minor.
+e2e_scheduler_minor() {
+  [ -n "${KUBE_SCHEDULER:-}" ] || return 0
+  "$KUBE_SCHEDULER" --version | sed -n 's/.* v\(1\.[0-9]*\)\..*/\1/p'
+}
+
+# --kubernetes-version for the scheduler started here: one API server of the newest minor serves
+# schedulers of older minors, whose semantics the extender must follow, not the API server's.
+e2e_version_flags() {
+  local minor
+  minor=$(e2e_scheduler_minor)
+  [ -z "$minor" ] || echo "--kubernetes-version $minor"
+}
+
 e2e_start_extender() { # port [extra flags]
   local port=$1
   shift
-  "$BUILD/kube-extender" --kubeconfig "$KUBECONFIG" --enable-bind --port "$port" "$@" >"$WORK/extender-$port.log" 2>&1 &
+  # shellcheck disable=SC2046 # two words or none
+  "$BUILD/kube-extender" --kubeconfig "$KUBECONFIG" --enable-bind --port "$port" $(e2e_version_flags) "$@" \
+    >"$WORK/extender-$port.log" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && return 0; sleep 0.2; done
   fail "the extender on port $port is not ready"

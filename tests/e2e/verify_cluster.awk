@@ -139,10 +139,21 @@ function fill_node(i, target, c, m, app, name, labels, spec, init, extra, pc, n)
     # Distinct start times, the oldest first: MoreImportantPod breaks priority ties on them.
     start_seq++
     print "/api/v1/namespaces/" ns "/pods/" name "/status\t{\"status\":{\"phase\":\"Running\",\"startTime\":" \
-      q(ago(100000 - start_seq * 37)) "}}" > (out "/patches.tsv")
+      q(ago(100000 - start_seq * 37)) resized(c, m) "}}" > (out "/patches.tsv")
     used_cpu[i] += c; used_mem[i] += m; used_pods[i]++
     if (app == "db") db_pods++
   }
+}
+
+# One pod in eight of those with requests runs resized up: its container status reports 1.5 times the
+# spec's requests as allocated and in force, as a kubelet does after an in-place resize. kube-scheduler
+# counts the larger from 1.33 (InPlacePodVerticalScaling beta), the spec before.
+function resized(c, m, rc, rm) {
+  if (c == 0 || !chance(0.125)) return ""
+  rc = int(c * 1.5 / 10) * 10; rm = int(m * 1.5 / 16) * 16
+  return ",\"containerStatuses\":[{" kv("name", "c") "," kv("image", "img") "," kv("imageID", "") \
+    ",\"ready\":true,\"restartCount\":0,\"state\":{\"running\":{}},\"allocatedResources\":{" kv("cpu", cpu(rc)) "," \
+    kv("memory", mem(rm)) "},\"resources\":" requests(rc, rm, "") "}]"
 }
 
 # RFC 3339 time S seconds before `now_epoch`.
@@ -169,13 +180,13 @@ function spread(key, when, skew, selector, more) {
 function match_app(app) { return "{\"matchLabels\":{" kv("app", app) "}}" }
 
 # Test pod t: its shape (what it exercises) cycles through the list, its sizes are drawn.
-function make_test(t, shapes, shape, app, c, m, labels, spec, init, aff, tsc, tol, img, pc, res, name, more) {
+function make_test(t, shapes, shape, app, c, m, labels, spec, init, aff, tsc, tol, img, pc, res, name, more, more_spec) {
   split("plain besteffort init sidecar spread-zone spread-soft spread-keys node-affinity pod-affinity " \
-    "anti-affinity tolerate images service ephemeral big empty-selector", shapes, " ")
-  shape = shapes[t % 16 + 1]
+    "anti-affinity tolerate images service ephemeral big empty-selector pod-level", shapes, " ")
+  shape = shapes[t % 17 + 1]
   app = pick("web api db cache batch queue")
   c = pick("100 200 250 500 500 750 1000 1500 2000 3000"); m = pick("128 256 512 512 1024 2048 4096")
-  more = ""; init = ""; aff = ""; tsc = ""; tol = ""; img = pod_image(1 + rnd(img_count))
+  more = ""; more_spec = ""; init = ""; aff = ""; tsc = ""; tol = ""; img = pod_image(1 + rnd(img_count))
   res = requests(c, m, "")
   if (shape == "besteffort") res = "{}"
   if (shape == "init") init = "[" container("init", pod_image(11), requests(c * 3, m * 2, "")) "]"
@@ -218,6 +229,12 @@ function make_test(t, shapes, shape, app, c, m, labels, spec, init, aff, tsc, to
   if (shape == "service") app = pick("web api")
   if (shape == "ephemeral") res = requests(c, m, "," kv("ephemeral-storage", (10 + rnd(120)) "Gi"))
   if (shape == "big") res = requests(6000 + rnd(8) * 1000, 8192 + rnd(4) * 4096, "")
+  # Pod-level requests (PodLevelResources, beta from 1.34) above the container's own: 1.34 and later
+  # count the pod level, earlier minors the container.
+  if (shape == "pod-level") {
+    res = requests(100, 128, "")
+    more_spec = ",\"resources\":" requests(c * 2, m * 2, "")
+  }
   pc = chance(0.3) ? "verify-mid" : ""
   name = sprintf("t%03d-%s", t, shape)
   labels = pod_labels(app, more)
@@ -226,7 +243,7 @@ function make_test(t, shapes, shape, app, c, m, labels, spec, init, aff, tsc, to
   if (aff != "") spec = spec ",\"affinity\":{" aff "}"
   if (tsc != "") spec = spec ",\"topologySpreadConstraints\":[" tsc "]"
   if (init != "") spec = spec ",\"initContainers\":" init
-  spec = spec ",\"containers\":[" container("c", img, res) "]"
+  spec = spec more_spec ",\"containers\":[" container("c", img, res) "]"
   print pod_json(name, labels, spec) > (out "/test/" sprintf("%03d", ++test_seq) "-" name ".json")
 }
 

@@ -17,9 +17,9 @@
 # The cluster (verify_cluster.awk, reproducible from SEED): NODES Node objects (default 200) in 4 zones, 2 to
 # 32 CPUs, images in status.images, PreferNoSchedule and NoSchedule taints, one or two unschedulable; pods
 # bound to them at creation (best-effort ones, init containers, priorities 0, 10 and 1000, pod
-# (anti-)affinity), two Services and a PDB; then TESTS pods to schedule (default 60, 16 shapes: requests,
-# best-effort, init containers, a sidecar, spread constraints, node and pod affinity, tolerations, images,
-# ephemeral storage, ...) with PREEMPTORS pods of priority 100000 among them (default 8) that fit nowhere
+# (anti-)affinity, some resized in place), two Services and a PDB; then TESTS pods to schedule (default 60,
+# 17 shapes: requests, best-effort, init containers, a sidecar, spread constraints, node and pod affinity,
+# tolerations, images, ephemeral storage, pod-level requests, ...) with PREEMPTORS pods of priority 100000 among them (default 8) that fit nowhere
 # without evicting. The pods are scheduled one at a time, each once the one before is bound (or
 # POD_TIMEOUT seconds have passed, default 20, and it is deleted), so that both sides see the same cluster.
 # Nodes and pods carry the label and taint kube-extender.io/e2e=verify; PriorityClasses verify-low, -mid
@@ -28,7 +28,7 @@
 # Needs KUBECONFIG (skipped without a cluster), KUBE_SCHEDULER (the scheduler is started here: -v=10 and
 # its configuration are the point), jq, curl and kubectl. BUILD names the C++ build (default build);
 # EXTENDER_PORT the extender's port (default 8898). The extender runs the scheduler's minor's semantics
-# with --kubernetes-version when the build has that flag; otherwise the build's own, and the run says so.
+# with --kubernetes-version.
 # Logs and the data compared stay in the folder printed at the end; verify_compare.sh DIR compares again.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -62,17 +62,10 @@ for tool in jq curl; do command -v $tool >/dev/null || fail "needs $tool"; done
 [ -n "${KUBE_SCHEDULER:-}" ] || fail "needs KUBE_SCHEDULER: the scheduler is started here, at -v=10"
 [ -x "$BUILD/kube-extender" ] || fail "no kube-extender at $BUILD/kube-extender (set BUILD)"
 SCHED_VERSION=$("$KUBE_SCHEDULER" --version | awk '{ print $2 }')
-MINOR=$(echo "$SCHED_VERSION" | sed -n 's/^v1\.\([0-9]*\)\..*/\1/p')
+MINOR=$(e2e_scheduler_minor)
 [ -n "$MINOR" ] || fail "cannot read the minor of $KUBE_SCHEDULER --version: $SCHED_VERSION"
-VERSION_FLAGS=()
-# The help text whole first: grep -q stopping early would fail the pipeline (pipefail) on SIGPIPE.
-EXTENDER_HELP=$("$BUILD/kube-extender" --help 2>&1 || true)
-if grep -q -- '--kubernetes-version' <<<"$EXTENDER_HELP"; then
-  VERSION_FLAGS=(--kubernetes-version "1.$MINOR")
-  SEMANTICS="1.$MINOR (--kubernetes-version)"
-else
-  SEMANTICS="the build's own (no --kubernetes-version flag in this build)"
-fi
+read -r -a VERSION_FLAGS <<<"$(e2e_version_flags)"
+SEMANTICS="$MINOR (--kubernetes-version)"
 
 # kubectl proxy: every later call is one curl, not one kubectl start-up.
 start_proxy() {

@@ -220,14 +220,14 @@ TEST(QueueingHints, EachPluginsHintOnItsEvents) {
   };
   for (const Row& r : rows) {
     const EventObjects e{.event = ClusterEvent::kNodeChanged, .old_node = &before, .new_node = r.after};
-    EXPECT_EQ(worth_requeuing(pod, requests, bit(r.plugin), e), r.queue) << static_cast<uint32_t>(r.plugin);
+    EXPECT_EQ(worth_requeuing(pod, requests, bit(r.plugin), e, LabelKeys::kMerged), r.queue) << static_cast<uint32_t>(r.plugin);
   }
   const Pod other = sim_pod("other", 100, 0, "n1");
   const EventObjects deleted{.event = ClusterEvent::kPodDeleted, .old_pod = &other};
-  EXPECT_TRUE(worth_requeuing(pod, requests, bit(Rejector::kNodeResourcesFit), deleted));
-  EXPECT_FALSE(worth_requeuing(pod, requests, bit(Rejector::kNodePorts), deleted));  // held no port
-  EXPECT_FALSE(worth_requeuing(pod, requests, bit(Rejector::kTaintToleration), deleted));
-  EXPECT_TRUE(worth_requeuing(pod, requests, 0, deleted));  // failed by no plugin
+  EXPECT_TRUE(worth_requeuing(pod, requests, bit(Rejector::kNodeResourcesFit), deleted, LabelKeys::kMerged));
+  EXPECT_FALSE(worth_requeuing(pod, requests, bit(Rejector::kNodePorts), deleted, LabelKeys::kMerged));  // held no port
+  EXPECT_FALSE(worth_requeuing(pod, requests, bit(Rejector::kTaintToleration), deleted, LabelKeys::kMerged));
+  EXPECT_TRUE(worth_requeuing(pod, requests, 0, deleted, LabelKeys::kMerged));  // failed by no plugin
 }
 
 }  // namespace
