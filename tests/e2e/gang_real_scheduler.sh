@@ -37,7 +37,10 @@ else
   backends=""
   for i in $(seq "$REPLICAS"); do
     port=$((EXTENDER_PORT + i))
-    e2e_start_extender "$port" --leader-elect --leader-elect-identity "e2e-$i" --leader-elect-resource-namespace "$NS"
+    # Each advertises loopback, as the Deployment advertises its pod IP: this machine's hostname, the
+    # default, need not resolve on a CI machine.
+    e2e_start_extender "$port" --leader-elect --leader-elect-identity "e2e-$i" --leader-elect-resource-namespace "$NS" \
+      --advertise-address 127.0.0.1
     backends+="  server r$i 127.0.0.1:$port check"$'\n'
   done
   cat >"$WORK/haproxy.cfg" <<CFG

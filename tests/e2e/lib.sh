@@ -29,8 +29,16 @@ now() { date +%s.%N; }
 since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.1f", a - b }'; }
 gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
 
+# A failure prints the end of every log the script kept, so that a CI run, whose machine is gone
+# afterwards, shows why.
 fail() {
   echo "$E2E_NAME: FAIL: $*"
+  local f
+  for f in "$WORK"/*.log; do
+    [ -f "$f" ] || continue
+    echo "--- the last 40 lines of $(basename "$f")"
+    tail -n 40 "$f"
+  done
   echo "logs in $WORK"
   exit 1
 }
