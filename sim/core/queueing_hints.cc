@@ -224,8 +224,8 @@ Rejector rejector_of(std::string_view plugin) {
   return Rejector::kOther;
 }
 
-bool worth_requeuing(const Pod& pod, const Resources& requests, RejectorSet rejectors,
-                     const EventObjects& e, LabelKeys keys) {
+bool worth_requeuing(const Pod& pod, const Resources& requests, RejectorSet rejectors, const EventObjects& e,
+                     LabelKeys keys) {
   if (rejectors == 0) return true;
   const bool node_event = e.event == ClusterEvent::kNodeAdded || e.event == ClusterEvent::kNodeChanged;
   const bool pod_event = e.event == ClusterEvent::kPodDeleted || e.event == ClusterEvent::kPodUpdated;

@@ -10,8 +10,8 @@
 #include <string_view>
 
 #include "algorithms/kube_version.h"
-#include "algorithms/pod_affinity.h"
 #include "algorithms/model.h"
+#include "algorithms/pod_affinity.h"
 #include "sim/core/scheduling_queue.h"
 
 namespace kext::sim {
@@ -27,7 +27,7 @@ inline bool extender_rejection_requeues(KubeVersion v) { return v.at_least(29); 
 inline bool queueing_hints(KubeVersion v) { return v.minor == 28 || v.at_least(32); }
 // 1.33 SchedulerPopFromBackoffQ (beta, on): Pop takes podBackoffQ's head when activeQ is empty.
 inline bool pop_from_backoff(KubeVersion v) { return v.at_least(33); }
-// 1.35 (PR #135231): selectHost's random tie-break only among the nodes an extender scored.
+// 1.35 (PR #135231): selectHost draws a Randomizer for each node an extender scored (select_host.h).
 inline bool tie_break_among_extender_scored(KubeVersion v) { return v.at_least(35); }
 }  // namespace scheduler_since
 

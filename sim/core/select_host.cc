@@ -41,10 +41,11 @@ size_t select_host_by_randomizer(std::span<const int64_t> scores, bool extender_
     uint64_t randomizer;
     size_t index;
   };
+  if (!extender_scored) return *select_host(scores, rng);
   std::vector<Entry> h;
   h.reserve(scores.size());
   // rand.Int: a non-negative 63-bit integer, drawn in node order.
-  for (size_t i = 0; i < scores.size(); ++i) h.push_back({scores[i], extender_scored ? rng() >> 1 : 0, i});
+  for (size_t i = 0; i < scores.size(); ++i) h.push_back({scores[i], rng() >> 1, i});
   const auto less = [&](size_t i, size_t j) {
     return h[i].total > h[j].total || (h[i].total == h[j].total && h[i].randomizer > h[j].randomizer);
   };

@@ -29,9 +29,10 @@ std::optional<size_t> select_host(std::span<const int64_t> scores, Rng& rng);
 
 // selectHost from 1.35 (schedule_one.go prioritizeNodes and nodeScoreHeap, PR #135231): each node an
 // extender scored (`extender_scored`: all of them, else none) draws a Randomizer (rand.Int), and the
-// node popped first from the heap of (total, Randomizer), both higher first, is chosen. Ties among
-// nodes without a Randomizer go to whichever container/heap's Init leaves at its root: no draw.
-// `scores` must not be empty.
+// node popped first from the heap of (total, Randomizer), both higher first, is chosen. Nodes without
+// a Randomizer tie in the order findNodesThatPassFilters wrote them, which its parallel workers make
+// an order of completion rather than the nodes' (kubernetes PR #141024 says as much): a tie among them
+// is drawn as select_host draws it. `scores` must not be empty.
 size_t select_host_by_randomizer(std::span<const int64_t> scores, bool extender_scored, Rng& rng);
 
 }  // namespace kext::sim

@@ -507,9 +507,11 @@ TEST(SimRun, TheConfigurationDecides) {
   // n1 half full, n2 empty. kube-scheduler's default profile spreads (LeastAllocated, balanced
   // allocation); a scheduler profile that packs takes n1. A legacy Policy is an extender's
   // configuration: its MostRequestedPriority reply (n1 3, n2 0) counts x 10 x the extender's weight
-  // beside the default profile, which prefers n2 by 52: outweighed at weight 1, deciding at 2.
+  // beside the default profile, which prefers n2 by 52: outweighed at weight 1, deciding at 2. At 1.35:
+  // 1.36's BalancedAllocation prefers n2 by less.
   SimFiles f("config");
   SimCommand c;
+  c.kubernetes_version = KubeVersion{35};
   c.cluster_file = f.write("cluster.json", R"({"kind":"List","items":[)" + small_node_json("n1") + "," +
                                                small_node_json("n2") + "," +
                                                running_pod_json("half", "n1", "2026-11-24T10:00:00Z") + "]}");

@@ -16,10 +16,10 @@
 
 #include "json/json.h"
 #include "policy/config.h"
-#include "tests/sim/core/sim_fixtures.h"
 #include "sim/follow/mirror.h"
 #include "sim/in_process_extender.h"
 #include "sim/run.h"
+#include "tests/sim/core/sim_fixtures.h"
 
 namespace kext::simtool {
 namespace {
@@ -177,6 +177,8 @@ TEST(SimSchedulerProfile, AnExtenderScoresBesideTheProfileAtItsWeight) {
     SCOPED_TRACE(c.name);
     SimFiles f("profile-weight");
     SimCommand cmd;
+    cmd.kubernetes_version =
+        KubeVersion{35};  // the weights below: 1.36's BalancedAllocation narrows the margin
     if (!c.extender.empty()) cmd.config_file = f.write("extender.json", c.extender);
     if (!c.scheduler.empty()) cmd.scheduler_config_file = f.write("scheduler.yaml", c.scheduler);
     cmd.extender_weight = c.weight;
@@ -245,6 +247,8 @@ TEST(SimSchedulerProfile, TheExtendersFilterRunsOnTheNodesTheProfilePassed) {
     SCOPED_TRACE(c.name);
     SimFiles f("profile-filter");
     SimCommand cmd;
+    cmd.kubernetes_version =
+        KubeVersion{35};  // the weights below: 1.36's BalancedAllocation narrows the margin
     if (!c.extender.empty()) cmd.config_file = f.write("extender.json", c.extender);
     if (!c.scheduler.empty()) cmd.scheduler_config_file = f.write("scheduler.yaml", c.scheduler);
     const rapidjson::Document d = decide(f, cmd, c.cluster, c.workload);

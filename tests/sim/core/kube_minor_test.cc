@@ -148,9 +148,9 @@ TEST(KubeMinor, PopFromBackoffQWhenActiveQIsEmptyFrom133) {
                                               {500, "uid-web", Outcome::kScheduled, "n1"}}));
 }
 
-// Two empty nodes tie. Through 1.34 selectHost draws among them, so some seed places the pod on n2;
-// from 1.35 nodes no extender scored carry no Randomizer and the heap's root, n1, wins every time.
-TEST(KubeMinor, TieBreakOnlyAmongExtenderScoredNodesFrom135) {
+// Two empty nodes tie: at every minor some seed places the pod on n2. From 1.35 nodes no extender
+// scored carry no Randomizer, and their tie goes to the parallel filter's order of completion, drawn.
+TEST(KubeMinor, TiesWithoutAnExtenderAreDrawnAtEveryMinor) {
   const auto nodes_chosen = [](int minor) {
     std::set<std::string> chosen;
     for (uint64_t seed = 1; seed <= 16; ++seed) {
@@ -165,10 +165,12 @@ TEST(KubeMinor, TieBreakOnlyAmongExtenderScoredNodesFrom135) {
     return chosen;
   };
   EXPECT_EQ(nodes_chosen(34), (std::set<std::string>{"n1", "n2"}));
-  EXPECT_EQ(nodes_chosen(35), (std::set<std::string>{"n1"}));
+  EXPECT_EQ(nodes_chosen(35), (std::set<std::string>{"n1", "n2"}));
 }
 
-TEST(KubeMinor, TieBreakAmongExtenderScoredNodesStillDraws) {
+// From 1.35 every node an extender scored draws a Randomizer (one draw per node); without an extender
+// the tie is drawn as before 1.35 (one draw per tie after the first).
+TEST(KubeMinor, ExtenderScoredNodesDrawARandomizerEachFrom135) {
   std::set<size_t> chosen;
   for (uint64_t seed = 1; seed <= 16; ++seed) {
     Rng rng(seed);
@@ -176,10 +178,19 @@ TEST(KubeMinor, TieBreakAmongExtenderScoredNodesStillDraws) {
     chosen.insert(select_host_by_randomizer(totals, true, rng));
   }
   EXPECT_EQ(chosen, (std::set<size_t>{1, 2}));
-  Rng rng(1);
   const int64_t totals[] = {70, 50, 70};
-  EXPECT_EQ(select_host_by_randomizer(totals, false, rng), 0u);
-  EXPECT_EQ(rng(), Rng(1)());  // no draw without an extender
+  const auto draws = [&](bool extender_scored) {
+    Rng rng(1);
+    select_host_by_randomizer(totals, extender_scored, rng);
+    Rng reference(1);
+    for (int n = 0; n < 8; ++n) {
+      if (reference == rng) return n;
+      reference();
+    }
+    return -1;
+  };
+  EXPECT_EQ(draws(true), 3);   // one per node
+  EXPECT_EQ(draws(false), 1);  // select_host: one for the second 70
 }
 
 // The hints of the plugins the simulator runs, one row per plugin and event.
@@ -220,12 +231,14 @@ TEST(QueueingHints, EachPluginsHintOnItsEvents) {
   };
   for (const Row& r : rows) {
     const EventObjects e{.event = ClusterEvent::kNodeChanged, .old_node = &before, .new_node = r.after};
-    EXPECT_EQ(worth_requeuing(pod, requests, bit(r.plugin), e, LabelKeys::kMerged), r.queue) << static_cast<uint32_t>(r.plugin);
+    EXPECT_EQ(worth_requeuing(pod, requests, bit(r.plugin), e, LabelKeys::kMerged), r.queue)
+        << static_cast<uint32_t>(r.plugin);
   }
   const Pod other = sim_pod("other", 100, 0, "n1");
   const EventObjects deleted{.event = ClusterEvent::kPodDeleted, .old_pod = &other};
   EXPECT_TRUE(worth_requeuing(pod, requests, bit(Rejector::kNodeResourcesFit), deleted, LabelKeys::kMerged));
-  EXPECT_FALSE(worth_requeuing(pod, requests, bit(Rejector::kNodePorts), deleted, LabelKeys::kMerged));  // held no port
+  EXPECT_FALSE(worth_requeuing(pod, requests, bit(Rejector::kNodePorts), deleted,
+                               LabelKeys::kMerged));  // held no port
   EXPECT_FALSE(worth_requeuing(pod, requests, bit(Rejector::kTaintToleration), deleted, LabelKeys::kMerged));
   EXPECT_TRUE(worth_requeuing(pod, requests, 0, deleted, LabelKeys::kMerged));  // failed by no plugin
 }

@@ -98,6 +98,9 @@ TEST(Simulator, DecisionsCarryTheirPodsQueueMovesWhenRecorded) {
     cluster.add_node(make_node("n1", 1000, 4 * GiB));
     SimulatorOptions options;
     options.record_moves = record;
+    // 1.26's queue: every unschedulable pod moves on an assigned pod's deletion, and "huge" fails as
+    // Unschedulable (kube_minor_test.cc runs the later minors' queues).
+    options.preemption.version = KubeVersion{26};
     Simulator sim(std::move(cluster), *eng, options);
     sim.add_pending(sim_pod("first", 800, 0), seconds(0), Lifecycle{seconds(10), kDefaultGracePeriod});
     sim.add_pending(sim_pod("second", 800, 0), seconds(0));
@@ -357,7 +360,9 @@ TEST(Simulator, DeletingPodsPendingBoundOrNotYetArrived) {
   SimCluster cluster;
   cluster.add_node(make_node("n1", 1000, 4 * GiB));
   cluster.add_pod(sim_pod("first", 800, 0, "n1"));
-  Simulator sim(std::move(cluster), *eng, {});
+  SimulatorOptions options;
+  options.preemption.version = KubeVersion{26};  // 1.26's queue (kube_minor_test.cc: later minors')
+  Simulator sim(std::move(cluster), *eng, options);
   sim.add_pending(sim_pod("second", 800, 0), seconds(0));
   sim.add_pending(sim_pod("waiting", 3000, 0), seconds(0));
   sim.add_pending(sim_pod("never", 100, 0), seconds(50));
