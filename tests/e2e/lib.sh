@@ -81,6 +81,34 @@ YAML
   K wait --for=condition=Established crd/podgroups.scheduling.x-k8s.io --timeout=30s >/dev/null
 }
 
+# kubectl proxy on a free port, its address in E2E_API: each later request is one curl (e2e_api), not
+# one kubectl start-up, for scripts that create and poll pods one at a time.
+E2E_API=
+e2e_start_proxy() {
+  K proxy --port=0 --address=127.0.0.1 >"$WORK/proxy.log" 2>&1 &
+  PIDS+=($!)
+  local port=
+  for _ in $(seq 100); do
+    port=$(sed -n 's/^Starting to serve on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/proxy.log")
+    [ -n "$port" ] && break
+    sleep 0.1
+  done
+  [ -n "$port" ] || fail "kubectl proxy did not start: $(cat "$WORK/proxy.log")"
+  E2E_API=http://127.0.0.1:$port
+}
+e2e_api() { # method path [curl args...]
+  local method=$1 path=$2
+  shift 2
+  curl -sS -X "$method" -H 'Content-Type: application/json' "$E2E_API$path" "$@"
+}
+
+# Deletes the pods of NAMESPACE in one delete-collection request with no grace period (kubectl deletes
+# one object per request), through e2e_start_proxy's proxy; nothing before it has started.
+e2e_delete_pods() { # namespace
+  [ -n "$E2E_API" ] || return 0
+  e2e_api DELETE "/api/v1/namespaces/$1/pods?gracePeriodSeconds=0" -o /dev/null || true
+}
+
 # An extender from the build on PORT, on default flags but --enable-bind and any given; returns once
 # its /readyz answers, as kube-scheduler's first extender call must find it serving.
 # The minor of KUBE_SCHEDULER ("1.31", from "Kubernetes v1.31.13"), or nothing without one: the
