@@ -9,8 +9,8 @@
 # them as the API server holds them) and the same pods in the same order (a workload file, one pod a
 # second), with the same KubeSchedulerConfiguration file and --kubernetes-version of the scheduler's
 # minor. Ties between nodes fall at random on both sides (kube-scheduler by a draw before 1.35 and, from
-# 1.35, by the order its parallel filter finishes the nodes in; extender-sim by --seed before 1.35 and by
-# node order from 1.35), so each of RUNS runs (default 3) pairs one run of the real scheduler (the pods
+# 1.35, by the order its parallel filter finishes the nodes in; extender-sim by --seed at every minor),
+# so each of RUNS runs (default 3) pairs one run of the real scheduler (the pods
 # deleted and created again) with extender-sim at --seed 1..RUNS; REAL_RUNS=1 reuses the first real run
 # for every pair. Prints, per
 # tier, the pods placed there by each (mean over the runs) and the mean absolute difference, and exits 1
