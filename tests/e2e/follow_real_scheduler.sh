@@ -151,14 +151,14 @@ wait_bound 60
 
 AUDIT_FROM=0
 [ -n "$AUDIT_LOG" ] && AUDIT_FROM=$(wc -l <"$AUDIT_LOG")
-# shellcheck disable=SC2046 # two words or none
-"$EXTENDER_SIM" --follow --kubeconfig "$KUBECONFIG" --config "$SCHED_CFG" --config "$PACK_CFG" $(e2e_version_flags) \
+read -r -a version_flags <<<"$(e2e_version_flags)"
+"$EXTENDER_SIM" --follow --kubeconfig "$KUBECONFIG" --config "$SCHED_CFG" --config "$PACK_CFG" "${version_flags[@]}" \
   --listen 127.0.0.1:0 --log "$WORK/follow.jsonl" --html "$WORK/follow.html" \
   >"$WORK/follow.out" 2>"$WORK/follow.err" &
 FOLLOWER=$!
 PORT=
 for _ in $(seq 100); do
-  PORT=$(sed -n 's|.*live page http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$WORK/follow.err")
+  PORT=$(sed -n 's|.*live page http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$WORK/follow.err" 2>/dev/null || true)
   [ -n "$PORT" ] && break
   kill -0 "$FOLLOWER" 2>/dev/null || fail "extender-sim --follow exited: $(cat "$WORK/follow.err")"
   sleep 0.1

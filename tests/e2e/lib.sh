@@ -127,10 +127,10 @@ e2e_version_flags() {
 }
 
 e2e_start_extender() { # port [extra flags]
-  local port=$1
+  local port=$1 version_flags
   shift
-  # shellcheck disable=SC2046 # two words or none
-  "$BUILD/kube-extender" --kubeconfig "$KUBECONFIG" --enable-bind --port "$port" $(e2e_version_flags) "$@" \
+  read -r -a version_flags <<<"$(e2e_version_flags)"
+  "$BUILD/kube-extender" --kubeconfig "$KUBECONFIG" --enable-bind --port "$port" "${version_flags[@]}" "$@" \
     >"$WORK/extender-$port.log" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && return 0; sleep 0.2; done
