@@ -11,6 +11,7 @@ PodContext::PodContext(const Pod& p, const ClusterView* c, KubeVersion v)
     : pod(p),
       requests(compute_pod_requests(p, false, v)),
       nonzero_requests(compute_scored_pod_requests(p, v)),
+      fit_scored_requests(compute_fit_scored_pod_requests(p, v)),
       cluster(c),
       version(v) {}
 

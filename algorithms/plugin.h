@@ -82,8 +82,9 @@ class FilterState {
 // Everything about the pod being scheduled that is computed once per request.
 struct PodContext {
   const Pod& pod;
-  Resources requests;          // effective requests (filters)
-  Resources nonzero_requests;  // with scoring defaults (compute_scored_pod_requests)
+  Resources requests;             // effective requests (filters)
+  Resources nonzero_requests;     // with scoring defaults (compute_scored_pod_requests)
+  Resources fit_scored_requests;  // NodeResourcesFit's score's (compute_fit_scored_pod_requests)
   // The cluster the request is answered in; nullptr: the nodes given to the engine are the cluster.
   const ClusterView* cluster = nullptr;
   // The minor whose rules computed `requests` (algorithms/pod_requests.h).

@@ -145,6 +145,14 @@ Resources compute_scored_pod_requests(const Pod& pod, KubeVersion version) {
   return pod_requests(pod, r).amounts;
 }
 
+Resources compute_fit_scored_pod_requests(const Pod& pod, KubeVersion version) {
+  RequestRules r = rules_at(version);
+  r.use_status = false;
+  r.pod_level = false;
+  r.default_cpu = r.default_memory = true;
+  return pod_requests(pod, r).amounts;
+}
+
 bool has_restartable_init_container(const Pod& pod) {
   return std::any_of(pod.init_containers.begin(), pod.init_containers.end(),
                      [](const Container& c) { return c.restartable; });

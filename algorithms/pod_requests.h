@@ -24,6 +24,12 @@ Resources compute_pod_requests(const Pod& pod, bool non_zero, KubeVersion versio
 // not; a node's pods count compute_pod_requests(pod, true) (framework/types.go calculateResource).
 Resources compute_scored_pod_requests(const Pod& pod, KubeVersion version = KubeVersion::newest());
 
+// The pod being scheduled as NodeResourcesFit's score counts it: as compute_scored_pod_requests without
+// pod-level requests or status resources. noderesources/fit.go NewFit builds its resourceAllocationScorer
+// (getScorer) without enablePodLevelResources and enableInPlacePodVerticalScaling, which only
+// BalancedAllocation's sets, so Fit's PreScore sums the containers from 1.34 as before it.
+Resources compute_fit_scored_pod_requests(const Pod& pod, KubeVersion version = KubeVersion::newest());
+
 // An init container with restartPolicy: Always (fit.go hasRestartableInitContainer).
 bool has_restartable_init_container(const Pod& pod);
 

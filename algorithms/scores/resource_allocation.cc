@@ -5,7 +5,9 @@
 namespace kext {
 
 int64_t pod_request(const PodContext& pod, std::string_view resource, bool use_requested) {
-  const Resources& r = use_requested ? pod.requests : pod.nonzero_requests;
+  // use_requested: BalancedAllocation (pod-level requests count); otherwise NodeResourcesFit's
+  // strategies, whose scorer leaves them out (compute_fit_scored_pod_requests).
+  const Resources& r = use_requested ? pod.requests : pod.fit_scored_requests;
   if (resource == "cpu") return r.milli_cpu;
   if (resource == "memory") return r.memory;
   if (resource == "ephemeral-storage") return pod.requests.ephemeral_storage;

@@ -375,5 +375,20 @@ TEST(NodeInfo, SaturatedSumsSurviveAddAndRemove) {
   EXPECT_EQ(n.requested.milli_cpu, 200);
 }
 
+// noderesources/fit.go NewFit: the scorer of NodeResourcesFit's strategies is built without
+// enablePodLevelResources, BalancedAllocation's with it. From 1.34 the pod being scored counts its
+// pod-level 2 CPU / 4Gi in BalancedAllocation and its containers' 100m / 128Mi in NodeResourcesFit.
+TEST(ComputePodRequests, FitScoresTheContainersWhereBalancedAllocationReadsThePodLevel) {
+  const Pod pod = with_pod_level(make_pod_with("p", {make_container(100, 128 * MiB)}), 2000, 4 * GiB);
+  for (int minor : {33, 34, 36}) {
+    SCOPED_TRACE(minor);
+    const PodContext ctx(pod, nullptr, KubeVersion{minor});
+    EXPECT_EQ(ctx.fit_scored_requests.milli_cpu, 100);
+    EXPECT_EQ(ctx.fit_scored_requests.memory, 128 * MiB);
+    EXPECT_EQ(ctx.nonzero_requests.milli_cpu, minor >= 34 ? 2000 : 100);
+    EXPECT_EQ(ctx.requests.memory, minor >= 34 ? 4 * GiB : 128 * MiB);
+  }
+}
+
 }  // namespace
 }  // namespace kext
