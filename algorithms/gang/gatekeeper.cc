@@ -199,6 +199,15 @@ Gate Gatekeeper::gate(const Engine& engine, const Pod& pod, const GroupMap& grou
 
 void Gatekeeper::gate_admitted(Gate& g, const PodGroupSpec& spec, const GroupStatus& status, const Pod& pod,
                                Time now) const {
+  // A member keeps to the node held for it until it is bound there, through every retry of the
+  // scheduler's: also once its group is complete, since the Binding its group's completion makes
+  // names that node. Passing other nodes then let the scheduler bind it outside its group's domain.
+  const std::optional<std::string> held = tracker_.placement(g.group, pod.uid);
+  if (held) {
+    g.kind = Gate::Kind::kOnlyNode;
+    g.node = *held;
+    g.reason = reason_prefix(g.group) + "node " + *held + " is held for this member";
+  }
   if (status.complete) {
     g.state = "complete";
     return;
@@ -209,12 +218,7 @@ void Gatekeeper::gate_admitted(Gate& g, const PodGroupSpec& spec, const GroupSta
   g.state = "admitted, " + std::to_string(running + status.waiting + status.bound) + " of " +
             std::string(spec.min_field()) + " " + std::to_string(min) + " at bind, times out in " +
             seconds_text(status.deadline - now) + in_domain(g.group);
-  if (auto node = tracker_.placement(g.group, pod.uid)) {
-    g.kind = Gate::Kind::kOnlyNode;
-    g.node = *node;
-    g.reason = reason_prefix(g.group) + "node " + *node + " is held for this member";
-  }
-  // Otherwise a member beyond those placed: as any pod, in the room left.
+  // A member beyond those placed (no `held`): as any pod, in the room left.
 }
 
 bool Gatekeeper::ready_to_admit(Gate& g, const PodGroupSpec& spec, const GroupMembers& mine, const Pod& pod,

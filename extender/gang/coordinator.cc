@@ -182,7 +182,8 @@ gang::GroupPreemption GangCoordinator::preempt(const Pod& pod, const ClusterStat
   return p;
 }
 
-BindPermit GangCoordinator::permit(std::string_view uid, std::string_view namespace_, std::string_view name) {
+BindPermit GangCoordinator::permit(std::string_view uid, std::string_view namespace_, std::string_view name,
+                                   std::string_view node) {
   BindPermit out;
   const std::shared_ptr<const ClusterState> snapshot = store_.current();
   const ClusterState& state = *snapshot;
@@ -198,6 +199,15 @@ BindPermit GangCoordinator::permit(std::string_view uid, std::string_view namesp
     out.group.clear();  // upstream's basic policy: its pods bind as any pod
   if (out.group.empty()) return out;
   const std::string pod = namespaced_key(namespace_, name);
+  if (std::optional<std::string> held = gates_.placement(out.group, uid);
+      held && !node.empty() && *held != node) {
+    // Only a scheduler that filtered without this extender, or on a stale answer, asks for another
+    // node: binding there would take the member out of its group's room (and domain), while the
+    // Binding its group's completion makes names the held node.
+    out.error = "not binding pod " + pod + " to node " + std::string(node) + ": node " + *held +
+                " is held for this member of pod group " + out.group;
+    return out;
+  }
   if (!gates_.admitted(out.group)) admit_at_bind(uid, snapshot, t);
   gang::PermitDecision d = gates_.permit(out.group, uid, t);
   if (d.verdict == gang::Verdict::kReject) {

@@ -97,8 +97,10 @@ class GangCoordinator {
   // the group completes with it; otherwise blocks until the group completes (the bind goes), times
   // out, or GangConfig::max_hold passes (an Error either way; the member stays arrived until its
   // group completes or times out). After a permit with a group and no error, bound() says how the
-  // Binding went, for this member and each of `detached`.
-  BindPermit permit(std::string_view uid, std::string_view namespace_, std::string_view name);
+  // Binding went, for this member and each of `detached`. `node` is where the scheduler binds it: a
+  // member held on another node is refused, whatever its group's state (empty: not checked).
+  BindPermit permit(std::string_view uid, std::string_view namespace_, std::string_view name,
+                    std::string_view node = {});
   void bound(const BindPermit& permit, std::string_view uid, bool ok);
   // The members waiting for their group whose bind calls were answered (none hold a worker).
   size_t detached_members() const;

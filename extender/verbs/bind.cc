@@ -53,7 +53,8 @@ Reply BindVerb::bind(std::string_view body, VerbTrace* trace, Origin origin) con
   std::string error;
   if (gangs_) {
     // Held here, on the replica that binds: the Lease holder, where forwarding brings every bind.
-    const BindPermit permit = gangs_->permit(r.args.pod_uid, r.args.pod_namespace, r.args.pod_name);
+    const BindPermit permit =
+        gangs_->permit(r.args.pod_uid, r.args.pod_namespace, r.args.pod_name, r.args.node);
     error = permit.error;
     if (error.empty() && permit.group.empty())
       error = gangs_->check_bind(r.args.pod_uid, r.args.pod_namespace, r.args.pod_name, r.args.node);

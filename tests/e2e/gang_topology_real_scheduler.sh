@@ -53,8 +53,10 @@ value: ${pc#*:}
 YAML
 done
 
-# The extender, on default flags.
-e2e_start_extender "$EXTENDER_PORT"
+# The extender, on default flags and EXTENDER_FLAGS (e.g. "--gang-max-held-binds 2", which defers
+# binds past the second held call).
+read -r -a extra_flags <<<"${EXTENDER_FLAGS:-}"
+e2e_start_extender "$EXTENDER_PORT" "${extra_flags[@]}"
 e2e_start_shipped_scheduler
 
 # Node e2e-topo-rR-nI, in rack rR.
@@ -117,12 +119,17 @@ admitted_state() { # group
 }
 
 
-echo "gang_topology_real_scheduler: $RACKS racks of $NODES_PER_RACK nodes, default flags"
+echo "gang_topology_real_scheduler: $RACKS racks of $NODES_PER_RACK nodes, pods ${ORDER:-interleaved}, flags: ${EXTENDER_FLAGS:-default}"
 make_nodes
 {
   for g in $(seq "$GROUPS_FIRST"); do pod_group_yaml "g$g"; done
-  # Interleaved, as a Job controller per group creates them.
-  for i in $(seq 0 7); do for g in $(seq "$GROUPS_FIRST"); do pod_yaml "g$g-$i" "g$g" "" ""; done; done
+  if [ "${ORDER:-interleaved}" = grouped ]; then
+    # Group after group, as one Job after another.
+    for g in $(seq "$GROUPS_FIRST"); do for i in $(seq 0 7); do pod_yaml "g$g-$i" "g$g" "" ""; done; done
+  else
+    # Interleaved, as a Job controller per group creates them.
+    for i in $(seq 0 7); do for g in $(seq "$GROUPS_FIRST"); do pod_yaml "g$g-$i" "g$g" "" ""; done; done
+  fi
 } >"$WORK/groups.yaml"
 created=$(now)
 K apply -f "$WORK/groups.yaml" >/dev/null
@@ -131,7 +138,15 @@ GROUPS_TIME=$WAITED
 used=""
 for g in $(seq "$GROUPS_FIRST"); do
   racks=$(racks_of_group "$LISTING" "g$g")
-  [ "$(echo "$racks" | wc -l)" = 1 ] || fail "g$g spans racks: $(echo "$racks" | tr '\n' ' ')"
+  if [ "$(echo "$racks" | wc -l)" != 1 ]; then
+    # What the extender decided for each member, newest first: the verb, the group's state, the nodes.
+    for i in $(seq 0 7); do
+      curl -s "http://127.0.0.1:$EXTENDER_PORT/debug/decisions?pod=$NS/g$g-$i&limit=20" |
+        jq -r '.decisions[] | "\(.time) \(.pod) \(.verb) \(.gang // "") \(.error // "") \([.nodes[]? | select(.filter == "passed" or .filter == null) | .name] | length) nodes"' 2>/dev/null || true
+    done | sort >"$WORK/decisions-g$g.txt"
+    cat "$WORK/decisions-g$g.txt"
+    fail "g$g spans racks: $(echo "$racks" | tr '\n' ' ')"
+  fi
   used+=" $racks"
 done
 [ "$(echo "$used" | tr ' ' '\n' | sed '/^$/d' | sort -u | wc -l)" = "$GROUPS_FIRST" ] || fail "groups share racks:$used"

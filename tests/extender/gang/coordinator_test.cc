@@ -242,6 +242,41 @@ TEST_F(Gangs, AHoldEndsBelowTheHttpTimeoutAndTheMemberStaysAtBind) {
   EXPECT_TRUE(coordinator_.held_room()->empty());
 }
 
+// The scheduler schedules a deferred member again (its bind was answered with an Error): its filter
+// passes only its node, before and after its group completes, and a bind anywhere else is refused,
+// never made. The scheduler's own bind to the held node after the group's completion is a plain bind.
+TEST_F(Gangs, ADeferredMemberKeepsToItsNodeThroughEveryRetry) {
+  group_a(2, 2);
+  const std::string node = gate("a", 0, "1").node;
+  ASSERT_EQ(gate("a", 1, "1").kind, GangGate::Kind::kOnlyNode);
+  ASSERT_NE(permit("a", 0).error, "") << "deferred: the hold ends before its group completes";
+  const std::string other = node == "n0" ? "n1" : "n0";
+  struct Retry {
+    const char* when;
+    bool complete_first;
+  };
+  for (const Retry r : {Retry{"before its group completes", false}, Retry{"after", true}}) {
+    SCOPED_TRACE(r.when);
+    if (r.complete_first) {
+      BindPermit last = coordinator_.permit(uid("a", 1), "train", "a-1", gate("a", 1, "1").node);
+      ASSERT_EQ(last.error, "");
+      ASSERT_EQ(last.detached.size(), 1u);
+      coordinator_.bound(last, uid("a", 1), true);
+    }
+    const GangGate again = gate("a", 0, "1");
+    EXPECT_EQ(again.kind, GangGate::Kind::kOnlyNode);
+    EXPECT_EQ(again.node, node);
+    const BindPermit elsewhere = coordinator_.permit(uid("a", 0), "train", "a-0", other);
+    EXPECT_EQ(elsewhere.error, "not binding pod train/a-0 to node " + other + ": node " + node +
+                                   " is held for this member of pod group train/a");
+    EXPECT_TRUE(elsewhere.detached.empty());
+  }
+  const BindPermit there = coordinator_.permit(uid("a", 0), "train", "a-0", node);
+  EXPECT_EQ(there.error, "");
+  coordinator_.bound(there, uid("a", 0), true);
+  EXPECT_TRUE(coordinator_.held_room()->empty());
+}
+
 TEST_F(Gangs, AtTheTimeoutEveryHeldBindFailsAndTheRoomIsReleased) {
   group_a(3, 3, 1);
   auto c = admitted_a(GangConfig{5s, gang::Time(60'000), 16});
