@@ -20,6 +20,7 @@
 #include "extender/verbs/gang_replicas.h"
 #include "kube/client/api_client.h"
 #include "kube/client/leader_election.h"
+#include "kube/client/lease_access.h"
 #include "kube/client/live_state.h"
 #include "kube/state/snapshot_loader.h"
 #include "policy/config.h"
@@ -191,6 +192,11 @@ ClusterClients connect_cluster(const kext::Options& opts, std::unique_ptr<kext::
   if (!api) return c;
   c.api = std::move(api);
   kext::kube::check_api_access(*c.api);
+  metrics.set_api_errors([&errors = c.api->errors()] {
+    std::vector<kext::Metrics::ApiErrorSeries> out;
+    for (const auto& n : errors.counts()) out.push_back({n.resource, n.status, n.count});
+    return out;
+  });
   kext::kube::LiveStateOptions live_opts;
   live_opts.version = profile.version;
   live_opts.report_lag = [&metrics](const std::string& resource, double s) {
@@ -229,9 +235,13 @@ std::unique_ptr<kext::usage::Service> start_usage(const kext::LoadedFile& loaded
   return service;
 }
 
-// Publishes where this replica takes forwarded binds, then runs for the Lease.
-void start_elector(kext::kube::LeaderElector& elector, const kext::Options& opts,
+// Publishes where this replica takes forwarded binds, says what keeps it from taking the Lease (a
+// missing namespace or RBAC rule: it keeps trying, and binds once that is put right), then runs for it.
+void start_elector(kext::kube::LeaderElector& elector, kext::kube::ApiClient& api, const kext::Options& opts,
                    const kext::Server& server) {
+  for (const std::string& problem : kext::kube::lease_access_problems(api, elector.config())) {
+    kext::log_line("--leader-elect: " + problem);
+  }
   elector.set_advertise_url(
       kext::kube::advertise_url(kext::kube::advertise_host(opts.api, opts.server.address), server.port(),
                                 opts.server.tls.enabled(), server.path_prefix()));
@@ -334,13 +344,14 @@ int main(int argc, char** argv) {
 
     kext::Verbs verbs(profile, store, opts.node_cache_entries, cluster.binder.get(), cluster.gangs.get(),
                       cluster.gang_replicas.get());
-    kext::Server server(opts.server, verbs, store, kext::ServerObservers{&metrics, decisions.get()});
+    kext::Server server(opts.server, verbs, store,
+                        kext::ServerObservers{&metrics, decisions.get(), cluster.elector.get()});
     std::string error;
     if (!server.bind(&error)) throw std::runtime_error(error);
     if (cluster.live) cluster.live->start();
     const std::unique_ptr<kext::usage::Service> usage =
         start_usage(config.loaded, cluster.api.get(), store, metrics);
-    if (cluster.elector) start_elector(*cluster.elector, opts, server);
+    if (cluster.elector) start_elector(*cluster.elector, *cluster.api, opts, server);
     drain_on_signal(signals, opts, server, cluster);
     log_listening(opts, config.loaded, store, server);
     server.serve();

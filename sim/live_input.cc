@@ -34,6 +34,8 @@ void connect(const std::string& kubeconfig, const std::string& context, LiveClie
               "server " + config.server_url() + ")";
   try {
     out.api.emplace(config);  // parses the certificates and key
+    // Every failure becomes an InputError naming the kubeconfig: nothing to log besides.
+    out.api->errors().set_enabled(false);
   } catch (const kube::ConfigError& e) {
     throw InputError(out.where + ": " + e.what());
   }

@@ -208,6 +208,26 @@ void Metrics::render_usage(std::string& out) const {
   out.append("\"} ").append(std::to_string(usage_fetch_errors_.load(std::memory_order_relaxed))).append("\n");
 }
 
+void Metrics::set_api_errors(std::function<std::vector<ApiErrorSeries>()> read) {
+  std::lock_guard lock(lag_mutex_);
+  api_errors_ = std::move(read);
+}
+
+void Metrics::render_api_errors(std::string& out) const {
+  std::lock_guard lock(lag_mutex_);
+  if (!api_errors_) return;
+  header(out, "kube_extender_api_errors_total", "counter",
+         "Failed calls to the Kubernetes API, by resource and status (an HTTP code, or refused, unreachable, "
+         "dns, timeout, tls, closed, error).");
+  for (const ApiErrorSeries& s : api_errors_()) {
+    out.append("kube_extender_api_errors_total{resource=\"");
+    append_label_value(out, s.resource);
+    out.append("\",status=\"");
+    append_label_value(out, s.status);
+    out.append("\"} ").append(std::to_string(s.count)).append("\n");
+  }
+}
+
 void Metrics::set_leader(std::string_view identity, bool leader) {
   std::lock_guard lock(lag_mutex_);
   leader_identity_ = identity;
@@ -246,6 +266,7 @@ std::string Metrics::render(const ClusterState* state) const {
   render_cache_objects(out, state);
   render_heap(out);
   render_watch_and_leader(out);
+  render_api_errors(out);
   render_bind_forwards(out);
   render_gangs(out);
   render_usage(out);

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "extender/observe/verb_trace.h"
 
@@ -107,6 +108,13 @@ class Metrics {
   // the first), read at each scrape; its failed fetches counted.
   void set_usage_source(std::string_view source, std::function<std::optional<double>()> sample_age_seconds);
   void count_usage_fetch_error() { usage_fetch_errors_.fetch_add(1, std::memory_order_relaxed); }
+  // With an API server: its failed calls by resource and status (kube/client/api_errors.h counts them),
+  // read at each scrape.
+  struct ApiErrorSeries {
+    std::string resource, status;
+    uint64_t count = 0;
+  };
+  void set_api_errors(std::function<std::vector<ApiErrorSeries>()> read);
   // With --leader-elect: a /bind passed on to the Lease holder, how long it took (retry included),
   // and each failed attempt.
   void observe_forward(double seconds) {
@@ -175,6 +183,7 @@ class Metrics {
   void render_gangs(std::string& out) const;
   void render_gang_topology(std::string& out) const;  // render_gangs' by topology level
   void render_usage(std::string& out) const;
+  void render_api_errors(std::string& out) const;
   void render_info(std::string& out) const;  // the info gauges: build, kube-scheduler semantics
 
   std::string version_;
@@ -206,6 +215,7 @@ class Metrics {
   std::string usage_source_;                                 // empty: no usage source (under lag_mutex_)
   std::function<std::optional<double>()> usage_sample_age_;  // under lag_mutex_
   std::atomic<uint64_t> usage_fetch_errors_{0};
+  std::function<std::vector<ApiErrorSeries>()> api_errors_;  // under lag_mutex_
 };
 
 }  // namespace kext

@@ -2,8 +2,10 @@
 
 #include <charconv>
 
+#include "algorithms/namespaced_key.h"
 #include "extender/http/reply_writer.h"
 #include "json/json.h"
+#include "kube/client/leader_election.h"
 #include "kube/state/state_dump.h"
 
 namespace kext {
@@ -34,6 +36,25 @@ void decisions(const DecisionLog* log, Exchange& x) {
   res.set(200, std::string(kJsonContentType), decisions_to_json(log->last(limit, pod)));
 }
 
+// GET /debug/leader: whether this replica binds, and when it cannot take the Lease, why (the last failed
+// attempt's cause). /readyz passes either way: filter and prioritize do not need the Lease.
+void leader(const kube::LeaderElector* elector, Exchange& x) {
+  if (!elector) return error(x.response, 404, "no leader election on this extender (--leader-elect)");
+  const kube::LeaseHolder holder = elector->lease_holder();
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  json::write_member(w, "identity", elector->identity());
+  json::write_member(w, "lease",
+                     namespaced_key(elector->config().lease_namespace, elector->config().lease_name));
+  json::write_member(w, "leader", elector->is_leader());
+  json::write_member(w, "holder", holder.identity);
+  json::write_member(w, "holderURL", holder.url);
+  json::write_member(w, "lastError", elector->last_error());
+  w.EndObject();
+  x.response.set(200, std::string(kJsonContentType), std::string(buf.GetString(), buf.GetSize()));
+}
+
 }  // namespace
 
 void install_metrics_route(Router& router, Metrics* metrics, const StateStore& state) {
@@ -49,6 +70,7 @@ void install_ops_routes(Router& router, const ServerObservers& observers, const 
 
   DecisionLog* log = observers.decisions;
   router.get("/debug/decisions", [log](Exchange& x) { decisions(log, x); });
+  router.get("/debug/leader", [elector = observers.elector](Exchange& x) { leader(elector, x); });
 
   // The cache as dump_state() writes it: compared with a from-scratch build of the API's objects by the
   // watch tests and bench/soak. Names pods, as /debug/decisions does.

@@ -1,5 +1,6 @@
 #pragma once
-// GET /metrics, GET /debug/decisions and GET /debug/state: the operator's view of a running server.
+// GET /metrics, GET /debug/decisions, GET /debug/state and GET /debug/leader: the operator's view of a
+// running server.
 #include "extender/http/router.h"
 #include "extender/server/request_observer.h"
 #include "kube/state/cluster_state.h"

@@ -12,12 +12,17 @@
 #include "extender/observe/verb_trace.h"
 #include "extender/verbs/verbs.h"
 
+namespace kext::kube {
+class LeaderElector;
+}  // namespace kext::kube
+
 namespace kext {
 
 // Owned by whoever owns the Server; each may be null (not collected).
 struct ServerObservers {
   Metrics* metrics = nullptr;
   DecisionLog* decisions = nullptr;
+  const kube::LeaderElector* elector = nullptr;  // --leader-elect: GET /debug/leader
 };
 
 class RequestObserver final : public ExchangeObserver {

@@ -95,9 +95,10 @@ std::string BindVerb::bind_pod(const BindingArgs& args, bool done_if_there) cons
   const std::string key = StateCache::pod_key(args.pod_uid, args.pod_namespace, args.pod_name);
   // Count it before the API call: the scheduler filters the next pod while this bind is in flight.
   const bool assumed = cache_.batch().assume_pod(key, args.node, StateCache::Clock::now() + ttl_);
+  // A member bound already answers 409, which is then no failure.
   kube::ApiResponse r =
       api_.post("/api/v1/namespaces/" + args.pod_namespace + "/pods/" + args.pod_name + "/binding",
-                encode_binding(args));
+                encode_binding(args), done_if_there ? kube::Expected{409} : kube::Expected{});
   if (r.ok() || (done_if_there && already_bound_to(r, args.node))) return "";
   if (assumed) cache_.batch().forget_assumed(key);
   return "binding pod " + namespaced_key(args.pod_namespace, args.pod_name) + " to node " + args.node + ": " +

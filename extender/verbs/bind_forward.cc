@@ -34,8 +34,8 @@ struct InFlight {
 std::pair<ForwardFailure, std::string> post_failure(const kube::ApiResponse& r) {
   // Stepping down (SIGTERM: it lets go before it writes the Lease) or past its renew deadline.
   if (r.status == kNotHolderStatus) return {ForwardFailure::kNotHolder, "no longer holds it"};
-  if (r.never_sent()) return {ForwardFailure::kConnect, "no connection (" + r.error + ")"};
-  return {ForwardFailure::kNoReply, "no reply (" + r.error + ")"};
+  if (r.never_sent()) return {ForwardFailure::kConnect, "no connection: " + r.describe()};
+  return {ForwardFailure::kNoReply, "no reply: " + r.describe()};
 }
 
 }  // namespace
@@ -67,6 +67,8 @@ std::shared_ptr<kube::ApiClient> BindForwarder::client_for(const std::string& ur
   timeouts.connect = std::min(milliseconds(1000), timeout());
   timeouts.request = timeout();
   auto client = std::make_shared<kube::ApiClient>(std::move(cfg), timeouts);
+  client->errors().set_enabled(
+      false);  // not the API server: kube_extender_bind_forward_failures_total counts these
   clients_.emplace(url, client);
   return client;
 }

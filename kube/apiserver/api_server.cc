@@ -16,6 +16,8 @@ namespace {
 
 constexpr const char* kJson = "application/json";
 constexpr uint64_t kDefaultWatchSeconds = 1800;
+// Who RBAC's refusals name: the tests' client certificate's subject (tests/fixtures/certs/client.crt).
+constexpr std::string_view kTestUser = "system:kube-scheduler";
 
 // The extender's own table of what it lists and watches (kube/client/cache_sinks.h): the server
 // answers every one of them, or the extender would never be ready.
@@ -183,6 +185,7 @@ ApiServer::ApiServer(Options options)
   install_lease_routes();
   install_binding_route();
   install_version_route();
+  install_access_routes();
   listen();
 }
 
@@ -395,6 +398,13 @@ bool ApiServer::pump(Stream& st, httplib::DataSink& sink) {
     if (stopping_ || st.epoch != epoch_) return false;  // a restart breaks every connection
     if (st.id <= hang_upto_) continue;
     if (st.id <= expire_upto_) st.gone = true;
+    if (st.id <= fail_upto_) {
+      const std::string error = fail_stream_event_;
+      lock.unlock();
+      sink.write(error.data(), error.size());
+      sink.done();
+      return true;
+    }
     const auto now = std::chrono::steady_clock::now();
     if (st.gone || now >= st.deadline) {
       const std::string error =
@@ -619,6 +629,60 @@ void ApiServer::install_version_route() {
   });
 }
 
+// GET /api/v1/namespaces/NAME, and SelfSubjectAccessReviews: what --leader-elect checks at start-up
+// (kube/client/lease_access.h).
+void ApiServer::install_access_routes() {
+  http_->Get(R"(/api/v1/namespaces/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    if (!authorized(req, res)) return;
+    const std::string name = req.matches[1].str();
+    {
+      std::lock_guard lock(mu_);
+      if (forbidden_.contains("namespaces")) return reply(res, 403, "Forbidden", "namespaces is forbidden");
+    }
+    const std::optional<std::string> ns = object("namespaces", name);
+    if (!ns) return reply(res, 404, "NotFound", "namespaces \"" + name + "\" not found");
+    res.set_content(*ns, kJson);
+  });
+  http_->Post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+              [this](const httplib::Request& req, httplib::Response& res) {
+                if (!authorized(req, res)) return;
+                const Reply r = review_access(req.body);
+                res.status = r.status;
+                res.set_content(r.body, kJson);
+              });
+}
+
+// The review with its status: allowed unless forbid_lease_verbs() or forbid() says otherwise (RBAC's
+// denial carries no reason: k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac/rbac.go Authorize).
+ApiServer::Reply ApiServer::review_access(const std::string& body) {
+  rapidjson::Document d;
+  d.Parse(body.data(), body.size());
+  const json::Value* spec = d.IsObject() ? json::find_non_null(d, "spec") : nullptr;
+  const json::Value* attrs =
+      spec && spec->IsObject() ? json::find_non_null(*spec, "resourceAttributes") : nullptr;
+  if (attrs == nullptr || !attrs->IsObject())
+    return {400,
+            status_body(400, "BadRequest", "SelfSubjectAccessReview: spec.resourceAttributes is required")};
+  auto text = [&](const char* key) {
+    const json::Value* v = json::find_non_null(*attrs, key);
+    return v && v->IsString() ? std::string(json::view(*v)) : std::string();
+  };
+  const std::string verb = text("verb"), resource = text("resource"), group = text("group");
+  bool allowed;
+  {
+    std::lock_guard lock(mu_);
+    const bool lease = resource == "leases" && group == "coordination.k8s.io";
+    const bool read = verb == "get" || verb == "list" || verb == "watch";
+    allowed = !(lease && forbidden_lease_verbs_.contains(verb)) && !(read && forbidden_.contains(resource));
+  }
+  auto& alloc = d.GetAllocator();
+  d.RemoveMember("status");
+  json::Value status(rapidjson::kObjectType);
+  status.AddMember("allowed", allowed, alloc);
+  d.AddMember("status", status, alloc);
+  return {201, serialize(d)};
+}
+
 void ApiServer::set_git_version(std::string git_version) {
   std::lock_guard lock(mu_);
   git_version_ = std::move(git_version);
@@ -635,8 +699,12 @@ void ApiServer::install_lease_routes() {
   const std::string leases = R"(/apis/coordination\.k8s\.io/v1/namespaces/([^/]+)/leases)";
   auto answer = [this](const httplib::Request& req, httplib::Response& res, const std::string& name) {
     if (!authorized(req, res)) return;
-    const Reply r = req.method == "GET" ? read_lease(req.matches[1].str(), name)
-                                        : write_lease(req.matches[1].str(), name, req.body);
+    const std::string verb = req.method == "GET" ? "get" : req.method == "POST" ? "create" : "update";
+    const std::string ns = req.matches[1].str();
+    const std::optional<Reply> refused = refuse_lease(verb, ns, name);
+    const Reply r = refused               ? *refused
+                    : req.method == "GET" ? read_lease(ns, name)
+                                          : write_lease(ns, name, req.body);
     res.status = r.status;
     res.set_content(r.body, kJson);
   };
@@ -650,13 +718,35 @@ void ApiServer::install_lease_routes() {
   });
 }
 
+// As kube-apiserver refuses before the store: RBAC (k8s.io/apiserver/pkg/endpoints/handlers/
+// responsewriters/errors.go forbiddenMessage), then NamespaceLifecycle admission for a create
+// (k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle/admission.go: the namespace's NotFound).
+std::optional<ApiServer::Reply> ApiServer::refuse_lease(const std::string& verb, const std::string& ns,
+                                                        const std::string& name) {
+  std::lock_guard lock(mu_);
+  if (forbidden_lease_verbs_.contains(verb)) {
+    const std::string message =
+        "leases.coordination.k8s.io " + (name.empty() ? "" : "\"" + name + "\" ") + "is forbidden: User \"" +
+        std::string(kTestUser) + "\" cannot " + verb +
+        " resource \"leases\" in API group \"coordination.k8s.io\" in the namespace \"" + ns + "\"";
+    return Reply{403, status_body(403, "Forbidden", message)};
+  }
+  if (verb == "create" && lease_namespace_required_) {
+    auto namespaces = objects_.find("namespaces");
+    if (namespaces == objects_.end() || !namespaces->second.contains(ns))
+      return Reply{404, status_body(404, "NotFound", "namespaces \"" + ns + "\" not found")};
+  }
+  return std::nullopt;
+}
+
 ApiServer::Reply ApiServer::read_lease(const std::string& ns, const std::string& name) {
   std::lock_guard lock(mu_);
   if (lease_fail_status_ != 0)
     return {lease_fail_status_,
             status_body(lease_fail_status_, "ServiceUnavailable", "injected lease failure")};
   auto it = leases_.find(namespaced_key(ns, name));
-  if (it == leases_.end()) return {404, status_body(404, "NotFound", "leases \"" + name + "\" not found")};
+  if (it == leases_.end())
+    return {404, status_body(404, "NotFound", "leases.coordination.k8s.io \"" + name + "\" not found")};
   return {200, it->second};
 }
 
@@ -676,9 +766,11 @@ ApiServer::Reply ApiServer::write_lease(const std::string& ns, const std::string
             status_body(lease_fail_status_, "ServiceUnavailable", "injected lease failure")};
   auto it = leases_.find(key);
   if (name.empty() && it != leases_.end())
-    return {409, status_body(409, "AlreadyExists", "leases \"" + lease_name + "\" already exists")};
+    return {409, status_body(409, "AlreadyExists",
+                             "leases.coordination.k8s.io \"" + lease_name + "\" already exists")};
   if (!name.empty()) {
-    if (it == leases_.end()) return {404, status_body(404, "NotFound", "leases \"" + name + "\" not found")};
+    if (it == leases_.end())
+      return {404, status_body(404, "NotFound", "leases.coordination.k8s.io \"" + name + "\" not found")};
     rapidjson::Document cur;
     cur.Parse(it->second.data(), it->second.size());
     const json::Value* sent = nested_string(d, "metadata", "resourceVersion");
@@ -786,6 +878,24 @@ void ApiServer::set_bind_updates_pod(bool b) {
 void ApiServer::fail_leases(int status) {
   std::lock_guard lock(mu_);
   lease_fail_status_ = status;
+}
+
+void ApiServer::require_lease_namespace(bool required) {
+  std::lock_guard lock(mu_);
+  lease_namespace_required_ = required;
+}
+
+void ApiServer::forbid_lease_verbs(std::set<std::string> verbs) {
+  std::lock_guard lock(mu_);
+  forbidden_lease_verbs_ = std::move(verbs);
+}
+
+void ApiServer::fail_streams(int code, std::string message) {
+  std::lock_guard lock(mu_);
+  fail_upto_ = next_stream_ - 1;
+  fail_stream_event_ =
+      "{\"type\":\"ERROR\",\"object\":" + status_body(code, "InternalError", message) + "}\n";
+  cv_.notify_all();
 }
 
 std::vector<std::pair<std::string, std::string>> ApiServer::requests() const {

@@ -20,8 +20,9 @@
 // extender/verbs/bind.cc), which sets the pod's spec.nodeName as kube-apiserver's BindingREST does
 // (pkg/registry/core/pod/storage/storage.go assignPod: 404 for no such pod, 409 Conflict for a pod
 // already assigned), answered 201 with a Success Status; and coordination.k8s.io/v1 Leases (GET, POST,
-// PUT with optimistic concurrency) for replicas that elect the one that binds. GET /version answers
-// Options::git_version, as kube-apiserver's version.Info.
+// PUT with optimistic concurrency) for replicas that elect the one that binds, and what --leader-elect
+// checks at start-up: GET /api/v1/namespaces/NAME and SelfSubjectAccessReviews (allowed unless a test
+// forbids the verb). GET /version answers Options::git_version, as kube-apiserver's version.Info.
 //
 // The faults a test injects (compaction, restarts, broken and silent streams, failing requests) act on
 // the same store and streams.
@@ -140,6 +141,15 @@ class ApiServer {
   void set_bind_updates_pod(bool b);
   // Lease requests answer this status (0: served again), as for a replica cut off from the API.
   void fail_leases(int status);
+  // Leases may be created only in a namespace among the "namespaces" objects, as kube-apiserver's
+  // NamespaceLifecycle admission has it (off by default: the tests put no namespaces).
+  void require_lease_namespace(bool required);
+  // These verbs ("get", "create", "update") on Leases answer 403 as RBAC does, and
+  // SelfSubjectAccessReviews of them are denied; {} grants them again.
+  void forbid_lease_verbs(std::set<std::string> verbs);
+  // Open streams send an ERROR event with this Status (500: an etcd failure, ...) and end, as
+  // kube-apiserver's watch does when its source fails.
+  void fail_streams(int code, std::string message);
   // GET /version: another gitVersion from now on, or this status instead (0: served again).
   void set_git_version(std::string git_version);
   void fail_version(int status);
@@ -177,6 +187,7 @@ class ApiServer {
   void install_lease_routes();
   void install_binding_route();
   void install_version_route();
+  void install_access_routes();
   bool authorized(const httplib::Request& req, httplib::Response& res) const;
   bool refuse_list_or_watch(const std::string& resource, httplib::Response& res);
   Reply serve_list(const std::string& resource, const std::string& limit, const std::string& cont);
@@ -187,6 +198,9 @@ class ApiServer {
   Reply bind(const std::string& ns, const std::string& name, const std::string& node);
   Reply read_lease(const std::string& ns, const std::string& name);
   Reply write_lease(const std::string& ns, const std::string& name, const std::string& body);
+  // The Lease refusals that come before the store: an injected failure, RBAC, a missing namespace.
+  std::optional<Reply> refuse_lease(const std::string& verb, const std::string& ns, const std::string& name);
+  Reply review_access(const std::string& body);
 
   Options opts_;
   std::unique_ptr<httplib::Server> http_;
@@ -213,6 +227,8 @@ class ApiServer {
   uint64_t hang_upto_ = 0;
   uint64_t drop_upto_ = 0;
   uint64_t expire_upto_ = 0;
+  uint64_t fail_upto_ = 0;  // streams up to this id end with fail_stream_event_
+  std::string fail_stream_event_;
   uint64_t bookmark_gen_ = 0;
   int fail_count_ = 0;
   int fail_status_ = 500;
@@ -227,6 +243,8 @@ class ApiServer {
   std::string bind_fail_message_;
   bool bind_updates_pod_ = true;
   int lease_fail_status_ = 0;
+  bool lease_namespace_required_ = false;
+  std::set<std::string> forbidden_lease_verbs_;
   std::string git_version_;  // under mu_
   int version_fail_status_ = 0;
   mutable std::mutex requests_mu_;

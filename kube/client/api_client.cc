@@ -1,12 +1,16 @@
 #include "kube/client/api_client.h"
 
 #include <httplib.h>
+#include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <poll.h>
 
+#include <algorithm>
+
 #include "common/pem.h"
 #include "json/json.h"
+#include "kube/client/transport_error.h"
 
 namespace kext::kube {
 
@@ -48,13 +52,52 @@ std::string status_message(const std::string& body) {
     auto m = d.FindMember("message");
     if (m != d.MemberEnd() && m->value.IsString()) return m->value.GetString();
   }
-  return body.substr(0, 200);
+  std::string text = body.substr(0, 200);
+  std::replace_if(
+      text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  return text;
+}
+
+// Why OpenSSL failed the chain during a handshake (SSL_VERIFY_PEER without cpp-httplib's own check):
+// the handshake runs on the requesting thread, which reads it once the request has failed.
+thread_local std::string t_verify_error;
+
+int remember_verify_error(int ok, X509_STORE_CTX* ctx) {
+  if (!ok && t_verify_error.empty())
+    t_verify_error = X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx));
+  return ok;
+}
+
+// Before each request: nothing left over from an earlier one on this thread.
+void clear_tls_errors() {
+  ERR_clear_error();
+  t_verify_error.clear();
+}
+
+// OpenSSL's reason for a failed handshake: cpp-httplib's own check of the chain and the name, or the
+// first error queued on this thread (later ones are the shutdown that followed) with the chain's verdict.
+std::string tls_reason(httplib::ClientImpl& c, const std::string& error, const std::string& host) {
+  std::string out;
+  if (error == "SSLServerVerification") {
+    const auto* ssl = dynamic_cast<httplib::SSLClient*>(&c);
+    const long v = ssl ? ssl->get_openssl_verify_result() : X509_V_OK;
+    out = v != X509_V_OK ? std::string("certificate verify failed: ") + X509_verify_cert_error_string(v)
+                         : "the certificate is not valid for " + host;
+  } else if (const unsigned long e = ERR_peek_error(); e != 0) {
+    const char* reason = ERR_reason_error_string(e);
+    char code[128];
+    ERR_error_string_n(e, code, sizeof code);
+    out = reason ? reason : code;
+    if (!t_verify_error.empty()) out += ": " + t_verify_error;
+  }
+  clear_tls_errors();
+  return out;
 }
 
 }  // namespace
 
 std::string ApiResponse::describe() const {
-  if (status == 0) return error.empty() ? "no response" : error;
+  if (status == 0) return !detail.empty() ? detail : error.empty() ? "no response" : error;
   return "HTTP " + std::to_string(status) + (body.empty() ? "" : ": " + status_message(body));
 }
 
@@ -62,18 +105,6 @@ bool ApiResponse::never_sent() const {
   // The names of httplib.h to_string(Error) for a request that never left this side.
   return status == 0 && (error == "Connection" || error == "ConnectionTimeout" || error == "SSLConnection" ||
                          error == "SSLServerVerification" || error == "BindIPAddress");
-}
-
-std::string describe_transport_error(const std::string& error, const std::string& server_url) {
-  // The names of httplib.h to_string(Error), which says no more than one word.
-  if (error == "Connection") return "connection refused or unreachable: " + server_url;
-  if (error == "ConnectionTimeout") return "connecting to " + server_url + " timed out";
-  if (error == "SSLConnection") return "TLS handshake with " + server_url + " failed";
-  if (error == "SSLServerVerification")
-    return server_url + "'s certificate does not verify against the configured CA";
-  if (error == "Read") return "no response from " + server_url + " (connection closed or read timed out)";
-  if (error == "Write") return "request to " + server_url + " not sent (connection closed)";
-  return (error.empty() ? std::string("no response") : error) + " (" + server_url + ")";
 }
 
 void StreamCanceller::cancel() {
@@ -128,7 +159,7 @@ std::unique_ptr<httplib::ClientImpl> ApiClient::make_client(std::chrono::millise
       if (X509_STORE* store = SSL_CTX_get_cert_store(ssl->ssl_context())) {
         X509_STORE_set_flags(store, X509_V_FLAG_PARTIAL_CHAIN);
       }
-      SSL_CTX_set_verify(ssl->ssl_context(), SSL_VERIFY_PEER, nullptr);
+      SSL_CTX_set_verify(ssl->ssl_context(), SSL_VERIFY_PEER, remember_verify_error);
     } else {
       ssl->enable_server_certificate_verification(!cfg_.insecure_skip_tls_verify);
     }
@@ -217,6 +248,34 @@ ApiResponse from_result(const httplib::Result& r) {
 }
 }  // namespace
 
+void ApiClient::explain_failure(const httplib::Result& r, httplib::ClientImpl& c,
+                                std::chrono::milliseconds timeout, std::chrono::steady_clock::duration took,
+                                ApiResponse& out) const {
+  TransportFacts facts;
+  facts.error = out.error;
+  facts.timeout = timeout;
+  if (r.error() == httplib::Error::Connection) {
+    // cpp-httplib gives one name to a refused, unreachable or unresolvable server: a connect of our own
+    // tells them apart (a second at most; the request has failed already).
+    facts.timeout = std::min(timeouts_.connect, std::chrono::milliseconds(1000));
+    facts.connect_errno = probe_connect(cfg_.host, cfg_.port, facts.timeout, &facts.resolve_error);
+  } else if (r.error() == httplib::Error::ConnectionTimeout) {
+    facts.timeout = timeouts_.connect;
+  } else if (out.error.starts_with("SSL")) {
+    facts.tls_reason = tls_reason(c, out.error, cfg_.host);
+  } else if (r.error() == httplib::Error::Read) {
+    facts.timed_out = took + std::chrono::milliseconds(100) >= timeout;
+  }
+  const TransportFailure f = describe_transport_failure(facts, cfg_.server_url());
+  out.cause = f.label;
+  out.detail = f.words;
+}
+
+void ApiClient::report(const char* method, const std::string& path, const ApiResponse& r, Expected expected) {
+  if (r.ok() || expected.contains(r.status) || r.cause == "cancelled") return;
+  errors_.report(ApiFailure{method, path, r.status_label(), r.describe()});
+}
+
 // A pooled keep-alive connection may have been closed by the server while it sat idle (an API server
 // closes idle connections, and all of them when it restarts); cpp-httplib then fails the request with
 // Error::Write (Bind.ABindAfterTheServerClosedTheIdleConnectionSucceeds). A request whose write failed
@@ -227,51 +286,68 @@ ApiResponse ApiClient::send_pooled(const std::function<httplib::Result(httplib::
   bool reused = false;
   auto c = take_pooled(&reused);
   set_timeout(*c, timeouts_.connect, read_timeout);
+  clear_tls_errors();
+  auto started = std::chrono::steady_clock::now();
   auto r = send(*c);
   if (!r && r.error() == httplib::Error::Write && reused) {
     c = make_client(read_timeout);
+    clear_tls_errors();
+    started = std::chrono::steady_clock::now();
     r = send(*c);
   }
   ApiResponse out = from_result(r);
-  if (out.status != 0) give_back(std::move(c));
+  if (out.status != 0) {
+    give_back(std::move(c));
+  } else {
+    explain_failure(r, *c, read_timeout, std::chrono::steady_clock::now() - started, out);
+  }
   return out;
 }
 
-ApiResponse ApiClient::get(const std::string& path) {
-  return send_pooled(
+ApiResponse ApiClient::get(const std::string& path, Expected expected) {
+  ApiResponse out = send_pooled(
       [&](httplib::ClientImpl& c) { return c.Get(full_path(path), headers_with(bearer_token())); },
       timeouts_.request);
+  report("GET", path, out, expected);
+  return out;
 }
 
 ApiResponse ApiClient::post(const std::string& path, std::string_view json_body,
-                            std::chrono::milliseconds read_timeout) {
-  return send_pooled(
+                            std::chrono::milliseconds read_timeout, Expected expected) {
+  ApiResponse out = send_pooled(
       [&](httplib::ClientImpl& c) {
         return c.Post(full_path(path), headers_with(bearer_token()), json_body.data(), json_body.size(),
                       "application/json");
       },
       read_timeout);
+  report("POST", path, out, expected);
+  return out;
 }
 
-ApiResponse ApiClient::put(const std::string& path, const std::string& json_body) {
-  return send_pooled(
+ApiResponse ApiClient::put(const std::string& path, const std::string& json_body, Expected expected) {
+  ApiResponse out = send_pooled(
       [&](httplib::ClientImpl& c) {
         return c.Put(full_path(path), headers_with(bearer_token()), json_body, "application/json");
       },
       timeouts_.request);
+  report("PUT", path, out, expected);
+  return out;
 }
 
 ApiResponse ApiClient::stream(const std::string& path, std::chrono::milliseconds idle_timeout,
                               const std::function<bool(std::string_view)>& on_data,
-                              StreamCanceller* canceller) {
+                              StreamCanceller* canceller, Expected expected) {
   auto c = make_client(idle_timeout);
   c->set_keep_alive(false);
   if (canceller) {
     std::lock_guard lock(canceller->mu_);
-    if (canceller->cancelled()) return ApiResponse{0, "", "cancelled"};
+    if (canceller->cancelled()) return ApiResponse{0, "", "cancelled", "cancelled", "cancelled"};
     canceller->active_ = c.get();
   }
   ApiResponse out;
+  clear_tls_errors();
+  const auto started = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_data = started;
   auto r = c->Get(
       full_path(path), headers_with(bearer_token()),
       [&](const httplib::Response& res) {
@@ -279,6 +355,7 @@ ApiResponse ApiClient::stream(const std::string& path, std::chrono::milliseconds
         return true;
       },
       [&](const char* data, size_t n) {
+        last_data = std::chrono::steady_clock::now();
         if (out.status < 200 || out.status >= 300) {
           if (out.body.size() < 65536) out.body.append(data, n);
           return true;
@@ -290,21 +367,23 @@ ApiResponse ApiClient::stream(const std::string& path, std::chrono::milliseconds
     canceller->active_ = nullptr;
   }
   if (!r) {
+    // The stream may have broken after the status line: the status stays, the error is reported with it.
     out.error = httplib::to_string(r.error());
-    if (out.status == 0) return out;
-    // The stream broke after the status line: keep the status, report the error.
+    explain_failure(r, *c, idle_timeout, std::chrono::steady_clock::now() - last_data, out);
+    if (canceller && canceller->cancelled()) out.cause = "cancelled";
   }
+  if (out.status == 0 || !out.ok()) report("GET", path, out, expected);
   return out;
 }
 
 bool resource_absent(ApiClient& api, std::string_view list_path) {
-  return absent_status(api.get(std::string(list_path) + "?limit=1").status);
+  return absent_status(api.get(std::string(list_path) + "?limit=1", Expected{404, 403}).status);
 }
 
 std::string server_git_version(ApiClient& api) {
-  const ApiResponse r = api.get("/version");
-  if (r.status == 0)
-    throw ConfigError("GET /version: " + describe_transport_error(r.error, api.config().server_url()));
+  // Its failure is the caller's to report: an error at start-up, or a warning with the default minor.
+  const ApiResponse r = api.get("/version", Expected::any());
+  if (r.status == 0) throw ConfigError("GET /version: " + r.describe());
   const std::string where = "GET /version from " + api.config().server_url();
   if (!r.ok()) throw ConfigError(where + ": " + r.describe());
   rapidjson::Document d;

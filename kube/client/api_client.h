@@ -1,9 +1,11 @@
 #pragma once
 // HTTP(S) to the Kubernetes API with the credentials of an ApiConfig: short requests on pooled
 // keep-alive connections (lists, binds) and long streaming GETs (watches) that another thread can cancel.
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "kube/client/api_config.h"
+#include "kube/client/api_errors.h"
 
 namespace httplib {
 class ClientImpl;
@@ -22,18 +25,49 @@ namespace kext::kube {
 struct ApiResponse {
   int status = 0;  // 0: no HTTP response; see error
   std::string body;
-  std::string error;  // transport error ("Connection refused", "Read timeout")
+  std::string error;  // cpp-httplib's Error name for a transport failure ("Connection", "Read")
+  // For a transport failure: transport_error.h's label ("refused", "tls", ...) and words ("cannot connect
+  // to https://10.0.0.1:6443: connection refused").
+  std::string cause, detail;
   bool ok() const { return status >= 200 && status < 300; }
   // No HTTP status, and the request never reached the server (no connection, a failed TLS handshake):
   // it cannot have been acted on, so sending it again is safe.
   bool never_sent() const;
-  // "HTTP 403: <message from the Status body>" or the transport error.
+  // "HTTP 403: <message from the Status body>" or the transport failure in words.
   std::string describe() const;
+  // kube_extender_api_errors_total's status label: "404", or the transport cause.
+  std::string status_label() const { return status != 0 ? std::to_string(status) : cause; }
 };
 
-// A response without an HTTP status (ApiResponse::error, one of cpp-httplib's Error names) in words, with
-// the server it was for: "connection refused or unreachable: https://10.0.0.1:6443".
-std::string describe_transport_error(const std::string& error, const std::string& server_url);
+// HTTP statuses a caller takes as an answer rather than a failure (a Lease's 404 before any replica
+// created it, a watch's 410 Gone, a conflict with another replica's write): not reported to
+// ApiClient::errors(). any(): the caller reports every failure itself (a start-up check that throws).
+class Expected {
+ public:
+  constexpr Expected() = default;
+  constexpr Expected(std::initializer_list<int> statuses) {
+    size_t i = 0;
+    for (int s : statuses) {
+      if (i < statuses_.size()) statuses_[i++] = s;
+    }
+  }
+  static constexpr Expected any() {
+    Expected e;
+    e.any_ = true;
+    return e;
+  }
+  constexpr bool contains(int status) const {
+    if (any_) return true;
+    for (int s : statuses_) {
+      if (s != 0 && s == status) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::array<int, 4> statuses_{};
+  bool any_ = false;
+};
 
 // Ends a stream() in progress from another thread (shutdown).
 class StreamCanceller {
@@ -61,22 +95,27 @@ class ApiClient {
   explicit ApiClient(ApiConfig cfg) : ApiClient(std::move(cfg), Timeouts{}) {}
   ~ApiClient();
 
-  ApiResponse get(const std::string& path);
-  ApiResponse post(const std::string& path, std::string_view json_body) {
-    return post(path, json_body, timeouts_.request);
+  // Each request's failure (no answer, or a status that is neither 2xx nor `expected`) goes to errors().
+  ApiResponse get(const std::string& path, Expected expected = {});
+  ApiResponse post(const std::string& path, std::string_view json_body, Expected expected = {}) {
+    return post(path, json_body, timeouts_.request, expected);
   }
   // With its own time limit for the reply (the connect timeout stays the client's).
   ApiResponse post(const std::string& path, std::string_view json_body,
-                   std::chrono::milliseconds read_timeout);
-  ApiResponse put(const std::string& path, const std::string& json_body);
+                   std::chrono::milliseconds read_timeout, Expected expected = {});
+  ApiResponse put(const std::string& path, const std::string& json_body, Expected expected = {});
 
   // A GET whose body is handed to on_data piece by piece as it arrives (a watch). on_status sees the
   // HTTP status first; for a non-2xx status the body is collected into the response instead. Silence
-  // longer than idle_timeout ends the stream with an error. on_data returning false ends it.
+  // longer than idle_timeout ends the stream with an error. on_data returning false ends it. Only a
+  // failure before the body is reported: how a stream that began ends is for the caller to judge.
   ApiResponse stream(const std::string& path, std::chrono::milliseconds idle_timeout,
-                     const std::function<bool(std::string_view)>& on_data, StreamCanceller* canceller);
+                     const std::function<bool(std::string_view)>& on_data, StreamCanceller* canceller,
+                     Expected expected = {});
 
   const ApiConfig& config() const { return cfg_; }
+  // Where every failed request is counted and logged (kube_extender_api_errors_total).
+  ApiErrorReporter& errors() { return errors_; }
 
  private:
   std::unique_ptr<httplib::ClientImpl> make_client(std::chrono::milliseconds read_timeout) const;
@@ -84,6 +123,10 @@ class ApiClient {
   std::unique_ptr<httplib::ClientImpl> take_pooled(bool* reused);
   ApiResponse send_pooled(const std::function<httplib::Result(httplib::ClientImpl&)>& send,
                           std::chrono::milliseconds read_timeout);
+  // A result without a response in words (transport_error.h), from what c and this thread know of it.
+  void explain_failure(const httplib::Result& r, httplib::ClientImpl& c, std::chrono::milliseconds timeout,
+                       std::chrono::steady_clock::duration took, ApiResponse& out) const;
+  void report(const char* method, const std::string& path, const ApiResponse& r, Expected expected);
   void give_back(std::unique_ptr<httplib::ClientImpl> c);
   std::string bearer_token();
   std::string full_path(const std::string& path) const { return cfg_.base_path + path; }
@@ -95,6 +138,7 @@ class ApiClient {
   std::mutex token_mu_;
   std::string token_;
   std::chrono::steady_clock::time_point token_read_{};
+  ApiErrorReporter errors_;
 };
 
 // Whether a list's answer says an optional resource (a CRD) is absent from the cluster: not served

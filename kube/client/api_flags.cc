@@ -207,7 +207,8 @@ ApiConfig resolve_api_config(const ApiFlags& f) {
 }
 
 void check_api_access(ApiClient& api) {
-  ApiResponse r = api.get("/api/v1/nodes?limit=1");
+  // A failure here stops the start-up with its own words: not reported to errors() too.
+  ApiResponse r = api.get("/api/v1/nodes?limit=1", Expected::any());
   const std::string where = "Kubernetes API at " + api.config().server_url();
   if (r.status == 0) throw ConfigError("cannot reach the " + where + ": " + r.describe());
   if (r.status == 401) throw ConfigError("the " + where + " rejected the credentials: " + r.describe());

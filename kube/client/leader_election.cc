@@ -142,6 +142,49 @@ bool LeaderElector::is_leader() const {
   return held_ && Clock::now() - renewed_ < config_.renew_deadline;
 }
 
+std::string LeaderElector::last_error() const {
+  std::lock_guard lock(mu_);
+  return last_error_;
+}
+
+std::string LeaderElector::lease_key() const {
+  return namespaced_key(config_.lease_namespace, config_.lease_name);
+}
+
+// client-go's tryAcquireOrRenew logs each failed attempt ("error retrieving resource lock", "error
+// initially creating leader election record", "Failed to update lock") every retry period; here the
+// request is logged by ApiClient::errors() at most once a minute, and the attempt when its cause
+// changes, saying what it means for this replica.
+LeaderElector::Attempt LeaderElector::failed(const char* doing, const ApiResponse& r) {
+  if (r.status == 409) return Attempt::kFailed;  // another replica wrote first: a race, retried as one
+  const std::string cause = std::string(doing) + " Lease " + lease_key() + ": " +
+                            (r.ok() ? std::string("the reply is not a Lease") : r.describe());
+  bool changed, held;
+  {
+    std::lock_guard lock(mu_);
+    changed = cause != last_error_;
+    last_error_ = cause;
+    held = held_;
+  }
+  if (changed) {
+    log_line("--leader-elect: " + cause +
+             (held ? ""
+                   : "; this replica does not bind until it holds the Lease (retrying every " +
+                         std::to_string(config_.retry_period.count()) + " ms)"));
+  }
+  return Attempt::kFailed;
+}
+
+void LeaderElector::succeeded() {
+  bool had;
+  {
+    std::lock_guard lock(mu_);
+    had = !last_error_.empty();
+    last_error_.clear();
+  }
+  if (had) log_line("--leader-elect: Lease " + lease_key() + " answers again");
+}
+
 std::string LeaderElector::holder() const {
   std::lock_guard lock(mu_);
   return observed_holder_.identity;
@@ -173,7 +216,7 @@ void LeaderElector::refresh() {
   std::lock_guard one_read(refresh_mu_);
   if (last_refresh_start_ >= called) return;  // a read that began after this call has just ended
   last_refresh_start_ = Clock::now();
-  ApiResponse got = api_.get(lease_path() + "/" + config_.lease_name);
+  ApiResponse got = api_.get(lease_path() + "/" + config_.lease_name, Expected{404});
   LeaseRecord read;
   if (got.status != 404 && (!got.ok() || !parse_lease(got.body, &read))) return;
   std::lock_guard lock(mu_);
@@ -197,8 +240,7 @@ void LeaderElector::set_held(bool held, Clock::time_point renewed) {
     if (held) renewed_ = renewed;
   }
   if (changed) {
-    log_line(std::string(held ? "acquired" : "lost") + " lease " +
-             namespaced_key(config_.lease_namespace, config_.lease_name) + " as " + config_.identity);
+    log_line(std::string(held ? "acquired" : "lost") + " lease " + lease_key() + " as " + config_.identity);
     if (on_change_) on_change_(held);
   }
 }
@@ -213,16 +255,19 @@ LeaderElector::Attempt LeaderElector::try_acquire_or_renew() {
   want.renew_time = now;
   want.url = config_.advertise_url;
 
-  ApiResponse got = api_.get(lease_path() + "/" + config_.lease_name);
+  // 404: no Lease yet (its namespace may be missing too: the create says so).
+  ApiResponse got = api_.get(lease_path() + "/" + config_.lease_name, Expected{404});
   if (got.status == 404) {
     // 409 here: another replica created it first.
-    if (!api_.post(lease_path(), lease_json(config_, want)).ok()) return Attempt::kFailed;
+    ApiResponse created = api_.post(lease_path(), lease_json(config_, want), Expected{409});
+    if (!created.ok()) return failed("creating", created);
     observe(want.fingerprint(), LeaseHolder{want.holder, want.url}, started);
+    succeeded();
     set_held(true, started);
     return Attempt::kHeld;
   }
   LeaseRecord old;
-  if (!got.ok() || !parse_lease(got.body, &old)) return Attempt::kFailed;
+  if (!got.ok() || !parse_lease(got.body, &old)) return failed("reading", got);
   bool held_by_other;
   {
     std::lock_guard lock(mu_);
@@ -232,6 +277,7 @@ LeaderElector::Attempt LeaderElector::try_acquire_or_renew() {
                     observed_time_ + std::chrono::seconds(old.duration_seconds) > started;
   }
   if (held_by_other) {
+    succeeded();
     set_held(false, {});  // taken over (this replica's renewals had stopped for a lease duration)
     return Attempt::kHeldByOther;
   }
@@ -242,9 +288,11 @@ LeaderElector::Attempt LeaderElector::try_acquire_or_renew() {
     want.transitions = old.transitions + 1;
   }
   want.resource_version = old.resource_version;  // a write since the GET answers 409 Conflict
-  ApiResponse put = api_.put(lease_path() + "/" + config_.lease_name, lease_json(config_, want));
-  if (!put.ok()) return Attempt::kFailed;
+  ApiResponse put =
+      api_.put(lease_path() + "/" + config_.lease_name, lease_json(config_, want), Expected{409});
+  if (!put.ok()) return failed("updating", put);
   observe(want.fingerprint(), LeaseHolder{want.holder, want.url}, started);
+  succeeded();
   set_held(true, started);
   return Attempt::kHeld;
 }
@@ -267,7 +315,7 @@ bool LeaderElector::release() {
   empty.resource_version = old.resource_version;
   const bool ok = api_.put(lease_path() + "/" + config_.lease_name, lease_json(config_, empty)).ok();
   if (ok) {
-    log_line("released lease " + namespaced_key(config_.lease_namespace, config_.lease_name));
+    log_line("released lease " + lease_key());
   }
   return ok;
 }

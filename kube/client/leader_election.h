@@ -80,6 +80,10 @@ class LeaderElector {
   void nudge();
   const std::string& identity() const { return config_.identity; }
   const LeaderElectionConfig& config() const { return config_; }
+  // Why the last attempt on the Lease failed ("creating Lease kube-extender/kube-extender: HTTP 404:
+  // namespaces \"kube-extender\" not found"); "" when it succeeded. Conflicts with another replica's
+  // write are races, not failures, and leave it as it was.
+  std::string last_error() const;
 
   // One round of client-go's tryAcquireOrRenew; updates what is_leader() answers.
   Attempt try_acquire_or_renew();
@@ -93,6 +97,10 @@ class LeaderElector {
   // Records a Lease read at t; mu_ held.
   void note_read(const LeaseRecord& read, Clock::time_point t);
   void observe(const std::string& fingerprint, const LeaseHolder& holder, Clock::time_point t);
+  // An attempt's outcome for last_error(), logged when its cause changes.
+  Attempt failed(const char* doing, const ApiResponse& r);
+  void succeeded();
+  std::string lease_key() const;
 
   ApiClient& api_;
   LeaderElectionConfig config_;
@@ -107,6 +115,7 @@ class LeaderElector {
   std::string observed_record_;        // the Lease spec last seen, to notice changes
   Clock::time_point observed_time_{};  // when it last changed (client-go's observedTime)
   LeaseHolder observed_holder_;
+  std::string last_error_;
   std::thread thread_;
 
   std::mutex refresh_mu_;  // one refresh() read at a time

@@ -38,17 +38,20 @@ ListResult list_all(ApiClient& api, const ListRequest& request, const ListHooks&
     std::string path = request.path + "?limit=" + std::to_string(request.page_size);
     if (!cont.empty()) path += "&continue=" + url_escape(cont);
     std::string body;
+    // A page's 410 with a continue token is an answer: the list starts over.
     ApiResponse resp = api.stream(
         path, request.idle_timeout,
         [&](std::string_view data) {
           body.append(data);
           return keep_going();
         },
-        hooks.canceller);
+        hooks.canceller, cont.empty() ? Expected{} : Expected{410});
     if (resp.ok() && resp.error.empty()) {
       resp.body = std::move(body);
     } else if (resp.ok()) {
       resp.status = 0;  // cut short: not a whole list
+      if (resp.cause != "cancelled")
+        api.errors().report(ApiFailure{"GET", path, resp.cause, resp.describe()});
     }
     if (hooks.page) hooks.page();
     if (resp.status == 410 && !cont.empty() && restarts++ < request.max_restarts) {
@@ -57,10 +60,12 @@ ListResult list_all(ApiClient& api, const ListRequest& request, const ListHooks&
       continue;
     }
     if (!resp.ok()) {
-      result.error = "list " + request.path + ": " +
-                     (resp.status == 0 ? describe_transport_error(resp.error, api.config().server_url())
-                                       : resp.describe());
+      // Expected above, but the list has started over too often: a failure after all.
+      if (resp.status == 410 && !cont.empty())
+        api.errors().report(ApiFailure{"GET", path, "410", resp.describe()});
+      result.error = "list " + request.path + ": " + resp.describe();
       result.status = resp.status;
+      result.reported = true;
       return result;
     }
     rapidjson::Document doc;

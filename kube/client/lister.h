@@ -8,8 +8,8 @@
 #include <functional>
 #include <string>
 
-#include "kube/client/api_client.h"
 #include "json/json.h"
+#include "kube/client/api_client.h"
 
 namespace kext::kube {
 
@@ -45,6 +45,9 @@ struct ListResult {
   // When not complete: "list /api/v1/pods: HTTP 403: <message>" or the transport error.
   std::string error;
   int status = 0;  // the failing response's HTTP status, 0 without one
+  // The failure went to ApiClient::errors() (counted and logged there); false for a reply that is
+  // not a list, which only the caller sees.
+  bool reported = false;
 };
 
 // Streams each page (so that `canceller` can cut a slow list short). Never throws on the server's

@@ -35,6 +35,10 @@ ReflectorStatus Reflector::status() const {
 
 void Reflector::note_error(const std::string& what) {
   log_line(opts_.resource + ": " + what);
+  record_error(what);
+}
+
+void Reflector::record_error(const std::string& what) {
   std::lock_guard lock(status_mu_);
   status_.last_error = what;
 }
@@ -111,7 +115,7 @@ bool Reflector::list() {
   const ListResult r = list_all(api_, ListRequest{opts_.path, opts_.page_size, opts_.idle_timeout}, hooks);
   if (stopping_) return false;
   if (!r.complete) {
-    note_error(r.error);
+    r.reported ? record_error(r.error) : note_error(r.error);
     return false;
   }
   sink_.list_end();
@@ -154,8 +158,11 @@ void Reflector::handle_event(std::string_view text, WatchStream& s) {
     if (code != obj.MemberEnd() && code->value.IsInt() && code->value.GetInt() == 410) {
       s.gone = true;
     } else {
+      // reflector.go watchHandler: an ERROR event's Status is the error the watch ends with.
       auto msg = obj.FindMember("message");
-      s.failure = std::string("watch ERROR event: ") +
+      s.error_status =
+          code != obj.MemberEnd() && code->value.IsInt() ? std::to_string(code->value.GetInt()) : "error";
+      s.failure = "ERROR event: HTTP " + s.error_status + ": " +
                   (msg != obj.MemberEnd() && msg->value.IsString() ? msg->value.GetString() : "(no message)");
     }
     return;
@@ -184,26 +191,26 @@ void Reflector::handle_event(std::string_view text, WatchStream& s) {
   if (!rv.empty()) rv_ = rv;
 }
 
-std::string Reflector::watch_failure(const ApiResponse& resp, const WatchStream& s) const {
-  if (!s.failure.empty()) return s.failure;
-  if (resp.status == 0) return describe_transport_error(resp.error, api_.config().server_url());
-  if (resp.status != 200) return resp.describe();
-  if (resp.error.empty()) return "";
+Reflector::WatchFailure Reflector::watch_failure(const ApiResponse& resp, const WatchStream& s) const {
+  if (!s.error_status.empty()) return {s.failure, s.error_status};
+  if (!s.failure.empty()) return {s.failure, ""};
+  if (resp.status != 200) return {resp.describe(), resp.status_label(), true};  // no stream began
+  if (resp.error.empty() || resp.cause == "cancelled") return {};
   // cpp-httplib says "Read" both when the server closed the stream and when our read timed out (the
   // idle timeout): the time since the last data tells them apart.
   const auto now = std::chrono::steady_clock::now();
   const std::chrono::duration<double> silent = now - s.last_data, open = now - s.started;
   char seconds[32];
-  std::string why;
+  WatchFailure f;
   if (silent + std::chrono::milliseconds(100) >= opts_.idle_timeout) {
     std::snprintf(seconds, sizeof seconds, "%.1f", silent.count());
-    why = std::string("no data for ") + seconds + " s (idle timeout), connection abandoned";
+    f = {std::string("no data for ") + seconds + " s (idle timeout), connection abandoned", "timeout"};
   } else {
     std::snprintf(seconds, sizeof seconds, "%.1f", open.count());
-    why = std::string("connection closed by the API server after ") + seconds + " s";
+    f = {std::string("connection closed by the API server after ") + seconds + " s", "closed"};
   }
-  if (s.splitter.pending()) why += " (mid-event)";
-  return why;
+  if (s.splitter.pending()) f.why += " (mid-event)";
+  return f;
 }
 
 Reflector::WatchEnd Reflector::watch() {
@@ -225,7 +232,7 @@ Reflector::WatchEnd Reflector::watch() {
         if (!ok) s.failure = s.splitter.error();
         return ok && !s.gone && s.failure.empty() && !stopping_;
       },
-      &canceller_);
+      &canceller_, Expected{410});
   sink_.flush();
   {
     std::lock_guard lock(status_mu_);
@@ -240,9 +247,17 @@ Reflector::WatchEnd Reflector::watch() {
     ++status_.gone;
     return WatchEnd::Gone;
   }
-  const std::string why = watch_failure(resp, s);
-  if (why.empty()) return WatchEnd::Expired;
-  note_error("watch ended: " + why);
+  const WatchFailure f = watch_failure(resp, s);
+  if (f.why.empty()) return WatchEnd::Expired;
+  if (f.reported) {
+    record_error("watch ended: " + f.why);
+  } else if (!f.status.empty()) {
+    // A stream the server ended with an error, or broke: only this side sees it.
+    api_.errors().report(ApiFailure{"GET", path, f.status, f.why});
+    record_error("watch ended: " + f.why);
+  } else {
+    note_error("watch ended: " + f.why);
+  }
   std::lock_guard lock(status_mu_);
   ++status_.failures;
   return WatchEnd::Failed;

@@ -61,10 +61,18 @@ class Reflector {
   // One watch stream's progress (reflector.go watchHandler's state).
   struct WatchStream {
     EventSplitter splitter;
-    bool gone = false;    // a 410 ERROR event: relist
-    std::string failure;  // why the stream is no good, when it is not
+    bool gone = false;         // a 410 ERROR event: relist
+    std::string failure;       // why the stream is no good, when it is not
+    std::string error_status;  // an ERROR event's code ("500"): the server ended the stream
     uint64_t events = 0, bookmarks = 0, bad = 0;
     std::chrono::steady_clock::time_point started, last_data;
+  };
+  // Why a watch failed, and as kube_extender_api_errors_total's status ("" when only this side knows:
+  // an event that does not parse).
+  struct WatchFailure {
+    std::string why;
+    std::string status;
+    bool reported = false;  // ApiClient has counted and logged it (no stream began)
   };
 
   void run();
@@ -75,11 +83,13 @@ class Reflector {
   // One event of the stream (reflector.go watchHandler's switch on event.Type): to the sink, its
   // resourceVersion kept.
   void handle_event(std::string_view text, WatchStream& s);
-  // Why the stream that ended with `resp` failed, or "" when the server's timeout ended it.
-  std::string watch_failure(const ApiResponse& resp, const WatchStream& s) const;
+  // Why the stream that ended with `resp` failed; why is "" when the server's timeout ended it.
+  WatchFailure watch_failure(const ApiResponse& resp, const WatchStream& s) const;
   // Returns false when stopped while waiting.
   bool backoff();
+  // Logs what went wrong and keeps it for status(); record_error only keeps it (errors() has logged it).
   void note_error(const std::string& what);
+  void record_error(const std::string& what);
   void touch();
 
   ApiClient& api_;

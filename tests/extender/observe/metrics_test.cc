@@ -194,6 +194,23 @@ TEST(Metrics, KubernetesSemanticsIsAnInfoGauge) {
   EXPECT_EQ(series, 1u);
 }
 
+// Failed calls to the API server, by resource and status, read from their counter at each scrape;
+// absent without an API server.
+TEST(Metrics, ApiErrorsAreCountedByResourceAndStatus) {
+  Metrics metrics("test");
+  EXPECT_EQ(metrics.render(nullptr).find("kube_extender_api_errors_total"), std::string::npos);
+  std::vector<Metrics::ApiErrorSeries> counts = {{"leases", "404", 3}, {"pods", "refused", 1}};
+  metrics.set_api_errors([&counts] { return counts; });
+  std::map<std::string, std::string> types;
+  auto samples = parse_metrics(metrics.render(nullptr), types);
+  EXPECT_EQ(types["kube_extender_api_errors_total"], "counter");
+  EXPECT_EQ(value_of(samples, "kube_extender_api_errors_total", R"(resource="leases",status="404")"), 3);
+  EXPECT_EQ(value_of(samples, "kube_extender_api_errors_total", R"(resource="pods",status="refused")"), 1);
+  counts[0].count = 4;
+  samples = parse_metrics(metrics.render(nullptr), types);
+  EXPECT_EQ(value_of(samples, "kube_extender_api_errors_total", R"(resource="leases",status="404")"), 4);
+}
+
 // The heap gauges follow what the program holds: a block large enough for malloc to mmap shows in in_use
 // while it lives and is gone from it once freed; the rendered text carries both states.
 TEST(Metrics, HeapBytesFollowLiveAllocations) {

@@ -280,6 +280,95 @@ TEST(LeaderElection, TwoReplicasOneBinderAndSigtermHandsOver) {
   EXPECT_EQ(b->wait_exit(20s), 0) << b->log();
 }
 
+std::string get_body(httplib::Client& c, const std::string& path) {
+  auto r = c.Get(path);
+  return r ? r->body : std::string();
+}
+
+// Two replicas started on a cluster without the Lease's namespace: neither binds, both say why (at
+// start-up, in the failed request's log line, /debug/leader and /metrics) and stay ready; once the
+// namespace is created one takes the Lease and binds, without a restart.
+TEST(LeaderElection, ReplicasWithoutTheLeaseNamespaceSayWhyAndBindOnceItExists) {
+  FakeApiServer api;
+  api.require_lease_namespace(true);
+  api.put("nodes", node_json("n1", "4", "8Gi"));
+  api.put("pods", pod_json("default", "p1", ""));
+  const std::string kc = write_temp("no-namespace-kubeconfig", api.kubeconfig(true));
+  // Logged to a file, which log() reads as it grows.
+  auto replica = [&](const std::string& id) {
+    return std::make_unique<ExtenderProcess>(
+        KEXT_BINARY,
+        std::vector<std::string>{"--kubeconfig", kc, "--enable-bind", "--leader-elect",
+                                 "--leader-elect-identity", id, "--leader-elect-lease-duration", "30s",
+                                 "--leader-elect-renew-deadline", "20s", "--leader-elect-retry-period",
+                                 "100ms", "--bind-forward-timeout", "500ms", "--shutdown-delay-seconds", "0"},
+        write_temp(id + ".log", ""));
+  };
+  const std::vector<std::string> ids = {"replica-a", "replica-b"};
+  std::vector<std::unique_ptr<ExtenderProcess>> replicas;
+  for (const std::string& id : ids) replicas.push_back(replica(id));
+  const std::string bind_p1 =
+      R"({"PodName":"p1","PodNamespace":"default","PodUID":"uid-default-p1","Node":"n1"})";
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    ExtenderProcess* r = replicas[i].get();
+    ASSERT_GT(r->port(), 0) << r->log();
+    httplib::Client c("127.0.0.1", r->port());
+    ASSERT_TRUE(wait_until([&] {
+      return r->log().find(
+                 "POST /apis/coordination.k8s.io/v1/namespaces/kube-extender/leases: HTTP 404: "
+                 "namespaces \"kube-extender\" not found\n") != std::string::npos;
+    })) << r->log();
+    EXPECT_NE(
+        r->log().find("kube-extender: --leader-elect: namespace kube-extender does not exist; create it "
+                      "(kubectl create namespace kube-extender) — this replica will not bind until "
+                      "then\n"),
+        std::string::npos)
+        << r->log();
+    EXPECT_NE(r->log().find("kube-extender: --leader-elect: creating Lease kube-extender/kube-extender: HTTP "
+                            "404: namespaces \"kube-extender\" not found; this replica does not bind until "
+                            "it holds the Lease"),
+              std::string::npos)
+        << r->log();
+    EXPECT_TRUE(wait_until([&] { return status_of(c, "/readyz") == 200; }, 10s));  // no Lease needed
+    const std::string debug = get_body(c, "/debug/leader");
+    EXPECT_NE(debug.find(R"("leader":false)"), std::string::npos) << debug;
+    EXPECT_NE(debug.find(R"("lastError":"creating Lease kube-extender/kube-extender: HTTP 404: namespaces )"
+                         R"(\"kube-extender\" not found")"),
+              std::string::npos)
+        << debug;
+    const std::string metrics = get_body(c, "/metrics");
+    EXPECT_NE(metrics.find("kube_extender_leader{identity=\"" + ids[i] + "\"} 0\n"), std::string::npos)
+        << metrics;
+    EXPECT_NE(metrics.find("kube_extender_api_errors_total{resource=\"leases\",status=\"404\"} "),
+              std::string::npos)
+        << metrics;
+    auto refused = c.Post("/bind", bind_p1, "application/json");
+    ASSERT_TRUE(refused);
+    EXPECT_NE(refused->body, R"({"Error":""})");
+  }
+  EXPECT_TRUE(api.bindings().empty());
+  EXPECT_EQ(api.lease_holder(kLease), "");
+
+  api.put("namespaces", namespace_json("kube-extender", ""));
+  ASSERT_TRUE(wait_until([&] { return !api.lease_holder(kLease).empty(); }, 20s))
+      << replicas[0]->log() << replicas[1]->log();
+  const std::string holder = api.lease_holder(kLease);
+  ExtenderProcess& leader = holder == "replica-a" ? *replicas[0] : *replicas[1];
+  httplib::Client c("127.0.0.1", leader.port());
+  ASSERT_TRUE(
+      wait_until([&] { return get_body(c, "/debug/leader").find(R"("leader":true)") != std::string::npos; }));
+  EXPECT_NE(get_body(c, "/debug/leader").find(R"("lastError":"")"), std::string::npos);
+  auto bound = c.Post("/bind", bind_p1, "application/json");
+  ASSERT_TRUE(bound);
+  EXPECT_EQ(bound->body, R"({"Error":""})");
+  EXPECT_EQ(api.bindings().size(), 1u);
+  EXPECT_NE(leader.log().find("acquired lease kube-extender/kube-extender as " + holder), std::string::npos);
+  for (auto& r : replicas) {
+    kill(r->pid(), SIGTERM);
+    EXPECT_EQ(r->wait_exit(20s), 0) << r->log();
+  }
+}
+
 TEST(LeaderElection, FlagsAreCheckedAsClientGoChecksThem) {
   for (auto [args, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--leader-elect", "--kubeconfig", "x"}, "needs --enable-bind"},
