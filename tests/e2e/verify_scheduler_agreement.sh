@@ -44,13 +44,12 @@ POD_TIMEOUT=${POD_TIMEOUT:-20}
 EXTENDER_PORT=${EXTENDER_PORT:-8898}
 SCHEDULER_NAME=verify-scheduler
 EXTENDER="http://127.0.0.1:$EXTENDER_PORT"
-API=
 
 # Pods and nodes go by one delete-collection request each (kubectl deletes one object per request).
 delete_all() { # namespace
-  [ -n "$API" ] || return 0
-  api DELETE "/api/v1/namespaces/$1/pods?gracePeriodSeconds=0" -o /dev/null || true
-  api DELETE "/api/v1/nodes?labelSelector=kube-extender.io/e2e%3Dverify" -o /dev/null || true
+  [ -n "$E2E_API" ] || return 0
+  e2e_delete_pods "$1"
+  e2e_api DELETE "/api/v1/nodes?labelSelector=kube-extender.io/e2e%3Dverify" -o /dev/null || true
 }
 cleanup() {
   delete_all "$NS"
@@ -67,28 +66,9 @@ MINOR=$(e2e_scheduler_minor)
 read -r -a VERSION_FLAGS <<<"$(e2e_version_flags)"
 SEMANTICS="$MINOR (--kubernetes-version)"
 
-# kubectl proxy: every later call is one curl, not one kubectl start-up.
-start_proxy() {
-  K proxy --port=0 --address=127.0.0.1 >"$WORK/proxy.log" 2>&1 &
-  PIDS+=($!)
-  local port=
-  for _ in $(seq 100); do
-    port=$(sed -n 's/^Starting to serve on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/proxy.log")
-    [ -n "$port" ] && break
-    sleep 0.1
-  done
-  [ -n "$port" ] || fail "kubectl proxy did not start: $(cat "$WORK/proxy.log")"
-  API=http://127.0.0.1:$port
-}
-api() { # method path [curl args...]
-  local method=$1 path=$2
-  shift 2
-  curl -sS -X "$method" -H 'Content-Type: application/json' "$API$path" "$@"
-}
-
 # Sends every "PATH<TAB>JSON" merge patch of FILE from one curl, 8 at a time; fails on any answer but 200.
 patch_all() { # file
-  awk -F'\t' -v api="$API" '{
+  awk -F'\t' -v api="$E2E_API" '{
       gsub(/\\/, "\\\\", $2); gsub(/"/, "\\\"", $2)
       if (NR > 1) print "next"
       printf "url = \"%s%s\"\nrequest = \"PATCH\"\nheader = \"Content-Type: application/merge-patch+json\"\n", api, $1
@@ -127,7 +107,7 @@ YAML
   K create -f "$WORK/gen/pods.json" >/dev/null
   patch_all "$WORK/gen/patches.tsv"
   # UID -> name of every pod, for the victims (NodeNameToMetaVictims carries UIDs only).
-  api GET "/api/v1/namespaces/$NS/pods" | jq -r '.items[] | [.metadata.uid, .metadata.name] | @tsv' >"$WORK/uids.tsv"
+  e2e_api GET "/api/v1/namespaces/$NS/pods" | jq -r '.items[] | [.metadata.uid, .metadata.name] | @tsv' >"$WORK/uids.tsv"
 }
 
 # The default profile under a name of its own, every node scored, the extender for every verb but bind.
@@ -162,9 +142,9 @@ start_extender() {
 
 # Force-deletes the namespace's terminating pods: preemption's victims, as a kubelet would end them.
 end_terminating() {
-  api GET "/api/v1/namespaces/$NS/pods" | jq -r '.items[] | select(.metadata.deletionTimestamp) | .metadata.name' |
+  e2e_api GET "/api/v1/namespaces/$NS/pods" | jq -r '.items[] | select(.metadata.deletionTimestamp) | .metadata.name' |
     while read -r p; do
-      api DELETE "/api/v1/namespaces/$NS/pods/$p" -d '{"gracePeriodSeconds":0}' -o /dev/null
+      e2e_api DELETE "/api/v1/namespaces/$NS/pods/$p" -d '{"gracePeriodSeconds":0}' -o /dev/null
       echo "$p" >>"$WORK/force-deleted"
     done
 }
@@ -173,7 +153,7 @@ end_terminating() {
 # the pod is created: the pod as the API server would store it (a dry-run create: admission's priority and
 # default tolerations), with a UID of its own so that its decisions and records are told apart.
 probe_filter() { # file name
-  api POST "/api/v1/namespaces/$NS/pods?dryRun=All" --data-binary @"$1" >"$WORK/probe/$2.pod.json"
+  e2e_api POST "/api/v1/namespaces/$NS/pods?dryRun=All" --data-binary @"$1" >"$WORK/probe/$2.pod.json"
   jq -c --arg uid "verify-probe-$2" --slurpfile names "$WORK/nodes.jsonarray" \
     '{Pod: (.metadata.uid = $uid), NodeNames: $names[0], Nodes: null}' "$WORK/probe/$2.pod.json" >"$WORK/probe/$2.request.json"
   curl -sS -X POST -H 'Content-Type: application/json' --data-binary @"$WORK/probe/$2.request.json" \
@@ -188,22 +168,22 @@ mark_started() { # name
   LAST_START=$((LAST_START + 1))
   curl -sS -X PATCH -H 'Content-Type: application/merge-patch+json' -o /dev/null \
     -d "{\"status\":{\"phase\":\"Running\",\"startTime\":\"$(date -u -d "@$LAST_START" +%FT%TZ)\"}}" \
-    "$API/api/v1/namespaces/$NS/pods/$1/status"
+    "$E2E_API/api/v1/namespaces/$NS/pods/$1/status"
 }
 
 # Creates the pod and waits until it is bound, ending preemption's victims meanwhile; a pod still unbound
 # after POD_TIMEOUT is deleted, so that no later retry of it mixes with the next pod's decisions.
 schedule_one() { # file name
   local uid node start
-  uid=$(api POST "/api/v1/namespaces/$NS/pods" --data-binary @"$1" | jq -r '.metadata.uid')
+  uid=$(e2e_api POST "/api/v1/namespaces/$NS/pods" --data-binary @"$1" | jq -r '.metadata.uid')
   [ -n "$uid" ] && [ "$uid" != null ] || fail "creating $2 failed"
   printf '%s\t%s\n' "$uid" "$2" >>"$WORK/uids.tsv"
   start=$(now)
   while :; do
-    node=$(api GET "/api/v1/namespaces/$NS/pods/$2" | jq -r '.spec.nodeName // ""')
+    node=$(e2e_api GET "/api/v1/namespaces/$NS/pods/$2" | jq -r '.spec.nodeName // ""')
     [ -n "$node" ] && break
     if gt "$(since "$start")" "$POD_TIMEOUT"; then
-      api DELETE "/api/v1/namespaces/$NS/pods/$2" -d '{"gracePeriodSeconds":0}' -o /dev/null
+      e2e_api DELETE "/api/v1/namespaces/$NS/pods/$2" -d '{"gracePeriodSeconds":0}' -o /dev/null
       node=-
       break
     fi
@@ -218,9 +198,9 @@ schedule_one() { # file name
 }
 
 echo "verify_scheduler_agreement: kube-scheduler $SCHED_VERSION, extender semantics $SEMANTICS, seed $SEED"
-start_proxy
+e2e_start_proxy
 # What a run killed half-way left behind: its pods would count on nodes of the same names.
-for ns in $(api GET /api/v1/namespaces | jq -r '.items[].metadata.name | select(startswith("e2e-verify-"))'); do
+for ns in $(e2e_api GET /api/v1/namespaces | jq -r '.items[].metadata.name | select(startswith("e2e-verify-"))'); do
   delete_all "$ns"
 done
 made=$(now)
