@@ -31,35 +31,7 @@ e2e_install_pod_group_crd
 e2e_create_namespace
 
 # The extender(s), on default flags.
-if [ "$REPLICAS" = 1 ]; then
-  e2e_start_extender "$EXTENDER_PORT"
-else
-  backends=""
-  for i in $(seq "$REPLICAS"); do
-    port=$((EXTENDER_PORT + i))
-    # Each advertises loopback, as the Deployment advertises its pod IP: this machine's hostname, the
-    # default, need not resolve on a CI machine.
-    e2e_start_extender "$port" --leader-elect --leader-elect-identity "e2e-$i" --leader-elect-resource-namespace "$NS" \
-      --advertise-address 127.0.0.1
-    backends+="  server r$i 127.0.0.1:$port check"$'\n'
-  done
-  cat >"$WORK/haproxy.cfg" <<CFG
-defaults
-  mode tcp
-  timeout connect 2s
-  timeout client 120s
-  timeout server 120s
-frontend verbs
-  bind 127.0.0.1:$EXTENDER_PORT
-  default_backend replicas
-backend replicas
-  balance roundrobin
-  option httpchk GET /readyz
-$backends
-CFG
-  haproxy -f "$WORK/haproxy.cfg" -db >"$WORK/haproxy.log" 2>&1 &
-  PIDS+=($!)
-fi
+e2e_start_extenders "$REPLICAS" "$EXTENDER_PORT"
 
 e2e_start_shipped_scheduler
 

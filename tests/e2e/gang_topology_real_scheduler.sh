@@ -22,7 +22,8 @@
 #   - KUBE_SCHEDULER=/path/to/kube-scheduler: started here with manifests/base/scheduler-config.yaml's
 #     profile and extender entry, its urlPrefix pointed at the extender started here;
 #   - otherwise one must already run with that configuration and urlPrefix http://127.0.0.1:$EXTENDER_PORT.
-# BUILD names the build folder (build).
+# REPLICAS=2 runs two extenders with --leader-elect behind haproxy (tcp mode, a connection pinned to
+# one replica, as a Service is), each with EXTENDER_FLAGS. BUILD names the build folder (build).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source-path=SCRIPTDIR/../..
@@ -30,6 +31,7 @@ cd "$(dirname "$0")/../.."
 
 e2e_init gang_topology_real_scheduler topology
 EXTENDER_PORT=${EXTENDER_PORT:-8888}
+REPLICAS=${REPLICAS:-1}
 RACK_KEY=example.com/rack
 RACKS=8
 NODES_PER_RACK=4
@@ -53,10 +55,10 @@ value: ${pc#*:}
 YAML
 done
 
-# The extender, on default flags and EXTENDER_FLAGS (e.g. "--gang-max-held-binds 2", which defers
+# The extender(s), on default flags and EXTENDER_FLAGS (e.g. "--gang-max-held-binds 2", which defers
 # binds past the second held call).
 read -r -a extra_flags <<<"${EXTENDER_FLAGS:-}"
-e2e_start_extender "$EXTENDER_PORT" "${extra_flags[@]}"
+e2e_start_extenders "$REPLICAS" "$EXTENDER_PORT" "${extra_flags[@]}"
 e2e_start_shipped_scheduler
 
 # Node e2e-topo-rR-nI, in rack rR.
@@ -109,17 +111,39 @@ racks_of_group() { # listing group
   echo "$1" | awk -v g="$2-" 'index($1, g) == 1 && $2 != "-" { print $2 }' | while read -r n; do rack_of "$n"; done | sort -u
 }
 
+# The decision log's records of POD, as each replica's /debug/decisions answers (one JSON document a
+# replica): with replicas, a member's verbs are decided on the Lease holder, other pods' anywhere.
+decisions_of() { # pod limit
+  local port
+  for port in "${E2E_EXTENDER_PORTS[@]}"; do
+    curl -s "http://127.0.0.1:$port/debug/decisions?pod=$NS/$1&limit=$2"
+    echo
+  done
+}
+
 # The state the extender's decision log gave a group's admission: "pod group NS/g1: admitted now in
 # rack r1" ("" when none of its members' decisions kept says it).
 admitted_state() { # group
   for i in $(seq 0 7); do
-    curl -s "http://127.0.0.1:$EXTENDER_PORT/debug/decisions?pod=$NS/$1-$i&limit=100" |
-      grep -o '"gang":"[^"]*admitted now[^"]*"' || true
+    decisions_of "$1-$i" 100 | grep -o '"gang":"[^"]*admitted now[^"]*"' || true
   done | head -n1 | sed 's/^"gang":"//; s/"$//'
 }
 
+# With replicas, what each served, from its /metrics: whether it holds the Lease, the verbs the
+# scheduler's connection brought it, and the binds it passed on to the holder.
+replica_traffic() {
+  local port
+  for port in "${E2E_EXTENDER_PORTS[@]}"; do
+    curl -s "http://127.0.0.1:$port/metrics" | awk -v port="$port" '
+      /^kube_extender_leader[{ ]/ { leader = $NF }
+      /^kube_extender_requests_total[{]/ { split($0, a, "verb=\""); split(a[2], b, "\""); n[b[1]] += $NF }
+      /^kube_extender_bind_forwards_total / { fwd = $NF }
+      END { printf "  replica on %s: leader %d, filter %d, preempt %d, bind %d, binds passed on %d\n",
+              port, leader, n["filter"], n["preempt"], n["bind"], fwd }'
+  done
+}
 
-echo "gang_topology_real_scheduler: $RACKS racks of $NODES_PER_RACK nodes, pods ${ORDER:-interleaved}, flags: ${EXTENDER_FLAGS:-default}"
+echo "gang_topology_real_scheduler: $RACKS racks of $NODES_PER_RACK nodes, pods ${ORDER:-interleaved}, $REPLICAS extender replica(s), flags: ${EXTENDER_FLAGS:-default}"
 make_nodes
 {
   for g in $(seq "$GROUPS_FIRST"); do pod_group_yaml "g$g"; done
@@ -141,7 +165,7 @@ for g in $(seq "$GROUPS_FIRST"); do
   if [ "$(echo "$racks" | wc -l)" != 1 ]; then
     # What the extender decided for each member, newest first: the verb, the group's state, the nodes.
     for i in $(seq 0 7); do
-      curl -s "http://127.0.0.1:$EXTENDER_PORT/debug/decisions?pod=$NS/g$g-$i&limit=20" |
+      decisions_of "g$g-$i" 20 |
         jq -r '.decisions[] | "\(.time) \(.pod) \(.verb) \(.gang // "") \(.error // "") \([.nodes[]? | select(.filter == "passed" or .filter == null) | .name] | length) nodes"' 2>/dev/null || true
     done | sort >"$WORK/decisions-g$g.txt"
     cat "$WORK/decisions-g$g.txt"
@@ -198,4 +222,5 @@ echo "victims ($(echo "$victims" | wc -l), $preempted with a Preempted event of 
 echo "  decision log: $(admitted_state "$LAST")"
 echo "pods force-deleted while terminating: $(sort -u "$WORK/force-deleted" 2>/dev/null | wc -l)"
 echo "longest a group was seen partly bound: $PARTLY_MAX s"
+[ "$REPLICAS" = 1 ] || replica_traffic
 echo "gang_topology_real_scheduler: PASS"

@@ -137,6 +137,47 @@ e2e_start_extender() { # port [extra flags]
   fail "the extender on port $port is not ready"
 }
 
+# REPLICAS extenders from the build, each with the flags given, serving the scheduler on PORT. One:
+# e2e_start_extender on PORT. More: replica I on PORT+I with --leader-elect (its Lease in the script's
+# namespace), behind haproxy on PORT in TCP mode, which pins a connection to one replica as a Service
+# does. Sets E2E_EXTENDER_PORTS to the replicas' own ports, for what must ask each (/debug/decisions).
+E2E_EXTENDER_PORTS=()
+e2e_start_extenders() { # replicas port [extra flags]
+  local replicas=$1 port=$2 i backends=""
+  shift 2
+  if [ "$replicas" = 1 ]; then
+    e2e_start_extender "$port" "$@"
+    E2E_EXTENDER_PORTS=("$port")
+    return 0
+  fi
+  for i in $(seq "$replicas"); do
+    # Each advertises loopback, as the Deployment advertises its pod IP: this machine's hostname, the
+    # default, need not resolve on a CI machine.
+    e2e_start_extender "$((port + i))" --leader-elect --leader-elect-identity "e2e-$i" \
+      --leader-elect-resource-namespace "$NS" --advertise-address 127.0.0.1 "$@"
+    E2E_EXTENDER_PORTS+=("$((port + i))")
+    backends+="  server r$i 127.0.0.1:$((port + i)) check"$'\n'
+  done
+  cat >"$WORK/haproxy.cfg" <<CFG
+defaults
+  mode tcp
+  timeout connect 2s
+  timeout client 120s
+  timeout server 120s
+frontend verbs
+  bind 127.0.0.1:$port
+  default_backend replicas
+backend replicas
+  balance roundrobin
+  option httpchk GET /readyz
+$backends
+CFG
+  haproxy -f "$WORK/haproxy.cfg" -db >"$WORK/haproxy.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && return 0; sleep 0.2; done
+  fail "haproxy on port $port does not reach the extenders"
+}
+
 # The head of every KubeSchedulerConfiguration the scripts run: the cluster of KUBECONFIG, and no
 # leader election, as a single scheduler started here has no rival.
 e2e_scheduler_config_head() {
