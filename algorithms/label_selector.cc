@@ -3,11 +3,11 @@
 #include <algorithm>
 
 namespace kext {
-namespace {
-
-bool contains(const std::vector<std::string>& values, const std::string& v) {
+bool contains_value(const std::vector<std::string>& values, std::string_view v) {
   return std::find(values.begin(), values.end(), v) != values.end();
 }
+
+namespace {
 
 bool requirement_valid(const SelectorRequirement& r) {
   if (r.op == "In" || r.op == "NotIn") return !r.values.empty();
@@ -18,8 +18,8 @@ bool requirement_valid(const SelectorRequirement& r) {
 bool requirement_matches(const SelectorRequirement& r, const Labels& labels) {
   auto it = labels.find(r.key);
   const bool present = it != labels.end();
-  if (r.op == "In") return present && contains(r.values, it->second);
-  if (r.op == "NotIn") return !present || !contains(r.values, it->second);
+  if (r.op == "In") return present && contains_value(r.values, it->second);
+  if (r.op == "NotIn") return !present || !contains_value(r.values, it->second);
   if (r.op == "Exists") return present;
   if (r.op == "DoesNotExist") return !present;
   return false;

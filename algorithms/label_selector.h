@@ -1,8 +1,16 @@
 #pragma once
 // metav1.LabelSelector matching (apimachinery LabelSelectorAsSelector + labels.Selector.Matches).
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "algorithms/model.h"
 
 namespace kext {
+
+// True when `values` holds `v`: an In/NotIn requirement's values (label and node selectors alike), an
+// affinity term's namespaces.
+bool contains_value(const std::vector<std::string>& values, std::string_view v);
 
 // True when the selector has neither matchLabels nor matchExpressions. metav1 turns such a selector
 // into labels.Everything(); callers that follow the scheduler's PDB reading must check this first,

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#include "algorithms/label_selector.h"
+
 namespace kext {
 namespace {
 
@@ -23,10 +25,6 @@ std::optional<int64_t> parse_go_int64(std::string_view s) {
   return v;
 }
 
-bool contains(const std::vector<std::string>& values, const std::string& v) {
-  return std::find(values.begin(), values.end(), v) != values.end();
-}
-
 constexpr std::string_view kNameField = "metadata.name";
 
 }  // namespace
@@ -34,8 +32,8 @@ constexpr std::string_view kNameField = "metadata.name";
 bool match_node_selector_requirement(const SelectorRequirement& req, const Node& node) {
   auto it = node.labels.find(req.key);
   const bool present = it != node.labels.end();
-  if (req.op == "In") return !req.values.empty() && present && contains(req.values, it->second);
-  if (req.op == "NotIn") return !req.values.empty() && (!present || !contains(req.values, it->second));
+  if (req.op == "In") return !req.values.empty() && present && contains_value(req.values, it->second);
+  if (req.op == "NotIn") return !req.values.empty() && (!present || !contains_value(req.values, it->second));
   if (req.op == "Exists") return req.values.empty() && present;
   if (req.op == "DoesNotExist") return req.values.empty() && !present;
   if (req.op == "Gt" || req.op == "Lt") {

@@ -7,15 +7,11 @@
 namespace kext {
 namespace {
 
-bool contains(const std::vector<std::string>& values, std::string_view v) {
-  return std::find(values.begin(), values.end(), v) != values.end();
-}
-
 // getNamespacesFromPodAffinityTerm: the owner's own namespace only when both the namespaces list and
 // the namespaceSelector are nil.
 bool in_term_namespaces(const PodAffinityTerm& term, std::string_view owner_ns, std::string_view ns) {
   if (term.namespaces.empty() && !term.namespace_selector) return owner_ns == ns;
-  return contains(term.namespaces, ns);
+  return contains_value(term.namespaces, ns);
 }
 
 // The requirements matchLabelKeys / mismatchLabelKeys add for `owner` hold for `labels`. A key the
@@ -58,7 +54,7 @@ bool namespace_selector_matches(const std::optional<LabelSelector>& selector, co
 }
 
 bool AffinityTerm::matches(const PodMeta& pod, const NamespaceLabels& ns) const {
-  if (!contains(namespaces, pod.namespace_) && !namespace_selector_matches(namespace_selector, ns)) {
+  if (!contains_value(namespaces, pod.namespace_) && !namespace_selector_matches(namespace_selector, ns)) {
     return false;
   }
   return selector && label_selector_matches(*selector, pod.labels);
@@ -95,7 +91,8 @@ void merge_term_namespaces(AffinityTerm& term, const ClusterView* cluster) {
   if (!term.namespace_selector || label_selector_is_empty(*term.namespace_selector)) return;
   if (cluster != nullptr && cluster->namespace_labels != nullptr) {
     for (const auto& [name, labels] : *cluster->namespace_labels) {
-      if (label_selector_matches(*term.namespace_selector, labels) && !contains(term.namespaces, name)) {
+      if (label_selector_matches(*term.namespace_selector, labels) &&
+          !contains_value(term.namespaces, name)) {
         term.namespaces.push_back(name);
       }
     }

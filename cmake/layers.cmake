@@ -24,7 +24,7 @@ function(kext_library target dir)
   add_library(${target} STATIC ${sources})
   target_include_directories(${target} PUBLIC ${CMAKE_SOURCE_DIR})
   target_link_libraries(${target} PUBLIC ${ARG_PUBLIC} PRIVATE ${ARG_PRIVATE})
-  set_target_properties(${target} PROPERTIES KEXT_DIR ${dir} KEXT_RECURSE "${ARG_RECURSE}")
+  set_target_properties(${target} PROPERTIES KEXT_DIR ${dir} KEXT_RECURSE "${ARG_RECURSE}" UNITY_BUILD ${KEXT_UNITY_BUILD})
   set_property(GLOBAL APPEND PROPERTY KEXT_LAYER_TARGETS ${target})
 endfunction()
 

@@ -79,10 +79,6 @@ constexpr std::array<std::pair<std::string_view, preemption::Semantics>, 2> kSem
     {"v1.16", preemption::Semantics::kV1_16},
 }};
 
-[[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw PolicyError(path + ": " + what);
-}
-
 std::string at(const std::string& path, std::string_view key) { return json::join_path(path, key); }
 std::string at(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
@@ -106,12 +102,13 @@ class Object {
  public:
   Object(const Value& v, std::string path, std::initializer_list<std::string_view> known)
       : v_(v), path_(std::move(path)) {
-    if (!v.IsObject()) fail(path_.empty() ? "configuration" : path_, type_error("an object", v));
+    if (!v.IsObject()) policy_fail(path_.empty() ? "configuration" : path_, type_error("an object", v));
     std::set<std::string_view> seen;
     for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) {
       const std::string_view name = json::view(it->name);
-      if (std::find(known.begin(), known.end(), name) == known.end()) fail(at(path_, name), "unknown field");
-      if (!seen.insert(name).second) fail(at(path_, name), "duplicate field");
+      if (std::find(known.begin(), known.end(), name) == known.end())
+        policy_fail(at(path_, name), "unknown field");
+      if (!seen.insert(name).second) policy_fail(at(path_, name), "duplicate field");
     }
   }
 
@@ -128,28 +125,28 @@ class Object {
   std::optional<std::string> string(std::string_view key) const {
     const Value* v = get(key);
     if (!v) return std::nullopt;
-    if (!v->IsString()) fail(path(key), type_error("a string", *v));
+    if (!v->IsString()) policy_fail(path(key), type_error("a string", *v));
     return std::string(json::view(*v));
   }
 
   std::optional<int64_t> integer(std::string_view key) const {
     const Value* v = get(key);
     if (!v) return std::nullopt;
-    if (!v->IsInt64()) fail(path(key), type_error("an integer", *v));
+    if (!v->IsInt64()) policy_fail(path(key), type_error("an integer", *v));
     return v->GetInt64();
   }
 
   std::optional<bool> boolean(std::string_view key) const {
     const Value* v = get(key);
     if (!v) return std::nullopt;
-    if (!v->IsBool()) fail(path(key), type_error("a boolean", *v));
+    if (!v->IsBool()) policy_fail(path(key), type_error("a boolean", *v));
     return v->GetBool();
   }
 
   // nullptr when absent.
   const Value* array(std::string_view key) const {
     const Value* v = get(key);
-    if (v && !v->IsArray()) fail(path(key), type_error("an array", *v));
+    if (v && !v->IsArray()) policy_fail(path(key), type_error("an array", *v));
     return v;
   }
 
@@ -166,7 +163,8 @@ class Object {
 
 int64_t in_range(int64_t v, int64_t lo, int64_t hi, const std::string& path) {
   if (v < lo || v > hi) {
-    fail(path, "must be in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + std::to_string(v));
+    policy_fail(
+        path, "must be in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + std::to_string(v));
   }
   return v;
 }
@@ -176,7 +174,7 @@ auto named(const Table& table, std::string_view value, const std::string& path) 
   for (const auto& [name, v] : table) {
     if (name == value) return v;
   }
-  fail(path, "unknown value \"" + std::string(value) + "\" (known: " + known_list(table) + ")");
+  policy_fail(path, "unknown value \"" + std::string(value) + "\" (known: " + known_list(table) + ")");
 }
 
 template <typename Table, typename V>
@@ -188,8 +186,8 @@ std::string_view name_of(const Table& table, V value) {
 }
 
 std::string checked_string(const Value& v, const std::string& path) {
-  if (!v.IsString()) fail(path, Object::type_error("a string", v));
-  if (v.GetStringLength() == 0) fail(path, "must not be empty");
+  if (!v.IsString()) policy_fail(path, Object::type_error("a string", v));
+  if (v.GetStringLength() == 0) policy_fail(path, "must not be empty");
   return std::string(json::view(v));
 }
 
@@ -200,10 +198,10 @@ std::vector<ResourceWeight> parse_resources(const Value& list, const std::string
   for (rapidjson::SizeType i = 0; i < list.Size(); ++i) {
     const Object r(list[i], at(path, i), {"name", "weight"});
     const Value* name = r.get("name");
-    if (!name) fail(r.path("name"), "required");
+    if (!name) policy_fail(r.path("name"), "required");
     ResourceWeight rw;
     rw.name = checked_string(*name, r.path("name"));
-    if (!seen.insert(rw.name).second) fail(r.path("name"), "duplicate resource \"" + rw.name + "\"");
+    if (!seen.insert(rw.name).second) policy_fail(r.path("name"), "duplicate resource \"" + rw.name + "\"");
     rw.weight = r.integer("weight").value_or(0);
     if (rw.weight == 0) rw.weight = 1;
     in_range(rw.weight, 1, max_weight, r.path("weight"));
@@ -215,11 +213,11 @@ std::vector<ResourceWeight> parse_resources(const Value& list, const std::string
 // A copied kube-scheduler args object may say what it is.
 void check_args_type(const Object& args, std::string_view kind) {
   if (auto v = args.string("apiVersion"); v && *v != kSchedulerArgsApiVersion) {
-    fail(args.path("apiVersion"),
-         "must be \"" + std::string(kSchedulerArgsApiVersion) + "\", got \"" + *v + "\"");
+    policy_fail(args.path("apiVersion"),
+                "must be \"" + std::string(kSchedulerArgsApiVersion) + "\", got \"" + *v + "\"");
   }
   if (auto v = args.string("kind"); v && *v != kind) {
-    fail(args.path("kind"), "must be \"" + std::string(kind) + "\", got \"" + *v + "\"");
+    policy_fail(args.path("kind"), "must be \"" + std::string(kind) + "\", got \"" + *v + "\"");
   }
 }
 
@@ -232,7 +230,7 @@ std::vector<std::string> parse_names(const Object& obj, std::string_view key, bo
     std::string name = checked_string((*list)[i], p);
     // validation_pluginargs.go: a resource group is a domain, without the '/'.
     if (group && name.find('/') != std::string::npos)
-      fail(p, "must be a domain without '/', got \"" + name + "\"");
+      policy_fail(p, "must be a domain without '/', got \"" + name + "\"");
     out.push_back(std::move(name));
   }
   return out;
@@ -264,15 +262,15 @@ void parse_fit_args(const Object& args, PluginArgs& out) {
             in_range(pt.integer("utilization").value_or(0), 0, kMaxUtilization, pt.path("utilization"));
         point.score = in_range(pt.integer("score").value_or(0), 0, kMaxScore, pt.path("score"));
         if (!strategy.shape.empty() && point.utilization <= strategy.shape.back().utilization) {
-          fail(pt.path("utilization"), "must be strictly increasing");
+          policy_fail(pt.path("utilization"), "must be strictly increasing");
         }
         strategy.shape.push_back(point);
       }
     }
   }
   if (strategy.type == ScoringStrategyType::kRequestedToCapacityRatio && strategy.shape.empty()) {
-    fail(s.path("requestedToCapacityRatio.shape"),
-         "required (a non-empty array) for RequestedToCapacityRatio");
+    policy_fail(s.path("requestedToCapacityRatio.shape"),
+                "required (a non-empty array) for RequestedToCapacityRatio");
   }
 }
 
@@ -294,29 +292,29 @@ void parse_spread_args(const Object& args, PluginArgs& out) {
     else if (*t == "List")
       spread.defaulting = SpreadDefaulting::kList;
     else
-      fail(args.path("defaultingType"), "must be \"System\" or \"List\", got \"" + *t + "\"");
+      policy_fail(args.path("defaultingType"), "must be \"System\" or \"List\", got \"" + *t + "\"");
   }
   const Value* list = args.array("defaultConstraints");
   if (!list) return;
   const std::string path = args.path("defaultConstraints");
   if (spread.defaulting == SpreadDefaulting::kSystem && !list->Empty())
-    fail(path, "must be empty when defaultingType is \"System\"");
+    policy_fail(path, "must be empty when defaultingType is \"System\"");
   std::set<std::pair<std::string, std::string>> seen;
   for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
     const Object c((*list)[i], at(path, i),
                    {"maxSkew", "topologyKey", "whenUnsatisfiable", "labelSelector", "matchLabelKeys"});
     if (c.get("labelSelector"))
-      fail(c.path("labelSelector"), "forbidden: default constraints deduce their selector");
+      policy_fail(c.path("labelSelector"), "forbidden: default constraints deduce their selector");
     TopologySpreadConstraint tc;
     tc.max_skew = static_cast<int32_t>(in_range(c.integer("maxSkew").value_or(0), 1,
                                                 std::numeric_limits<int32_t>::max(), c.path("maxSkew")));
     tc.topology_key = c.string("topologyKey").value_or("");
-    if (tc.topology_key.empty()) fail(c.path("topologyKey"), "required");
+    if (tc.topology_key.empty()) policy_fail(c.path("topologyKey"), "required");
     tc.when_unsatisfiable = c.string("whenUnsatisfiable").value_or("");
     if (tc.when_unsatisfiable != "DoNotSchedule" && tc.when_unsatisfiable != "ScheduleAnyway")
-      fail(c.path("whenUnsatisfiable"), "must be \"DoNotSchedule\" or \"ScheduleAnyway\"");
+      policy_fail(c.path("whenUnsatisfiable"), "must be \"DoNotSchedule\" or \"ScheduleAnyway\"");
     if (!seen.insert({tc.topology_key, tc.when_unsatisfiable}).second)
-      fail(c.path("topologyKey"), "duplicate {topologyKey, whenUnsatisfiable}");
+      policy_fail(c.path("topologyKey"), "duplicate {topologyKey, whenUnsatisfiable}");
     tc.match_label_keys = parse_names(c, "matchLabelKeys", false);
     spread.default_constraints.push_back(std::move(tc));
   }
@@ -338,18 +336,19 @@ void parse_affinity_args(const Object& args, PluginArgs& out) {
 void check_load_args_type(const Object& args, std::string_view kind) {
   constexpr std::string_view group = "kubescheduler.config.k8s.io/";
   if (auto v = args.string("apiVersion"); v && !v->starts_with(group))
-    fail(args.path("apiVersion"), "must be \"" + std::string(group) + "<version>\", got \"" + *v + "\"");
+    policy_fail(args.path("apiVersion"),
+                "must be \"" + std::string(group) + "<version>\", got \"" + *v + "\"");
   if (auto v = args.string("kind"); v && *v != kind)
-    fail(args.path("kind"), "must be \"" + std::string(kind) + "\", got \"" + *v + "\"");
+    policy_fail(args.path("kind"), "must be \"" + std::string(kind) + "\", got \"" + *v + "\"");
 }
 
 // A finite number at least 0, or nullopt when absent.
 std::optional<double> non_negative_number(const Object& obj, std::string_view key) {
   const Value* v = obj.get(key);
   if (!v) return std::nullopt;
-  if (!v->IsNumber()) fail(obj.path(key), Object::type_error("a number", *v));
+  if (!v->IsNumber()) policy_fail(obj.path(key), Object::type_error("a number", *v));
   const double d = v->GetDouble();
-  if (!std::isfinite(d) || d < 0) fail(obj.path(key), "must be a number at least 0");
+  if (!std::isfinite(d) || d < 0) policy_fail(obj.path(key), "must be a number at least 0");
   return d;
 }
 
@@ -376,7 +375,7 @@ int64_t milli_cpu(const Value& v, const std::string& path) {
       cores = decimal(text);
     }
   }
-  if (!cores || *cores > 1e12) fail(path, "must be a CPU quantity such as \"1000m\" or \"1\"");
+  if (!cores || *cores > 1e12) policy_fail(path, "must be a CPU quantity such as \"1000m\" or \"1\"");
   return std::llround(*cores * 1000);
 }
 
@@ -401,16 +400,17 @@ void parse_target_load_packing_args(const Object& args, PluginArgs& out) {
   if (auto t = args.integer("targetUtilization"))
     a.target_utilization = in_range(*t, 1, kMaxUtilization, args.path("targetUtilization"));
   if (const Value* req = args.get("defaultRequests")) {
-    if (!req->IsObject()) fail(args.path("defaultRequests"), Object::type_error("an object", *req));
+    if (!req->IsObject()) policy_fail(args.path("defaultRequests"), Object::type_error("an object", *req));
     for (auto it = req->MemberBegin(); it != req->MemberEnd(); ++it) {
       const std::string p = at(args.path("defaultRequests"), json::view(it->name));
-      if (json::view(it->name) != "cpu") fail(p, "only cpu is read (TargetLoadPacking predicts CPU)");
+      if (json::view(it->name) != "cpu") policy_fail(p, "only cpu is read (TargetLoadPacking predicts CPU)");
       a.default_requests_milli_cpu = milli_cpu(it->value, p);
     }
   }
   if (auto m = args.string("defaultRequestsMultiplier")) {
     const auto d = decimal(*m);
-    if (!d) fail(args.path("defaultRequestsMultiplier"), "must be a decimal at least 0, got \"" + *m + "\"");
+    if (!d)
+      policy_fail(args.path("defaultRequestsMultiplier"), "must be a decimal at least 0, got \"" + *m + "\"");
     a.default_requests_multiplier = *d;
   }
   accept_trimaran_source(args);
@@ -444,9 +444,10 @@ void parse_plugin_config(const Value& list, const std::string& path, PluginArgs&
   for (rapidjson::SizeType i = 0; i < list.Size(); ++i) {
     const Object entry(list[i], at(path, i), {"name", "args"});
     const Value* name_v = entry.get("name");
-    if (!name_v) fail(entry.path("name"), "required");
+    if (!name_v) policy_fail(entry.path("name"), "required");
     const std::string name = checked_string(*name_v, entry.path("name"));
-    if (!seen.insert(name).second) fail(entry.path("name"), "duplicate pluginConfig for \"" + name + "\"");
+    if (!seen.insert(name).second)
+      policy_fail(entry.path("name"), "duplicate pluginConfig for \"" + name + "\"");
     const Value* args = entry.get("args");
     if (name == "NodeResourcesFit") {
       if (args) {
@@ -490,12 +491,12 @@ void parse_plugin_config(const Value& list, const std::string& path, PluginArgs&
       const auto known = plugin_score_names();
       const bool is_plugin =
           std::find(known.begin(), known.end(), name) != known.end() || !legacy_filter_name(name).empty();
-      fail(entry.path("name"),
-           is_plugin ? "the extender takes no args for " + name
-                     : "unknown plugin \"" + name +
-                           "\" (args are read for: NodeResourcesFit, NodeResourcesBalancedAllocation, "
-                           "PodTopologySpread, InterPodAffinity, TargetLoadPacking, "
-                           "LoadVariationRiskBalancing, LoadAwareScheduling)");
+      policy_fail(entry.path("name"),
+                  is_plugin ? "the extender takes no args for " + name
+                            : "unknown plugin \"" + name +
+                                  "\" (args are read for: NodeResourcesFit, NodeResourcesBalancedAllocation, "
+                                  "PodTopologySpread, InterPodAffinity, TargetLoadPacking, "
+                                  "LoadVariationRiskBalancing, LoadAwareScheduling)");
     }
   }
 }
@@ -516,12 +517,12 @@ std::vector<PluginEntry> parse_plugin_set(const Object& plugins, std::string_vie
   const Object set(*set_v, plugins.path(point), {"enabled", "disabled"});
 
   auto check_name = [&](const Value* v, const std::string& path, bool star) {
-    if (!v) fail(path, "required");
+    if (!v) policy_fail(path, "required");
     std::string name = checked_string(*v, path);
     if (star && name == "*") return name;
     if (std::find(known.begin(), known.end(), name) == known.end()) {
-      fail(path,
-           "unknown " + std::string(point) + " plugin \"" + name + "\" (known: " + known_list(known) + ")");
+      policy_fail(path, "unknown " + std::string(point) + " plugin \"" + name +
+                            "\" (known: " + known_list(known) + ")");
     }
     return name;
   };
@@ -542,7 +543,7 @@ std::vector<PluginEntry> parse_plugin_set(const Object& plugins, std::string_vie
       PluginEntry entry;
       entry.name = check_name(e.get("name"), e.path("name"), false);
       for (const auto& prior : enabled) {
-        if (prior.name == entry.name) fail(e.path("name"), "duplicate plugin \"" + entry.name + "\"");
+        if (prior.name == entry.name) policy_fail(e.path("name"), "duplicate plugin \"" + entry.name + "\"");
       }
       // The framework takes a score weight of 0 as 1; filters have none (a copied weight is ignored).
       const int64_t weight = e.integer("weight").value_or(0);
@@ -551,7 +552,8 @@ std::vector<PluginEntry> parse_plugin_set(const Object& plugins, std::string_vie
         entry.arithmetic = named(kArithmeticNames, *a, e.path("arithmetic"));
       if (entry.arithmetic == Arithmetic::kV1_16) {
         const LegacyScore legacy = legacy_score_for(entry.name, args);
-        if (legacy.name.empty()) fail(e.path("arithmetic"), "\"v1.16\" for this pluginConfig: " + legacy.why);
+        if (legacy.name.empty())
+          policy_fail(e.path("arithmetic"), "\"v1.16\" for this pluginConfig: " + legacy.why);
       }
       enabled.push_back(std::move(entry));
     }
@@ -579,13 +581,14 @@ std::vector<PluginEntry> parse_plugin_set(const Object& plugins, std::string_vie
 
 void check_type_meta(const Object& root, std::string_view api_version, std::string_view kind_name) {
   const auto api = root.string("apiVersion");
-  if (!api) fail("apiVersion", "required (\"" + std::string(api_version) + "\")");
+  if (!api) policy_fail("apiVersion", "required (\"" + std::string(api_version) + "\")");
   if (*api != api_version) {
-    fail("apiVersion", "must be \"" + std::string(api_version) + "\", got \"" + *api + "\"");
+    policy_fail("apiVersion", "must be \"" + std::string(api_version) + "\", got \"" + *api + "\"");
   }
   const auto kind = root.string("kind");
-  if (!kind) fail("kind", "required (\"" + std::string(kind_name) + "\")");
-  if (*kind != kind_name) fail("kind", "must be \"" + std::string(kind_name) + "\", got \"" + *kind + "\"");
+  if (!kind) policy_fail("kind", "required (\"" + std::string(kind_name) + "\")");
+  if (*kind != kind_name)
+    policy_fail("kind", "must be \"" + std::string(kind_name) + "\", got \"" + *kind + "\"");
 }
 
 // `plugins` and `pluginConfig` of `holder`: an ExtenderConfiguration, or a KubeSchedulerConfiguration's
@@ -599,7 +602,7 @@ void parse_plugins(const Object& holder, Config& config) {
   config.filters = parse_plugin_set(plugins, "filter", false, config.args);
   config.scores = parse_plugin_set(plugins, "score", true, config.args);
   if (config.filters.empty() && config.scores.empty())
-    fail(holder.path("plugins"), "enables no filter and no score plugin");
+    policy_fail(holder.path("plugins"), "enables no filter and no score plugin");
 }
 
 // gang: {topologyLevels: [node label key, ...]}, coarse to fine: each a label key, none twice.
@@ -612,9 +615,9 @@ std::vector<std::string> parse_gang(const Value& v) {
     const std::string p = at(gang.path("topologyLevels"), i);
     std::string key = checked_string((*list)[i], p);
     if (const std::string why = qualified_name_error(key); !why.empty())
-      fail(p, "\"" + key + "\" is not a node label key: " + why);
+      policy_fail(p, "\"" + key + "\" is not a node label key: " + why);
     if (std::find(levels.begin(), levels.end(), key) != levels.end())
-      fail(p, "duplicate level \"" + key + "\"");
+      policy_fail(p, "duplicate level \"" + key + "\"");
     levels.push_back(std::move(key));
   }
   return levels;
@@ -626,12 +629,12 @@ std::optional<KubeVersion> parse_kubernetes_version(const Object& root) {
   const Value* v = root.get("kubernetesVersion");
   if (!v) return std::nullopt;
   if (v->IsNumber())
-    fail("kubernetesVersion",
-         "must be a string such as \"1.34\", got a number (quote it: YAML reads 1.30 as 1.3)");
-  if (!v->IsString()) fail("kubernetesVersion", Object::type_error("a string such as \"1.34\"", *v));
+    policy_fail("kubernetesVersion",
+                "must be a string such as \"1.34\", got a number (quote it: YAML reads 1.30 as 1.3)");
+  if (!v->IsString()) policy_fail("kubernetesVersion", Object::type_error("a string such as \"1.34\"", *v));
   std::string why;
   const std::optional<KubeVersion> version = parse_supported_version(json::view(*v), &why);
-  if (!version) fail("kubernetesVersion", why);
+  if (!version) policy_fail("kubernetesVersion", why);
   return version;
 }
 
@@ -735,7 +738,7 @@ SchedulerFile parse_scheduler_config(const Value& doc, std::string_view schedule
       p.integer("percentageOfNodesToScore");
       for (const auto& prior : profiles) {
         // validation.go validateKubeSchedulerProfiles: "duplicate profile with scheduler name".
-        if (prior.first == name) fail(p.path("schedulerName"), "duplicate profile \"" + name + "\"");
+        if (prior.first == name) policy_fail(p.path("schedulerName"), "duplicate profile \"" + name + "\"");
       }
       profiles.emplace_back(std::move(name), std::move(p));
     }
@@ -750,8 +753,8 @@ SchedulerFile parse_scheduler_config(const Value& doc, std::string_view schedule
   const Object* chosen = nullptr;
   if (scheduler_name.empty()) {
     if (profiles.size() > 1) {
-      fail("profiles", std::to_string(profiles.size()) + " profiles (" + names() +
-                           "); --scheduler-name must say which one the extender serves");
+      policy_fail("profiles", std::to_string(profiles.size()) + " profiles (" + names() +
+                                  "); --scheduler-name must say which one the extender serves");
     }
     chosen = &profiles.front().second;
     out.profile = profiles.front().first;
@@ -763,8 +766,8 @@ SchedulerFile parse_scheduler_config(const Value& doc, std::string_view schedule
       }
     }
     if (!chosen) {
-      fail("profiles", "no profile has schedulerName \"" + std::string(scheduler_name) +
-                           "\" (--scheduler-name); the profiles are: " + names());
+      policy_fail("profiles", "no profile has schedulerName \"" + std::string(scheduler_name) +
+                                  "\" (--scheduler-name); the profiles are: " + names());
     }
   }
   parse_plugins(*chosen, out.config);
@@ -779,8 +782,9 @@ rapidjson::Document parse_json(std::string_view text, std::string_view what) {
   rapidjson::Document doc;
   doc.Parse<json::kParseFlags>(text.data(), text.size());
   if (doc.HasParseError()) {
-    fail(std::string(what), std::string("malformed JSON at offset ") + std::to_string(doc.GetErrorOffset()) +
-                                ": " + rapidjson::GetParseError_En(doc.GetParseError()));
+    policy_fail(std::string(what), std::string("malformed JSON at offset ") +
+                                       std::to_string(doc.GetErrorOffset()) + ": " +
+                                       rapidjson::GetParseError_En(doc.GetParseError()));
   }
   return doc;
 }
@@ -1227,9 +1231,9 @@ LoadedFile load_scheduling_file(std::string_view text, std::string_view schedule
   if (api_version.starts_with("kubescheduler.config.k8s.io/"))
     return load_scheduler_configuration(doc, scheduler_name, version);
   if (!scheduler_name.empty()) {
-    fail("--scheduler-name",
-         "names a KubeSchedulerConfiguration's profile, but this file is no "
-         "KubeSchedulerConfiguration (kind ExtenderConfiguration and Policy have one profile)");
+    policy_fail("--scheduler-name",
+                "names a KubeSchedulerConfiguration's profile, but this file is no "
+                "KubeSchedulerConfiguration (kind ExtenderConfiguration and Policy have one profile)");
   }
   if (api_version.starts_with("kube-extender.io/")) return load_extender_configuration(doc, version);
   return load_legacy_policy(text, doc, json, version);

@@ -10,6 +10,8 @@
 
 namespace kext {
 
+void policy_fail(const std::string& path, const std::string& what) { throw PolicyError(path + ": " + what); }
+
 namespace {
 
 using json::Value;
@@ -35,10 +37,6 @@ constexpr std::string_view kDefaultPolicy = R"({
   "preemption": {"semantics": "current", "maxCandidates": 1}
 })";
 
-[[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw PolicyError(path + ": " + what);
-}
-
 std::string known_list(const std::vector<std::string_view>& names) {
   std::string out;
   for (auto n : names) {
@@ -58,8 +56,8 @@ void check_fields(const Value& obj, const std::string& path, std::initializer_li
     const bool ok =
         std::any_of(known.begin(), known.end(), [&](std::string_view k) { return json::iequals(k, name); });
     if (!ok) {
-      fail(json::join_path(path, name),
-           "unknown field (known: " + known_list(std::vector<std::string_view>(known)) + ")");
+      policy_fail(json::join_path(path, name),
+                  "unknown field (known: " + known_list(std::vector<std::string_view>(known)) + ")");
     }
   }
 }
@@ -74,7 +72,7 @@ std::string get_string(const Value& obj, std::string_view key, std::string_view 
   const Value* v = json::find_non_null(obj, key);
   if (!v) return {};
   if (!v->IsString())
-    fail(json::join_path(path, key), std::string("must be a string, got ") + json::type_name(*v));
+    policy_fail(json::join_path(path, key), std::string("must be a string, got ") + json::type_name(*v));
   return std::string(json::view(*v));
 }
 
@@ -82,49 +80,50 @@ bool get_bool(const Value& obj, std::string_view key, std::string_view path) {
   const Value* v = json::find_non_null(obj, key);
   if (!v) return false;
   if (!v->IsBool())
-    fail(json::join_path(path, key), std::string("must be a boolean, got ") + json::type_name(*v));
+    policy_fail(json::join_path(path, key), std::string("must be a boolean, got ") + json::type_name(*v));
   return v->GetBool();
 }
 
 int64_t get_integer(const Value& obj, std::string_view key, std::string_view path, int64_t fallback) {
   const Value* v = json::find_non_null(obj, key);
   if (!v) return fallback;
-  if (!v->IsInt64()) fail(json::join_path(path, key), "must be an integer");
+  if (!v->IsInt64()) policy_fail(json::join_path(path, key), "must be an integer");
   return v->GetInt64();
 }
 
 std::string get_name(const Value& entry, const std::string& path) {
-  if (!entry.IsObject()) fail(path, "must be an object");
+  if (!entry.IsObject()) policy_fail(path, "must be an object");
   const Value* name = json::find_non_null(entry, "name");
-  if (!name) fail(path + ".name", "missing");
-  if (!name->IsString()) fail(path + ".name", "must be a string");
+  if (!name) policy_fail(path + ".name", "missing");
+  if (!name->IsString()) policy_fail(path + ".name", "must be a string");
   return std::string(json::view(*name));
 }
 
 RequestedToCapacityRatioArgs parse_rtcr(const Value& v, const std::string& path) {
-  if (!v.IsObject()) fail(path, "must be an object");
+  if (!v.IsObject()) policy_fail(path, "must be an object");
   check_fields(v, path, {"shape", "resources"});
   RequestedToCapacityRatioArgs args;
   const Value* shape = json::find_non_null(v, "shape");
-  if (!shape) fail(path + ".shape", "missing");
-  if (!shape->IsArray() || shape->Empty()) fail(path + ".shape", "must be a non-empty array");
+  if (!shape) policy_fail(path + ".shape", "missing");
+  if (!shape->IsArray() || shape->Empty()) policy_fail(path + ".shape", "must be a non-empty array");
   for (rapidjson::SizeType i = 0; i < shape->Size(); ++i) {
     std::string p = elem(path + ".shape", i);
     const Value& pt = (*shape)[i];
-    if (!pt.IsObject()) fail(p, "must be an object");
+    if (!pt.IsObject()) policy_fail(p, "must be an object");
     check_fields(pt, p, {"utilization", "score"});
     UtilizationShapePoint point;
     point.utilization = get_integer(pt, "utilization", p, 0);
     point.score = get_integer(pt, "score", p, 0);
-    if (point.utilization < 0 || point.utilization > 100) fail(p + ".utilization", "must be in 0..100");
-    if (point.score < 0 || point.score > 10) fail(p + ".score", "must be in 0..10");
+    if (point.utilization < 0 || point.utilization > 100)
+      policy_fail(p + ".utilization", "must be in 0..100");
+    if (point.score < 0 || point.score > 10) policy_fail(p + ".score", "must be in 0..10");
     if (i > 0 && point.utilization <= args.shape.back().utilization) {
-      fail(p + ".utilization", "must be strictly increasing");
+      policy_fail(p + ".utilization", "must be strictly increasing");
     }
     args.shape.push_back(point);
   }
   if (const Value* res = json::find_non_null(v, "resources")) {
-    if (!res->IsArray()) fail(path + ".resources", "must be an array");
+    if (!res->IsArray()) policy_fail(path + ".resources", "must be an array");
     std::set<std::string> seen;
     for (rapidjson::SizeType i = 0; i < res->Size(); ++i) {
       std::string p = elem(path + ".resources", i);
@@ -132,8 +131,8 @@ RequestedToCapacityRatioArgs parse_rtcr(const Value& v, const std::string& path)
       rw.name = get_name((*res)[i], p);
       check_fields((*res)[i], p, {"name", "weight"});
       rw.weight = get_integer((*res)[i], "weight", p, 1);
-      if (rw.weight < 1) fail(p + ".weight", "must be >= 1");
-      if (!seen.insert(rw.name).second) fail(p + ".name", "duplicate resource \"" + rw.name + "\"");
+      if (rw.weight < 1) policy_fail(p + ".weight", "must be >= 1");
+      if (!seen.insert(rw.name).second) policy_fail(p + ".name", "duplicate resource \"" + rw.name + "\"");
       args.resources.push_back(std::move(rw));
     }
   }
@@ -144,15 +143,15 @@ ScoreArgs parse_score_args(const std::string& name, const Value& entry, const st
   ScoreArgs args;
   const Value* argument = json::find_non_null(entry, "argument");
   if (name == "RequestedToCapacityRatioPriority") {
-    if (argument && !argument->IsObject()) fail(path + ".argument", "must be an object");
+    if (argument && !argument->IsObject()) policy_fail(path + ".argument", "must be an object");
     if (argument) check_fields(*argument, path + ".argument", {"requestedToCapacityRatioArguments"});
     const Value* rtcr =
         argument ? json::find_non_null(*argument, "requestedToCapacityRatioArguments") : nullptr;
-    if (!rtcr) fail(path + ".argument.requestedToCapacityRatioArguments", "missing");
+    if (!rtcr) policy_fail(path + ".argument.requestedToCapacityRatioArguments", "missing");
     args.requested_to_capacity_ratio =
         parse_rtcr(*rtcr, path + ".argument.requestedToCapacityRatioArguments");
   } else if (argument) {
-    fail(path + ".argument", "priority " + name + " takes no argument");
+    policy_fail(path + ".argument", "priority " + name + " takes no argument");
   }
   return args;
 }
@@ -190,7 +189,7 @@ std::string_view default_policy_json() { return kDefaultPolicy; }
 
 // The "predicates" list: each a known filter, named once.
 static std::vector<PredicatePolicy> parse_predicates(const Value& preds) {
-  if (!preds.IsArray()) fail("predicates", "must be an array");
+  if (!preds.IsArray()) policy_fail("predicates", "must be an array");
   std::vector<PredicatePolicy> out;
   std::set<std::string> seen;
   for (rapidjson::SizeType i = 0; i < preds.Size(); ++i) {
@@ -199,8 +198,9 @@ static std::vector<PredicatePolicy> parse_predicates(const Value& preds) {
     check_fields(preds[i], p, {"name"});
     const auto legacy_names = filter_names();
     if (std::find(legacy_names.begin(), legacy_names.end(), name) == legacy_names.end())
-      fail(p + ".name", "unknown predicate \"" + name + "\" (known: " + known_list(filter_names()) + ")");
-    if (!seen.insert(name).second) fail(p + ".name", "duplicate predicate \"" + name + "\"");
+      policy_fail(p + ".name",
+                  "unknown predicate \"" + name + "\" (known: " + known_list(filter_names()) + ")");
+    if (!seen.insert(name).second) policy_fail(p + ".name", "duplicate predicate \"" + name + "\"");
     out.push_back({name});
   }
   return out;
@@ -214,22 +214,23 @@ static PriorityPolicy parse_priority(const Value& entry, const std::string& p, s
   check_fields(entry, p, {"name", "weight", "argument"});
   const auto known = score_names();
   if (std::find(known.begin(), known.end(), prio.name) == known.end()) {
-    fail(p + ".name", "unknown priority \"" + prio.name + "\" (known: " + known_list(score_names()) + ")");
+    policy_fail(p + ".name",
+                "unknown priority \"" + prio.name + "\" (known: " + known_list(score_names()) + ")");
   }
-  if (!seen.insert(prio.name).second) fail(p + ".name", "duplicate priority \"" + prio.name + "\"");
+  if (!seen.insert(prio.name).second) policy_fail(p + ".name", "duplicate priority \"" + prio.name + "\"");
   const Value* weight = json::find_non_null(entry, "weight");
-  if (!weight) fail(p + ".weight", "missing (every priority needs an explicit weight)");
-  if (!weight->IsInt64()) fail(p + ".weight", "must be an integer");
+  if (!weight) policy_fail(p + ".weight", "missing (every priority needs an explicit weight)");
+  if (!weight->IsInt64()) policy_fail(p + ".weight", "must be an integer");
   prio.weight = weight->GetInt64();
-  if (prio.weight < 1) fail(p + ".weight", "must be >= 1, got " + std::to_string(prio.weight));
-  if (prio.weight > 1000000) fail(p + ".weight", "must be <= 1000000");
+  if (prio.weight < 1) policy_fail(p + ".weight", "must be >= 1, got " + std::to_string(prio.weight));
+  if (prio.weight > 1000000) policy_fail(p + ".weight", "must be <= 1000000");
   prio.args = parse_score_args(prio.name, entry, p);
   return prio;
 }
 
 // The "priorities" list: each named once.
 static std::vector<PriorityPolicy> parse_priorities(const Value& prios) {
-  if (!prios.IsArray()) fail("priorities", "must be an array");
+  if (!prios.IsArray()) policy_fail("priorities", "must be an array");
   std::vector<PriorityPolicy> out;
   std::set<std::string> seen;
   for (rapidjson::SizeType i = 0; i < prios.Size(); ++i) {
@@ -240,26 +241,26 @@ static std::vector<PriorityPolicy> parse_priorities(const Value& prios) {
 
 // The "preemption" object over the defaults already in `out`.
 static void parse_preemption(const Value& pre, PreemptionPolicy& out) {
-  if (!pre.IsObject()) fail("preemption", "must be an object");
+  if (!pre.IsObject()) policy_fail("preemption", "must be an object");
   check_fields(pre, "preemption", {"semantics", "maxCandidates"});
   std::string sem = get_string(pre, "semantics", "preemption");
   if (!sem.empty()) {
     if (!semantics_named(sem))
-      fail("preemption.semantics", "must be \"current\" or \"v1.16\", got \"" + sem + "\"");
+      policy_fail("preemption.semantics", "must be \"current\" or \"v1.16\", got \"" + sem + "\"");
     out.semantics = sem;
   }
   out.max_candidates = get_integer(pre, "maxCandidates", "preemption", out.max_candidates);
-  if (out.max_candidates < 1) fail("preemption.maxCandidates", "must be >= 1");
+  if (out.max_candidates < 1) policy_fail("preemption.maxCandidates", "must be >= 1");
 }
 
 // When the engine's loops go parallel: parallelThreshold and parallelMinWorkMicroseconds.
 static void parse_parallelism(const Value& doc, Policy& policy) {
   policy.parallel_threshold = get_integer(doc, "parallelThreshold", "", policy.parallel_threshold);
-  if (policy.parallel_threshold < 0) fail("parallelThreshold", "must be >= 0");
+  if (policy.parallel_threshold < 0) policy_fail("parallelThreshold", "must be >= 0");
   policy.parallel_min_work_us =
       get_integer(doc, "parallelMinWorkMicroseconds", "", policy.parallel_min_work_us);
   if (policy.parallel_min_work_us < 0 || policy.parallel_min_work_us > kMaxParallelMinWorkUs) {
-    fail("parallelMinWorkMicroseconds", "must be in 0.." + std::to_string(kMaxParallelMinWorkUs));
+    policy_fail("parallelMinWorkMicroseconds", "must be in 0.." + std::to_string(kMaxParallelMinWorkUs));
   }
 }
 
@@ -269,15 +270,15 @@ static Policy parse_policy_impl(std::string_view text, bool parsing_default) {
   rapidjson::Document doc;
   doc.Parse<json::kParseFlags>(text.data(), text.size());
   if (doc.HasParseError()) {
-    fail("policy", std::string("malformed JSON at offset ") + std::to_string(doc.GetErrorOffset()) + ": " +
-                       rapidjson::GetParseError_En(doc.GetParseError()));
+    policy_fail("policy", std::string("malformed JSON at offset ") + std::to_string(doc.GetErrorOffset()) +
+                              ": " + rapidjson::GetParseError_En(doc.GetParseError()));
   }
-  if (!doc.IsObject()) fail("policy", "must be a JSON object");
+  if (!doc.IsObject()) policy_fail("policy", "must be a JSON object");
   check_fields(doc, "",
                {"kind", "apiVersion", "predicates", "priorities", "alwaysCheckAllPredicates", "preemption",
                 "parallelThreshold", "parallelMinWorkMicroseconds"});
   std::string kind = get_string(doc, "kind", "");
-  if (!kind.empty() && kind != "Policy") fail("kind", "must be \"Policy\", got \"" + kind + "\"");
+  if (!kind.empty() && kind != "Policy") policy_fail("kind", "must be \"Policy\", got \"" + kind + "\"");
 
   Policy policy;
   const Value* preds = json::find(doc, "predicates");
@@ -293,7 +294,7 @@ static Policy parse_policy_impl(std::string_view text, bool parsing_default) {
     policy.priorities = parse_policy_impl(kDefaultPolicy, true).priorities;
   }
   if (policy.predicates.empty() && policy.priorities.empty()) {
-    fail("policy", "enables no predicate and no priority");
+    policy_fail("policy", "enables no predicate and no priority");
   }
   policy.always_check_all_predicates = get_bool(doc, "alwaysCheckAllPredicates", "");
   if (const Value* pre = json::find_non_null(doc, "preemption")) parse_preemption(*pre, policy.preemption);

@@ -17,6 +17,9 @@ struct PolicyError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Throws PolicyError("<path>: <what>"), the form of every configuration error.
+[[noreturn]] void policy_fail(const std::string& path, const std::string& what);
+
 struct PredicatePolicy {
   std::string name;
 };

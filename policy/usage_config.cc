@@ -21,10 +21,6 @@ constexpr std::array<std::pair<std::string_view, UsageSourceKind>, 2> kSourceNam
 // A day: longer intervals and windows are a mistake in units rather than a choice.
 constexpr int64_t kMaxSeconds = 24 * 60 * 60;
 
-[[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw PolicyError(path + ": " + what);
-}
-
 std::string type_error(const char* want, const Value& got) {
   std::string what = std::string("must be ") + want + ", got " + json::type_name(got);
   if (got.IsNumber() && !got.IsInt64()) what += " (not an integer)";
@@ -33,13 +29,13 @@ std::string type_error(const char* want, const Value& got) {
 
 // The members of `v`, each known and given once (config.cc's Object, for this section).
 void check_members(const Value& v, const std::string& path, std::initializer_list<std::string_view> known) {
-  if (!v.IsObject()) fail(path, type_error("an object", v));
+  if (!v.IsObject()) policy_fail(path, type_error("an object", v));
   for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) {
     const std::string_view name = json::view(it->name);
     if (std::find(known.begin(), known.end(), name) == known.end())
-      fail(json::join_path(path, name), "unknown field");
+      policy_fail(json::join_path(path, name), "unknown field");
     for (auto other = v.MemberBegin(); other != it; ++other) {
-      if (json::view(other->name) == name) fail(json::join_path(path, name), "duplicate field");
+      if (json::view(other->name) == name) policy_fail(json::join_path(path, name), "duplicate field");
     }
   }
 }
@@ -53,8 +49,8 @@ void read_string(const Value& v, std::string_view key, const std::string& path, 
   const Value* m = member(v, key);
   if (!m) return;
   const std::string p = json::join_path(path, key);
-  if (!m->IsString()) fail(p, type_error("a string", *m));
-  if (m->GetStringLength() == 0) fail(p, "must not be empty");
+  if (!m->IsString()) policy_fail(p, type_error("a string", *m));
+  if (m->GetStringLength() == 0) policy_fail(p, "must not be empty");
   out = std::string(json::view(*m));
 }
 
@@ -62,10 +58,10 @@ void read_seconds(const Value& v, std::string_view key, const std::string& path,
   const Value* m = member(v, key);
   if (!m) return;
   const std::string p = json::join_path(path, key);
-  if (!m->IsInt64()) fail(p, type_error("an integer", *m));
+  if (!m->IsInt64()) policy_fail(p, type_error("an integer", *m));
   const int64_t s = m->GetInt64();
   if (s < 1 || s > kMaxSeconds)
-    fail(p, "must be in 1.." + std::to_string(kMaxSeconds) + ", got " + std::to_string(s));
+    policy_fail(p, "must be in 1.." + std::to_string(kMaxSeconds) + ", got " + std::to_string(s));
   out = s;
 }
 
@@ -73,9 +69,9 @@ PrometheusUsageConfig parse_prometheus(const Value& v, const std::string& path) 
   check_members(v, path, {"url", "cpuQuery", "memoryQuery", "nodeLabel"});
   PrometheusUsageConfig p;
   read_string(v, "url", path, p.url);
-  if (p.url.empty()) fail(json::join_path(path, "url"), "required");
+  if (p.url.empty()) policy_fail(json::join_path(path, "url"), "required");
   if (!p.url.starts_with("http://") && !p.url.starts_with("https://"))
-    fail(json::join_path(path, "url"), "must start with http:// or https://, got \"" + p.url + "\"");
+    policy_fail(json::join_path(path, "url"), "must start with http:// or https://, got \"" + p.url + "\"");
   read_string(v, "cpuQuery", path, p.cpu_query);
   read_string(v, "memoryQuery", path, p.memory_query);
   read_string(v, "nodeLabel", path, p.node_label);
@@ -86,11 +82,11 @@ UsageSourceKind parse_source(const Value& v, const std::string& path) {
   std::string name;
   read_string(v, "source", path, name);
   const std::string p = json::join_path(path, "source");
-  if (name.empty()) fail(p, "required (metricsAPI or prometheus)");
+  if (name.empty()) policy_fail(p, "required (metricsAPI or prometheus)");
   for (const auto& [n, kind] : kSourceNames) {
     if (n == name) return kind;
   }
-  fail(p, "unknown value \"" + name + "\" (known: metricsAPI, prometheus)");
+  policy_fail(p, "unknown value \"" + name + "\" (known: metricsAPI, prometheus)");
 }
 
 }  // namespace
@@ -113,21 +109,22 @@ UsageConfig parse_usage_config(const Value& v, const std::string& path) {
   read_seconds(v, "windowSeconds", path, c.window_seconds);
   if (const Value* f = member(v, "estimateFraction")) {
     const std::string p = json::join_path(path, "estimateFraction");
-    if (!f->IsNumber()) fail(p, type_error("a number", *f));
+    if (!f->IsNumber()) policy_fail(p, type_error("a number", *f));
     c.estimate_fraction = f->GetDouble();
-    if (!(c.estimate_fraction >= 0 && c.estimate_fraction <= 1)) fail(p, "must be in 0..1");
+    if (!(c.estimate_fraction >= 0 && c.estimate_fraction <= 1)) policy_fail(p, "must be in 0..1");
   }
   if (c.stale_after_seconds < c.interval_seconds) {
-    fail(json::join_path(path, "staleAfterSeconds"), "must be at least intervalSeconds (" +
-                                                         std::to_string(c.interval_seconds) +
-                                                         "): every sample would be stale");
+    policy_fail(json::join_path(path, "staleAfterSeconds"), "must be at least intervalSeconds (" +
+                                                                std::to_string(c.interval_seconds) +
+                                                                "): every sample would be stale");
   }
   const Value* prometheus = member(v, "prometheus");
   if (c.source == UsageSourceKind::kPrometheus) {
-    if (!prometheus) fail(json::join_path(path, "prometheus"), "required with source prometheus (its url)");
+    if (!prometheus)
+      policy_fail(json::join_path(path, "prometheus"), "required with source prometheus (its url)");
     c.prometheus = parse_prometheus(*prometheus, json::join_path(path, "prometheus"));
   } else if (prometheus) {
-    fail(json::join_path(path, "prometheus"), "only with source prometheus");
+    policy_fail(json::join_path(path, "prometheus"), "only with source prometheus");
   }
   return c;
 }

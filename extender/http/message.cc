@@ -9,8 +9,6 @@ namespace kext {
 
 namespace {
 
-constexpr std::string_view kCrlf = "\r\n";
-
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;

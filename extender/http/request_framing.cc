@@ -9,7 +9,6 @@ namespace kext {
 
 namespace {
 
-constexpr std::string_view kCrlf = "\r\n";
 constexpr size_t kMaxChunkLine = 1024;  // hex size plus extensions; Go writes 4–8 bytes
 
 bool is_token_char(char c) {
