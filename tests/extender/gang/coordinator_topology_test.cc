@@ -44,14 +44,21 @@ std::shared_ptr<const ClusterState> cluster(const std::vector<std::string>& obje
   return state_from_json(items + "]}");
 }
 
-// Admits `group` at the filter of its member `member` (1 CPU): the nodes room is held on.
-std::set<std::string> admitted_on(TestServer& server, const std::string& group, int member) {
+// Admits `group` at the filter of its member `member` (1 CPU): the nodes room is held on. Expects room
+// held for exactly `held_members` members, so that a caller's loop over the nodes never passes empty.
+std::set<std::string> admitted_on(TestServer& server, const std::string& group, int member,
+                                  size_t held_members) {
   rapidjson::Document d = parse(gang_pod_json("train", group + "-" + std::to_string(member), group, "1"));
   const Pod pod = decode_pod(d, "pod");
   const GangGate g = server.gangs()->gate(pod, *server.store().current(), nullptr);
   EXPECT_EQ(g.kind, GangGate::Kind::kOnlyNode) << g.reason;
   std::set<std::string> nodes;
-  for (const auto& [node, members] : server.gangs()->held_room()->by_node) nodes.insert(node);
+  size_t held = 0;
+  for (const auto& [node, members] : server.gangs()->held_room()->by_node) {
+    nodes.insert(node);
+    held += members.size();
+  }
+  EXPECT_EQ(held, held_members);
   return nodes;
 }
 
@@ -72,7 +79,7 @@ TEST(GangTopologyInputs, ConfiguredLevelsReachTheCoordinator) {
   TestServer server(cluster(objects),
                     config_with_levels(std::string(R"([")") + kBlock + R"(",")" + kRack + R"("])"), {}, {},
                     GangConfig{});
-  const std::set<std::string> nodes = admitted_on(server, "g", 0);
+  const std::set<std::string> nodes = admitted_on(server, "g", 0, 4);
   const std::set<std::string> block_a = {"n0", "n1"};
   const std::set<std::string> block_b = {"n2", "n3"};
   EXPECT_TRUE(nodes == block_a || nodes == block_b) << ::testing::PrintToString(nodes);
@@ -93,8 +100,9 @@ TEST(GangTopologyInputs, BoundMembersKeepTheGroupInTheirRack) {
       gang_pod_json("train", "g-2", "g", "1"),
   };
   TestServer server(cluster(objects), config_with_levels("[]"), {}, {}, GangConfig{});
-  for (const std::string& node : admitted_on(server, "g", 1))
-    EXPECT_TRUE(node == "n2" || node == "n3") << node;
+  const std::set<std::string> nodes = admitted_on(server, "g", 1, 2);
+  ASSERT_FALSE(nodes.empty());
+  for (const std::string& node : nodes) EXPECT_TRUE(node == "n2" || node == "n3") << node;
 }
 
 }  // namespace

@@ -111,6 +111,8 @@ TEST(GangTopologyVerbs, APreemptionEvictsInTheCheapestRackAndSaysSo) {
   ASSERT_TRUE(p && p->status == 200);
   const auto victims = parse(p->body);
   ASSERT_TRUE(victims["NodeNameToMetaVictims"].IsObject()) << p->body;
+  // The node this member is nominated to, in rack r2: the loop below then checks it.
+  ASSERT_EQ(victims["NodeNameToMetaVictims"].MemberCount(), 1u) << p->body;
   for (const auto& n : victims["NodeNameToMetaVictims"].GetObject())
     EXPECT_TRUE(std::string(n.name.GetString()).starts_with("r2-")) << p->body;
 
