@@ -14,9 +14,10 @@
 
 namespace kext {
 
-// The --max-header-bytes and --max-body-bytes defaults.
 // HTTP/1.1 line ending (RFC 9112 section 2.1).
 inline constexpr std::string_view kCrlf = "\r\n";
+
+// The --max-header-bytes and --max-body-bytes defaults.
 inline constexpr size_t kDefaultMaxHeaderBytes = size_t{32} << 10;
 inline constexpr size_t kDefaultMaxBodyBytes = size_t{64} << 20;
 

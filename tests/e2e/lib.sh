@@ -126,6 +126,12 @@ e2e_version_flags() {
   [ -z "$minor" ] || echo "--kubernetes-version $minor"
 }
 
+# True once http://127.0.0.1:PORT/readyz answers 2xx, within 20 s.
+e2e_wait_ready() { # port
+  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$1/readyz" >/dev/null && return 0; sleep 0.2; done
+  return 1
+}
+
 e2e_start_extender() { # port [extra flags]
   local port=$1 version_flags
   shift
@@ -133,8 +139,7 @@ e2e_start_extender() { # port [extra flags]
   "$BUILD/kube-extender" --kubeconfig "$KUBECONFIG" --enable-bind --port "$port" "${version_flags[@]}" "$@" \
     >"$WORK/extender-$port.log" 2>&1 &
   PIDS+=($!)
-  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && return 0; sleep 0.2; done
-  fail "the extender on port $port is not ready"
+  e2e_wait_ready "$port" || fail "the extender on port $port is not ready"
 }
 
 # REPLICAS extenders from the build, each with the flags given, serving the scheduler on PORT. One:
@@ -174,8 +179,7 @@ $backends
 CFG
   haproxy -f "$WORK/haproxy.cfg" -db >"$WORK/haproxy.log" 2>&1 &
   PIDS+=($!)
-  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && return 0; sleep 0.2; done
-  fail "haproxy on port $port does not reach the extenders"
+  e2e_wait_ready "$port" || fail "haproxy on port $port does not reach the extenders"
 }
 
 # The head of every KubeSchedulerConfiguration the scripts run: the cluster of KUBECONFIG, and no
