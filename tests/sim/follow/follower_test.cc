@@ -273,18 +273,26 @@ TEST(Follow, MirrorsDeletionsNewNodesBoundPodsAndARelistAfterGone) {
   });
   ASSERT_TRUE(wait_until([&] { return f.simulated_node("u-q") == "-"; }));
 
-  // p deleted while the pods' watch is cut off, then every resourceVersion gone: the relist after the
-  // 410 finds p missing and deletes it.
-  uint64_t gone_before = 0;
-  for (const auto& s : f.follower->stream_status()) gone_before += s.gone;
+  // p deleted while no stream can deliver it, then every resourceVersion gone: the relist after the
+  // 410 finds p missing and deletes it. Pods are forbidden before the streams hang, so no pods watch
+  // opens in between; the restart then ends the hung stream, and once the follower has seen that
+  // (a failure counted on its pods stream) nothing can still deliver the deletion.
+  const auto pods_stream = [&] {
+    for (const auto& s : f.follower->stream_status())
+      if (s.resource == "pods") return s;
+    ADD_FAILURE() << "no pods stream";
+    return StreamStatus{};
+  };
+  const StreamStatus before = pods_stream();
+  api.forbid("pods");
   api.hang_streams();
   api.remove("pods", "live/p");
-  EXPECT_EQ(f.simulated_node("u-p"), "n1") << "the hung stream did not deliver the deletion";
   api.restart();
+  ASSERT_TRUE(wait_until([&] { return pods_stream().failures > before.failures; })) << f.err.str();
+  EXPECT_EQ(f.simulated_node("u-p"), "n1") << "the old stream ended without delivering the deletion";
+  api.forbid("pods", false);
   ASSERT_TRUE(wait_until([&] { return f.simulated_node("u-p") == "-"; })) << f.err.str();
-  uint64_t gone_after = 0;
-  for (const auto& s : f.follower->stream_status()) gone_after += s.gone;
-  EXPECT_GT(gone_after, gone_before) << "a 410 forced the relist";
+  EXPECT_GT(pods_stream().gone, before.gone) << "a 410 forced the relist";
   f.follower->inspect([&](const auto& m) {
     const auto& cluster = m[0]->simulator().cluster();
     EXPECT_EQ(cluster.node("n1")->requested.milli_cpu, 0);
