@@ -13,6 +13,7 @@
 #include "algorithms/filters/pod_fits_resources.h"
 #include "algorithms/filters/pod_tolerates_node_taints.h"
 #include "algorithms/filters/pod_topology_spread.h"
+#include "algorithms/gpu/gpu_share.h"
 #include "algorithms/scores/balanced_resource_allocation.h"
 #include "algorithms/scores/image_locality.h"
 #include "algorithms/scores/inter_pod_affinity.h"
@@ -182,6 +183,7 @@ std::unique_ptr<FilterPlugin> make_filter(std::string_view name, const PluginArg
   if (name == kInterPodAffinityPlugin)
     return make_inter_pod_affinity_filter(args.inter_pod_affinity, args.version);
   if (name == kLoadAwareSchedulingPlugin) return make_load_aware_scheduling_filter(args.load_aware);
+  if (name == kGpuSharePlugin) return make_gpu_share_filter(args.gpu_share);
   const std::string_view legacy = legacy_filter_name(name);
   if (legacy.empty()) return nullptr;
   for (const auto& m : kFilterMappings) {
@@ -220,10 +222,12 @@ std::vector<std::string_view> plugin_score_names() {
   return out;
 }
 
-std::vector<std::string_view> optional_plugin_filter_names() { return {kLoadAwareSchedulingPlugin}; }
+std::vector<std::string_view> optional_plugin_filter_names() {
+  return {kLoadAwareSchedulingPlugin, kGpuSharePlugin};
+}
 
 std::vector<std::string_view> optional_plugin_score_names() {
-  return {kTargetLoadPackingPlugin, kLoadVariationRiskBalancingPlugin};
+  return {kTargetLoadPackingPlugin, kLoadVariationRiskBalancingPlugin, kGpuSharePlugin};
 }
 
 int64_t plugin_default_weight(std::string_view plugin) {
@@ -321,6 +325,8 @@ std::unique_ptr<ScorePlugin> make_plugin_score(std::string_view name, const Plug
     plugin = make_target_load_packing_score(args.target_load_packing);
   } else if (name == kLoadVariationRiskBalancingPlugin) {
     plugin = make_load_variation_risk_balancing_score(args.load_variation);
+  } else if (name == kGpuSharePlugin) {
+    plugin = make_gpu_share_score(args.gpu_share);
   } else {
     return nullptr;
   }

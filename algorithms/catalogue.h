@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "algorithms/gpu/devices.h"
 #include "algorithms/kube_version.h"
 #include "algorithms/plugin.h"
 #include "algorithms/plugin_args.h"
@@ -69,6 +70,7 @@ struct PluginArgs {
   TargetLoadPackingArgs target_load_packing;
   LoadVariationRiskBalancingArgs load_variation;
   LoadAwareSchedulingArgs load_aware;
+  gpu::SharingConfig gpu_share;  // GPUShare (algorithms/gpu/gpu_share.h)
   // The kube-scheduler minor whose semantics every plugin reproduces (kube_version.h since::).
   KubeVersion version;
   bool operator==(const PluginArgs&) const = default;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/gpu/devices.h"
 #include "algorithms/image_names.h"
 #include "algorithms/kube_version.h"
 #include "algorithms/resources.h"
@@ -195,6 +196,8 @@ struct PodMeta {
   // Read about every pod on a node by InterPodAffinity (the existing pods' terms) and NodePorts.
   std::shared_ptr<const PodAffinityRules> affinity;  // null when the pod has none (most pods)
   std::vector<HostPort> host_ports;                  // containers' ports with a hostPort
+  // The GPU shares hami.io/vgpu-devices-allocated gives it (algorithms/gpu), null for most pods.
+  std::shared_ptr<const gpu::PodShares> gpu_shares;
 
   int32_t effective_priority() const { return priority.value_or(0); }
   bool is_terminal() const { return phase == "Succeeded" || phase == "Failed"; }
@@ -218,6 +221,8 @@ struct Pod : PodMeta {
   // default spreading reads its ReplicaSet's or StatefulSet's selector (helper.DefaultSelector).
   std::string controller_kind;
   std::string controller_name;
+  // What its annotations ask of GPUs (algorithms/gpu), null when they ask nothing.
+  std::shared_ptr<const gpu::PodPreferences> gpu_preferences;
 };
 
 struct Node {
@@ -227,6 +232,8 @@ struct Node {
   std::vector<Taint> taints;
   bool unschedulable = false;
   NodeImages images;  // status.images, one entry per name (image_names.h)
+  // The cards HAMi's device plugin registered (algorithms/gpu), null on a node without the annotation.
+  std::shared_ptr<const gpu::NodeDevices> gpus;
 };
 
 // A pod with its requests computed once (they never change for a given pod object).

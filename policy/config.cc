@@ -11,6 +11,7 @@
 #include <set>
 #include <utility>
 
+#include "algorithms/gpu/gpu_share.h"
 #include "common/k8s_names.h"
 #include "common/url_path.h"
 #include "policy/default_profiles.h"
@@ -439,6 +440,44 @@ void parse_load_aware_args(const Object& args, PluginArgs& out) {
       in_range(thresholds.integer("memory").value_or(0), 0, kMaxUtilization, thresholds.path("memory"));
 }
 
+// GPUShareArgs: HAMi's scheduler settings under the names of its configuration (charts/hami/values.yaml
+// resourceName..., cmd/scheduler flags --node-scheduler-policy and --gpu-scheduler-policy).
+void parse_gpu_share_args(const Object& args, PluginArgs& out) {
+  gpu::SharingConfig& c = out.gpu_share;
+  auto resource = [&](std::string_view key, std::string& into) {
+    if (auto v = args.string(key)) {
+      if (v->empty()) policy_fail(args.path(key), "must not be empty");
+      into = *v;
+    }
+  };
+  resource("resourceCountName", c.count_resource);
+  resource("resourceMemoryName", c.memory_resource);
+  resource("resourceMemoryPercentageName", c.memory_percent_resource);
+  resource("resourceCoreName", c.cores_resource);
+  c.default_memory = static_cast<int32_t>(in_range(args.integer("defaultMemory").value_or(c.default_memory),
+                                                   0, INT32_MAX, args.path("defaultMemory")));
+  c.default_cores = static_cast<int32_t>(
+      in_range(args.integer("defaultCores").value_or(c.default_cores), 0, 100, args.path("defaultCores")));
+  if (auto v = args.string("nodeSchedulerPolicy")) {
+    if (*v != "binpack" && *v != "spread")
+      policy_fail(args.path("nodeSchedulerPolicy"), "\"" + *v + "\" is not binpack or spread");
+    c.node_policy = *v;
+  }
+  if (auto v = args.string("gpuSchedulerPolicy")) {
+    std::string_view rest = *v;
+    while (true) {
+      const size_t comma = rest.find(',');
+      const std::string_view p = rest.substr(0, comma);
+      if (p != "binpack" && p != "spread" && p != "topology-aware" && p != "mutex" && p != "numa")
+        policy_fail(args.path("gpuSchedulerPolicy"),
+                    "\"" + std::string(p) + "\" is not binpack, spread, topology-aware, mutex or numa");
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    c.gpu_policy = *v;
+  }
+}
+
 void parse_plugin_config(const Value& list, const std::string& path, PluginArgs& out) {
   std::set<std::string> seen;
   for (rapidjson::SizeType i = 0; i < list.Size(); ++i) {
@@ -487,6 +526,13 @@ void parse_plugin_config(const Value& list, const std::string& path, PluginArgs&
       if (args)
         parse_load_aware_args(Object(*args, entry.path("args"), {"apiVersion", "kind", "usageThresholds"}),
                               out);
+    } else if (name == kGpuSharePlugin) {
+      if (args)
+        parse_gpu_share_args(Object(*args, entry.path("args"),
+                                    {"apiVersion", "kind", "resourceCountName", "resourceMemoryName",
+                                     "resourceMemoryPercentageName", "resourceCoreName", "defaultMemory",
+                                     "defaultCores", "nodeSchedulerPolicy", "gpuSchedulerPolicy"}),
+                             out);
     } else {
       const auto known = plugin_score_names();
       const bool is_plugin =
@@ -496,7 +542,7 @@ void parse_plugin_config(const Value& list, const std::string& path, PluginArgs&
                             : "unknown plugin \"" + name +
                                   "\" (args are read for: NodeResourcesFit, NodeResourcesBalancedAllocation, "
                                   "PodTopologySpread, InterPodAffinity, TargetLoadPacking, "
-                                  "LoadVariationRiskBalancing, LoadAwareScheduling)");
+                                  "LoadVariationRiskBalancing, LoadAwareScheduling, GPUShare)");
     }
   }
 }
@@ -950,6 +996,24 @@ void write_load_plugin_configs(Writer& w, const PluginArgs& args) {
       w.Key("memory");
       w.Int64(args.load_aware.memory_percent);
       w.EndObject();
+    });
+  }
+  if (args.gpu_share != gpu::SharingConfig{}) {
+    const gpu::SharingConfig& c = args.gpu_share;
+    write_plugin_config(w, kGpuSharePlugin, [&] {
+      for (const auto& [key, value] : {std::pair{"resourceCountName", &c.count_resource},
+                                       std::pair{"resourceMemoryName", &c.memory_resource},
+                                       std::pair{"resourceMemoryPercentageName", &c.memory_percent_resource},
+                                       std::pair{"resourceCoreName", &c.cores_resource},
+                                       std::pair{"nodeSchedulerPolicy", &c.node_policy},
+                                       std::pair{"gpuSchedulerPolicy", &c.gpu_policy}}) {
+        w.Key(key);
+        json::write_string(w, *value);
+      }
+      w.Key("defaultMemory");
+      w.Int64(c.default_memory);
+      w.Key("defaultCores");
+      w.Int64(c.default_cores);
     });
   }
 }

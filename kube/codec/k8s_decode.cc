@@ -3,6 +3,7 @@
 #include <ctime>
 
 #include "common/rfc3339.h"
+#include "kube/codec/gpu_decode.h"
 #include "kube/codec/quantity.h"
 
 namespace kext {
@@ -336,7 +337,9 @@ Resources decode_resource_list(const Value& v, std::string_view path) {
 Pod decode_pod(const Value& v, std::string_view path) {
   expect_object(v, path);
   Pod pod;
+  const Value* annotations = nullptr;
   with_object(v, "metadata", path, [&](const Value& md, const std::string& mp) {
+    annotations = find_non_null(md, "annotations");
     pod.name = get_string(md, "name", mp);
     pod.namespace_ = get_string(md, "namespace", mp);
     pod.uid = get_string(md, "uid", mp);
@@ -418,6 +421,8 @@ Pod decode_pod(const Value& v, std::string_view path) {
                      [&](const Value& e, const std::string& p) { decode_container_status(e, p, pod); });
     pod.resize_infeasible = decode_resize_infeasible(status, stp);
   });
+  pod.gpu_preferences = decode_gpu_preferences(annotations);
+  pod.gpu_shares = decode_gpu_shares(annotations, pod.init_containers.size());
   return pod;
 }
 
@@ -427,6 +432,7 @@ Node decode_node(const Value& v, std::string_view path) {
   with_object(v, "metadata", path, [&](const Value& md, const std::string& mp) {
     node.name = get_string(md, "name", mp);
     node.labels = decode_string_map(md, "labels", mp);
+    node.gpus = decode_node_gpus(find_non_null(md, "annotations"));
   });
   if (node.name.empty()) throw DecodeError(join_path(path, "metadata.name") + ": missing");
   with_object(v, "spec", path, [&](const Value& spec, const std::string& sp) {

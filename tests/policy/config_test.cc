@@ -71,11 +71,11 @@ TEST(Config, StrictDecodingNamesTheField) {
        "plugins.score.enabled[0].name: unknown score plugin \"VolumeBinding\" (known: TaintToleration, "
        "NodeAffinity, NodeResourcesFit, PodTopologySpread, InterPodAffinity, "
        "NodeResourcesBalancedAllocation, "
-       "ImageLocality, TargetLoadPacking, LoadVariationRiskBalancing)"},
+       "ImageLocality, TargetLoadPacking, LoadVariationRiskBalancing, GPUShare)"},
       {cfg(R"("plugins":{"filter":{"disabled":[{"name":"VolumeZone"}]}})"),
        "plugins.filter.disabled[0].name: unknown filter plugin \"VolumeZone\" (known: NodeUnschedulable, "
        "NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, PodTopologySpread, "
-       "InterPodAffinity, LoadAwareScheduling)"},
+       "InterPodAffinity, LoadAwareScheduling, GPUShare)"},
       {cfg(R"("plugins":{"score":{"enabled":[{"name":"InterPodAffinity","arithmetic":"v1.16"}]}})"),
        "plugins.score.enabled[0].arithmetic: \"v1.16\" for this pluginConfig: v1.16 arithmetic is offered "
        "for "
@@ -87,7 +87,7 @@ TEST(Config, StrictDecodingNamesTheField) {
       {cfg(R"("pluginConfig":[{"name":"VolumeBinding","args":{}}])"),
        "pluginConfig[0].name: unknown plugin \"VolumeBinding\" (args are read for: NodeResourcesFit, "
        "NodeResourcesBalancedAllocation, PodTopologySpread, InterPodAffinity, TargetLoadPacking, "
-       "LoadVariationRiskBalancing, LoadAwareScheduling)"},
+       "LoadVariationRiskBalancing, LoadAwareScheduling, GPUShare)"},
       {cfg(R"("pluginConfig":[{"name":"ImageLocality","args":{}}])"),
        "pluginConfig[0].name: the extender takes no args for ImageLocality"},
       {cfg(R"("pluginConfig":[{"name":"InterPodAffinity","args":{"hardPodAffinityWeight":101}}])"),

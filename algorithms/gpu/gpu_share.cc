@@ -1,0 +1,108 @@
+#include "algorithms/gpu/gpu_share.h"
+
+#include <cmath>
+#include <utility>
+
+#include "algorithms/gpu/device_fit.h"
+
+namespace kext {
+
+namespace {
+
+// The pod's request, worked out once per scheduling request (PreFilter state).
+class RequestState : public FilterState, public ScorePrepared {
+ public:
+  explicit RequestState(gpu::PodRequest r) : request(std::move(r)) {}
+  std::unique_ptr<FilterState> clone() const override { return std::make_unique<RequestState>(request); }
+  // The fit reads the node's pods as they are: nothing to keep up to date.
+  void add_pod(const PodContext&, const PodInfo&, const NodeInfo&) override {}
+  void remove_pod(const PodContext&, const PodInfo&, const NodeInfo&) override {}
+
+  gpu::PodRequest request;
+};
+
+bool names_resource(const Pod& pod, std::string_view name) {
+  auto in = [&](const std::vector<Container>& cs) {
+    for (const auto& c : cs)
+      for (const auto& s : c.requests.scalars)
+        if (s.name == name) return true;
+    return false;
+  };
+  return in(pod.containers) || in(pod.init_containers);
+}
+
+constexpr std::string_view kNoDevices = "node(s) had no GPU registered by HAMi's device plugin";
+
+class GpuShareFilter : public FilterPlugin {
+ public:
+  explicit GpuShareFilter(gpu::SharingConfig c) : config_(std::move(c)) {}
+  std::string_view name() const override { return kGpuSharePlugin; }
+  bool can_fail(const PodContext& pod) const override {
+    return names_resource(pod.pod, config_.count_resource);
+  }
+  std::unique_ptr<FilterState> pre_filter(const PodContext& pod,
+                                          std::span<const NodeInfo* const>) const override {
+    return std::make_unique<RequestState>(gpu::pod_request(pod.pod, config_));
+  }
+
+  FilterCode check(const PodContext& pod, const NodeInfo& node,
+                   std::vector<std::string>& reasons) const override {
+    const auto* state = static_cast<const RequestState*>(pod.state_of(this));
+    const gpu::PodRequest request = state ? gpu::PodRequest{} : gpu::pod_request(pod.pod, config_);
+    const gpu::PodRequest& r = state ? state->request : request;
+    if (!r.asks()) return FilterCode::kSuccess;
+    if (!node.node->gpus || node.node->gpus->devices.empty()) {
+      const auto& g = node.node->gpus;
+      reasons.push_back(g && !g->error.empty()
+                            ? "node(s) had GPU annotations that did not decode: " + g->error
+                            : std::string(kNoDevices));
+      return FilterCode::kUnresolvable;
+    }
+    const gpu::NodeFit fit = gpu::fit_pod(r, *node.node->gpus, gpu::node_usage(*node.node->gpus, node.pods));
+    if (fit.fits) return FilterCode::kSuccess;
+    if (!fit.error.empty()) {
+      reasons.push_back(fit.error);
+      return FilterCode::kUnresolvable;
+    }
+    reasons.push_back(fit.failure.reason());
+    return fit.failure.unresolvable() ? FilterCode::kUnresolvable : FilterCode::kUnschedulable;
+  }
+
+ private:
+  gpu::SharingConfig config_;
+};
+
+class GpuShareScore : public ScorePlugin {
+ public:
+  explicit GpuShareScore(gpu::SharingConfig c) : config_(std::move(c)) {}
+  std::string_view name() const override { return kGpuSharePlugin; }
+  std::unique_ptr<ScorePrepared> prepare(const PodContext& pod,
+                                         std::span<const NodeInfo* const>) const override {
+    return std::make_unique<RequestState>(gpu::pod_request(pod.pod, config_));
+  }
+  int64_t score(const PodContext& pod, const ScorePrepared* prepared, const NodeInfo& node) const override {
+    const auto* state = dynamic_cast<const RequestState*>(prepared);
+    const gpu::PodRequest r = state ? state->request : gpu::pod_request(pod.pod, config_);
+    if (!r.asks() || !node.node->gpus) return 0;
+    const float s = gpu::node_score(gpu::node_usage(*node.node->gpus, node.pods));
+    // 0..30 onto 0..100; spread prefers the idlest node as HAMi's NodeScoreList.Less sorts it.
+    const auto busy = static_cast<int64_t>(std::lround(static_cast<double>(s) * kMaxNodeScore / 30.0));
+    const int64_t packed = std::min<int64_t>(std::max<int64_t>(busy, 0), kMaxNodeScore);
+    return r.node_policy == "spread" ? kMaxNodeScore - packed : packed;
+  }
+
+ private:
+  gpu::SharingConfig config_;
+};
+
+}  // namespace
+
+std::unique_ptr<FilterPlugin> make_gpu_share_filter(gpu::SharingConfig config) {
+  return std::make_unique<GpuShareFilter>(std::move(config));
+}
+
+std::unique_ptr<ScorePlugin> make_gpu_share_score(gpu::SharingConfig config) {
+  return std::make_unique<GpuShareScore>(std::move(config));
+}
+
+}  // namespace kext
