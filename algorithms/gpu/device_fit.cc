@@ -15,10 +15,17 @@ std::optional<int64_t> named(const Resources& r, std::string_view name) {
   return std::nullopt;
 }
 
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
+// strings.Contains(strings.ToUpper(haystack), strings.ToUpper(needle)) for ASCII, without copies (the
+// filter asks it of every card of every node).
+bool contains_ignoring_case(std::string_view haystack, std::string_view needle) {
+  auto up = [](char c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(c))); };
+  if (needle.empty()) return true;
+  for (size_t i = 0; i + needle.size() <= haystack.size(); ++i) {
+    size_t j = 0;
+    while (j < needle.size() && up(haystack[i + j]) == up(needle[j])) ++j;
+    if (j == needle.size()) return true;
+  }
+  return false;
 }
 
 std::string_view trim(std::string_view s) {
@@ -42,8 +49,8 @@ bool any_entry(std::string_view list, Match match) {
 // pkg/device/devices.go CheckType: the card's model against use / nouse lists of case-insensitive
 // substrings; an empty value is no constraint.
 bool type_allowed(const PodPreferences& p, const std::string& card_type) {
-  const std::string card = upper(card_type);
-  auto match = [&](std::string_view t) { return !t.empty() && card.find(upper(t)) != std::string::npos; };
+  if (p.use_types.empty() && p.nouse_types.empty()) return true;
+  auto match = [&](std::string_view t) { return !t.empty() && contains_ignoring_case(card_type, t); };
   if (!trim(p.use_types).empty() && !any_entry(p.use_types, match)) return false;
   if (!trim(p.nouse_types).empty() && any_entry(p.nouse_types, match)) return false;
   return true;
@@ -73,9 +80,13 @@ void compute_score(DeviceUsage& u, const ContainerRequest& r, const Weights& w) 
     u.score = 0;
     return;
   }
-  const int32_t request = 1;
-  const int32_t core = r.cores;
-  const int32_t mem = r.memory_percent != 0 && r.memory_percent != 101
+  // ComputeScore adds the request only to a card whose type equals the request's, "NVIDIA"; the device
+  // plugin registers the model ("NVIDIA-Tesla T4"), so on a real node the score is the card's use alone.
+  const bool counts_request = d.type == kVendor;
+  const int32_t request = counts_request ? 1 : 0;
+  const int32_t core = counts_request ? r.cores : 0;
+  const int32_t mem = !counts_request ? 0
+                      : r.memory_percent != 0 && r.memory_percent != 101
                           ? static_cast<int32_t>(int64_t{d.memory} * r.memory_percent / 100)
                           : r.memory;
   const float used_score = static_cast<float>(request + u.used) / static_cast<float>(d.count);
@@ -277,10 +288,8 @@ std::optional<std::vector<ContainerDevice>> fit_container(const std::vector<cons
   return std::nullopt;
 }
 
-bool is_nvidia(const Device& d) {
-  std::string t = upper(d.type);
-  return t.find("NVIDIA") != std::string::npos;
-}
+// score.go getNodeResources: the cards whose type names the vendor, in any case.
+bool is_nvidia(const Device& d) { return contains_ignoring_case(d.type, kVendor); }
 
 // score.go fitInDevices for one container: score and sort the node's cards, fit, and add the cards
 // taken to the node's use for the containers after it.

@@ -67,6 +67,8 @@ class GpuShareFilter : public FilterPlugin {
     reasons.push_back(fit.failure.reason());
     return fit.failure.unresolvable() ? FilterCode::kUnresolvable : FilterCode::kUnschedulable;
   }
+  // bench/gpu_bench.cc BM_GpuSharePluginCost (8 cards a node).
+  uint64_t cost_per_node_ns() const override { return 1100; }
 
  private:
   gpu::SharingConfig config_;
@@ -90,6 +92,8 @@ class GpuShareScore : public ScorePlugin {
     const int64_t packed = std::min<int64_t>(std::max<int64_t>(busy, 0), kMaxNodeScore);
     return r.node_policy == "spread" ? kMaxNodeScore - packed : packed;
   }
+  // bench/gpu_bench.cc BM_GpuShareRequest prioritize, per node.
+  uint64_t cost_per_node_ns() const override { return 600; }
 
  private:
   gpu::SharingConfig config_;
