@@ -137,6 +137,7 @@ struct ClusterClients {
   std::unique_ptr<kext::kube::LiveState> live;
   std::unique_ptr<kext::kube::LeaderElector> elector;
   std::unique_ptr<kext::BindForwarder> forwarder;
+  std::unique_ptr<kext::GpuBinder> gpus;
   std::unique_ptr<kext::BindVerb> binder;
   std::unique_ptr<kext::GangCoordinator> gangs;
   std::unique_ptr<kext::LeaseGangReplicas> gang_replicas;
@@ -211,8 +212,12 @@ ClusterClients connect_cluster(const kext::Options& opts, std::unique_ptr<kext::
     // Gang scheduling holds members' binds: it needs the bind verb, and runs wherever it does.
     c.gangs = std::make_unique<kext::GangCoordinator>(profile.engine, store,
                                                       gang_config(opts, c.elector.get(), profile), &metrics);
+    // GPUShare in the profile: the pods' GPUs are allocated at bind, as HAMi's device plugin expects.
+    if (profile.gpu_sharing)
+      c.gpus = std::make_unique<kext::GpuBinder>(*c.api, c.live->cache(),
+                                                 kext::GpuBindOptions{*profile.gpu_sharing});
     c.binder = std::make_unique<kext::BindVerb>(*c.api, c.live->cache(), opts.api.assume_ttl, c.elector.get(),
-                                                c.forwarder.get(), c.gangs.get());
+                                                c.forwarder.get(), c.gangs.get(), c.gpus.get());
     if (c.elector)
       c.gang_replicas = std::make_unique<kext::LeaseGangReplicas>(*c.elector, *c.forwarder, *c.gangs);
   }

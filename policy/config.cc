@@ -1153,7 +1153,10 @@ Profile compile(const Config& config) {
   Engine engine(std::move(filter_plugins), std::move(scores), options);
   PreemptionProfile preemption = preemption_profile(config.preemption, engine.options().parallel_min_work_ns);
   preemption.select.version = config.args.version;
-  return Profile{std::move(engine), std::move(preemption), config.topology_levels, config.args.version};
+  const bool gpus =
+      std::ranges::any_of(config.filters, [](const PluginEntry& f) { return f.name == kGpuSharePlugin; });
+  return Profile{std::move(engine), std::move(preemption), config.topology_levels, config.args.version,
+                 gpus ? std::optional(config.args.gpu_share) : std::nullopt};
 }
 
 ConfigFromPolicy config_from_policy(const Policy& policy) {

@@ -2,6 +2,7 @@
 // The legacy kube-scheduler Policy file shape, validated once at start-up into a plain struct, and
 // compiled into the Profile the verbs run.
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -80,6 +81,9 @@ struct Profile {
   std::vector<std::string> topology_levels{};
   // The kube-scheduler minor whose semantics the plugins and preemption reproduce.
   KubeVersion version{};
+  // GPUShare's settings when the profile filters with it: /bind then allocates the pod's GPUs
+  // (extender/gpu/gpu_binder.h).
+  std::optional<gpu::SharingConfig> gpu_sharing{};
 };
 
 // `version`: the kube-scheduler minor the filters and preemption reproduce (policy/version_choice.h).

@@ -60,6 +60,9 @@ struct Device {
 struct NodeDevices {
   std::vector<Device> devices;
   std::vector<std::string> cordoned;  // hami.io/device-cordon: UUIDs no new pod may use
+  // hami.io/mutex.lock's owner, "namespace/name" ("" when unlocked or the lock names no pod): the pod whose
+  // cards the device plugin is setting up.
+  std::string locked_by;
   // Why the annotations did not decode ("" when they did): the node then offers no card, and says why.
   std::string error;
   bool operator==(const NodeDevices&) const = default;

@@ -32,6 +32,23 @@ bool names_resource(const Pod& pod, std::string_view name) {
 }
 
 constexpr std::string_view kNoDevices = "node(s) had no GPU registered by HAMi's device plugin";
+constexpr std::string_view kSettingUp =
+    "node(s) had their GPU lock held by a pod whose cards the device plugin is still setting up";
+
+// The node's lock (hami.io/mutex.lock) names another pod bound to it: its device plugin serves one
+// allocation at a time, so a bind there would only fail. The lock goes when Allocate is done, and that
+// node update puts the pod back in kube-scheduler's active queue. A lock whose owner is not on the node
+// (deleted, never bound) does not count: the bind takes such a lock over (extender/gpu/gpu_binder.h).
+bool busy_setting_up(const Pod& pod, const NodeInfo& node) {
+  const std::string& owner = node.node->gpus->locked_by;
+  if (owner.empty() || owner == pod.namespace_ + "/" + pod.name) return false;
+  for (const auto& p : node.pods)
+    if (owner.size() == p->pod->namespace_.size() + 1 + p->pod->name.size() &&
+        owner.starts_with(p->pod->namespace_) && owner[p->pod->namespace_.size()] == '/' &&
+        owner.ends_with(p->pod->name))
+      return !p->pod->is_terminal();
+  return false;
+}
 
 class GpuShareFilter : public FilterPlugin {
  public:
@@ -57,6 +74,10 @@ class GpuShareFilter : public FilterPlugin {
                             ? "node(s) had GPU annotations that did not decode: " + g->error
                             : std::string(kNoDevices));
       return FilterCode::kUnresolvable;
+    }
+    if (busy_setting_up(pod.pod, node)) {
+      reasons.push_back(std::string(kSettingUp));
+      return FilterCode::kUnschedulable;
     }
     const gpu::NodeFit fit = gpu::fit_pod(r, *node.node->gpus, gpu::node_usage(*node.node->gpus, node.pods));
     if (fit.fits) return FilterCode::kSuccess;

@@ -93,16 +93,22 @@ std::string BindVerb::not_holder(const BindingArgs& args) const {
 
 std::string BindVerb::bind_pod(const BindingArgs& args, bool done_if_there) const {
   const std::string key = StateCache::pod_key(args.pod_uid, args.pod_namespace, args.pod_name);
+  const std::string what =
+      "binding pod " + namespaced_key(args.pod_namespace, args.pod_name) + " to node " + args.node;
+  const auto until = StateCache::Clock::now() + ttl_;
+  // A pod's GPUs are locked, chosen and reserved, and annotated first (gpu_binder.h).
+  const GpuBinder::Prepared gpu = gpus_ ? gpus_->prepare(args, until) : GpuBinder::Prepared{};
+  if (!gpu.error.empty()) return what + ": " + gpu.error;
   // Count it before the API call: the scheduler filters the next pod while this bind is in flight.
-  const bool assumed = cache_.batch().assume_pod(key, args.node, StateCache::Clock::now() + ttl_);
+  const bool assumed = gpu.asks || cache_.batch().assume_pod(key, args.node, until);
   // A member bound already answers 409, which is then no failure.
   kube::ApiResponse r =
       api_.post("/api/v1/namespaces/" + args.pod_namespace + "/pods/" + args.pod_name + "/binding",
                 encode_binding(args), done_if_there ? kube::Expected{409} : kube::Expected{});
   if (r.ok() || (done_if_there && already_bound_to(r, args.node))) return "";
+  if (gpu.asks) gpus_->abandon(args);
   if (assumed) cache_.batch().forget_assumed(key);
-  return "binding pod " + namespaced_key(args.pod_namespace, args.pod_name) + " to node " + args.node + ": " +
-         r.describe();
+  return what + ": " + r.describe();
 }
 
 }  // namespace kext

@@ -8,11 +8,12 @@
 #include <string_view>
 
 #include "extender/gang/coordinator.h"
+#include "extender/gpu/gpu_binder.h"
+#include "extender/verbs/bind_forward.h"
+#include "extender/verbs/verbs.h"
 #include "kube/client/api_client.h"
 #include "kube/client/leader_election.h"
 #include "kube/state/state_cache.h"
-#include "extender/verbs/bind_forward.h"
-#include "extender/verbs/verbs.h"
 
 namespace kext {
 
@@ -20,11 +21,18 @@ class BindVerb final : public Binder {
  public:
   // elector (may be null: every bind is served) must outlive the verb; so must forwarder (may be null:
   // a replica that does not hold the Lease refuses binds) and gangs (may be null: no gang scheduling;
-  // else a gang member's bind waits for its group: GangCoordinator::permit).
+  // else a gang member's bind waits for its group: GangCoordinator::permit), and gpus (may be null: a
+  // pod's GPUs are chosen and annotated before its Binding, gpu_binder.h).
   BindVerb(kube::ApiClient& api, StateCache& cache, std::chrono::milliseconds assume_ttl,
            const kube::LeaderElector* elector = nullptr, const BindForwarder* forwarder = nullptr,
-           GangCoordinator* gangs = nullptr)
-      : api_(api), cache_(cache), ttl_(assume_ttl), elector_(elector), forwarder_(forwarder), gangs_(gangs) {}
+           GangCoordinator* gangs = nullptr, const GpuBinder* gpus = nullptr)
+      : api_(api),
+        cache_(cache),
+        ttl_(assume_ttl),
+        elector_(elector),
+        forwarder_(forwarder),
+        gangs_(gangs),
+        gpus_(gpus) {}
 
   // 400 for a malformed request; otherwise 200 with {"Error":""} or the API's reason. With an elector,
   // a replica that does not hold the Lease creates no Binding: it relays the holder's reply to a bind
@@ -49,6 +57,7 @@ class BindVerb final : public Binder {
   const kube::LeaderElector* elector_;
   const BindForwarder* forwarder_;
   GangCoordinator* gangs_;
+  const GpuBinder* gpus_;  // null: GPUShare is not enabled; a pod's GPUs are not allocated at bind
 };
 
 }  // namespace kext

@@ -186,6 +186,7 @@ ApiServer::ApiServer(Options options)
   install_binding_route();
   install_version_route();
   install_access_routes();
+  install_object_routes();
   listen();
 }
 
@@ -917,6 +918,106 @@ int ApiServer::watches_served(const std::string& resource) const {
   std::lock_guard lock(mu_);
   auto it = watches_by_resource_.find(resource);
   return it == watches_by_resource_.end() ? 0 : it->second;
+}
+
+}  // namespace kext::kube
+
+namespace kext::kube {
+
+namespace {
+
+// RFC 7386 merge: objects merge member by member, null removes, anything else replaces.
+void merge_patch(json::Value& target, const json::Value& patch, rapidjson::Document::AllocatorType& a) {
+  if (!patch.IsObject()) {
+    target.CopyFrom(patch, a);
+    return;
+  }
+  if (!target.IsObject()) target.SetObject();
+  for (auto m = patch.MemberBegin(); m != patch.MemberEnd(); ++m) {
+    auto at = target.FindMember(m->name);
+    if (m->value.IsNull()) {
+      if (at != target.MemberEnd()) target.RemoveMember(at);
+    } else if (at != target.MemberEnd()) {
+      merge_patch(at->value, m->value, a);
+    } else {
+      json::Value value;
+      merge_patch(value, m->value, a);
+      target.AddMember(json::Value(m->name, a), value, a);
+    }
+  }
+}
+
+}  // namespace
+
+void ApiServer::fail_patches(int status, std::string resource) {
+  std::lock_guard lock(mu_);
+  patch_fail_status_ = status;
+  patch_fail_resource_ = std::move(resource);
+}
+
+// A merge patch of a pod or node, as kube-apiserver applies application/merge-patch+json: a
+// metadata.resourceVersion in the patch is a precondition (409 when the object moved on).
+ApiServer::Reply ApiServer::patch_object(std::string_view resource, const std::string& key,
+                                         const std::string& body) {
+  rapidjson::Document patch;
+  patch.Parse(body.data(), body.size());
+  if (patch.HasParseError() || !patch.IsObject())
+    return {400, status_body(400, "BadRequest", "the patch is not a JSON object")};
+  std::string want_rv;
+  if (const json::Value* rv = nested_string(patch, "metadata", "resourceVersion")) {
+    want_rv = json::view(*rv);
+    patch["metadata"].RemoveMember("resourceVersion");
+  }
+  std::lock_guard lock(mu_);
+  if (patch_fail_status_ != 0 && (patch_fail_resource_.empty() || patch_fail_resource_ == resource))
+    return {patch_fail_status_, status_body(patch_fail_status_, "InternalError", "injected patch failure")};
+  auto objs = objects_.find(resource);
+  if (objs == objects_.end() || !objs->second.contains(key))
+    return {404, status_body(404, "NotFound", std::string(resource) + " \"" + key + "\" not found")};
+  auto it = objs->second.find(key);
+  rapidjson::Document object;
+  object.Parse(it->second.served.data(), it->second.served.size());
+  const json::Value* rv = nested_string(object, "metadata", "resourceVersion");
+  if (!want_rv.empty() && (!rv || json::view(*rv) != want_rv))
+    return {409, status_body(409, "Conflict",
+                             "Operation cannot be fulfilled on " + std::string(resource) + " \"" + key +
+                                 "\": the object has been modified; please apply your changes to the latest "
+                                 "version and try again")};
+  merge_patch(object, patch, object.GetAllocator());
+  if (object.HasMember("metadata") && object["metadata"].IsObject())
+    object["metadata"].RemoveMember("resourceVersion");
+  const std::string given = serialize(object);
+  ++rv_;
+  it->second = Stored{given, with_resource_version(given, rv_)};
+  record(resource, "MODIFIED", it->second.served);
+  return {200, it->second.served};
+}
+
+void ApiServer::install_object_routes() {
+  struct Route {
+    std::string_view resource;
+    const char* pattern;
+  };
+  for (const Route& r : {Route{"nodes", R"(/api/v1/nodes/([^/]+))"},
+                         Route{"pods", R"(/api/v1/namespaces/([^/]+)/pods/([^/]+))"}}) {
+    auto key_of = [resource = r.resource](const httplib::Request& req) {
+      return resource == "pods" ? namespaced_key(req.matches[1].str(), req.matches[2].str())
+                                : req.matches[1].str();
+    };
+    http_->Get(r.pattern, [this, r, key_of](const httplib::Request& req, httplib::Response& res) {
+      if (!authorized(req, res)) return;
+      const std::optional<std::string> o = object(r.resource, key_of(req));
+      if (!o)
+        return reply(res, 404, "NotFound", std::string(r.resource) + " \"" + key_of(req) + "\" not found");
+      res.set_content(*o, kJson);
+    });
+    http_->Patch(r.pattern, [this, r, key_of](const httplib::Request& req, httplib::Response& res) {
+      if (!authorized(req, res)) return;
+      const Reply out = patch_object(r.resource, key_of(req), req.body);
+      res.status = out.status;
+      res.set_content(out.body, kJson);
+    });
+  }
 }
 
 }  // namespace kext::kube

@@ -152,6 +152,8 @@ class ApiServer {
   void fail_streams(int code, std::string message);
   // GET /version: another gitVersion from now on, or this status instead (0: served again).
   void set_git_version(std::string git_version);
+  // PATCH of `resource` ("pods", "nodes"; "": both) answers this status (0: served again).
+  void fail_patches(int status, std::string resource = "");
   void fail_version(int status);
 
   // Every request received, in order: (method, path without the query).
@@ -188,6 +190,9 @@ class ApiServer {
   void install_binding_route();
   void install_version_route();
   void install_access_routes();
+  // GET and PATCH (a JSON merge patch) of one pod or node (object_routes.cc).
+  void install_object_routes();
+  Reply patch_object(std::string_view resource, const std::string& key, const std::string& body);
   bool authorized(const httplib::Request& req, httplib::Response& res) const;
   bool refuse_list_or_watch(const std::string& resource, httplib::Response& res);
   Reply serve_list(const std::string& resource, const std::string& limit, const std::string& cont);
@@ -223,6 +228,8 @@ class ApiServer {
   std::map<std::string, std::string, std::less<>> leases_;  // namespace/name -> Lease JSON
 
   // Faults and counters.
+  int patch_fail_status_ = 0;
+  std::string patch_fail_resource_;
   uint64_t next_stream_ = 1;
   uint64_t hang_upto_ = 0;
   uint64_t drop_upto_ = 0;

@@ -334,6 +334,17 @@ ApiResponse ApiClient::put(const std::string& path, const std::string& json_body
   return out;
 }
 
+ApiResponse ApiClient::patch(const std::string& path, const std::string& json_body, Expected expected) {
+  ApiResponse out = send_pooled(
+      [&](httplib::ClientImpl& c) {
+        return c.Patch(full_path(path), headers_with(bearer_token()), json_body,
+                       "application/merge-patch+json");
+      },
+      timeouts_.request);
+  report("PATCH", path, out, expected);
+  return out;
+}
+
 ApiResponse ApiClient::stream(const std::string& path, std::chrono::milliseconds idle_timeout,
                               const std::function<bool(std::string_view)>& on_data,
                               StreamCanceller* canceller, Expected expected) {

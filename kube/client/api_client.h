@@ -104,6 +104,8 @@ class ApiClient {
   ApiResponse post(const std::string& path, std::string_view json_body,
                    std::chrono::milliseconds read_timeout, Expected expected = {});
   ApiResponse put(const std::string& path, const std::string& json_body, Expected expected = {});
+  // A JSON merge patch (application/merge-patch+json, RFC 7386), as client-go's MergePatchType sends.
+  ApiResponse patch(const std::string& path, const std::string& json_body, Expected expected = {});
 
   // A GET whose body is handed to on_data piece by piece as it arrives (a watch). on_status sees the
   // HTTP status first; for a non-2xx status the body is collected into the response instead. Silence

@@ -239,6 +239,11 @@ std::shared_ptr<const gpu::NodeDevices> decode_node_gpus(const Value* annotation
     out->error = std::string(gpu::kRegisterAnnotation) + ": " + e.what();
     return out;
   }
+  if (const Value* l = annotation(annotations, gpu::kNodeLockAnnotation)) {
+    // nodelock.go: "time,namespace,name".
+    const auto parts = split(json::view(*l), ',');
+    if (parts.size() == 3) out->locked_by = std::string(parts[1]) + "/" + std::string(parts[2]);
+  }
   if (const Value* c = annotation(annotations, gpu::kCordonAnnotation)) {
     for (std::string_view id : split(json::view(*c), ','))
       if (!trim(id).empty()) out->cordoned.emplace_back(trim(id));

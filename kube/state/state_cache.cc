@@ -194,7 +194,8 @@ void StateCache::Batch::replace_device_classes(std::vector<DeviceClassNames> all
   for (auto& c : all) upsert_device_class(std::move(c));
 }
 
-bool StateCache::Batch::assume_pod(const std::string& key, const std::string& node, Clock::time_point until) {
+bool StateCache::Batch::assume_pod(const std::string& key, const std::string& node, Clock::time_point until,
+                                   std::shared_ptr<const gpu::PodShares> gpu_shares) {
   const auto* found = c_.pods_.find(key);
   if (!found) return false;
   std::shared_ptr<const PodInfo> current = *found;
@@ -202,6 +203,7 @@ bool StateCache::Batch::assume_pod(const std::string& key, const std::string& no
   if (!c_.assumed_.contains(key)) c_.assumed_original_[key] = current;
   auto pod = std::make_shared<PodMeta>(*current->pod);
   pod->node_name = node;
+  if (gpu_shares) pod->gpu_shares = std::move(gpu_shares);
   c_.put_pod_info_locked(
       key, std::make_shared<const PodInfo>(PodInfo{pod, current->requests, current->nonzero_requests}));
   c_.assumed_[key] = Assumed{node, until};

@@ -60,8 +60,10 @@ class StateCache {
     void replace_device_classes(std::vector<DeviceClassNames> all);
 
     // Bind: the pod counts against `node` at once, until the watch shows it bound or `until` passes.
-    // Returns false if the pod is unknown.
-    bool assume_pod(const std::string& key, const std::string& node, Clock::time_point until);
+    // Returns false if the pod is unknown. gpu_shares, when given, are the cards the bind allocates
+    // (algorithms/gpu): they count on the node with it.
+    bool assume_pod(const std::string& key, const std::string& node, Clock::time_point until,
+                    std::shared_ptr<const gpu::PodShares> gpu_shares = nullptr);
     // The bind failed: the pod goes back to what the API last showed.
     void forget_assumed(const std::string& key);
 
@@ -118,7 +120,8 @@ class StateCache {
   ShardedMapWriter<std::shared_ptr<const PodInfo>, kPodShards> pods_;
   size_t node_objects_ = 0;
   std::map<std::string, PodDisruptionBudget> pdbs_;  // by namespace/name
-  std::shared_ptr<const std::vector<PodDisruptionBudget>> pdb_view_ = std::make_shared<std::vector<PodDisruptionBudget>>();
+  std::shared_ptr<const std::vector<PodDisruptionBudget>> pdb_view_ =
+      std::make_shared<std::vector<PodDisruptionBudget>>();
   bool pdbs_dirty_ = false;
   std::map<std::string, Labels, std::less<>> namespaces_;
   std::shared_ptr<const std::map<std::string, Labels, std::less<>>> namespace_view_ =

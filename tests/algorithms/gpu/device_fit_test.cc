@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/engine.h"
 #include "algorithms/gpu/gpu_share.h"
+#include "algorithms/preemption/select_victims.h"
 #include "tests/support/test_builders.h"
 
 namespace kext::gpu {
@@ -417,11 +419,73 @@ TEST(DeviceFit, PodsWithoutGpusPassAndNodesWithoutCardsFail) {
   EXPECT_EQ(s.code, FilterCode::kUnresolvable);
   EXPECT_EQ(s.reasons, std::vector<std::string>{"node(s) had no GPU registered by HAMi's device plugin"});
   Node broken = make_node("b", 4000, 16LL << 30);
-  broken.gpus =
-      std::make_shared<const NodeDevices>(NodeDevices{{}, {}, "hami.io/node-nvidia-register: not JSON"});
+  NodeDevices undecoded;
+  undecoded.error = "hami.io/node-nvidia-register: not JSON";
+  broken.gpus = std::make_shared<const NodeDevices>(undecoded);
   EXPECT_EQ(filter->filter(PodContext(wants), node_info(broken)).reasons,
             std::vector<std::string>{
                 "node(s) had GPU annotations that did not decode: hami.io/node-nvidia-register: not JSON"});
+}
+
+// Preemption counts the victims' shares: the dry run takes lower-priority sharers off their cards, and
+// evicts only as many as the pod needs, the least important first.
+TEST(DeviceFit, PreemptionFreesTheSharesOfLowerPrioritySharers) {
+  NodeDevices one = four_cards();
+  one.devices.resize(1);
+  Node n = make_node("n", 64000, 256LL << 30);
+  n.gpus = std::make_shared<const NodeDevices>(one);
+  auto sharer = [](const std::string& name, int32_t memory, int32_t priority) {
+    Pod p = holder(name, "GPU-0", memory, 0);
+    p.priority = priority;
+    p.start_time = 1767225600;
+    return p;
+  };
+  const NodeInfo node =
+      node_info(n, {sharer("low", 6000, 10), sharer("lower", 6000, 5), sharer("high", 3000, 900)});
+  std::vector<std::unique_ptr<FilterPlugin>> filters;
+  filters.push_back(make_gpu_share_filter(SharingConfig{}));
+  const Engine engine(std::move(filters), {});
+  Pod preemptor = make_pod_with("big", {gpu_container(1, 10000)});
+  preemptor.priority = 100;
+  const PodContext ctx(preemptor);
+  const std::vector<const NodeInfo*> nodes = {&node};
+  EXPECT_FALSE(engine.filter(ctx, nodes)[0].ok()) << "1000 MiB free";
+  const auto got = preemption::select_victims_on_node(ctx, node, {}, engine, 1767312000, {});
+  ASSERT_TRUE(got.has_value());
+  ASSERT_EQ(got->victims.size(), 2u) << "6000 + 6000 freed: 13000 MiB, and high (priority 900) stays";
+  EXPECT_EQ(got->victims[0]->pod->name, "low");
+  EXPECT_EQ(got->victims[1]->pod->name, "lower");
+
+  Pod modest = make_pod_with("modest", {gpu_container(1, 6000)});
+  modest.priority = 100;
+  const PodContext modest_ctx(modest);
+  const auto one_victim = preemption::select_victims_on_node(modest_ctx, node, {}, engine, 1767312000, {});
+  ASSERT_TRUE(one_victim.has_value());
+  ASSERT_EQ(one_victim->victims.size(), 1u) << "lower goes first (least important); low is reprieved";
+  EXPECT_EQ(one_victim->victims[0]->pod->name, "lower");
+}
+
+// A node whose lock names a pod bound to it is setting that pod's cards up: another pod's bind there
+// would only fail, so the filter passes it by until the lock goes (a node update).
+TEST(DeviceFit, ANodeSettingUpAnotherPodsCardsIsPassedBy) {
+  const auto filter = make_gpu_share_filter(SharingConfig{});
+  const Pod pod = make_pod_with("p", {gpu_container(1, 1000)});
+  for (const auto& [locked_by, want_ok] : std::vector<std::pair<std::string, bool>>{
+           {"default/h", false}, {"default/p", true}, {"default/gone", true}, {"", true}}) {
+    NodeDevices d = four_cards();
+    d.locked_by = locked_by;
+    Node n = make_node("n", 64000, 256LL << 30);
+    n.gpus = std::make_shared<const NodeDevices>(d);
+    const FilterStatus s = filter->filter(PodContext(pod), node_info(n, {holder("h", "GPU-0", 1000, 0)}));
+    EXPECT_EQ(s.ok(), want_ok) << locked_by;
+    if (!want_ok) {
+      EXPECT_EQ(s.code, FilterCode::kUnschedulable);
+      EXPECT_EQ(
+          s.reasons,
+          std::vector<std::string>{
+              "node(s) had their GPU lock held by a pod whose cards the device plugin is still setting up"});
+    }
+  }
 }
 
 TEST(DeviceFit, EncodesTheAllocationAsHAMiWritesIt) {

@@ -1,0 +1,294 @@
+// /bind of pods that ask for GPUs against the in-repo API server: the node lock and the annotations HAMi's
+// device plugin reads, and each of HAMi's allocation failures shown not to happen here.
+#include "extender/gpu/gpu_binder.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "algorithms/gpu/device_fit.h"
+#include "extender/verbs/bind.h"
+#include "kube/codec/gpu_decode.h"
+#include "tests/support/live_cluster.h"
+#include "tests/support/test_server.h"
+
+namespace kext::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A node of `cards` cards of 16000 MiB, `slots` pods each.
+std::string gpu_node(const std::string& name, int cards, int slots = 10, const std::string& lock = "") {
+  std::string devices;
+  for (int i = 0; i < cards; ++i) {
+    devices +=
+        std::string(i ? "," : "") + R"({\"id\":\"GPU-)" + name + "-" + std::to_string(i) +
+        R"(\",\"index\":)" + std::to_string(i) + R"(,\"count\":)" + std::to_string(slots) +
+        R"(,\"devmem\":16000,\"devcore\":100,\"type\":\"NVIDIA-A10\",\"health\":true,\"mode\":\"hami-core\"})";
+  }
+  return R"({"metadata":{"name":")" + name + R"(","labels":{"kubernetes.io/hostname":")" + name +
+         R"("},"annotations":{"hami.io/node-nvidia-register":"[)" + devices + "]\"" +
+         (lock.empty() ? "" : R"(,"hami.io/mutex.lock":")" + lock + "\"") +
+         R"(}},"status":{"allocatable":{"cpu":"32","memory":"128Gi","pods":"110"}}})";
+}
+
+// A pending pod asking for `cards` cards of `memory` MiB in its container (or its init container).
+std::string gpu_pod(const std::string& name, int cards, int memory, bool in_init = false) {
+  const std::string gpu = R"({"name":"c","resources":{"requests":{"cpu":"100m","nvidia.com/gpu":")" +
+                          std::to_string(cards) + R"(","nvidia.com/gpumem":")" + std::to_string(memory) +
+                          "\"}}}";
+  const std::string plain = R"({"name":"app","resources":{"requests":{"cpu":"100m"}}})";
+  return R"({"metadata":{"name":")" + name + R"(","namespace":"ml","uid":"uid-)" + name + R"("},"spec":{)" +
+         (in_init ? R"("initContainers":[)" + gpu + R"(],"containers":[)" + plain + "]"
+                  : R"("containers":[)" + gpu + "]") +
+         R"(},"status":{"phase":"Pending"}})";
+}
+
+std::string bind_body(const std::string& name, const std::string& node) {
+  return R"({"PodName":")" + name + R"(","PodNamespace":"ml","PodUID":"uid-)" + name + R"(","Node":")" +
+         node + "\"}";
+}
+
+std::string error_of(const Reply& r) {
+  auto d = parse(r.body);
+  return d.IsObject() && d.HasMember("Error") && d["Error"].IsString() ? d["Error"].GetString()
+                                                                       : "<no Error>";
+}
+
+std::string annotation_of(const std::optional<std::string>& object, const std::string& key) {
+  if (!object) return "<absent>";
+  auto d = parse(*object);
+  const auto& md = d["metadata"];
+  if (!md.HasMember("annotations") || !md["annotations"].HasMember(key.c_str())) return "";
+  return md["annotations"][key.c_str()].GetString();
+}
+
+class GpuBind : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    api_.put("nodes", gpu_node("n1", 2));
+    api_.put("nodes", gpu_node("solo", 1, 1));
+    api_.put(
+        "nodes",
+        R"({"metadata":{"name":"cpu-only"},"status":{"allocatable":{"cpu":"8","memory":"8Gi","pods":"110"}}})");
+    client_ = client_for(api_);
+    live_ = std::make_unique<kube::LiveState>(*client_, server_.store(), fast_live_options());
+    live_->start();
+    ASSERT_TRUE(wait_until([&] { return server_.store().ready(); }));
+  }
+
+  void add_pod(const std::string& json, const std::string& uid) {
+    api_.put("pods", json);
+    ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_pod(uid) != nullptr; }));
+  }
+
+  // The memory the cache counts on each card of `node`, in annotation order.
+  std::vector<int32_t> memory_on(const std::string& node) {
+    std::vector<int32_t> out;
+    const auto view = live_->cache().view();
+    const NodeInfo* n = view->find_node(node);
+    for (const auto& u : gpu::node_usage(*n->node->gpus, n->pods)) out.push_back(u.used_memory);
+    return out;
+  }
+
+  // What HAMi's device plugin does once Allocate has set the cards up (PodAllocationTrySuccess): the
+  // pod's bind-phase becomes success and the node's lock goes.
+  void device_plugin_allocates(const std::string& pod, const std::string& node) {
+    api_.update("pods", "ml/" + pod, [](const std::string& s) -> std::optional<std::string> {
+      std::string out = s;
+      const std::string from = R"("hami.io/bind-phase":"allocating")";
+      out.replace(out.find(from), from.size(), R"("hami.io/bind-phase":"success")");
+      return out;
+    });
+    api_.update("nodes", node, [&](const std::string& s) -> std::optional<std::string> {
+      auto d = parse(s);
+      d["metadata"]["annotations"].RemoveMember("hami.io/mutex.lock");
+      rapidjson::StringBuffer sb;
+      rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+      d.Accept(w);
+      return std::string(sb.GetString(), sb.GetSize());
+    });
+  }
+
+  BindVerb verb(const GpuBinder& gpus) {
+    return BindVerb(*client_, live_->cache(), 30s, nullptr, nullptr, nullptr, &gpus);
+  }
+
+  GpuBinder binder() {
+    GpuBindOptions o;
+    o.lock_wait = 0ms;
+    return GpuBinder(*client_, live_->cache(), o, [this] { return now_; });
+  }
+
+  FakeApiServer api_;
+  TestServer server_{std::make_shared<ClusterState>()};
+  std::unique_ptr<kube::ApiClient> client_;
+  std::unique_ptr<kube::LiveState> live_;
+  std::chrono::system_clock::time_point now_ = std::chrono::system_clock::from_time_t(1'800'000'000);
+};
+
+TEST_F(GpuBind, WritesWhatHAMisDevicePluginReadsAndCountsTheCardsAtOnce) {
+  add_pod(gpu_pod("p1", 1, 4000), "uid-p1");
+  const GpuBinder gpus = binder();
+  ASSERT_EQ(error_of(verb(gpus).bind(bind_body("p1", "n1"))), "");
+  const auto pod = api_.object("pods", "ml/p1");
+  const std::string cards = annotation_of(pod, "hami.io/vgpu-devices-to-allocate");
+  // spread, idle cards: the last one (HAMi's Fit walks from the end).
+  EXPECT_EQ(cards, "GPU-n1-1,NVIDIA,4000,0:;");
+  EXPECT_EQ(annotation_of(pod, "hami.io/vgpu-devices-allocated"), cards);
+  EXPECT_EQ(annotation_of(pod, "hami.io/vgpu-node"), "n1");
+  EXPECT_EQ(annotation_of(pod, "hami.io/bind-phase"), "allocating");
+  EXPECT_EQ(annotation_of(pod, "hami.io/bind-time"), "1800000000");
+  EXPECT_EQ(annotation_of(api_.object("nodes", "n1"), "hami.io/mutex.lock"), "2027-01-15T08:00:00Z,ml,p1");
+  ASSERT_EQ(api_.bindings().size(), 1u);
+  EXPECT_EQ(memory_on("n1"), (std::vector<int32_t>{0, 4000})) << "reserved before the watch shows it";
+  ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_pod("uid-p1")->pod->node_name == "n1"; }));
+  EXPECT_TRUE(wait_until([&] {
+    return memory_on("n1") == std::vector<int32_t>{0, 4000};
+  })) << "and once only after";
+}
+
+// HAMi #3096: an expired lock was handed to the next pod while the first pod's Allocate was pending, and
+// the two ran with each other's limits. Here the lock of a bound pod still allocating is never taken over.
+TEST_F(GpuBind, ALockWaitingForAllocateIsNeverTakenOverHoweverOld) {
+  add_pod(gpu_pod("p1", 1, 4000), "uid-p1");
+  add_pod(gpu_pod("p2", 1, 4000), "uid-p2");
+  const GpuBinder gpus = binder();
+  ASSERT_EQ(error_of(verb(gpus).bind(bind_body("p1", "n1"))), "");
+  ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_pod("uid-p1")->pod->node_name == "n1"; }));
+  now_ += 1h;  // far past HAMi's 5 minutes
+  const std::string refused = error_of(verb(gpus).bind(bind_body("p2", "n1")));
+  EXPECT_NE(refused.find(
+                "locked for GPU allocation by pod ml/p1, whose cards the device plugin has not set up yet"),
+            std::string::npos)
+      << refused;
+  EXPECT_EQ(annotation_of(api_.object("pods", "ml/p2"), "hami.io/vgpu-devices-to-allocate"), "");
+  EXPECT_EQ(memory_on("n1"), (std::vector<int32_t>{0, 4000})) << "nothing counted for p2";
+
+  device_plugin_allocates("p1", "n1");
+  ASSERT_EQ(error_of(verb(gpus).bind(bind_body("p2", "n1"))), "");
+  EXPECT_EQ(annotation_of(api_.object("pods", "ml/p2"), "hami.io/vgpu-devices-to-allocate"),
+            "GPU-n1-0,NVIDIA,4000,0:;");
+  EXPECT_EQ(annotation_of(api_.object("nodes", "n1"), "hami.io/mutex.lock"), "2027-01-15T09:00:00Z,ml,p2");
+}
+
+// HAMi's device plugin serves one allocation per node at a time: a bind to a node whose lock is held waits
+// a moment for Allocate to finish rather than fail and go through the scheduler's backoff.
+TEST_F(GpuBind, ABindWaitsBrieflyForTheDevicePluginToFinish) {
+  add_pod(gpu_pod("p1", 1, 4000), "uid-p1");
+  add_pod(gpu_pod("p2", 1, 4000), "uid-p2");
+  GpuBindOptions o;
+  o.lock_wait = 30s;
+  const GpuBinder gpus(*client_, live_->cache(), o, [this] { return now_; });
+  ASSERT_EQ(error_of(verb(gpus).bind(bind_body("p1", "n1"))), "");
+  ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_pod("uid-p1")->pod->node_name == "n1"; }));
+  auto node_reads = [&] {
+    int n = 0;
+    for (const auto& [method, path] : api_.requests()) n += method == "GET" && path == "/api/v1/nodes/n1";
+    return n;
+  };
+  const int before = node_reads();
+  // The device plugin finishes once the bind has read the held lock twice.
+  std::thread device_plugin([&] {
+    if (wait_until([&] { return node_reads() >= before + 2; }, 20s)) device_plugin_allocates("p1", "n1");
+  });
+  EXPECT_EQ(error_of(verb(gpus).bind(bind_body("p2", "n1"))), "");
+  device_plugin.join();
+  EXPECT_EQ(annotation_of(api_.object("nodes", "n1"), "hami.io/mutex.lock"), "2027-01-15T08:00:00Z,ml,p2");
+}
+
+TEST_F(GpuBind, ALockWhoseOwnerIsGoneOrNeverBoundAndExpiredIsTakenOver) {
+  api_.put("nodes", gpu_node("n2", 2, 10, "2027-01-15T08:00:00Z,ml,deleted"));
+  add_pod(gpu_pod("p1", 1, 1000), "uid-p1");
+  ASSERT_TRUE(wait_until([&] {
+    const NodeInfo* n = live_->cache().view()->find_node("n2");
+    return n && n->node->gpus;
+  }));
+  const GpuBinder gpus = binder();
+  ASSERT_EQ(error_of(verb(gpus).bind(bind_body("p1", "n2"))), "");
+  EXPECT_EQ(annotation_of(api_.object("nodes", "n2"), "hami.io/mutex.lock"), "2027-01-15T08:00:00Z,ml,p1");
+
+  // A lock of a pod that was annotated but never bound: taken over once expired, not before.
+  add_pod(gpu_pod("stuck", 1, 1000), "uid-stuck");
+  api_.update("pods", "ml/stuck", [](const std::string& s) -> std::optional<std::string> {
+    const std::string uid = R"("uid":"uid-stuck")";
+    std::string out = s;
+    out.replace(out.find(uid), uid.size(), uid + R"(,"annotations":{"hami.io/bind-phase":"allocating"})");
+    return out;
+  });
+  api_.put("nodes", gpu_node("n3", 2, 10, "2027-01-15T08:00:00Z,ml,stuck"));
+  add_pod(gpu_pod("p2", 1, 1000), "uid-p2");
+  ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_node("n3") != nullptr; }));
+  EXPECT_NE(
+      error_of(verb(gpus).bind(bind_body("p2", "n3"))).find("locked for GPU allocation by pod ml/stuck"),
+      std::string::npos);
+  now_ += 301s;
+  EXPECT_EQ(error_of(verb(gpus).bind(bind_body("p2", "n3"))), "");
+}
+
+// HAMi #2305: the node lock leaked when a patch failed. Every failure after the lock gives it back, and
+// leaves nothing counted.
+TEST_F(GpuBind, EveryFailureAfterTheLockGivesItBackAndCountsNothing) {
+  add_pod(gpu_pod("p1", 1, 4000), "uid-p1");
+  const GpuBinder gpus = binder();
+  api_.fail_patches(500, "pods");
+  EXPECT_NE(
+      error_of(verb(gpus).bind(bind_body("p1", "n1"))).find("writing the pod's GPU annotations: HTTP 500"),
+      std::string::npos);
+  EXPECT_EQ(annotation_of(api_.object("nodes", "n1"), "hami.io/mutex.lock"), "");
+  EXPECT_EQ(memory_on("n1"), (std::vector<int32_t>{0, 0}));
+  api_.fail_patches(0);
+
+  api_.fail_binds(500, "etcdserver: request timed out");
+  EXPECT_NE(error_of(verb(gpus).bind(bind_body("p1", "n1"))).find("etcdserver"), std::string::npos);
+  EXPECT_EQ(annotation_of(api_.object("nodes", "n1"), "hami.io/mutex.lock"), "");
+  EXPECT_EQ(memory_on("n1"), (std::vector<int32_t>{0, 0}));
+  api_.fail_binds(0, "");
+
+  add_pod(gpu_pod("huge", 1, 20000), "uid-huge");
+  EXPECT_NE(
+      error_of(verb(gpus).bind(bind_body("huge", "n1")))
+          .find("no GPU for it on node n1: node(s) had no GPU with 20000 MiB free: best card 16000 MiB"),
+      std::string::npos);
+  EXPECT_EQ(annotation_of(api_.object("nodes", "n1"), "hami.io/mutex.lock"), "");
+
+  ASSERT_EQ(error_of(verb(gpus).bind(bind_body("p1", "n1"))), "") << "all given back: the bind goes through";
+}
+
+// HAMi #2640: a GPU asked only by an init container skipped the node lock.
+TEST_F(GpuBind, AnInitContainersGpuTakesTheLockToo) {
+  add_pod(gpu_pod("init", 1, 2000, true), "uid-init");
+  const GpuBinder gpus = binder();
+  ASSERT_EQ(error_of(verb(gpus).bind(bind_body("init", "n1"))), "");
+  EXPECT_EQ(annotation_of(api_.object("nodes", "n1"), "hami.io/mutex.lock"), "2027-01-15T08:00:00Z,ml,init");
+  EXPECT_EQ(annotation_of(api_.object("pods", "ml/init"), "hami.io/vgpu-devices-to-allocate"),
+            "GPU-n1-1,NVIDIA,2000,0:;;");
+}
+
+// HAMi #2923, #1458: a deleted pod's cards stayed allocated. Here they are free at the next event.
+TEST_F(GpuBind, ADeletedPodsCardIsFreeAtTheNextEvent) {
+  add_pod(gpu_pod("a", 1, 1000), "uid-a");
+  add_pod(gpu_pod("b", 1, 1000), "uid-b");
+  const GpuBinder gpus = binder();
+  ASSERT_EQ(error_of(verb(gpus).bind(bind_body("a", "solo"))), "");
+  device_plugin_allocates("a", "solo");
+  ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_pod("uid-a")->pod->node_name == "solo"; }));
+  EXPECT_NE(error_of(verb(gpus).bind(bind_body("b", "solo"))).find("no GPU with a free slot"),
+            std::string::npos);
+  api_.remove("pods", "ml/a");
+  ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_pod("uid-a") == nullptr; }));
+  EXPECT_EQ(error_of(verb(gpus).bind(bind_body("b", "solo"))), "");
+}
+
+TEST_F(GpuBind, APodWithoutGpusBindsAsBefore) {
+  api_.put("pods", R"({"metadata":{"name":"web","namespace":"ml","uid":"uid-web"},"spec":{"containers":[
+      {"name":"c","resources":{"requests":{"cpu":"100m"}}}]},"status":{"phase":"Pending"}})");
+  ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_pod("uid-web") != nullptr; }));
+  const GpuBinder gpus = binder();
+  ASSERT_EQ(error_of(verb(gpus).bind(bind_body("web", "cpu-only"))), "");
+  EXPECT_EQ(annotation_of(api_.object("nodes", "cpu-only"), "hami.io/mutex.lock"), "");
+  EXPECT_EQ(annotation_of(api_.object("pods", "ml/web"), "hami.io/vgpu-node"), "");
+}
+
+}  // namespace
+}  // namespace kext::testing
