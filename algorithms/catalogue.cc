@@ -183,7 +183,7 @@ std::unique_ptr<FilterPlugin> make_filter(std::string_view name, const PluginArg
   if (name == kInterPodAffinityPlugin)
     return make_inter_pod_affinity_filter(args.inter_pod_affinity, args.version);
   if (name == kLoadAwareSchedulingPlugin) return make_load_aware_scheduling_filter(args.load_aware);
-  if (name == kGpuSharePlugin) return make_gpu_share_filter(args.gpu_share);
+  if (name == kGpuSharePlugin) return make_gpu_share_filter(args.gpu_share, args.version);
   const std::string_view legacy = legacy_filter_name(name);
   if (legacy.empty()) return nullptr;
   for (const auto& m : kFilterMappings) {

@@ -78,6 +78,10 @@ inline bool dra_extended_resources(KubeVersion v) { return v.at_least(36); }
 // idle. pkg/scheduler/extender.go HTTPExtender.Filter wraps the returned Node objects in new, empty
 // NodeInfos, which Score reads since PR #130537 (before, Score looked the node up by name).
 inline bool extender_filtered_nodes_score_idle(KubeVersion v) { return v.at_least(33); }
+// 1.29 (PRs #122022, #122043-#122045; backported to 1.26.12, 1.27.9 and 1.28.5, which the minors'
+// first releases here predate): a pod an extender rejected some nodes of is tagged with the
+// pseudo-plugin "Extender" and moved by every cluster event.
+inline bool extender_rejection_requeues(KubeVersion v) { return v.at_least(29); }
 }  // namespace since
 
 }  // namespace kext

@@ -52,7 +52,7 @@ bool busy_setting_up(const Pod& pod, const NodeInfo& node) {
 
 class GpuShareFilter : public FilterPlugin {
  public:
-  explicit GpuShareFilter(gpu::SharingConfig c) : config_(std::move(c)) {}
+  GpuShareFilter(gpu::SharingConfig c, KubeVersion v) : config_(std::move(c)), version_(v) {}
   std::string_view name() const override { return kGpuSharePlugin; }
   bool can_fail(const PodContext& pod) const override {
     return names_resource(pod.pod, config_.count_resource);
@@ -75,7 +75,7 @@ class GpuShareFilter : public FilterPlugin {
                             : std::string(kNoDevices));
       return FilterCode::kUnresolvable;
     }
-    if (busy_setting_up(pod.pod, node)) {
+    if (since::extender_rejection_requeues(version_) && busy_setting_up(pod.pod, node)) {
       reasons.push_back(std::string(kSettingUp));
       return FilterCode::kUnschedulable;
     }
@@ -93,6 +93,7 @@ class GpuShareFilter : public FilterPlugin {
 
  private:
   gpu::SharingConfig config_;
+  KubeVersion version_;
 };
 
 class GpuShareScore : public ScorePlugin {
@@ -106,7 +107,7 @@ class GpuShareScore : public ScorePlugin {
   int64_t score(const PodContext& pod, const ScorePrepared* prepared, const NodeInfo& node) const override {
     const auto* state = dynamic_cast<const RequestState*>(prepared);
     const gpu::PodRequest r = state ? state->request : gpu::pod_request(pod.pod, config_);
-    if (!r.asks() || !node.node->gpus) return 0;
+    if (!r.asks() || !node.node->gpus || busy_setting_up(pod.pod, node)) return 0;
     const float s = gpu::node_score(gpu::node_usage(*node.node->gpus, node.pods));
     // 0..30 onto 0..100; spread prefers the idlest node as HAMi's NodeScoreList.Less sorts it.
     const auto busy = static_cast<int64_t>(std::lround(static_cast<double>(s) * kMaxNodeScore / 30.0));
@@ -122,8 +123,8 @@ class GpuShareScore : public ScorePlugin {
 
 }  // namespace
 
-std::unique_ptr<FilterPlugin> make_gpu_share_filter(gpu::SharingConfig config) {
-  return std::make_unique<GpuShareFilter>(std::move(config));
+std::unique_ptr<FilterPlugin> make_gpu_share_filter(gpu::SharingConfig config, KubeVersion version) {
+  return std::make_unique<GpuShareFilter>(std::move(config), version);
 }
 
 std::unique_ptr<ScorePlugin> make_gpu_share_score(gpu::SharingConfig config) {

@@ -485,8 +485,7 @@ RejectorSet SchedulingCycle::rejectors(const Fit& fit, EventMask& plugin_events)
       if (fit.statuses[i].code == FilterCode::kUnschedulable)
         plugin_events |= static_cast<EventMask>(ClusterEvent::kPodDeleted);
     } else if (config_.backend != nullptr) {
-      if (scheduler_since::extender_rejection_requeues(config_.preemption.version))
-        out |= bit(Rejector::kExtender);
+      if (since::extender_rejection_requeues(config_.preemption.version)) out |= bit(Rejector::kExtender);
     } else {
       out |= bit(Rejector::kGang);
     }

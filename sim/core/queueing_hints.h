@@ -18,10 +18,7 @@ namespace kext::sim {
 
 // The minor's changes to the queue and the cycle, each named after what it changes.
 namespace scheduler_since {
-// 1.29 (PRs #122022, #122043-#122045; backported to 1.26.12, 1.27.9 and 1.28.5, which the minors'
-// first releases here predate): a pod an extender rejected some nodes of is tagged with the
-// pseudo-plugin "Extender" and moved by every cluster event.
-inline bool extender_rejection_requeues(KubeVersion v) { return v.at_least(29); }
+// since::extender_rejection_requeues (algorithms/kube_version.h) is the extender's requeue.
 // SchedulerQueueingHints on by default: 1.28.0 to 1.28.5 (off from 1.28.6 and in 1.29 to 1.31), and
 // from 1.32.
 inline bool queueing_hints(KubeVersion v) { return v.minor == 28 || v.at_least(32); }

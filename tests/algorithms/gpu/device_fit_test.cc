@@ -478,6 +478,13 @@ TEST(DeviceFit, ANodeSettingUpAnotherPodsCardsIsPassedBy) {
     n.gpus = std::make_shared<const NodeDevices>(d);
     const FilterStatus s = filter->filter(PodContext(pod), node_info(n, {holder("h", "GPU-0", 1000, 0)}));
     EXPECT_EQ(s.ok(), want_ok) << locked_by;
+    // Before 1.29 a pod an extender rejected waits for the queue's flush, not for the lock's removal:
+    // the node passes, and only its score says it is busy.
+    const NodeInfo info = node_info(n, {holder("h", "GPU-0", 1000, 0)});
+    EXPECT_TRUE(make_gpu_share_filter(SharingConfig{}, KubeVersion{28})->filter(PodContext(pod), info).ok());
+    const auto score = make_gpu_share_score(SharingConfig{});
+    const PodContext ctx(pod);
+    EXPECT_EQ(score->score(ctx, score->prepare(ctx, {}).get(), info) == 0, !want_ok) << locked_by;
     if (!want_ok) {
       EXPECT_EQ(s.code, FilterCode::kUnschedulable);
       EXPECT_EQ(
