@@ -3,11 +3,11 @@
 // and the CPU and wall-clock of serial, parallel and the engine's choice per request (BM_Choice); and a
 // request's names resolved and run against a warm or a cold cluster state (BM_ResolveThenRun).
 #include <benchmark/benchmark.h>
-#include <sys/resource.h>
 
 #include <chrono>
 #include <thread>
 
+#include "bench/cpu_time.h"
 #include "bench/synthetic_cluster.h"
 #include "kube/state/snapshot_loader.h"
 #include "policy/config.h"
@@ -151,12 +151,7 @@ void BM_Normalize(benchmark::State& st) {
 }
 BENCHMARK(BM_Normalize);
 
-double process_cpu_us() {
-  rusage r{};
-  getrusage(RUSAGE_SELF, &r);
-  return static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e6 +
-         static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
-}
+using kext::bench::process_cpu_us;
 
 // Serial, parallel and the engine's own choice side by side, as the server meets them: the embedded
 // default configuration's filters (range(2) = 0) or scores (1) on range(0) nodes, one request per

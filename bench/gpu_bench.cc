@@ -3,13 +3,13 @@
 // prioritize of 500 names with GPUShare only, serially, CPU per request (the target: 1 ms), and
 // what the plugin costs per node (its cost_per_node_ns).
 #include <benchmark/benchmark.h>
-#include <sys/resource.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "algorithms/gpu/gpu_share.h"
+#include "bench/cpu_time.h"
 #include "kube/state/cluster_view.h"
 #include "kube/state/state_cache.h"
 #include "policy/config.h"
@@ -94,12 +94,7 @@ Fixture& fixture() {
   return *f;
 }
 
-double process_cpu_us() {
-  rusage r{};
-  getrusage(RUSAGE_SELF, &r);
-  return static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e6 +
-         static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
-}
+using kext::bench::process_cpu_us;
 
 const kext::Profile& gpu_only() {
   static const kext::Profile profile = [] {

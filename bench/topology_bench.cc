@@ -5,12 +5,12 @@
 // of 500 names through the whole default profile, serially, CPU per request; and what a watch event
 // costs the cache (a pod bound, then deleted).
 #include <benchmark/benchmark.h>
-#include <sys/resource.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "bench/cpu_time.h"
 #include "kube/state/cluster_view.h"
 #include "kube/state/state_cache.h"
 #include "policy/config.h"
@@ -105,12 +105,7 @@ Fixture& fixture() {
   return *f;
 }
 
-double process_cpu_us() {
-  rusage r{};
-  getrusage(RUSAGE_SELF, &r);
-  return static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e6 +
-         static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
-}
+using kext::bench::process_cpu_us;
 
 // A configuration of only `plugins` (filter and score).
 std::string only(std::string_view plugins) {
