@@ -154,19 +154,21 @@ void sort_devices(std::vector<DeviceUsage>& list, const CardOrder& order) {
     for (size_t j = i; j > 0 && order.less(list[j], list[j - 1]); --j) std::swap(list[j], list[j - 1]);
 }
 
+// The node's card with this UUID (getDevicePairScoreMap's lookup), or nullptr.
+const Device* card_with(const std::vector<DeviceUsage>& all, const std::string& id) {
+  for (const auto& u : all)
+    if (u.device->id == id) return u.device;
+  return nullptr;
+}
+
 // nvidia/device.go computeWorstSingleCard: the card with the least NVLink to the others that fit.
 std::vector<ContainerDevice> worst_single_card(const std::vector<ContainerDevice>& fit,
                                                const std::vector<DeviceUsage>& all) {
-  auto device_of = [&](const std::string& id) -> const Device* {
-    for (const auto& u : all)
-      if (u.device->id == id) return u.device;
-    return nullptr;
-  };
   int worst = 0;
   std::vector<ContainerDevice> out;
   for (const auto& a : fit) {
     int total = 0;
-    const Device* da = device_of(a.uuid);
+    const Device* da = card_with(all, a.uuid);
     for (const auto& b : fit)
       if (b.uuid != a.uuid && da) total += da->pair_score(b.uuid);
     if (out.empty() || total < worst) {
@@ -181,11 +183,6 @@ std::vector<ContainerDevice> worst_single_card(const std::vector<ContainerDevice
 // lexicographic order, the first with the highest sum of pair scores.
 std::vector<ContainerDevice> best_combination(const std::vector<ContainerDevice>& fit, size_t k,
                                               const std::vector<DeviceUsage>& all) {
-  auto device_of = [&](const std::string& id) -> const Device* {
-    for (const auto& u : all)
-      if (u.device->id == id) return u.device;
-    return nullptr;
-  };
   std::vector<ContainerDevice> best;
   int best_score = -1;
   bool found = false;
@@ -194,7 +191,7 @@ std::vector<ContainerDevice> best_combination(const std::vector<ContainerDevice>
   while (k <= fit.size()) {
     int total = 0;
     for (size_t i = 0; i + 1 < k; ++i) {
-      const Device* d = device_of(fit[pick[i]].uuid);
+      const Device* d = card_with(all, fit[pick[i]].uuid);
       for (size_t z = i + 1; z < k; ++z) total += d ? d->pair_score(fit[pick[z]].uuid) : 0;
     }
     if (!found || total > best_score) {

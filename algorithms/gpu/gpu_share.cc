@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "algorithms/gpu/device_fit.h"
+#include "algorithms/namespaced_key.h"
 
 namespace kext {
 
@@ -41,12 +42,9 @@ constexpr std::string_view kSettingUp =
 // (deleted, never bound) does not count: the bind takes such a lock over (extender/gpu/gpu_binder.h).
 bool busy_setting_up(const Pod& pod, const NodeInfo& node) {
   const std::string& owner = node.node->gpus->locked_by;
-  if (owner.empty() || owner == pod.namespace_ + "/" + pod.name) return false;
+  if (owner.empty() || owner == namespaced_key(pod.namespace_, pod.name)) return false;
   for (const auto& p : node.pods)
-    if (owner.size() == p->pod->namespace_.size() + 1 + p->pod->name.size() &&
-        owner.starts_with(p->pod->namespace_) && owner[p->pod->namespace_.size()] == '/' &&
-        owner.ends_with(p->pod->name))
-      return !p->pod->is_terminal();
+    if (namespaced_key(p->pod->namespace_, p->pod->name) == owner) return !p->pod->is_terminal();
   return false;
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/namespaced_key.h"
+
 namespace kext {
 
 namespace {
@@ -242,7 +244,7 @@ std::shared_ptr<const gpu::NodeDevices> decode_node_gpus(const Value* annotation
   if (const Value* l = annotation(annotations, gpu::kNodeLockAnnotation)) {
     // nodelock.go: "time,namespace,name".
     const auto parts = split(json::view(*l), ',');
-    if (parts.size() == 3) out->locked_by = std::string(parts[1]) + "/" + std::string(parts[2]);
+    if (parts.size() == 3) out->locked_by = namespaced_key(parts[1], parts[2]);
   }
   if (const Value* c = annotation(annotations, gpu::kCordonAnnotation)) {
     for (std::string_view id : split(json::view(*c), ','))
