@@ -98,7 +98,12 @@ std::string BindVerb::bind_pod(const BindingArgs& args, bool done_if_there) cons
   const auto until = StateCache::Clock::now() + ttl_;
   // A pod's GPUs are locked, chosen and reserved, and annotated first (gpu_binder.h).
   const GpuBinder::Prepared gpu = gpus_ ? gpus_->prepare(args, until) : GpuBinder::Prepared{};
-  if (!gpu.error.empty()) return what + ": " + gpu.error;
+  if (!gpu.error.empty()) {
+    // Not an API failure (those the client logs and counts): a held lock, no card left, a pod the
+    // cache lacks. The scheduler retries the pod; the log says why each attempt failed.
+    log_line(what + ": " + gpu.error);
+    return what + ": " + gpu.error;
+  }
   // Count it before the API call: the scheduler filters the next pod while this bind is in flight.
   const bool assumed = gpu.asks || cache_.batch().assume_pod(key, args.node, until);
   // A member bound already answers 409, which is then no failure.
