@@ -14,6 +14,7 @@
 #include "policy/policy.h"
 
 namespace kext {
+namespace engine_test {
 namespace {
 
 // A score that records the node's index-free identity (its allocatable cpu) so serial and parallel
@@ -358,4 +359,5 @@ TEST(Engine, Int64MaxWeightsCombineWithoutOverflow) {
 }
 
 }  // namespace
+}  // namespace engine_test
 }  // namespace kext

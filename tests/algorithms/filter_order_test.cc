@@ -12,6 +12,7 @@
 #include "algorithms/engine.h"
 
 namespace kext {
+namespace algorithms_filter_order_test {
 namespace {
 
 const std::string kUnschedulable = "node(s) were unschedulable";
@@ -226,4 +227,5 @@ TEST(FilterRank, KnowsLegacyAndPluginNamesAtTheSameRank) {
 }
 
 }  // namespace
+}  // namespace algorithms_filter_order_test
 }  // namespace kext

@@ -9,6 +9,7 @@
 #include <random>
 
 namespace kext {
+namespace image_names_test {
 namespace {
 
 uint64_t fnv1a(std::string_view s) {
@@ -139,4 +140,5 @@ TEST(NodeImages, AnswersAsTheSortedSearchAndFiltersMostAbsentKeys) {
 }
 
 }  // namespace
+}  // namespace image_names_test
 }  // namespace kext

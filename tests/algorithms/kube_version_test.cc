@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace kext {
+namespace kube_version_test {
 namespace {
 
 TEST(KubeVersion, ParsesWhatConfigurationsAndServersSay) {
@@ -81,4 +82,5 @@ TEST(KubeVersion, EachChangeStartsAtItsMinor) {
 }
 
 }  // namespace
+}  // namespace kube_version_test
 }  // namespace kext

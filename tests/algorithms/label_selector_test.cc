@@ -6,6 +6,7 @@
 #include <vector>
 
 namespace kext {
+namespace label_selector_test {
 namespace {
 
 struct Case {
@@ -65,4 +66,5 @@ TEST(LabelSelectorTest, EmptyAndValid) {
 }
 
 }  // namespace
+}  // namespace label_selector_test
 }  // namespace kext

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace kext {
+namespace namespaced_key_test {
 namespace {
 
 TEST(NamespacedKey, JoinsAndSplitsAsClientGoCacheKeys) {
@@ -19,4 +20,5 @@ TEST(NamespacedKey, JoinsAndSplitsAsClientGoCacheKeys) {
 }
 
 }  // namespace
+}  // namespace namespaced_key_test
 }  // namespace kext

@@ -6,6 +6,7 @@
 #include <vector>
 
 namespace kext {
+namespace node_selector_test {
 namespace {
 
 Node labelled(Labels labels, std::string name = "node-1") {
@@ -164,4 +165,5 @@ TEST(NodeSelectorLabels, EveryPairMustExistWithThatValue) {
 }
 
 }  // namespace
+}  // namespace node_selector_test
 }  // namespace kext

@@ -10,6 +10,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace node_usage_test {
 namespace {
 
 using testing::GiB;
@@ -52,4 +53,5 @@ TEST(EstimatedUsage, AddsThePodsTheSampleCannotInclude) {
 }
 
 }  // namespace
+}  // namespace node_usage_test
 }  // namespace kext

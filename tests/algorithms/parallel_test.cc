@@ -10,6 +10,7 @@
 #include <vector>
 
 namespace kext {
+namespace parallel_test {
 namespace {
 
 TEST(ParallelForIndex, VisitsEveryIndexOnce) {
@@ -31,4 +32,5 @@ TEST(ParallelForIndex, TsanBuildRunsOnTheCallingThread) {
 #endif
 
 }  // namespace
+}  // namespace parallel_test
 }  // namespace kext

@@ -8,6 +8,7 @@
 #include <vector>
 
 namespace kext {
+namespace pod_affinity_test {
 namespace {
 
 // framework.AffinityTerm.Matches (pkg/scheduler/framework/types.go) through both paths: the compiled
@@ -154,4 +155,5 @@ TEST(PodAffinityTerm, TopologyCountsDropZeroEntries) {
 }
 
 }  // namespace
+}  // namespace pod_affinity_test
 }  // namespace kext

@@ -10,6 +10,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace pod_requests_test {
 namespace {
 
 using testing::explicit_container;
@@ -391,4 +392,5 @@ TEST(ComputePodRequests, FitScoresTheContainersWhereBalancedAllocationReadsThePo
 }
 
 }  // namespace
+}  // namespace pod_requests_test
 }  // namespace kext

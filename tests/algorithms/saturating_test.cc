@@ -10,6 +10,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace saturating_test {
 namespace {
 
 using testing::GiB;
@@ -144,4 +145,5 @@ TEST(ResourceTotals, NegativeAmountsSaturateAtTheMinimum) {
 }
 
 }  // namespace
+}  // namespace saturating_test
 }  // namespace kext

@@ -6,6 +6,7 @@
 #include <vector>
 
 namespace kext {
+namespace taints_test {
 namespace {
 
 struct Case {
@@ -98,4 +99,5 @@ TEST(CountUntoleratedPreferNoSchedule, OnlyEmptyOrPreferEffectsCount) {
 }
 
 }  // namespace
+}  // namespace taints_test
 }  // namespace kext

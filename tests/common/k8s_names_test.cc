@@ -8,6 +8,7 @@
 #include <vector>
 
 namespace kext {
+namespace k8s_names_test {
 namespace {
 
 // A prefix of `n` letters and the name "x".
@@ -80,4 +81,5 @@ TEST(Dns1123Subdomain, Names) {
 }
 
 }  // namespace
+}  // namespace k8s_names_test
 }  // namespace kext

@@ -14,6 +14,7 @@
 #include "tests/support/replica_cluster.h"
 
 namespace kext::testing {
+namespace failover_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -179,4 +180,5 @@ TEST(Failover, EveryPodBoundOnceWhileTheHolderIsKilledAndAReplicaRestarted) {
 }
 
 }  // namespace
+}  // namespace failover_test
 }  // namespace kext::testing

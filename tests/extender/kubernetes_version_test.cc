@@ -14,6 +14,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace kext {
+namespace extender_kubernetes_version_test {
 namespace {
 
 using testing::ExtenderProcess;
@@ -166,4 +167,5 @@ TEST(KubernetesVersion, TheIdleScoresWarningFollowsTheVersionInForce) {
 }
 
 }  // namespace
+}  // namespace extender_kubernetes_version_test
 }  // namespace kext

@@ -15,6 +15,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace kext::testing {
+namespace malloc_arenas_test {
 namespace {
 
 TEST(MallocArenas, TheEnvironmentWins) {
@@ -75,4 +76,5 @@ TEST(MallocArenas, DecisionLogTurnoverOnFreshConnectionsKeepsRssBounded) {
 }
 
 }  // namespace
+}  // namespace malloc_arenas_test
 }  // namespace kext::testing

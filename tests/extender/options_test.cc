@@ -22,6 +22,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace kext {
+namespace options_test {
 namespace {
 
 // KUBECONFIG for one test (unset by default, so that the developer's own does not leak in).
@@ -485,4 +486,5 @@ TEST(Options, TheDocsDocumentEveryFlag) {
 }
 
 }  // namespace
+}  // namespace options_test
 }  // namespace kext

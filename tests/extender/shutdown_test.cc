@@ -14,6 +14,7 @@
 #include "tests/support/wait.h"
 
 namespace kext::testing {
+namespace shutdown_test {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -133,4 +134,5 @@ TEST(Shutdown, DrainLetsTheRequestInFlightFinish) {
 }
 
 }  // namespace
+}  // namespace shutdown_test
 }  // namespace kext::testing

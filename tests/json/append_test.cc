@@ -13,6 +13,7 @@
 #include "json/json.h"
 
 namespace kext::json {
+namespace append_test {
 namespace {
 
 std::string writer_string(std::string_view s) {
@@ -136,4 +137,5 @@ TEST(JsonAppend, IntegersAsTheWriterWritesThem) {
 }
 
 }  // namespace
+}  // namespace append_test
 }  // namespace kext::json

@@ -7,6 +7,7 @@
 #include "json/json.h"
 
 namespace kext::json_scan {
+namespace scan_test {
 namespace {
 
 bool rapidjson_accepts(std::string_view text) {
@@ -85,4 +86,5 @@ TEST(JsonScan, HashSeesEveryByte) {
 }
 
 }  // namespace
+}  // namespace scan_test
 }  // namespace kext::json_scan

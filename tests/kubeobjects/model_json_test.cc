@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace kext::model_json {
+namespace model_json_test {
 namespace {
 
 Pod minimal_pod() {
@@ -85,4 +86,5 @@ TEST(ModelJson, NodeAndPodAffinityShareOneObject) {
 }
 
 }  // namespace
+}  // namespace model_json_test
 }  // namespace kext::model_json

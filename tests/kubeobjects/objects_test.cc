@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 namespace kext::kubeobjects {
+namespace objects_test {
 namespace {
 
 TEST(KubeObjects, AMinimalNodeHasOnlyWhatIsSet) {
@@ -124,4 +125,5 @@ TEST(KubeObjects, RawValuesGoInPlace) {
 }
 
 }  // namespace
+}  // namespace objects_test
 }  // namespace kext::kubeobjects

@@ -17,6 +17,7 @@
 #include "tests/support/wait.h"
 
 namespace kext::testing {
+namespace http_connection_test {
 namespace {
 
 using load::HttpConnection;
@@ -202,4 +203,5 @@ TEST(HttpConnection, FailuresAreClassified) {
 }
 
 }  // namespace
+}  // namespace http_connection_test
 }  // namespace kext::testing

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 namespace kext::load {
+namespace json_compare_test {
 namespace {
 
 TEST(SameJson, MemberOrderAndNumberSpellingDoNotMatter) {
@@ -34,4 +35,5 @@ TEST(SameJson, NonJsonIsComparedAsText) {
 }
 
 }  // namespace
+}  // namespace json_compare_test
 }  // namespace kext::load

@@ -11,6 +11,7 @@
 #include "tests/support/doc_flags.h"
 
 namespace kext::load {
+namespace load_options_test {
 namespace {
 
 LoadOptions parse(std::vector<std::string> args) {
@@ -119,8 +120,10 @@ TEST(LoadOptions, HelpAndTheReadmeListEveryFlag) {
   EXPECT_NE(help.find("exit status: 0 ok"), std::string::npos) << help;
   const std::vector<std::string> names = load_flag_names();
   EXPECT_GT(names.size(), 10u);
-  testing::expect_documents_exactly(names, "docs/load-testing.md", "**`extender-load`**", "It prints per verb");
+  testing::expect_documents_exactly(names, "docs/load-testing.md", "**`extender-load`**",
+                                    "It prints per verb");
 }
 
 }  // namespace
+}  // namespace load_options_test
 }  // namespace kext::load

@@ -19,6 +19,7 @@
 #include "tests/support/wait.h"
 
 namespace kext::testing {
+namespace replay_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -263,4 +264,5 @@ TEST(RecordReplay, CheckWorksOnTheFixtureLayout) {
 }
 
 }  // namespace
+}  // namespace replay_test
 }  // namespace kext::testing

@@ -12,6 +12,7 @@
 #include "yaml/yaml.h"
 
 namespace kext {
+namespace gpu_overlay_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -62,4 +63,5 @@ TEST(GpuSharingOverlay, TheSchedulerIgnoresHAMisPerCardResourcesAndNothingElseCh
 }
 
 }  // namespace
+}  // namespace gpu_overlay_test
 }  // namespace kext

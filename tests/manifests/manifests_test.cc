@@ -18,6 +18,7 @@
 #include "yaml/yaml.h"
 
 namespace kext::testing {
+namespace manifests_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -831,4 +832,5 @@ TEST(MtlsOverlay, SchedulerCallsHttpsWithItsClientCertificateAndNothingElseChang
 }
 
 }  // namespace
+}  // namespace manifests_test
 }  // namespace kext::testing

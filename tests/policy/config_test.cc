@@ -17,6 +17,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace config_test {
 namespace {
 
 using testing::GiB;
@@ -840,4 +841,5 @@ TEST(DefaultSchedulerProfile, EqualsAnyProfileWithoutPlugins) {
 }
 
 }  // namespace
+}  // namespace config_test
 }  // namespace kext

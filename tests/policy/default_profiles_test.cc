@@ -11,6 +11,7 @@
 #include "algorithms/catalogue.h"
 
 namespace kext {
+namespace default_profiles_test {
 namespace {
 
 std::vector<std::string> names(KubeVersion v) {
@@ -120,4 +121,5 @@ TEST(DefaultProfiles, ALoadedDefaultProfileRunsTheMinorsPlugins) {
 }
 
 }  // namespace
+}  // namespace default_profiles_test
 }  // namespace kext

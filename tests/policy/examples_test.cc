@@ -10,6 +10,7 @@
 #include "policy/config.h"
 
 namespace kext {
+namespace examples_test {
 namespace {
 
 const std::filesystem::path kExamples = std::filesystem::path(KEXT_SOURCE_DIR) / "examples";
@@ -60,4 +61,5 @@ TEST(Examples, LoadAwareScoresByPrometheusUsage) {
 }
 
 }  // namespace
+}  // namespace examples_test
 }  // namespace kext

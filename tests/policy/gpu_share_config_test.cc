@@ -10,6 +10,7 @@
 #include "policy/config.h"
 
 namespace kext {
+namespace gpu_share_config_test {
 namespace {
 
 std::string cfg(const std::string& rest) {
@@ -71,4 +72,5 @@ TEST(GpuShareConfig, StrictDecodingNamesTheField) {
 }
 
 }  // namespace
+}  // namespace gpu_share_config_test
 }  // namespace kext

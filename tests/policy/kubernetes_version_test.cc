@@ -8,6 +8,7 @@
 #include "policy/version_choice.h"
 
 namespace kext {
+namespace policy_kubernetes_version_test {
 namespace {
 
 const std::string kHead = "apiVersion: kube-extender.io/v1alpha1\nkind: ExtenderConfiguration\n";
@@ -222,4 +223,5 @@ TEST(SchedulerConfig, WarnsAboutIdleScoresBehindAFullNodesFilterFrom133) {
 }
 
 }  // namespace
+}  // namespace policy_kubernetes_version_test
 }  // namespace kext

@@ -10,6 +10,7 @@
 #include "policy/config.h"
 
 namespace kext {
+namespace load_aware_config_test {
 namespace {
 
 const std::string kHead = R"("apiVersion":"kube-extender.io/v1alpha1","kind":"ExtenderConfiguration")";
@@ -159,4 +160,5 @@ TEST(LoadAwareConfig, StrictDecodingNamesTheField) {
 }
 
 }  // namespace
+}  // namespace load_aware_config_test
 }  // namespace kext

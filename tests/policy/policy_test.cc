@@ -9,6 +9,7 @@
 #include <vector>
 
 namespace kext {
+namespace policy_test {
 namespace {
 
 std::string error_of(const std::string& text) {
@@ -224,4 +225,5 @@ TEST(Policy, EveryWrongTypeIsAPolicyError) {
 }
 
 }  // namespace
+}  // namespace policy_test
 }  // namespace kext

@@ -10,6 +10,7 @@
 #include "policy/config.h"
 
 namespace kext {
+namespace usage_config_test {
 namespace {
 
 std::string with_usage(const std::string& usage) {
@@ -98,4 +99,5 @@ TEST(UsageConfig, RoundTripsThroughConfigToJson) {
 }
 
 }  // namespace
+}  // namespace usage_config_test
 }  // namespace kext

@@ -9,6 +9,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext::simtool {
+namespace cluster_summary_test {
 namespace {
 
 using kext::testing::GiB;
@@ -160,4 +161,5 @@ TEST(SimFragmentation, QuantityText) {
 }
 
 }  // namespace
+}  // namespace cluster_summary_test
 }  // namespace kext::simtool

@@ -28,6 +28,7 @@
 #include "tests/sim/extender_run.h"
 
 namespace kext::simtool {
+namespace extender_mode_test {
 namespace {
 
 using kext::sim::testing::running_pod_json;
@@ -391,4 +392,5 @@ TEST(SimExtenderMode, ExitCodes) {
 }
 
 }  // namespace
+}  // namespace extender_mode_test
 }  // namespace kext::simtool

@@ -20,6 +20,7 @@
 #include "tests/support/wait.h"
 
 namespace kext::simtool {
+namespace extender_test {
 namespace {
 
 using namespace model_json;
@@ -342,4 +343,5 @@ TEST(SimExtenderUrl, SplitsAndRejects) {
 }
 
 }  // namespace
+}  // namespace extender_test
 }  // namespace kext::simtool

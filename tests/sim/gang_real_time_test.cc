@@ -24,6 +24,7 @@
 #include "tests/sim/extender_run.h"
 
 namespace kext::simtool {
+namespace gang_real_time_test {
 namespace {
 
 using kext::sim::testing::SimFiles;
@@ -220,4 +221,5 @@ TEST(GangRealTime, TenGroupsOnRoomForFiveOneReplica) { ten_groups(1); }
 TEST(GangRealTime, TenGroupsOnRoomForFiveTwoReplicas) { ten_groups(2); }
 
 }  // namespace
+}  // namespace gang_real_time_test
 }  // namespace kext::simtool

@@ -14,6 +14,7 @@
 #include "tests/sim/core/sim_fixtures.h"
 
 namespace kext::simtool {
+namespace gang_topology_inputs_test {
 namespace {
 
 using kext::sim::testing::SimFiles;
@@ -131,4 +132,5 @@ TEST(SimGangTopologyInputs, RunningMembersKeepTheGroupInTheirRack) {
 }
 
 }  // namespace
+}  // namespace gang_topology_inputs_test
 }  // namespace kext::simtool

@@ -25,6 +25,7 @@
 #include "tests/sim/extender_run.h"
 
 namespace kext::simtool {
+namespace gang_topology_real_time_test {
 namespace {
 
 using kext::sim::testing::SimFiles;
@@ -250,4 +251,5 @@ TEST(GangTopologyRealTime, SixGroupsOneRackEachThenASeventhPreemptsInOneRack) {
 }
 
 }  // namespace
+}  // namespace gang_topology_real_time_test
 }  // namespace kext::simtool

@@ -10,6 +10,7 @@
 #include "json/json.h"
 
 namespace kext::simtool {
+namespace inputs_test {
 namespace {
 
 using std::chrono::seconds;
@@ -384,4 +385,5 @@ TEST(SimInputs, BadInputNamesTheField) {
 }
 
 }  // namespace
+}  // namespace inputs_test
 }  // namespace kext::simtool

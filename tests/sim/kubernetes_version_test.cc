@@ -15,6 +15,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace kext::simtool {
+namespace sim_kubernetes_version_test {
 namespace {
 
 using kext::testing::FakeApiServer;
@@ -128,4 +129,5 @@ TEST(SimKubernetesVersion, TheServedApiSaysTheRunsVersion) {
 }
 
 }  // namespace
+}  // namespace sim_kubernetes_version_test
 }  // namespace kext::simtool

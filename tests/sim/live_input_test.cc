@@ -9,11 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "sim/run.h"
 #include "tests/support/fake_apiserver.h"
 #include "tests/support/temp_dir.h"
-#include "sim/run.h"
 
 namespace kext::simtool {
+namespace live_input_test {
 namespace {
 
 using kext::testing::FakeApiServer;
@@ -253,4 +254,5 @@ TEST(SimLive, ErrorsNameTheKubeconfigAndTheServer) {
 }
 
 }  // namespace
+}  // namespace live_input_test
 }  // namespace kext::simtool

@@ -19,6 +19,7 @@
 #include "tests/sim/core/sim_fixtures.h"
 
 namespace kext::simtool {
+namespace rack_gang_test {
 namespace {
 
 constexpr const char* kRack = "example.com/rack";
@@ -119,4 +120,5 @@ TEST(SimRackGangs, CompareShowsTheFiguresOfBothRuns) {
 }
 
 }  // namespace
+}  // namespace rack_gang_test
 }  // namespace kext::simtool

@@ -16,6 +16,7 @@
 #include "sim/run.h"
 
 namespace kext::simtool {
+namespace record_input_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -251,4 +252,5 @@ TEST(SimRecord, CombinesWithTheClusterAndTheWorkload) {
 }
 
 }  // namespace
+}  // namespace record_input_test
 }  // namespace kext::simtool

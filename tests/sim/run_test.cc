@@ -23,6 +23,7 @@
 #include "tests/sim/core/sim_fixtures.h"
 
 namespace kext::simtool {
+namespace run_test {
 namespace {
 
 using kext::sim::testing::running_pod_json;
@@ -982,4 +983,5 @@ TEST(SimCommand, CompareOutputAndLogs) {
 }
 
 }  // namespace
+}  // namespace run_test
 }  // namespace kext::simtool

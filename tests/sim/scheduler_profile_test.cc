@@ -22,6 +22,7 @@
 #include "tests/sim/core/sim_fixtures.h"
 
 namespace kext::simtool {
+namespace scheduler_profile_test {
 namespace {
 
 using kext::sim::testing::SimFiles;
@@ -394,4 +395,5 @@ TEST(SimSchedulerProfile, BadCombinationsExit2NamingTheFlag) {
 }
 
 }  // namespace
+}  // namespace scheduler_profile_test
 }  // namespace kext::simtool

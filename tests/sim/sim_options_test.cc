@@ -18,6 +18,7 @@
 #include "tests/support/doc_flags.h"
 
 namespace kext::simtool {
+namespace sim_options_test {
 namespace {
 
 SimCommand parse(std::vector<std::string> args) {
@@ -169,4 +170,5 @@ TEST(SimSourceOptions, UnreachableOrBadKubeconfigExitsTwo) {
 }
 
 }  // namespace
+}  // namespace sim_options_test
 }  // namespace kext::simtool

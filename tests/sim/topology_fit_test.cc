@@ -10,6 +10,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext::simtool {
+namespace topology_fit_test {
 namespace {
 
 using kext::testing::make_pod;
@@ -131,4 +132,5 @@ TEST(SummaryRows, ColumnsCountCharactersNotBytes) {
 }
 
 }  // namespace
+}  // namespace topology_fit_test
 }  // namespace kext::simtool

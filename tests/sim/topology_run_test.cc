@@ -7,11 +7,12 @@
 #include <sstream>
 #include <string>
 
-#include "tests/sim/core/sim_fixtures.h"
 #include "sim/inputs.h"
 #include "sim/run.h"
+#include "tests/sim/core/sim_fixtures.h"
 
 namespace kext::simtool {
+namespace topology_run_test {
 namespace {
 
 using kext::sim::testing::SimFiles;
@@ -114,4 +115,5 @@ TEST(SimTopology, WorkloadControllersBecomeOwnersAndSelectors) {
 }
 
 }  // namespace
+}  // namespace topology_run_test
 }  // namespace kext::simtool

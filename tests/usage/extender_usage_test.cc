@@ -14,6 +14,7 @@
 #include "usage/service.h"
 
 namespace kext::usage {
+namespace extender_usage_test {
 namespace {
 
 TEST(UsageWiring, TheClusterViewCarriesTheStoresUsage) {
@@ -85,4 +86,5 @@ usage:
 }
 
 }  // namespace
+}  // namespace extender_usage_test
 }  // namespace kext::usage

@@ -10,6 +10,7 @@
 #include "usage/poller.h"
 
 namespace kext::usage {
+namespace metrics_api_source_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -107,4 +108,5 @@ TEST(MetricsApiSource, PollerStartsAndStops) {
 }
 
 }  // namespace
+}  // namespace metrics_api_source_test
 }  // namespace kext::usage

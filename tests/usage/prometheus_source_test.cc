@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace kext::usage {
+namespace prometheus_source_test {
 namespace {
 
 // /api/v1/query answers as Prometheus writes them (its HTTP API's "Instant queries").
@@ -78,4 +79,5 @@ TEST(PrometheusSource, ADownServerIsAnError) {
 }
 
 }  // namespace
+}  // namespace prometheus_source_test
 }  // namespace kext::usage

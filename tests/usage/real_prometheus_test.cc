@@ -26,6 +26,7 @@
 #include "usage/usage_store.h"
 
 namespace kext {
+namespace real_prometheus_test {
 namespace {
 
 using testing::ExportedNode;
@@ -263,4 +264,5 @@ TEST(RealPrometheus, AMissingBinaryIsAClearFailure) {
 }
 
 }  // namespace
+}  // namespace real_prometheus_test
 }  // namespace kext

@@ -5,6 +5,7 @@
 #include <cmath>
 
 namespace kext::usage {
+namespace usage_store_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -128,4 +129,5 @@ TEST(UsageStore, PublishesEverySnapshot) {
 }
 
 }  // namespace
+}  // namespace usage_store_test
 }  // namespace kext::usage

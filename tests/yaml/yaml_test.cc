@@ -7,6 +7,7 @@
 #include <vector>
 
 namespace kext::yaml {
+namespace yaml_test {
 namespace {
 
 std::string to_text(const json::Value& v) {
@@ -191,4 +192,5 @@ TEST(YamlToJsonAll, EveryDocumentOfAStreamEmptyOnesDropped) {
 }
 
 }  // namespace
+}  // namespace yaml_test
 }  // namespace kext::yaml

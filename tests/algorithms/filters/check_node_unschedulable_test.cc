@@ -8,6 +8,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace check_node_unschedulable_test {
 namespace {
 
 using testing::make_node;
@@ -65,4 +66,5 @@ TEST(CheckNodeUnschedulable, IgnoresRealTaints) {
 }
 
 }  // namespace
+}  // namespace check_node_unschedulable_test
 }  // namespace kext

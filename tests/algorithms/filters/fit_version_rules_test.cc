@@ -14,6 +14,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace fit_version_rules_test {
 namespace {
 
 using testing::GiB;
@@ -154,4 +155,5 @@ TEST(FitVersionRules, Table) {
 }
 
 }  // namespace
+}  // namespace fit_version_rules_test
 }  // namespace kext

@@ -10,6 +10,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace filters_inter_pod_affinity_test {
 namespace {
 
 using testing::make_node;
@@ -602,4 +603,5 @@ TEST(InterPodAffinityFilter, SkippedStateIgnoresAddedPods) {
 }
 
 }  // namespace
+}  // namespace filters_inter_pod_affinity_test
 }  // namespace kext

@@ -12,6 +12,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace load_aware_scheduling_test {
 namespace {
 
 using testing::FakeUsageView;
@@ -77,4 +78,5 @@ TEST(LoadAwareScheduling, PassesEveryNodeWithoutFreshUsage) {
 }
 
 }  // namespace
+}  // namespace load_aware_scheduling_test
 }  // namespace kext

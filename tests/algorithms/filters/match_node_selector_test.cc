@@ -8,6 +8,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace match_node_selector_test {
 namespace {
 
 using testing::make_node;
@@ -120,4 +121,5 @@ TEST(MatchNodeSelector, CanFailOnlyWithASelectorOrRequiredTerms) {
 }
 
 }  // namespace
+}  // namespace match_node_selector_test
 }  // namespace kext

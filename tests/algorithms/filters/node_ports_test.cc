@@ -7,6 +7,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace node_ports_test {
 namespace {
 
 using testing::make_node;
@@ -127,4 +128,5 @@ TEST(NodePorts, EveryPodOnTheNodeCounts) {
 }
 
 }  // namespace
+}  // namespace node_ports_test
 }  // namespace kext

@@ -5,6 +5,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace pod_fits_host_test {
 namespace {
 
 using testing::make_node;
@@ -42,4 +43,5 @@ TEST(PodFitsHost, CanFailOnlyABoundPod) {
 }
 
 }  // namespace
+}  // namespace pod_fits_host_test
 }  // namespace kext

@@ -8,6 +8,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace pod_fits_resources_test {
 namespace {
 
 using testing::GiB;
@@ -370,4 +371,5 @@ TEST(NodeResourcesFitFilter, IgnoresOnlyExtendedResources) {
 }
 
 }  // namespace
+}  // namespace pod_fits_resources_test
 }  // namespace kext

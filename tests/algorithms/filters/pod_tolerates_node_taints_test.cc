@@ -8,6 +8,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace pod_tolerates_node_taints_test {
 namespace {
 
 using testing::make_node;
@@ -79,4 +80,5 @@ TEST(PodToleratesNodeTaints, Table) {
 }
 
 }  // namespace
+}  // namespace pod_tolerates_node_taints_test
 }  // namespace kext

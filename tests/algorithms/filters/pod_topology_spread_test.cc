@@ -16,6 +16,7 @@
 // project's terms.
 
 namespace kext {
+namespace filters_pod_topology_spread_test {
 namespace {
 
 using testing::make_node;
@@ -630,4 +631,5 @@ TEST(PodTopologySpreadFilter, StateCriticalPaths) {
 }
 
 }  // namespace
+}  // namespace filters_pod_topology_spread_test
 }  // namespace kext

@@ -13,6 +13,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext::gang {
+namespace admission_test {
 namespace {
 
 using testing::GiB;
@@ -338,4 +339,5 @@ TEST(PodGroup, KeyFromTheLabelAndAdmissionOrder) {
 }
 
 }  // namespace
+}  // namespace admission_test
 }  // namespace kext::gang

@@ -18,6 +18,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext::gang {
+namespace gang_topology_test {
 namespace {
 
 using testing::GiB;
@@ -494,12 +495,6 @@ TEST(RequestText, PrintsAMembersRequestAsReasonsDo) {
   EXPECT_EQ(level_name("rack"), "rack");
 }
 
-}  // namespace
-}  // namespace kext::gang
-
-namespace kext::gang {
-namespace {
-
 // The gatekeeper admits topology-constrained groups one domain each, and its states and reasons name
 // the domain: what decision logs, /debug/decisions and the scheduler's FailedScheduling event show.
 TEST(GatekeeperTopology, StatesAndReasonsNameTheDomain) {
@@ -554,4 +549,5 @@ TEST(GatekeeperTopology, StatesAndReasonsNameTheDomain) {
 }
 
 }  // namespace
+}  // namespace gang_topology_test
 }  // namespace kext::gang

@@ -10,6 +10,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext::gang {
+namespace tracker_test {
 namespace {
 
 using std::chrono::seconds;
@@ -169,12 +170,6 @@ TEST(GangTracker, GroupsTimeOutIndependently) {
   EXPECT_EQ(t.next_deadline(), seconds(60));
 }
 
-}  // namespace
-}  // namespace kext::gang
-
-namespace kext::gang {
-namespace {
-
 // A member counts as arrived from its first bind until its group completes, however often it comes
 // back (its caller answered the scheduler meanwhile); a failed bind gives its room back; status says
 // where the group stands.
@@ -206,4 +201,5 @@ TEST(GangTracker, ArrivalsStayUnplaceAndStatus) {
 }
 
 }  // namespace
+}  // namespace tracker_test
 }  // namespace kext::gang

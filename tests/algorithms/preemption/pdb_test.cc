@@ -9,6 +9,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext::preemption {
+namespace pdb_test {
 namespace {
 
 std::shared_ptr<const PodInfo> pod(std::string name, Labels labels, std::string ns = "default") {
@@ -150,4 +151,5 @@ TEST(PdbSplitTest, OtherNamespaceAndUnlabeledNeverViolate) {
 }
 
 }  // namespace
+}  // namespace pdb_test
 }  // namespace kext::preemption

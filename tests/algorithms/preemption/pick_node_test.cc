@@ -12,6 +12,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext::preemption {
+namespace pick_node_test {
 namespace {
 
 constexpr int64_t kDay = 1767225600;  // 2026-01-01T00:00:00Z
@@ -170,4 +171,5 @@ TEST(PickNodeTest, NilStartTimeCountsAsNow) {
 }
 
 }  // namespace
+}  // namespace pick_node_test
 }  // namespace kext::preemption

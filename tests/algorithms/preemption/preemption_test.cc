@@ -14,6 +14,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext::preemption {
+namespace preemption_test {
 namespace {
 
 using Names = std::vector<std::string>;
@@ -504,4 +505,5 @@ TEST(SelectVictimsTest, EightExbibytePodsSaturate) {
 }
 
 }  // namespace
+}  // namespace preemption_test
 }  // namespace kext::preemption

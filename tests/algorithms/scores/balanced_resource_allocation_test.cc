@@ -9,6 +9,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace balanced_resource_allocation_test {
 namespace {
 
 using testing::explicit_container;
@@ -197,4 +198,5 @@ TEST(NodeResourcesBalancedAllocation, UnrequestedScalarOutOfBothBalances) {
 }
 
 }  // namespace
+}  // namespace balanced_resource_allocation_test
 }  // namespace kext

@@ -11,6 +11,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace image_locality_test {
 namespace {
 
 using testing::k8Ei;
@@ -257,4 +258,5 @@ TEST(ImageLocality, InitContainersByMinor) {
 }
 
 }  // namespace
+}  // namespace image_locality_test
 }  // namespace kext

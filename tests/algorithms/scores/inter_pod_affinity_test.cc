@@ -11,6 +11,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace scores_inter_pod_affinity_test {
 namespace {
 
 using testing::make_node;
@@ -419,4 +420,5 @@ TEST(InterPodAffinityScore, NormalizeInFloatingPoint) {
 }
 
 }  // namespace
+}  // namespace scores_inter_pod_affinity_test
 }  // namespace kext

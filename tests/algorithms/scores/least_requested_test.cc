@@ -9,6 +9,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace least_requested_test {
 namespace {
 
 using testing::explicit_container;
@@ -142,4 +143,5 @@ TEST(LeastRequested, NegativeNodeRequestsStayInRange) {
 }
 
 }  // namespace
+}  // namespace least_requested_test
 }  // namespace kext

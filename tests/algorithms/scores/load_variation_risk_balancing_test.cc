@@ -12,6 +12,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace load_variation_risk_balancing_test {
 namespace {
 
 using testing::explicit_container;
@@ -87,4 +88,5 @@ TEST(LoadVariationRiskBalancing, NeutralWithoutFreshUsage) {
 }
 
 }  // namespace
+}  // namespace load_variation_risk_balancing_test
 }  // namespace kext

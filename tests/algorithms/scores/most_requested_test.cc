@@ -9,6 +9,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace most_requested_test {
 namespace {
 
 using testing::explicit_container;
@@ -139,4 +140,5 @@ TEST(MostRequested, NegativeNodeRequestsStayInRange) {
 }
 
 }  // namespace
+}  // namespace most_requested_test
 }  // namespace kext

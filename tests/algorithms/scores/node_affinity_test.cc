@@ -8,6 +8,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace node_affinity_test {
 namespace {
 
 using testing::make_node;
@@ -105,4 +106,5 @@ TEST(NodeAffinityPriority, Table) {
 }
 
 }  // namespace
+}  // namespace node_affinity_test
 }  // namespace kext

@@ -15,6 +15,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace plugin_scores_test {
 namespace {
 
 using testing::make_node;
@@ -471,4 +472,5 @@ TEST(PluginScores, V1_16ArithmeticIsTheLegacyPriority) {
 }
 
 }  // namespace
+}  // namespace plugin_scores_test
 }  // namespace kext

@@ -12,6 +12,7 @@
 // (TestPodTopologySpreadScore), in this project's terms.
 
 namespace kext {
+namespace scores_pod_topology_spread_test {
 namespace {
 
 using testing::make_node;
@@ -447,4 +448,5 @@ TEST(PodTopologySpreadScore, ReduceOfIgnoredAndEmpty) {
 }
 
 }  // namespace
+}  // namespace scores_pod_topology_spread_test
 }  // namespace kext

@@ -9,6 +9,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace requested_to_capacity_ratio_test {
 namespace {
 
 using testing::explicit_container;
@@ -241,4 +242,5 @@ TEST(RequestedToCapacityRatio, EightExbibyteRequestsSaturate) {
 }
 
 }  // namespace
+}  // namespace requested_to_capacity_ratio_test
 }  // namespace kext

@@ -8,6 +8,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace taint_toleration_test {
 namespace {
 
 using testing::make_node;
@@ -84,4 +85,5 @@ TEST(TaintTolerationPriority, Table) {
 }
 
 }  // namespace
+}  // namespace taint_toleration_test
 }  // namespace kext

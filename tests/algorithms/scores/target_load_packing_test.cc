@@ -12,6 +12,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext {
+namespace target_load_packing_test {
 namespace {
 
 using testing::explicit_container;
@@ -82,4 +83,5 @@ TEST(TargetLoadPacking, NeutralWithoutFreshUsage) {
 }
 
 }  // namespace
+}  // namespace target_load_packing_test
 }  // namespace kext

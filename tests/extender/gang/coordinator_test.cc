@@ -14,6 +14,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace coordinator_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -404,4 +405,5 @@ TEST_F(Gangs, AnOrdinaryBindIntoHeldRoomIsRefused) {
 }
 
 }  // namespace
+}  // namespace coordinator_test
 }  // namespace kext::testing

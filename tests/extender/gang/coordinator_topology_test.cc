@@ -12,6 +12,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace coordinator_topology_test {
 namespace {
 
 constexpr const char* kBlock = "example.com/block";
@@ -106,4 +107,5 @@ TEST(GangTopologyInputs, BoundMembersKeepTheGroupInTheirRack) {
 }
 
 }  // namespace
+}  // namespace coordinator_topology_test
 }  // namespace kext::testing

@@ -11,6 +11,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace topology_decisions_test {
 namespace {
 
 constexpr const char* kRackKey = "example.com/rack";
@@ -125,4 +126,5 @@ TEST(GangTopologyVerbs, APreemptionEvictsInTheCheapestRackAndSaysSo) {
 }
 
 }  // namespace
+}  // namespace topology_decisions_test
 }  // namespace kext::testing

@@ -17,6 +17,7 @@
 #include "tests/support/wait.h"
 
 namespace kext::testing {
+namespace hostile_traffic_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -403,4 +404,5 @@ TEST(MetricsPort, ServesMetricsAndProbesButNoVerbs) {
 }
 
 }  // namespace
+}  // namespace hostile_traffic_test
 }  // namespace kext::testing

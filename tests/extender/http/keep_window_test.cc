@@ -17,6 +17,7 @@
 #include "tests/support/served_transport.h"
 
 namespace kext {
+namespace keep_window_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -127,4 +128,5 @@ TEST(KeepWindow, StopDoesNotWaitForAKeptConnection) {
 }
 
 }  // namespace
+}  // namespace keep_window_test
 }  // namespace kext

@@ -8,6 +8,7 @@
 #include <vector>
 
 namespace kext {
+namespace receive_buffer_test {
 namespace {
 
 // What the transport does with a connection's buffer, step by step, against std::string doing the same.
@@ -91,4 +92,5 @@ TEST(ReceiveBuffer, AMovedFromBufferIsEmpty) {
 }
 
 }  // namespace
+}  // namespace receive_buffer_test
 }  // namespace kext

@@ -19,6 +19,7 @@ namespace kext {
 
 int64_t tcp_data_segments_in(int fd);  // tcp_segments.cc
 
+namespace reply_segments_test {
 namespace {
 
 // /small: a few kilobytes, /large: megabytes, /empty: 204 without a body.
@@ -99,4 +100,5 @@ TEST(ReplySegments, LargeAndBodilessRepliesArriveWhole) {
 }
 
 }  // namespace
+}  // namespace reply_segments_test
 }  // namespace kext

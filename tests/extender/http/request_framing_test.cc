@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace kext {
+namespace request_framing_test {
 namespace {
 
 using Status = RequestFramer::Status;
@@ -110,4 +111,5 @@ TEST(RequestFramer, ResetFramesTheNextRequest) {
 }
 
 }  // namespace
+}  // namespace request_framing_test
 }  // namespace kext

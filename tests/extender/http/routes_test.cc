@@ -19,6 +19,7 @@
 #include "tests/support/wait.h"
 
 namespace kext {
+namespace routes_test {
 namespace {
 
 constexpr const char* kType = "application/json; charset=utf-8";
@@ -258,4 +259,5 @@ TEST(ReplyWriter, RefusalsCloseAndMayAskForARetry) {
 }
 
 }  // namespace
+}  // namespace routes_test
 }  // namespace kext

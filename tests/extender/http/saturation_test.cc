@@ -10,6 +10,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace saturation_test {
 namespace {
 
 std::string node(const std::string& name, const std::string& memory) {
@@ -126,4 +127,5 @@ TEST(Saturation, LeastRequestedScoresAn8EiRequestAsFullMemory) {
 }
 
 }  // namespace
+}  // namespace saturation_test
 }  // namespace kext::testing

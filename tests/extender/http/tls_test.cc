@@ -8,6 +8,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace tls_test {
 namespace {
 
 std::string cert(const std::string& name) { return std::string(KEXT_FIXTURES_DIR) + "/../certs/" + name; }
@@ -137,4 +138,5 @@ TEST(TlsFlags, FileErrorsNameTheFlagAndFile) {
 }
 
 }  // namespace
+}  // namespace tls_test
 }  // namespace kext::testing

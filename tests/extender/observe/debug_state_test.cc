@@ -6,6 +6,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace debug_state_test {
 namespace {
 
 TEST(DebugState, ServesTheCurrentStateAsDumpStateWritesIt) {
@@ -25,4 +26,5 @@ TEST(DebugState, ServesTheCurrentStateAsDumpStateWritesIt) {
 }
 
 }  // namespace
+}  // namespace debug_state_test
 }  // namespace kext::testing

@@ -11,6 +11,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace decision_log_test {
 namespace {
 
 std::string node(const std::string& name, const std::string& spec = "") {
@@ -229,4 +230,5 @@ TEST(DecisionLog, RingKeepsWithinItsMemoryBudget) {
 }
 
 }  // namespace
+}  // namespace decision_log_test
 }  // namespace kext::testing

@@ -5,6 +5,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace decisions_test {
 namespace {
 
 std::string node_json(const std::string& name, const std::string& cpu, const std::string& mem,
@@ -170,4 +171,5 @@ TEST(Server, KeepAliveConnectionServesManyRequests) {
 }
 
 }  // namespace
+}  // namespace decisions_test
 }  // namespace kext::testing

@@ -10,6 +10,7 @@
 #include "tests/support/wait.h"
 
 namespace kext::testing {
+namespace metrics_test {
 namespace {
 
 std::string node(const std::string& name, const std::string& spec = "") {
@@ -238,4 +239,5 @@ TEST(Metrics, HeapBytesFollowLiveAllocations) {
 }
 
 }  // namespace
+}  // namespace metrics_test
 }  // namespace kext::testing

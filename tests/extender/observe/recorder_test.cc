@@ -6,10 +6,11 @@
 #include <filesystem>
 
 #include "common/record_format.h"
-#include "tests/support/temp_dir.h"
 #include "load/exchanges.h"
+#include "tests/support/temp_dir.h"
 
 namespace kext::testing {
+namespace recorder_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -117,4 +118,5 @@ TEST(Recorder, AnUncreatableDirectoryIsAStartUpError) {
 }
 
 }  // namespace
+}  // namespace recorder_test
 }  // namespace kext::testing

@@ -5,6 +5,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace bad_input_test {
 namespace {
 
 struct BadCase {
@@ -170,4 +171,5 @@ TEST(BadInputCatalogue, UnimplementedVerbsAnswer404WithJsonError) {
 }
 
 }  // namespace
+}  // namespace bad_input_test
 }  // namespace kext::testing

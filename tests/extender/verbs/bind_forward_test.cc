@@ -13,6 +13,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace bind_forward_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -311,4 +312,5 @@ TEST(BindForward, TheAdvertisedUrlCarriesSchemeHostPortAndPrefix) {
 }
 
 }  // namespace
+}  // namespace bind_forward_test
 }  // namespace kext::testing

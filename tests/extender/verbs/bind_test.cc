@@ -10,6 +10,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace bind_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -151,4 +152,5 @@ TEST_F(Bind, ConcurrentBindsAreAllCounted) {
 }
 
 }  // namespace
+}  // namespace bind_test
 }  // namespace kext::testing

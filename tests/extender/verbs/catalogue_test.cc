@@ -7,6 +7,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace catalogue_test {
 namespace {
 
 std::string node(const std::string& name, const std::string& labels = "", const std::string& spec = "",
@@ -182,4 +183,5 @@ TEST(CatalogueScores, WeightsCombineIntoOneScore) {
 }
 
 }  // namespace
+}  // namespace catalogue_test
 }  // namespace kext::testing

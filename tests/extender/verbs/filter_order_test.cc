@@ -11,6 +11,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace verbs_filter_order_test {
 namespace {
 
 std::string node(const std::string& name, const std::string& zone, const std::string& spec = "") {
@@ -116,4 +117,5 @@ TEST(FilterOrderOverHttp, FirstFailingFilterFollowsTheSemantics) {
 }
 
 }  // namespace
+}  // namespace verbs_filter_order_test
 }  // namespace kext::testing

@@ -8,6 +8,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace fixture_replay_test {
 namespace {
 
 std::vector<std::string> fixture_requests(const std::string& mode, const std::string& verb) {
@@ -124,4 +125,5 @@ TEST_P(FixtureReplay, FirstFilterRejectsFullNodesForKubernetesReasons) {
 INSTANTIATE_TEST_SUITE_P(BothModes, FixtureReplay, ::testing::Values("cache", "default"));
 
 }  // namespace
+}  // namespace fixture_replay_test
 }  // namespace kext::testing

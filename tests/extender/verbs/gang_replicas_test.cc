@@ -16,6 +16,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace gang_replicas_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -288,4 +289,5 @@ TEST(GangReplicas, AMembersPreemptionIsDecidedByTheHolder) {
 }
 
 }  // namespace
+}  // namespace gang_replicas_test
 }  // namespace kext::testing

@@ -19,6 +19,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace verbs_gang_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -273,4 +274,5 @@ TEST_F(GangPreemption, AGroupThatDoesNotFitEvenWithEvictionsEvictsNothingAndHold
 }
 
 }  // namespace
+}  // namespace verbs_gang_test
 }  // namespace kext::testing

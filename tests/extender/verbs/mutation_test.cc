@@ -7,6 +7,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace mutation_test {
 namespace {
 
 class Mutations : public ::testing::Test {
@@ -65,4 +66,5 @@ TEST_F(Mutations, RecordedRequestsSurviveRandomDamage) {
 }
 
 }  // namespace
+}  // namespace mutation_test
 }  // namespace kext::testing

@@ -8,6 +8,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace preempt_test {
 namespace {
 
 // UID -> (pod name, node name) for every pod of a List.
@@ -244,4 +245,5 @@ TEST(Preempt, MissingPreemptorIsRejected) {
 }
 
 }  // namespace
+}  // namespace preempt_test
 }  // namespace kext::testing

@@ -10,6 +10,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace verbs_topology_test {
 namespace {
 
 std::string node(const std::string& name, const std::string& zone) {
@@ -173,4 +174,5 @@ TEST(TopologyOverHttp, PreemptionEvictsThePodThatBlocksAntiAffinity) {
 }
 
 }  // namespace
+}  // namespace verbs_topology_test
 }  // namespace kext::testing

@@ -17,6 +17,7 @@
 #include "tests/support/wait.h"
 
 namespace kext::kube {
+namespace api_server_test {
 namespace {
 
 using namespace model_json;
@@ -251,4 +252,5 @@ TEST(ApiServer, BusyAddressIsAnError) {
 }
 
 }  // namespace
+}  // namespace api_server_test
 }  // namespace kext::kube

@@ -14,6 +14,7 @@
 #include "tests/support/tcp_states.h"
 
 namespace kext::testing {
+namespace api_client_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -61,9 +62,11 @@ TEST(ApiClient, DoesNotReuseAConnectionTheServerClosed) {
 }
 
 }  // namespace
+}  // namespace api_client_test
 }  // namespace kext::testing
 
 namespace kext::kube {
+namespace api_client_test {
 namespace {
 
 // What both the extender's watch and extender-sim --follow skip: a resource not served or not granted;
@@ -103,4 +106,5 @@ TEST(ServerGitVersion, ReadsTheServersReleaseOrSaysWhyNot) {
 }
 
 }  // namespace
+}  // namespace api_client_test
 }  // namespace kext::kube

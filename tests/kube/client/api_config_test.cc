@@ -10,6 +10,7 @@
 #include <optional>
 
 namespace kext::kube {
+namespace api_config_test {
 namespace {
 
 std::string temp_file(const std::string& name, const std::string& text) {
@@ -312,4 +313,5 @@ TEST(InCluster, ReadsTheServiceAccount) {
 }
 
 }  // namespace
+}  // namespace api_config_test
 }  // namespace kext::kube

@@ -17,6 +17,7 @@
 #include "tests/support/live_cluster.h"
 
 namespace kext::testing {
+namespace api_errors_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -303,4 +304,5 @@ TEST_F(WatchEndedByTheServer, AnErrorStatusIsLoggedAndCounted) {
 }
 
 }  // namespace
+}  // namespace api_errors_test
 }  // namespace kext::testing

@@ -8,6 +8,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace api_source_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -122,4 +123,5 @@ TEST(ApiSource, ServesFromTheWatchAndBindsThroughTheApi) {
 }
 
 }  // namespace
+}  // namespace api_source_test
 }  // namespace kext::testing

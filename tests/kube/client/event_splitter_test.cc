@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace kext::kube {
+namespace event_splitter_test {
 namespace {
 
 std::vector<std::string> split_in_pieces(const std::string& stream, size_t piece) {
@@ -50,4 +51,5 @@ TEST(EventSplitter, GarbageAndOversizedEventsAreErrors) {
 }
 
 }  // namespace
+}  // namespace event_splitter_test
 }  // namespace kext::kube

@@ -13,6 +13,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace leader_election_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -386,4 +387,5 @@ TEST(LeaderElection, FlagsAreCheckedAsClientGoChecksThem) {
 }
 
 }  // namespace
+}  // namespace leader_election_test
 }  // namespace kext::testing

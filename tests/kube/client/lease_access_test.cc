@@ -9,6 +9,7 @@
 #include "tests/support/live_cluster.h"
 
 namespace kext::testing {
+namespace lease_access_test {
 namespace {
 
 const std::string kNoNamespace =
@@ -53,4 +54,5 @@ TEST(LeaseAccess, SaysWhatKeepsTheReplicaFromItsLease) {
 }
 
 }  // namespace
+}  // namespace lease_access_test
 }  // namespace kext::testing

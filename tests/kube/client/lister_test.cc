@@ -12,6 +12,7 @@
 #include "tests/support/live_cluster.h"
 
 namespace kext::testing {
+namespace lister_test {
 namespace {
 
 struct Seen {
@@ -105,4 +106,5 @@ TEST(Lister, UrlEscape) {
 }
 
 }  // namespace
+}  // namespace lister_test
 }  // namespace kext::testing

@@ -19,6 +19,7 @@
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace live_state_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -480,4 +481,5 @@ TEST_F(Watch, FilterReflectsPodsAsTheyComeAndGo) {
 }
 
 }  // namespace
+}  // namespace live_state_test
 }  // namespace kext::testing

@@ -9,6 +9,7 @@
 #include "tests/support/fake_apiserver.h"
 
 namespace kext::kube {
+namespace transport_error_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -69,4 +70,5 @@ TEST(TransportError, AConnectToAClosedPortIsRefused) {
 }
 
 }  // namespace
+}  // namespace transport_error_test
 }  // namespace kext::kube

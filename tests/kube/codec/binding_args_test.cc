@@ -6,6 +6,7 @@
 #include "json/json.h"
 
 namespace kext {
+namespace binding_args_test {
 namespace {
 
 std::string body(const std::string& name, const std::string& ns, const std::string& node) {
@@ -40,4 +41,5 @@ TEST(BindingArgs, RejectsWhatIsNotADns1123Subdomain) {
 }
 
 }  // namespace
+}  // namespace binding_args_test
 }  // namespace kext

@@ -11,6 +11,7 @@
 #include "kube/codec/extender_args.h"
 
 namespace kext {
+namespace decode_cache_test {
 namespace {
 
 std::string node(const std::string& name, const std::string& cpu) {
@@ -169,4 +170,5 @@ TEST(PodDecodeCache, DisabledCacheStillDecodes) {
 }
 
 }  // namespace
+}  // namespace decode_cache_test
 }  // namespace kext

@@ -6,6 +6,7 @@
 #include <vector>
 
 namespace kext {
+namespace device_class_decode_test {
 namespace {
 
 rapidjson::Document doc(const char* text) {
@@ -52,4 +53,5 @@ TEST(DecodeDeviceClass, MalformedNamesItsPath) {
 }
 
 }  // namespace
+}  // namespace device_class_decode_test
 }  // namespace kext

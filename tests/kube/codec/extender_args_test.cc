@@ -17,6 +17,7 @@
 #include "json/json.h"
 
 namespace kext {
+namespace extender_args_test {
 namespace {
 
 constexpr std::string_view kPod = R"("Pod":{"metadata":{"name":"p","namespace":"d"}})";
@@ -293,4 +294,5 @@ TEST(ReplyEncoding, PrioritizeReplyIsByteIdenticalToTheWriters) {
 }
 
 }  // namespace
+}  // namespace extender_args_test
 }  // namespace kext

@@ -10,6 +10,7 @@
 #include "kube/codec/k8s_decode.h"
 
 namespace kext {
+namespace gpu_decode_test {
 namespace {
 
 TEST(GpuDecode, RegisterAnnotationInBothForms) {
@@ -164,4 +165,5 @@ TEST(GpuDecode, PodAndNodeObjectsCarryThem) {
 }
 
 }  // namespace
+}  // namespace gpu_decode_test
 }  // namespace kext

@@ -6,6 +6,7 @@
 #include "kubeobjects/model_json.h"
 
 namespace kext {
+namespace k8s_decode_test {
 namespace {
 
 rapidjson::Document doc(const char* text) {
@@ -520,4 +521,5 @@ TEST(DecodePdb, SelectorAndStatus) {
 }
 
 }  // namespace
+}  // namespace k8s_decode_test
 }  // namespace kext

@@ -11,6 +11,7 @@
 #include "json/append.h"
 
 namespace kext {
+namespace name_list_test {
 namespace {
 
 TEST(NameList, HandsBackEveryNameInOrder) {
@@ -92,4 +93,5 @@ TEST(NameList, EqualWhenTheSameNamesInTheSameOrder) {
 }
 
 }  // namespace
+}  // namespace name_list_test
 }  // namespace kext

@@ -9,6 +9,7 @@
 #include "kubeobjects/model_json.h"
 
 namespace kext {
+namespace pod_group_decode_test {
 namespace {
 
 rapidjson::Document doc(const std::string& text) {
@@ -263,4 +264,5 @@ TEST(PodGroupDecode, RoundTripThroughModelJson) {
 }
 
 }  // namespace
+}  // namespace pod_group_decode_test
 }  // namespace kext

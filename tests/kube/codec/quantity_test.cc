@@ -8,6 +8,7 @@
 #include <vector>
 
 namespace kext {
+namespace quantity_test {
 namespace {
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -189,4 +190,5 @@ TEST(ParseQuantity, ErrorPointerIsOptional) {
 }
 
 }  // namespace
+}  // namespace quantity_test
 }  // namespace kext

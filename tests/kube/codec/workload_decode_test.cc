@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace kext {
+namespace workload_decode_test {
 namespace {
 
 rapidjson::Document doc(const char* text) {
@@ -92,4 +93,5 @@ TEST(WorkloadDecode, ErrorsNameTheJsonPath) {
 }
 
 }  // namespace
+}  // namespace workload_decode_test
 }  // namespace kext

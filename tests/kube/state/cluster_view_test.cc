@@ -11,6 +11,7 @@
 #include "kube/state/state_cache.h"
 
 namespace kext {
+namespace cluster_view_test {
 namespace {
 
 Node zoned(const std::string& name, const std::string& zone) {
@@ -110,4 +111,5 @@ TEST(ClusterView, NodeLabelsCountedByKeyAndValue) {
 }
 
 }  // namespace
+}  // namespace cluster_view_test
 }  // namespace kext

@@ -12,6 +12,7 @@
 #include <vector>
 
 namespace kext {
+namespace flat_shard_test {
 namespace {
 
 // Hash families that force the hard cases: one hash for every key (one long run), hashes at the top of
@@ -164,4 +165,5 @@ TEST(FlatShard, EraseReleasesTheValue) {
 }
 
 }  // namespace
+}  // namespace flat_shard_test
 }  // namespace kext

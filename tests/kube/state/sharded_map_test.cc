@@ -13,6 +13,7 @@
 #include <vector>
 
 namespace kext {
+namespace sharded_map_test {
 namespace {
 
 // Counts how many times a key's bytes are hashed; a pre-hashed key costs nothing.
@@ -182,12 +183,6 @@ TEST(ShardedMap, EachLookupHashesTheKeyOnce) {
   EXPECT_EQ(*w.find("node-50"), 50);
 }
 
-}  // namespace
-}  // namespace kext
-
-namespace kext {
-namespace {
-
 // StringHash reads every byte: a key that differs from another in one byte, at any position of any
 // length up to 64 (each path through the word loop, the overlapping last word, the 4-7 and 1-3 byte
 // cases), hashes differently.
@@ -234,4 +229,5 @@ TEST(StringHash, SpreadsNamesOverShardsAndSlots) {
 }
 
 }  // namespace
+}  // namespace sharded_map_test
 }  // namespace kext

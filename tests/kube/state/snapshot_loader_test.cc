@@ -11,6 +11,7 @@
 #include "tests/support/temp_dir.h"
 
 namespace kext {
+namespace snapshot_loader_test {
 namespace {
 
 TEST(SnapshotLoader, FixtureClusterLoadsNodesPodsAndPdbs) {
@@ -231,4 +232,5 @@ metadata:
 }
 
 }  // namespace
+}  // namespace snapshot_loader_test
 }  // namespace kext

@@ -12,6 +12,7 @@
 #include <vector>
 
 namespace kext {
+namespace state_cache_test {
 namespace {
 
 Node node(const std::string& name, int64_t milli_cpu = 4000) {
@@ -442,4 +443,5 @@ TEST(StateCache, ReadersTakeWholeViewsWhileTheWriterPublishes) {
 }
 
 }  // namespace
+}  // namespace state_cache_test
 }  // namespace kext

@@ -8,6 +8,7 @@
 #include "kube/state/state_cache.h"
 
 namespace kext {
+namespace state_dump_test {
 namespace {
 
 const char* kCluster = R"({"kind":"List","items":[
@@ -152,4 +153,5 @@ TEST(StateDump, EveryDecisionInputShows) {
 }
 
 }  // namespace
+}  // namespace state_dump_test
 }  // namespace kext

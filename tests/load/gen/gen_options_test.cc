@@ -12,6 +12,7 @@
 #include "tests/support/doc_flags.h"
 
 namespace kext::gen {
+namespace gen_options_test {
 namespace {
 
 GenCommand parse(std::vector<std::string> args) {
@@ -69,8 +70,9 @@ TEST(GenOptions, HelpAndTheReadmeListEveryFlag) {
   const std::vector<std::string> names = gen_flag_names();
   EXPECT_EQ(names.size(), 10u);
   testing::expect_documents_exactly(names, "docs/load-testing.md", "**`extender-gen`**",
-                                           "Each cycle starts where the previous one stopped");
+                                    "Each cycle starts where the previous one stopped");
 }
 
 }  // namespace
+}  // namespace gen_options_test
 }  // namespace kext::gen

@@ -3,14 +3,15 @@
 
 #include <filesystem>
 
-#include "tests/support/temp_dir.h"
-#include "tests/support/test_server.h"
+#include "load/exchanges.h"
 #include "load/gen/cluster.h"
 #include "load/gen/workload.h"
-#include "load/exchanges.h"
 #include "load/replay.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace gen_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -156,4 +157,5 @@ TEST(Gen, BindFollowsEachCycleWithItsPodAndFirstNode) {
 }
 
 }  // namespace
+}  // namespace gen_test
 }  // namespace kext::testing

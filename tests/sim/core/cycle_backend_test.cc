@@ -14,6 +14,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext::sim {
+namespace cycle_backend_test {
 namespace {
 
 using kext::sim::testing::kEpoch;
@@ -268,4 +269,5 @@ TEST(CycleBackend, RealTimeAnswersComeApartFromTheirCyclesAndPodsBoundElsewhereL
 }
 
 }  // namespace
+}  // namespace cycle_backend_test
 }  // namespace kext::sim

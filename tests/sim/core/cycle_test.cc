@@ -13,6 +13,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext::sim {
+namespace cycle_test {
 namespace {
 
 using kext::sim::testing::kEpoch;
@@ -422,4 +423,5 @@ TEST(Cycle, SameSeedSameDecisions) {
 }
 
 }  // namespace
+}  // namespace cycle_test
 }  // namespace kext::sim

@@ -13,6 +13,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext::sim {
+namespace core_gang_test {
 namespace {
 
 using kext::sim::testing::kEpoch;
@@ -230,4 +231,5 @@ TEST(SimGangs, GangMembersAreNeverEvicted) {
 }
 
 }  // namespace
+}  // namespace core_gang_test
 }  // namespace kext::sim

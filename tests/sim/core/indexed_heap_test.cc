@@ -8,6 +8,7 @@
 #include <utility>
 
 namespace kext::sim {
+namespace indexed_heap_test {
 namespace {
 
 struct Item {
@@ -81,4 +82,5 @@ TEST(IndexedHeap, MatchesAnOrderedSetUnderRandomOperations) {
 }
 
 }  // namespace
+}  // namespace indexed_heap_test
 }  // namespace kext::sim

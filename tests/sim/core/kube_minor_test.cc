@@ -14,6 +14,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext::sim {
+namespace kube_minor_test {
 namespace {
 
 using kext::sim::testing::kEpoch;
@@ -244,4 +245,5 @@ TEST(QueueingHints, EachPluginsHintOnItsEvents) {
 }
 
 }  // namespace
+}  // namespace kube_minor_test
 }  // namespace kext::sim

@@ -6,6 +6,7 @@
 #include <vector>
 
 namespace kext::sim {
+namespace scheduling_queue_test {
 namespace {
 
 using std::chrono::seconds;
@@ -468,4 +469,5 @@ TEST(QueueMoves, EventNames) {
 }
 
 }  // namespace
+}  // namespace scheduling_queue_test
 }  // namespace kext::sim

@@ -7,6 +7,7 @@
 #include <vector>
 
 namespace kext::sim {
+namespace select_host_test {
 namespace {
 
 TEST(SelectHost, EmptyListHasNoChoice) {
@@ -98,4 +99,5 @@ TEST(UniformBelow, StaysInRangeAndCoversIt) {
 }
 
 }  // namespace
+}  // namespace select_host_test
 }  // namespace kext::sim

@@ -14,6 +14,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext::sim {
+namespace simulator_test {
 namespace {
 
 using kext::sim::testing::kEpoch;
@@ -557,4 +558,5 @@ TEST(Simulator, RejectsBadPods) {
 }
 
 }  // namespace
+}  // namespace simulator_test
 }  // namespace kext::sim

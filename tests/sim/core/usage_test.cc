@@ -19,6 +19,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext::sim {
+namespace usage_test {
 namespace {
 
 using std::chrono::seconds;
@@ -198,4 +199,5 @@ TEST(SampledUsage, PublishesOnlyAtTicksWithWindowStatistics) {
 }
 
 }  // namespace
+}  // namespace usage_test
 }  // namespace kext::sim

@@ -12,6 +12,7 @@
 #include "tests/sim/core/sim_fixtures.h"
 
 namespace kext::simtool::follow {
+namespace decision_test {
 namespace {
 
 using kext::sim::testing::least_requested_engine;
@@ -151,4 +152,5 @@ TEST(Decision, OneLogLinePerVerdict) {
 }
 
 }  // namespace
+}  // namespace decision_test
 }  // namespace kext::simtool::follow

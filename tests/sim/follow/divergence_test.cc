@@ -10,6 +10,7 @@
 #include <vector>
 
 namespace kext::simtool::follow {
+namespace divergence_test {
 namespace {
 
 constexpr int64_t kGi = int64_t{1} << 30;
@@ -558,4 +559,5 @@ TEST(Divergence, JsonLinesParse) {
 }
 
 }  // namespace
+}  // namespace divergence_test
 }  // namespace kext::simtool::follow

@@ -32,6 +32,7 @@
 #include "tests/support/wait.h"
 
 namespace kext::simtool::follow {
+namespace follower_test {
 namespace {
 
 using kext::testing::FakeApiServer;
@@ -555,4 +556,5 @@ TEST(Follow, TheBinaryStopsCleanlyOnSigterm) {
 }
 
 }  // namespace
+}  // namespace follower_test
 }  // namespace kext::simtool::follow
