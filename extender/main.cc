@@ -215,7 +215,7 @@ ClusterClients connect_cluster(const kext::Options& opts, std::unique_ptr<kext::
     // GPUShare in the profile: the pods' GPUs are allocated at bind, as HAMi's device plugin expects.
     if (profile.gpu_sharing)
       c.gpus = std::make_unique<kext::GpuBinder>(*c.api, c.live->cache(),
-                                                 kext::GpuBindOptions{*profile.gpu_sharing});
+                                                 kext::GpuBindOptions{*profile.gpu_sharing}, &metrics);
     c.binder = std::make_unique<kext::BindVerb>(*c.api, c.live->cache(), opts.api.assume_ttl, c.elector.get(),
                                                 c.forwarder.get(), c.gangs.get(), c.gpus.get());
     if (c.elector)

@@ -242,15 +242,15 @@ bool card_fits(const DeviceUsage& u, Walk& w, const PodRequest& pr, const NodeDe
   memreq = w.k.memory > 0 ? w.k.memory : 0;
   if (w.k.memory_percent != 101 && w.k.memory == 0) memreq = d.memory * w.k.memory_percent / 100;
   const int32_t free_memory = d.memory - u.used_memory;
-  if (free_memory > f.best_free_memory) {
-    f.best_free_memory = free_memory;
-    f.needed_memory = memreq;
+  if (free_memory < memreq) {
+    if (free_memory > f.best_free_memory) f.best_free_memory = free_memory, f.needed_memory = memreq;
+    return f.too_small += d.memory < memreq, ++f.memory_short, false;
   }
-  if (free_memory < memreq) return f.too_small += d.memory < memreq, ++f.memory_short, false;
   const int32_t free_cores = d.cores - u.used_cores;
-  if (free_cores > f.best_free_cores) f.best_free_cores = free_cores;
-  f.needed_cores = w.k.cores;
-  if (free_cores < w.k.cores) return f.too_small += d.cores < w.k.cores, ++f.cores_short, false;
+  if (free_cores < w.k.cores) {
+    if (free_cores > f.best_free_cores) f.best_free_cores = free_cores, f.needed_cores = w.k.cores;
+    return f.too_small += d.cores < w.k.cores, ++f.cores_short, false;
+  }
   // 100 cores asks for the card alone; a request of no cores cannot go to a card whose cores are all taken.
   if (d.cores == 100 && w.k.cores == 100 && u.used > 0) return ++f.exclusive_conflict, false;
   if (d.cores != 0 && u.used_cores == d.cores && w.k.cores == 0) return ++f.cores_exhausted, false;
@@ -388,12 +388,16 @@ std::string FitFailure::reason() const {
     return "node(s) had " + std::to_string(cards_on_node) + " GPU(s), fewer than the " + n + " asked";
   if (fitted > 0 && numa_mismatch == 0)
     return "node(s) had " + std::to_string(fitted) + " of the " + n + " GPU(s) asked free";
-  // The check that turned the most cards away names the node's failure.
+  // The check that turned the most cards away names the node's failure. Memory and cores are named
+  // together when cards fell short of each: the card with the most memory free may lack the cores.
+  const std::string memory = "no GPU with " + std::to_string(needed_memory) + " MiB free: best card " +
+                             std::to_string(best_free_memory) + " MiB";
+  const std::string cores = "no GPU with " + std::to_string(needed_cores) +
+                            "% of its cores free: best card " + std::to_string(best_free_cores) + "%";
+  const std::string both = "node(s) had " + memory + "; " + cores;
   const std::pair<int, std::string> causes[] = {
-      {memory_short, "node(s) had no GPU with " + std::to_string(needed_memory) + " MiB free: best card " +
-                         std::to_string(best_free_memory) + " MiB"},
-      {cores_short, "node(s) had no GPU with " + std::to_string(needed_cores) +
-                        "% of its cores free: best card " + std::to_string(best_free_cores) + "%"},
+      {memory_short, cores_short ? both : "node(s) had " + memory},
+      {cores_short, memory_short ? both : "node(s) had " + cores},
       {slots_exhausted, "node(s) had no GPU with a free slot"},
       {exclusive_conflict, "node(s) had no idle GPU for a pod that takes a whole card"},
       {cores_exhausted, "node(s) had no GPU with cores left"},

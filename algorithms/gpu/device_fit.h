@@ -61,10 +61,10 @@ struct FitFailure {
   int fitted = 0;             // cards that fit, fewer than asked
   int32_t cards_on_node = 0;  // every card of the node
   int32_t needed_cards = 0;
-  int32_t needed_memory = 0;  // MiB per card, resolved against the best card seen
+  int32_t needed_memory = 0;  // MiB per card, resolved against the best card short of memory
   int32_t needed_cores = 0;
-  int32_t best_free_memory = -1;  // among cards that passed the checks before memory
-  int32_t best_free_cores = -1;
+  int32_t best_free_memory = -1;  // among the cards short of memory
+  int32_t best_free_cores = -1;   // among the cards short of cores
   // No card of the node could ever take the request, whatever is evicted: unhealthy, cordoned, of another
   // type or mode, or too few cards.
   bool unresolvable() const;

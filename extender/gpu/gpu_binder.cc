@@ -120,13 +120,25 @@ GpuBinder::Prepared GpuBinder::prepare(const BindingArgs& args,
   }
   if (!gpu::pod_request(pod, opts_.sharing).asks()) return out;
   out.asks = true;
-  if (out.error = lock_node(args); !out.error.empty()) return out;
+  bool held = false;
+  if (out.error = lock_node(args, held); !out.error.empty()) {
+    if (held) out.cause = GpuBindFailure::kLockHeld;
+    return out;
+  }
   gpu::PodAllocation allocation;
-  if (out.error = reserve(args, pod, assume_until, allocation); !out.error.empty()) {
+  if (out.error = reserve(args, pod, assume_until, allocation, out.cause); !out.error.empty()) {
     release_node(args);
     return out;
   }
+  out.cause = GpuBindFailure::kApi;
   if (out.error = annotate(args, allocation); !out.error.empty()) abandon(args);
+  return out;
+}
+
+GpuBinder::Prepared GpuBinder::prepare_counted(const BindingArgs& args,
+                                               StateCache::Clock::time_point assume_until) const {
+  Prepared out = prepare(args, assume_until);
+  if (!out.error.empty() && metrics_) metrics_->count_gpu_bind_failure(out.cause);
   return out;
 }
 
@@ -137,14 +149,41 @@ void GpuBinder::abandon(const BindingArgs& args) const {
 
 // nodelock.go LockNode / SetNodeLock, with one change: a lock is taken over only when its owner can no
 // longer be waiting for the device plugin's Allocate (gone, not allocating, or never bound and expired).
-std::string GpuBinder::lock_node(const BindingArgs& args) const {
+std::string GpuBinder::lock_node(const BindingArgs& args, bool& held) const {
   const auto give_up = std::chrono::steady_clock::now() + opts_.lock_wait;
   while (true) {
     std::string busy;
     const std::string error = try_lock_node(args, busy);
-    if (busy.empty() || std::chrono::steady_clock::now() >= give_up) return busy.empty() ? error : busy;
+    held = !busy.empty();
+    if (!held || std::chrono::steady_clock::now() >= give_up) return held ? busy : error;
     std::this_thread::sleep_for(kLockPoll);
   }
+}
+
+// Whether the lock's owner may still be waiting for the device plugin's Allocate on this node: the pod
+// exists, is allocating, its cards are for this node (bound to it, or annotated for it when the bind
+// is still to come), and it is bound or its lock is younger than the expiry. `busy` says so; the return
+// is an API failure. An owner whose bind went to another node left a lock nobody here waits on
+// (HAMi's device plugin sets up the pod whose hami.io/vgpu-node names its node: GetPendingPod).
+std::string GpuBinder::check_lock_owner(const BindingArgs& args, std::string_view held,
+                                        std::string& busy) const {
+  const NodeLock lock = parse_lock(held);
+  if (lock.namespace_.empty()) return "";
+  const kube::ApiResponse o = api_.get(pod_path(lock.namespace_, lock.name), kube::Expected{404});
+  if (!o.ok()) return o.status == 404 ? "" : "reading the GPU lock's owner: " + o.describe();
+  std::string why;
+  const auto owner = parse_object(o, why);
+  if (!owner || annotation(*owner, gpu::kBindPhaseAnnotation) != "allocating") return "";
+  const json::Value* spec = json::find_non_null(*owner, "spec");
+  const std::string bound_to = spec && spec->IsObject() ? json::get_string(*spec, "nodeName", "spec") : "";
+  const std::string cards_for =
+      bound_to.empty() ? annotation(*owner, gpu::kAssignedNodeAnnotation) : bound_to;
+  const auto age = std::chrono::system_clock::to_time_t(now_()) - lock.since.value_or(0);
+  if (cards_for == args.node && (!bound_to.empty() || age < opts_.lock_expiry.count())) {
+    busy = "node " + args.node + " is locked for GPU allocation by pod " +
+           namespaced_key(lock.namespace_, lock.name) + ", whose cards the device plugin has not set up yet";
+  }
+  return "";
 }
 
 // One try: "" with the lock taken; `busy` set when a pod still being set up holds it.
@@ -160,24 +199,8 @@ std::string GpuBinder::try_lock_node(const BindingArgs& args, std::string& busy)
     if (!held.empty()) {
       const NodeLock lock = parse_lock(held);
       if (lock.namespace_ == args.pod_namespace && lock.name == args.pod_name) return "";
-      if (!lock.namespace_.empty()) {
-        const kube::ApiResponse o = api_.get(pod_path(lock.namespace_, lock.name), kube::Expected{404});
-        if (!o.ok() && o.status != 404) return "reading the GPU lock's owner: " + o.describe();
-        if (o.ok()) {
-          const auto owner_doc = parse_object(o, why);
-          const bool allocating =
-              owner_doc && annotation(*owner_doc, gpu::kBindPhaseAnnotation) == "allocating";
-          const json::Value* spec = owner_doc ? json::find_non_null(*owner_doc, "spec") : nullptr;
-          const bool bound = spec && spec->IsObject() && !json::get_string(*spec, "nodeName", "spec").empty();
-          const auto age = std::chrono::system_clock::to_time_t(now_()) - lock.since.value_or(0);
-          if (allocating && (bound || age < opts_.lock_expiry.count())) {
-            busy = "node " + args.node + " is locked for GPU allocation by pod " +
-                   namespaced_key(lock.namespace_, lock.name) +
-                   ", whose cards the device plugin has not set up yet";
-            return busy;
-          }
-        }
-      }
+      const std::string error = check_lock_owner(args, held, busy);
+      if (!error.empty() || !busy.empty()) return error + busy;
     }
     const std::string stamp = rfc3339_seconds(std::chrono::system_clock::to_time_t(now_())) + "," + owner;
     const kube::ApiResponse r = api_.patch(
@@ -208,14 +231,16 @@ void GpuBinder::release_node(const BindingArgs& args) const {
 }
 
 std::string GpuBinder::reserve(const BindingArgs& args, const Pod& pod, StateCache::Clock::time_point until,
-                               gpu::PodAllocation& allocation) const {
+                               gpu::PodAllocation& allocation, GpuBindFailure& cause) const {
   const std::string key = StateCache::pod_key(args.pod_uid, args.pod_namespace, args.pod_name);
   std::lock_guard lock(choose_mu_);
   // A retried bind must not count its own earlier reservation.
   cache_.batch().forget_assumed(key);
   const auto view = cache_.view();
   const NodeInfo* node = view->find_node(args.node);
+  cause = GpuBindFailure::kNotCached;
   if (!node) return "node " + args.node + " is not in the extender's cache";
+  cause = GpuBindFailure::kNoCard;
   if (!node->node->gpus || node->node->gpus->devices.empty())
     return "node " + args.node + " has no GPU registered by HAMi's device plugin";
   const gpu::NodeFit fit = gpu::fit_pod(gpu::pod_request(pod, opts_.sharing), *node->node->gpus,
@@ -226,6 +251,7 @@ std::string GpuBinder::reserve(const BindingArgs& args, const Pod& pod, StateCac
   allocation = fit.allocation;
   auto shares =
       std::make_shared<const gpu::PodShares>(collapse_gpu_allocation(allocation, pod.init_containers.size()));
+  cause = GpuBindFailure::kNotCached;
   if (!cache_.batch().assume_pod(key, args.node, until, std::move(shares)))
     return "pod " + namespaced_key(args.pod_namespace, args.pod_name) + " is not in the extender's cache";
   return "";

@@ -16,8 +16,10 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "algorithms/gpu/devices.h"
+#include "extender/observe/metrics.h"
 #include "kube/client/api_client.h"
 #include "kube/codec/binding_args.h"
 #include "kube/state/state_cache.h"
@@ -36,33 +38,40 @@ struct GpuBindOptions {
 class GpuBinder {
  public:
   using WallClock = std::function<std::chrono::system_clock::time_point()>;
+  // metrics (may be null) counts each failed prepare by cause.
   GpuBinder(
-      kube::ApiClient& api, StateCache& cache, GpuBindOptions opts,
+      kube::ApiClient& api, StateCache& cache, GpuBindOptions opts, Metrics* metrics = nullptr,
       WallClock now = [] { return std::chrono::system_clock::now(); })
-      : api_(api), cache_(cache), opts_(std::move(opts)), now_(std::move(now)) {}
+      : api_(api), cache_(cache), opts_(std::move(opts)), metrics_(metrics), now_(std::move(now)) {}
 
   struct Prepared {
-    bool asks = false;  // the pod asks for a GPU: the rest was done (or failed)
-    std::string error;  // why the pod cannot be bound now ("" when it can)
+    bool asks = false;                            // the pod asks for a GPU: the rest was done (or failed)
+    std::string error;                            // why the pod cannot be bound now ("" when it can)
+    GpuBindFailure cause = GpuBindFailure::kApi;  // with an error: its kind
   };
   // Before the Binding: lock the node, choose and reserve the pod's cards (assumed in the cache until
   // `assume_until`), and annotate the pod. On error, everything done is undone.
   Prepared prepare(const BindingArgs& args, StateCache::Clock::time_point assume_until) const;
+  // The same, with a failure counted in the metrics by its cause.
+  Prepared prepare_counted(const BindingArgs& args, StateCache::Clock::time_point assume_until) const;
   // The Binding failed after prepare: the lock back and the reservation forgotten.
   void abandon(const BindingArgs& args) const;
 
  private:
-  std::string lock_node(const BindingArgs& args) const;
+  // "" with the lock taken; else why not, with `held` set when a pod still being set up kept it.
+  std::string lock_node(const BindingArgs& args, bool& held) const;
   std::string try_lock_node(const BindingArgs& args, std::string& busy) const;
+  std::string check_lock_owner(const BindingArgs& args, std::string_view held, std::string& busy) const;
   void release_node(const BindingArgs& args) const;
-  // The pod's cards on the node from the cache, reserved there; "" or why they do not fit.
+  // The pod's cards on the node from the cache, reserved there; "" or why not (`cause` set).
   std::string reserve(const BindingArgs& args, const Pod& pod, StateCache::Clock::time_point until,
-                      gpu::PodAllocation& allocation) const;
+                      gpu::PodAllocation& allocation, GpuBindFailure& cause) const;
   std::string annotate(const BindingArgs& args, const gpu::PodAllocation& allocation) const;
 
   kube::ApiClient& api_;
   StateCache& cache_;
   GpuBindOptions opts_;
+  Metrics* metrics_;
   WallClock now_;
   // One choice of cards at a time: each sees the reservations of the ones before it.
   mutable std::mutex choose_mu_;

@@ -28,6 +28,17 @@ using prom::header;
 
 bool is_verb(size_t route) { return route <= static_cast<size_t>(Route::kBind); }
 
+// A counter by cause: `name{cause="<names[i]>"} <counts[i]>` for each cause.
+template <size_t N>
+void render_by_cause(std::string& out, std::string_view name, std::string_view help,
+                     const std::string_view (&names)[N], const std::array<std::atomic<uint64_t>, N>& counts) {
+  header(out, name, "counter", help);
+  for (size_t i = 0; i < N; ++i) {
+    out.append(name).append("{cause=\"").append(names[i]).append("\"} ");
+    out.append(std::to_string(counts[i].load(std::memory_order_relaxed))).append("\n");
+  }
+}
+
 }  // namespace
 
 HeapBytes heap_bytes() {
@@ -320,21 +331,15 @@ void Metrics::render_transport(std::string& out) const {
       .append("\n");
   static constexpr std::string_view kRefusalNames[kRefusalCount] = {
       "connections", "queue_full", "memory", "header_too_large", "body_too_large", "malformed", "tls"};
-  header(out, "kube_extender_http_refusals_total", "counter",
-         "Connections or requests refused by the transport before any handler ran, by cause.");
-  for (size_t i = 0; i < kRefusalCount; ++i) {
-    out.append("kube_extender_http_refusals_total{cause=\"").append(kRefusalNames[i]).append("\"} ");
-    out.append(std::to_string(refusals_[i].load(std::memory_order_relaxed))).append("\n");
-  }
+  render_by_cause(out, "kube_extender_http_refusals_total",
+                  "Connections or requests refused by the transport before any handler ran, by cause.",
+                  kRefusalNames, refusals_);
   static constexpr std::string_view kTimeoutNames[kTimeoutCount] = {"request", "idle", "write"};
-  header(
-      out, "kube_extender_http_timeouts_total", "counter",
-      "Connections closed by a deadline: a request not received in time (408), an idle keep-alive, a reply "
-      "not read in time.");
-  for (size_t i = 0; i < kTimeoutCount; ++i) {
-    out.append("kube_extender_http_timeouts_total{cause=\"").append(kTimeoutNames[i]).append("\"} ");
-    out.append(std::to_string(timeouts_[i].load(std::memory_order_relaxed))).append("\n");
-  }
+  render_by_cause(
+      out, "kube_extender_http_timeouts_total",
+      "Connections closed by a deadline: a request not received in time (408), an idle keep-alive, "
+      "a reply not read in time.",
+      kTimeoutNames, timeouts_);
 }
 
 void Metrics::render_watch_and_leader(std::string& out) const {
@@ -366,14 +371,15 @@ void Metrics::render_bind_forwards(std::string& out) const {
   forward_seconds_.render(out, "kube_extender_bind_forward_duration_seconds", {});
   static constexpr std::string_view kForwardFailureNames[kForwardFailureCount] = {
       "connect", "no_reply", "not_holder", "no_holder", "busy", "unreachable"};
-  header(out, "kube_extender_bind_forward_failures_total", "counter",
-         "Attempts to pass a bind on to the Lease holder that failed, by cause.");
-  for (size_t i = 0; i < kForwardFailureCount; ++i) {
-    out.append("kube_extender_bind_forward_failures_total{cause=\"")
-        .append(kForwardFailureNames[i])
-        .append("\"} ");
-    out.append(std::to_string(forward_failures_[i].load(std::memory_order_relaxed))).append("\n");
-  }
+  render_by_cause(out, "kube_extender_bind_forward_failures_total",
+                  "Attempts to pass a bind on to the Lease holder that failed, by cause.",
+                  kForwardFailureNames, forward_failures_);
+  static constexpr std::string_view kGpuBindFailureNames[kGpuBindFailureCount] = {"api", "lock_held",
+                                                                                  "no_card", "not_cached"};
+  render_by_cause(out, "kube_extender_gpu_bind_failures_total",
+                  "Binds of pods that ask for GPUs that failed before their Binding (the scheduler retries "
+                  "them), by cause.",
+                  kGpuBindFailureNames, gpu_bind_failures_);
 }
 
 void Metrics::render_gangs(std::string& out) const {

@@ -62,6 +62,16 @@ enum class ForwardFailure : uint8_t {
 };
 inline constexpr size_t kForwardFailureCount = 6;
 
+// Why the bind of a pod that asks for GPUs failed before its Binding (extender/gpu/gpu_binder.h; the
+// `cause` label). The scheduler retries the pod; the log says which pod and node.
+enum class GpuBindFailure : uint8_t {
+  kApi,        // reading the pod or node, taking the node's lock or annotating the pod failed
+  kLockHeld,   // another pod's cards were still being set up on the node (its lock) past the wait
+  kNoCard,     // no card of the node had room for the pod, or the node registered no GPU
+  kNotCached,  // the node or the pod was not in the extender's cache yet
+};
+inline constexpr size_t kGpuBindFailureCount = 4;
+
 // Fixed upper bounds; counts are per bucket and made cumulative when rendered.
 class Histogram {
  public:
@@ -127,6 +137,12 @@ class Metrics {
   uint64_t forwards() const { return forwards_.load(std::memory_order_relaxed); }
   uint64_t forward_failures(ForwardFailure cause) const {
     return forward_failures_[static_cast<size_t>(cause)].load(std::memory_order_relaxed);
+  }
+  void count_gpu_bind_failure(GpuBindFailure cause) {
+    gpu_bind_failures_[static_cast<size_t>(cause)].fetch_add(1, std::memory_order_relaxed);
+  }
+  uint64_t gpu_bind_failures(GpuBindFailure cause) const {
+    return gpu_bind_failures_[static_cast<size_t>(cause)].load(std::memory_order_relaxed);
   }
   // Gang scheduling (extender/gang): groups admitted and timed out, the time from a group's admission
   // to its minMember bound, and, when rendered, the groups waiting and the binds held.
@@ -194,6 +210,7 @@ class Metrics {
   std::atomic<uint64_t> forwards_{0};
   Histogram forward_seconds_;
   std::array<std::atomic<uint64_t>, kForwardFailureCount> forward_failures_{};
+  std::array<std::atomic<uint64_t>, kGpuBindFailureCount> gpu_bind_failures_{};
   std::atomic<uint64_t> gangs_admitted_{0};
   std::atomic<uint64_t> gangs_timed_out_{0};
   std::atomic<int64_t> gangs_waiting_{0};

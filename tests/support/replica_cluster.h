@@ -3,6 +3,7 @@
 // connection-pinning balancer (tcp_balancer.h), and the SchedulerClientConfig that drives them: the
 // shipped high-availability set-up on loopback, for the failover test and bench/ha_bind_bench.cc.
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -27,6 +28,11 @@ struct ReplicaClusterShape {
   std::vector<std::string> election = {"--leader-elect-lease-duration", "3s",
                                        "--leader-elect-renew-deadline", "2s",
                                        "--leader-elect-retry-period",   "200ms"};
+  // Node i's and pod i's objects in the API server (default: 4 CPUs, and pod_milli of CPU); pod i's is
+  // also what the scheduler sends in its calls.
+  std::function<std::string(int)> node_object;
+  std::function<std::string(int)> pod_object;
+  std::vector<std::string> extender_args;  // added to each replica's command line
 };
 
 inline const std::string kLeaseKey = "kube-extender/kube-extender";
@@ -39,9 +45,12 @@ class ReplicaCluster {
   // binary: the kube-extender executable.
   ReplicaCluster(std::string binary, ReplicaClusterShape shape)
       : binary_(std::move(binary)), shape_(std::move(shape)) {
-    for (int i = 0; i < shape_.nodes; ++i) api.put("nodes", node_json(node_name(i), "4", "64Gi"));
+    for (int i = 0; i < shape_.nodes; ++i)
+      api.put("nodes", shape_.node_object ? shape_.node_object(i) : node_json(node_name(i), "4", "64Gi"));
     for (int i = 0; i < shape_.pods; ++i) {
-      api.put("pods", pod_json("default", pod_name(i), "", std::to_string(shape_.pod_milli) + "m"));
+      api.put("pods", shape_.pod_object
+                          ? shape_.pod_object(i)
+                          : pod_json("default", pod_name(i), "", std::to_string(shape_.pod_milli) + "m"));
     }
     kubeconfig_ = write_temp("replica-cluster-kubeconfig", api.kubeconfig(true));
   }
@@ -57,6 +66,7 @@ class ReplicaCluster {
                                      "--shutdown-delay-seconds",
                                      "1"};
     args.insert(args.end(), shape_.election.begin(), shape_.election.end());
+    args.insert(args.end(), shape_.extender_args.begin(), shape_.extender_args.end());
     replicas[id] = std::make_unique<ExtenderProcess>(binary_, args);
     return *replicas[id];
   }
@@ -81,6 +91,11 @@ class ReplicaCluster {
     c.max_pods_per_node = shape_.max_pods_per_node;
     for (int i = 0; i < shape_.pods; ++i) c.pods.push_back(pod_name(i));
     c.pod_milli = shape_.pod_milli;
+    if (shape_.pod_object) {
+      std::map<std::string, std::string> objects;
+      for (int i = 0; i < shape_.pods; ++i) objects[pod_name(i)] = shape_.pod_object(i);
+      c.pod_body = [objects = std::move(objects)](const std::string& name) { return objects.at(name); };
+    }
     c.bound_in_api = [this](const std::string& name) {
       for (const auto& b : api.bindings()) {
         if (b.name == name) return b.node;

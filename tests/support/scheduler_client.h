@@ -34,6 +34,8 @@ struct SchedulerClientConfig {
   int max_pods_per_node = 110;
   std::vector<std::string> pods;  // in namespace "default", uid "uid-default-<name>"
   int64_t pod_milli = 36;
+  // The pod object its calls carry (default: pod_object, a container asking for pod_milli of CPU).
+  std::function<std::string(const std::string& pod)> pod_body;
   size_t binders = 64;  // binds in flight at once at most (kube-scheduler: a goroutine per pod)
   // The scheduler's own work in each cycle (its plugins' PreFilter..Score, on its own machine): slept,
   // so that it takes no CPU from the extender's replicas on this one.
@@ -195,7 +197,7 @@ class SchedulerClient {
         continue;
       }
       if (c_.own_cycle.count() > 0) std::this_thread::sleep_for(c_.own_cycle);
-      const std::string pod = pod_object(e->pod, c_.pod_milli);
+      const std::string pod = c_.pod_body ? c_.pod_body(e->pod) : pod_object(e->pod, c_.pod_milli);
       auto f = post("/filter", R"({"Pod":)" + pod + R"(,"NodeNames":)" + names_json(candidates) + "}");
       std::vector<std::string> feasible;
       if (f && f->status == 200) {

@@ -15,6 +15,7 @@
 #include "tests/support/test_builders.h"
 
 namespace kext::gpu {
+namespace device_fit_test {
 namespace {
 
 using testing::make_container;
@@ -101,6 +102,10 @@ std::vector<Case> cases() {
     all_busy.push_back(holder("h" + std::to_string(i), "GPU-" + std::to_string(i), 0, 10));
   for (int i = 0; i < 4; ++i)
     all_cores.push_back(holder("c" + std::to_string(i), "GPU-" + std::to_string(i), 0, 100));
+  // GPU-0's cores taken, the other cards' memory.
+  std::vector<Pod> cores_or_memory = {holder("c0", "GPU-0", 0, 90)};
+  for (int i = 1; i < 4; ++i)
+    cores_or_memory.push_back(holder("m" + std::to_string(i), "GPU-" + std::to_string(i), 14000, 0));
   return {
       // spread (the default): idle cards tie on score and sort by NUMA node; Fit walks from the end.
       {"spread: an idle node's last card, whole",
@@ -262,6 +267,16 @@ std::vector<Case> cases() {
        {},
        "node(s) had no GPU with 20000 MiB free: best card 16000 MiB",
        true},
+      {"memory short on some cards, cores on another: both named",
+       {gpu_container(1, 6000, 30)},
+       {},
+       {},
+       cores_or_memory,
+       four_cards(),
+       {},
+       "node(s) had no GPU with 6000 MiB free: best card 2000 MiB; no GPU with 30% of its cores free: best "
+       "card 10%",
+       false},
       {"cores short",
        {gpu_container(1, 1000, 95)},
        {},
@@ -502,4 +517,5 @@ TEST(DeviceFit, EncodesTheAllocationAsHAMiWritesIt) {
 }
 
 }  // namespace
+}  // namespace device_fit_test
 }  // namespace kext::gpu

@@ -9,43 +9,28 @@
 #include "algorithms/gpu/device_fit.h"
 #include "extender/verbs/bind.h"
 #include "kube/codec/gpu_decode.h"
+#include "tests/support/hami_objects.h"
 #include "tests/support/live_cluster.h"
 #include "tests/support/test_server.h"
 
 namespace kext::testing {
+namespace gpu_binder_test {
 namespace {
 
 using namespace std::chrono_literals;
 
-// A node of `cards` cards of 16000 MiB, `slots` pods each.
 std::string gpu_node(const std::string& name, int cards, int slots = 10, const std::string& lock = "") {
-  std::string devices;
-  for (int i = 0; i < cards; ++i) {
-    devices +=
-        std::string(i ? "," : "") + R"({\"id\":\"GPU-)" + name + "-" + std::to_string(i) +
-        R"(\",\"index\":)" + std::to_string(i) + R"(,\"count\":)" + std::to_string(slots) +
-        R"(,\"devmem\":16000,\"devcore\":100,\"type\":\"NVIDIA-A10\",\"health\":true,\"mode\":\"hami-core\"})";
-  }
-  return R"({"metadata":{"name":")" + name + R"(","labels":{"kubernetes.io/hostname":")" + name +
-         R"("},"annotations":{"hami.io/node-nvidia-register":"[)" + devices + "]\"" +
-         (lock.empty() ? "" : R"(,"hami.io/mutex.lock":")" + lock + "\"") +
-         R"(}},"status":{"allocatable":{"cpu":"32","memory":"128Gi","pods":"110"}}})";
+  return hami_node_json(name, cards, slots, 16000, lock);
 }
 
-// A pending pod asking for `cards` cards of `memory` MiB in its container (or its init container).
+// A pending pod of namespace ml asking for `cards` cards of `memory` MiB in its container (or its init
+// container).
 std::string gpu_pod(const std::string& name, int cards, int memory, bool in_init = false) {
-  const std::string gpu = R"({"name":"c","resources":{"requests":{"cpu":"100m","nvidia.com/gpu":")" +
-                          std::to_string(cards) + R"(","nvidia.com/gpumem":")" + std::to_string(memory) +
-                          "\"}}}";
-  const std::string plain = R"({"name":"app","resources":{"requests":{"cpu":"100m"}}})";
-  return R"({"metadata":{"name":")" + name + R"(","namespace":"ml","uid":"uid-)" + name + R"("},"spec":{)" +
-         (in_init ? R"("initContainers":[)" + gpu + R"(],"containers":[)" + plain + "]"
-                  : R"("containers":[)" + gpu + "]") +
-         R"(},"status":{"phase":"Pending"}})";
+  return hami_pod_json("ml", name, cards, memory, 0, in_init);
 }
 
 std::string bind_body(const std::string& name, const std::string& node) {
-  return R"({"PodName":")" + name + R"(","PodNamespace":"ml","PodUID":"uid-)" + name + R"(","Node":")" +
+  return R"({"PodName":")" + name + R"(","PodNamespace":"ml","PodUID":"uid-ml-)" + name + R"(","Node":")" +
          node + "\"}";
 }
 
@@ -91,23 +76,8 @@ class GpuBind : public ::testing::Test {
     return out;
   }
 
-  // What HAMi's device plugin does once Allocate has set the cards up (PodAllocationTrySuccess): the
-  // pod's bind-phase becomes success and the node's lock goes.
   void device_plugin_allocates(const std::string& pod, const std::string& node) {
-    api_.update("pods", "ml/" + pod, [](const std::string& s) -> std::optional<std::string> {
-      std::string out = s;
-      const std::string from = R"("hami.io/bind-phase":"allocating")";
-      out.replace(out.find(from), from.size(), R"("hami.io/bind-phase":"success")");
-      return out;
-    });
-    api_.update("nodes", node, [&](const std::string& s) -> std::optional<std::string> {
-      auto d = parse(s);
-      d["metadata"]["annotations"].RemoveMember("hami.io/mutex.lock");
-      rapidjson::StringBuffer sb;
-      rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-      d.Accept(w);
-      return std::string(sb.GetString(), sb.GetSize());
-    });
+    hami_device_plugin_allocates(api_, "ml", pod, node);
   }
 
   BindVerb verb(const GpuBinder& gpus) {
@@ -117,10 +87,14 @@ class GpuBind : public ::testing::Test {
   GpuBinder binder() {
     GpuBindOptions o;
     o.lock_wait = 0ms;
-    return GpuBinder(*client_, live_->cache(), o, [this] { return now_; });
+    return GpuBinder(*client_, live_->cache(), o, &metrics_, [this] { return now_; });
   }
 
+  // The failures each prepare counted, by cause.
+  uint64_t failed(GpuBindFailure cause) const { return metrics_.gpu_bind_failures(cause); }
+
   FakeApiServer api_;
+  Metrics metrics_{"test"};
   TestServer server_{std::make_shared<ClusterState>()};
   std::unique_ptr<kube::ApiClient> client_;
   std::unique_ptr<kube::LiveState> live_;
@@ -128,7 +102,7 @@ class GpuBind : public ::testing::Test {
 };
 
 TEST_F(GpuBind, WritesWhatHAMisDevicePluginReadsAndCountsTheCardsAtOnce) {
-  add_pod(gpu_pod("p1", 1, 4000), "uid-p1");
+  add_pod(gpu_pod("p1", 1, 4000), "uid-ml-p1");
   const GpuBinder gpus = binder();
   ASSERT_EQ(error_of(verb(gpus).bind(bind_body("p1", "n1"))), "");
   const auto pod = api_.object("pods", "ml/p1");
@@ -142,7 +116,8 @@ TEST_F(GpuBind, WritesWhatHAMisDevicePluginReadsAndCountsTheCardsAtOnce) {
   EXPECT_EQ(annotation_of(api_.object("nodes", "n1"), "hami.io/mutex.lock"), "2027-01-15T08:00:00Z,ml,p1");
   ASSERT_EQ(api_.bindings().size(), 1u);
   EXPECT_EQ(memory_on("n1"), (std::vector<int32_t>{0, 4000})) << "reserved before the watch shows it";
-  ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_pod("uid-p1")->pod->node_name == "n1"; }));
+  ASSERT_TRUE(
+      wait_until([&] { return live_->cache().view()->find_pod("uid-ml-p1")->pod->node_name == "n1"; }));
   EXPECT_TRUE(wait_until([&] {
     return memory_on("n1") == std::vector<int32_t>{0, 4000};
   })) << "and once only after";
@@ -151,11 +126,12 @@ TEST_F(GpuBind, WritesWhatHAMisDevicePluginReadsAndCountsTheCardsAtOnce) {
 // HAMi #3096: an expired lock was handed to the next pod while the first pod's Allocate was pending, and
 // the two ran with each other's limits. Here the lock of a bound pod still allocating is never taken over.
 TEST_F(GpuBind, ALockWaitingForAllocateIsNeverTakenOverHoweverOld) {
-  add_pod(gpu_pod("p1", 1, 4000), "uid-p1");
-  add_pod(gpu_pod("p2", 1, 4000), "uid-p2");
+  add_pod(gpu_pod("p1", 1, 4000), "uid-ml-p1");
+  add_pod(gpu_pod("p2", 1, 4000), "uid-ml-p2");
   const GpuBinder gpus = binder();
   ASSERT_EQ(error_of(verb(gpus).bind(bind_body("p1", "n1"))), "");
-  ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_pod("uid-p1")->pod->node_name == "n1"; }));
+  ASSERT_TRUE(
+      wait_until([&] { return live_->cache().view()->find_pod("uid-ml-p1")->pod->node_name == "n1"; }));
   now_ += 1h;  // far past HAMi's 5 minutes
   const std::string refused = error_of(verb(gpus).bind(bind_body("p2", "n1")));
   EXPECT_NE(refused.find(
@@ -164,6 +140,7 @@ TEST_F(GpuBind, ALockWaitingForAllocateIsNeverTakenOverHoweverOld) {
       << refused;
   EXPECT_EQ(annotation_of(api_.object("pods", "ml/p2"), "hami.io/vgpu-devices-to-allocate"), "");
   EXPECT_EQ(memory_on("n1"), (std::vector<int32_t>{0, 4000})) << "nothing counted for p2";
+  EXPECT_EQ(failed(GpuBindFailure::kLockHeld), 1u);
 
   device_plugin_allocates("p1", "n1");
   ASSERT_EQ(error_of(verb(gpus).bind(bind_body("p2", "n1"))), "");
@@ -175,13 +152,14 @@ TEST_F(GpuBind, ALockWaitingForAllocateIsNeverTakenOverHoweverOld) {
 // HAMi's device plugin serves one allocation per node at a time: a bind to a node whose lock is held waits
 // a moment for Allocate to finish rather than fail and go through the scheduler's backoff.
 TEST_F(GpuBind, ABindWaitsBrieflyForTheDevicePluginToFinish) {
-  add_pod(gpu_pod("p1", 1, 4000), "uid-p1");
-  add_pod(gpu_pod("p2", 1, 4000), "uid-p2");
+  add_pod(gpu_pod("p1", 1, 4000), "uid-ml-p1");
+  add_pod(gpu_pod("p2", 1, 4000), "uid-ml-p2");
   GpuBindOptions o;
   o.lock_wait = 30s;
-  const GpuBinder gpus(*client_, live_->cache(), o, [this] { return now_; });
+  const GpuBinder gpus(*client_, live_->cache(), o, &metrics_, [this] { return now_; });
   ASSERT_EQ(error_of(verb(gpus).bind(bind_body("p1", "n1"))), "");
-  ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_pod("uid-p1")->pod->node_name == "n1"; }));
+  ASSERT_TRUE(
+      wait_until([&] { return live_->cache().view()->find_pod("uid-ml-p1")->pod->node_name == "n1"; }));
   auto node_reads = [&] {
     int n = 0;
     for (const auto& [method, path] : api_.requests()) n += method == "GET" && path == "/api/v1/nodes/n1";
@@ -197,9 +175,9 @@ TEST_F(GpuBind, ABindWaitsBrieflyForTheDevicePluginToFinish) {
   EXPECT_EQ(annotation_of(api_.object("nodes", "n1"), "hami.io/mutex.lock"), "2027-01-15T08:00:00Z,ml,p2");
 }
 
-TEST_F(GpuBind, ALockWhoseOwnerIsGoneOrNeverBoundAndExpiredIsTakenOver) {
+TEST_F(GpuBind, ALockWhoseOwnerIsGoneElsewhereOrNeverBoundAndExpiredIsTakenOver) {
   api_.put("nodes", gpu_node("n2", 2, 10, "2027-01-15T08:00:00Z,ml,deleted"));
-  add_pod(gpu_pod("p1", 1, 1000), "uid-p1");
+  add_pod(gpu_pod("p1", 1, 1000), "uid-ml-p1");
   ASSERT_TRUE(wait_until([&] {
     const NodeInfo* n = live_->cache().view()->find_node("n2");
     return n && n->node->gpus;
@@ -209,19 +187,26 @@ TEST_F(GpuBind, ALockWhoseOwnerIsGoneOrNeverBoundAndExpiredIsTakenOver) {
   EXPECT_EQ(annotation_of(api_.object("nodes", "n2"), "hami.io/mutex.lock"), "2027-01-15T08:00:00Z,ml,p1");
 
   // A lock of a pod that was annotated but never bound: taken over once expired, not before.
-  add_pod(gpu_pod("stuck", 1, 1000), "uid-stuck");
+  add_pod(gpu_pod("stuck", 1, 1000), "uid-ml-stuck");
   api_.update("pods", "ml/stuck", [](const std::string& s) -> std::optional<std::string> {
-    const std::string uid = R"("uid":"uid-stuck")";
+    const std::string uid = R"("uid":"uid-ml-stuck")";
     std::string out = s;
-    out.replace(out.find(uid), uid.size(), uid + R"(,"annotations":{"hami.io/bind-phase":"allocating"})");
+    out.replace(out.find(uid), uid.size(),
+                uid + R"(,"annotations":{"hami.io/bind-phase":"allocating","hami.io/vgpu-node":"n3"})");
     return out;
   });
   api_.put("nodes", gpu_node("n3", 2, 10, "2027-01-15T08:00:00Z,ml,stuck"));
-  add_pod(gpu_pod("p2", 1, 1000), "uid-p2");
+  add_pod(gpu_pod("p2", 1, 1000), "uid-ml-p2");
   ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_node("n3") != nullptr; }));
   EXPECT_NE(
       error_of(verb(gpus).bind(bind_body("p2", "n3"))).find("locked for GPU allocation by pod ml/stuck"),
       std::string::npos);
+  // Its lock on a node its cards are not for (a bind retried elsewhere, a replica killed between the
+  // lock and the Binding) has nobody waiting behind it: taken over at once.
+  api_.put("nodes", gpu_node("n4", 2, 10, "2027-01-15T08:00:00Z,ml,stuck"));
+  add_pod(gpu_pod("p3", 1, 1000), "uid-ml-p3");
+  ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_node("n4") != nullptr; }));
+  EXPECT_EQ(error_of(verb(gpus).bind(bind_body("p3", "n4"))), "");
   now_ += 301s;
   EXPECT_EQ(error_of(verb(gpus).bind(bind_body("p2", "n3"))), "");
 }
@@ -229,7 +214,7 @@ TEST_F(GpuBind, ALockWhoseOwnerIsGoneOrNeverBoundAndExpiredIsTakenOver) {
 // HAMi #2305: the node lock leaked when a patch failed. Every failure after the lock gives it back, and
 // leaves nothing counted.
 TEST_F(GpuBind, EveryFailureAfterTheLockGivesItBackAndCountsNothing) {
-  add_pod(gpu_pod("p1", 1, 4000), "uid-p1");
+  add_pod(gpu_pod("p1", 1, 4000), "uid-ml-p1");
   const GpuBinder gpus = binder();
   api_.fail_patches(500, "pods");
   EXPECT_NE(
@@ -237,6 +222,7 @@ TEST_F(GpuBind, EveryFailureAfterTheLockGivesItBackAndCountsNothing) {
       std::string::npos);
   EXPECT_EQ(annotation_of(api_.object("nodes", "n1"), "hami.io/mutex.lock"), "");
   EXPECT_EQ(memory_on("n1"), (std::vector<int32_t>{0, 0}));
+  EXPECT_EQ(failed(GpuBindFailure::kApi), 1u);
   api_.fail_patches(0);
 
   api_.fail_binds(500, "etcdserver: request timed out");
@@ -245,19 +231,23 @@ TEST_F(GpuBind, EveryFailureAfterTheLockGivesItBackAndCountsNothing) {
   EXPECT_EQ(memory_on("n1"), (std::vector<int32_t>{0, 0}));
   api_.fail_binds(0, "");
 
-  add_pod(gpu_pod("huge", 1, 20000), "uid-huge");
+  add_pod(gpu_pod("huge", 1, 20000), "uid-ml-huge");
   EXPECT_NE(
       error_of(verb(gpus).bind(bind_body("huge", "n1")))
           .find("no GPU for it on node n1: node(s) had no GPU with 20000 MiB free: best card 16000 MiB"),
       std::string::npos);
   EXPECT_EQ(annotation_of(api_.object("nodes", "n1"), "hami.io/mutex.lock"), "");
+  // The Binding's own failure is the API client's to count (kube_extender_api_errors_total): it came
+  // after everything the binder prepared.
+  EXPECT_EQ(failed(GpuBindFailure::kApi), 1u);
+  EXPECT_EQ(failed(GpuBindFailure::kNoCard), 1u);
 
   ASSERT_EQ(error_of(verb(gpus).bind(bind_body("p1", "n1"))), "") << "all given back: the bind goes through";
 }
 
 // HAMi #2640: a GPU asked only by an init container skipped the node lock.
 TEST_F(GpuBind, AnInitContainersGpuTakesTheLockToo) {
-  add_pod(gpu_pod("init", 1, 2000, true), "uid-init");
+  add_pod(gpu_pod("init", 1, 2000, true), "uid-ml-init");
   const GpuBinder gpus = binder();
   ASSERT_EQ(error_of(verb(gpus).bind(bind_body("init", "n1"))), "");
   EXPECT_EQ(annotation_of(api_.object("nodes", "n1"), "hami.io/mutex.lock"), "2027-01-15T08:00:00Z,ml,init");
@@ -267,23 +257,24 @@ TEST_F(GpuBind, AnInitContainersGpuTakesTheLockToo) {
 
 // HAMi #2923, #1458: a deleted pod's cards stayed allocated. Here they are free at the next event.
 TEST_F(GpuBind, ADeletedPodsCardIsFreeAtTheNextEvent) {
-  add_pod(gpu_pod("a", 1, 1000), "uid-a");
-  add_pod(gpu_pod("b", 1, 1000), "uid-b");
+  add_pod(gpu_pod("a", 1, 1000), "uid-ml-a");
+  add_pod(gpu_pod("b", 1, 1000), "uid-ml-b");
   const GpuBinder gpus = binder();
   ASSERT_EQ(error_of(verb(gpus).bind(bind_body("a", "solo"))), "");
   device_plugin_allocates("a", "solo");
-  ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_pod("uid-a")->pod->node_name == "solo"; }));
+  ASSERT_TRUE(
+      wait_until([&] { return live_->cache().view()->find_pod("uid-ml-a")->pod->node_name == "solo"; }));
   EXPECT_NE(error_of(verb(gpus).bind(bind_body("b", "solo"))).find("no GPU with a free slot"),
             std::string::npos);
   api_.remove("pods", "ml/a");
-  ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_pod("uid-a") == nullptr; }));
+  ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_pod("uid-ml-a") == nullptr; }));
   EXPECT_EQ(error_of(verb(gpus).bind(bind_body("b", "solo"))), "");
 }
 
 TEST_F(GpuBind, APodWithoutGpusBindsAsBefore) {
-  api_.put("pods", R"({"metadata":{"name":"web","namespace":"ml","uid":"uid-web"},"spec":{"containers":[
+  api_.put("pods", R"({"metadata":{"name":"web","namespace":"ml","uid":"uid-ml-web"},"spec":{"containers":[
       {"name":"c","resources":{"requests":{"cpu":"100m"}}}]},"status":{"phase":"Pending"}})");
-  ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_pod("uid-web") != nullptr; }));
+  ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_pod("uid-ml-web") != nullptr; }));
   const GpuBinder gpus = binder();
   ASSERT_EQ(error_of(verb(gpus).bind(bind_body("web", "cpu-only"))), "");
   EXPECT_EQ(annotation_of(api_.object("nodes", "cpu-only"), "hami.io/mutex.lock"), "");
@@ -291,4 +282,5 @@ TEST_F(GpuBind, APodWithoutGpusBindsAsBefore) {
 }
 
 }  // namespace
+}  // namespace gpu_binder_test
 }  // namespace kext::testing
