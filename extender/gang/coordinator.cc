@@ -351,7 +351,28 @@ std::string GangCoordinator::check_bind(std::string_view uid, std::string_view n
   if (held == room->by_node.end()) return "";
   const PodInfo* info = state->find_pod(uid);
   const NodeInfo* n = state->find_node(node);
-  if (!info || !n || !n->node) return "";
+  if (!n || !n->node) return "";
+  // The groups whose members hold room there, this pod's own aside.
+  auto held_for = [&] {
+    std::set<std::string> groups;
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& member : held->second)
+      if (member->pod->uid != uid)
+        if (std::optional<std::string> g = gates_.group_of(member->pod->uid)) groups.insert(*g);
+    std::string names;
+    for (const std::string& g : groups) names += (names.empty() ? "" : ", ") + g;
+    return names.empty() ? std::string("?") : names;
+  };
+  const std::string refused = "not binding pod " + namespaced_key(namespace_, name) + " to node " +
+                              std::string(node) + ": room there is held for pod group ";
+  if (!info) {
+    // A pod this replica's watch has not shown yet (filtered on a replica whose watch is ahead, its bind
+    // passed on here): its requests are unknown, so it could take the held room. The scheduler tries it
+    // again, by when the watch has it.
+    for (const auto& member : held->second)
+      if (member->pod->uid == uid) return "";
+    return refused + held_for() + ", and the extender's cache does not have the pod yet to check it";
+  }
   // The pod as the cache keeps it (its identity, labels and requests): what the held room can take from
   // it. Its other constraints do not change with the room, and the scheduler checked them.
   Pod pod;
@@ -366,19 +387,9 @@ std::string GangCoordinator::check_bind(std::string_view uid, std::string_view n
   if (with_room[0] == n) return "";  // the room there is held for this pod itself
   FilterStatus s = std::move(engine_.filter(context, with_room)[0]);
   if (s.code == FilterCode::kSuccess) return "";
-  std::set<std::string> groups;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& member : held->second)
-      if (member->pod->uid != uid)
-        if (std::optional<std::string> g = gates_.group_of(member->pod->uid)) groups.insert(*g);
-  }
-  std::string names;
-  for (const std::string& g : groups) names += (names.empty() ? "" : ", ") + g;
   std::string reasons;
   for (const std::string& r : s.reasons) reasons += (reasons.empty() ? "" : ", ") + r;
-  return "not binding pod " + namespaced_key(namespace_, name) + " to node " + std::string(node) +
-         ": room there is held for pod group " + (names.empty() ? "?" : names) + " (" + reasons + ")";
+  return refused + held_for() + " (" + reasons + ")";
 }
 
 }  // namespace kext
