@@ -100,11 +100,26 @@ std::string memory_text(int64_t bytes) {
   return std::to_string(bytes);
 }
 
+namespace {
+
+// The GPU rows, for a cluster whose nodes registered cards: the cards' memory allocated, the cards no
+// pod holds, and the largest share one card can still take.
+std::vector<std::pair<std::string, std::string>> gpu_rows(const GpuUse& g) {
+  if (g.cards == 0) return {};
+  return {
+      {"GPU memory allocated", percent_text(share_of(g.memory_allocated, g.memory))},
+      {"GPUs idle", std::to_string(g.cards_idle) + "/" + std::to_string(g.cards)},
+      {"largest GPU share free", std::to_string(g.largest_free_share) + " MiB"},
+  };
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> use_rows(const SimResult& result) {
   const ClusterUse& u = result.use;
   const Fragmentation f = fragmentation(u, result.typical_pod);
   const std::optional<PodShape>& pod = result.typical_pod;
-  return {
+  std::vector<std::pair<std::string, std::string>> rows = {
       {"nodes used", std::to_string(u.nodes_used) + "/" + std::to_string(u.nodes)},
       {"cpu requested", percent_text(share_of(u.milli_cpu_requested, u.milli_cpu_allocatable))},
       {"memory requested", percent_text(share_of(u.memory_requested, u.memory_allocatable))},
@@ -113,6 +128,8 @@ std::vector<std::pair<std::string, std::string>> use_rows(const SimResult& resul
       {"cpu fragmented", percent_text(f.cpu)},
       {"memory fragmented", percent_text(f.memory)},
   };
+  for (auto& row : gpu_rows(u.gpu)) rows.push_back(std::move(row));
+  return rows;
 }
 
 SummaryRows result_rows(const SimResult& result) {
@@ -170,12 +187,22 @@ std::string format_node_use(const ClusterUse& use) {
   if (use.per_node.empty() || use.per_node.size() > kNodeListMax) return out;
   size_t width = 4;
   for (const NodeUse& n : use.per_node) width = std::max(width, n.name.size());
-  out += "  " + pad_right("node", width) + "      cpu   memory  pods\n";
+  const bool gpus = use.gpu.cards > 0;
+  out += "  " + pad_right("node", width) + "      cpu   memory  " +
+         (gpus ? pad_right("pods", 8) + "GPUs idle  GPU memory" : "pods") + "\n";
   for (const NodeUse& n : use.per_node) {
     out += "  " + pad_right(n.name, width) +
            pad_left(percent_text(share_of(n.milli_cpu_requested, n.milli_cpu_allocatable)), 9) +
-           pad_left(percent_text(share_of(n.memory_requested, n.memory_allocatable)), 9) + "  " +
-           std::to_string(n.pods) + "/" + std::to_string(n.allowed_pods) + "\n";
+           pad_left(percent_text(share_of(n.memory_requested, n.memory_allocatable)), 9) + "  ";
+    const std::string pods = std::to_string(n.pods) + "/" + std::to_string(n.allowed_pods);
+    if (!gpus || n.gpu.cards == 0) {
+      out += pods;
+    } else {
+      out += pad_right(pods, 8) +
+             pad_left(std::to_string(n.gpu.cards_idle) + "/" + std::to_string(n.gpu.cards), 9) +
+             pad_left(percent_text(share_of(n.gpu.memory_allocated, n.gpu.memory)), 12);
+    }
+    out += "\n";
   }
   return out;
 }

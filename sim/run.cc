@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "algorithms/gpu/device_fit.h"
 #include "algorithms/namespaced_key.h"
 #include "algorithms/plugin_args.h"
 #include "algorithms/pod_requests.h"
@@ -160,6 +161,7 @@ void take_profile(SimConfig& out, const LoadedConfig& c) {
   out.topology_levels = c.loaded->profile.topology_levels;
   out.usage = usage_section(c);
   out.scores_usage = scores_usage(*out.engine);
+  out.gpu_sharing = c.loaded->profile.gpu_sharing;
 }
 
 // --extender-weight where no extender is weighed, `why`: an error for a run of its own; with
@@ -243,6 +245,7 @@ SimConfig load_sim_config(const SimCommand& command, const std::string& file, st
   out.topology_levels = own.loaded->profile.topology_levels;
   out.usage = usage_section(own);
   out.scores_usage = out.scores_usage || scores_usage(*engine_of(own));
+  if (own.loaded->profile.gpu_sharing) out.gpu_sharing = own.loaded->profile.gpu_sharing;
   out.scoring.in_tree = true;
   const std::vector<SchedulerExtender>& entries = profile.loaded->extenders;
   out.scoring.extender_weight =
@@ -515,6 +518,7 @@ SimResult run_sim(const SimCommand& command, std::ostream* log, std::string_view
   // The scoring (in_tree, the weight) for it came with the configuration (load_sim_config).
   if (extender) options.backend = extender->backend.get();
   hand_selectors(in);
+  in.cluster.cluster.set_gpu_sharing(loaded.gpu_sharing);
   sim::Simulator simulator(std::move(in.cluster.cluster), *loaded.engine, options);
   gang::GroupMap groups = pod_groups_of(in);
   result.topology_fit = plan_topology_fit(simulator.topology_levels(), groups, pods_to_place(in));
@@ -549,6 +553,35 @@ std::string owner_of(const SimResult& result, const std::string& pod) {
   }
 }
 
+void GpuUse::add(const GpuUse& o) {
+  cards += o.cards;
+  cards_idle += o.cards_idle;
+  memory_allocated += o.memory_allocated;
+  memory += o.memory;
+  largest_free_share = std::max(largest_free_share, o.largest_free_share);
+}
+
+namespace {
+
+// A node's cards as GPUShare counts them (gpu::node_usage over its pods' shares).
+GpuUse gpu_use(const NodeInfo& n) {
+  GpuUse out;
+  if (!n.node->gpus) return out;
+  for (const gpu::DeviceUsage& u : gpu::node_usage(*n.node->gpus, n.pods)) {
+    const gpu::Device& d = *u.device;
+    ++out.cards;
+    out.memory += d.memory;
+    out.memory_allocated += u.used_memory;
+    if (!d.health) continue;
+    if (u.used == 0) ++out.cards_idle;
+    if (u.used < d.count)
+      out.largest_free_share = std::max<int64_t>(out.largest_free_share, d.memory - u.used_memory);
+  }
+  return out;
+}
+
+}  // namespace
+
 ClusterUse cluster_use(const sim::SimCluster& cluster) {
   ClusterUse use;
   for (const NodeInfo* n : cluster.nodes()) {
@@ -560,7 +593,9 @@ ClusterUse cluster_use(const sim::SimCluster& cluster) {
     use.memory_allocatable += n->node->allocatable.memory;
     use.per_node.push_back(NodeUse{n->name(), n->requested.milli_cpu, n->node->allocatable.milli_cpu,
                                    n->requested.memory, n->node->allocatable.memory,
-                                   static_cast<int64_t>(n->pods.size()), n->node->allocatable.pods});
+                                   static_cast<int64_t>(n->pods.size()), n->node->allocatable.pods,
+                                   gpu_use(*n)});
+    use.gpu.add(use.per_node.back().gpu);
   }
   return use;
 }

@@ -23,6 +23,18 @@ struct InputError : std::runtime_error {
 };
 
 // One node at the end of a run: what its pods request of its allocatable.
+// The GPUs HAMi's device plugin registered on nodes (algorithms/gpu), with what the pods hold of them.
+struct GpuUse {
+  int64_t cards = 0;
+  int64_t cards_idle = 0;        // healthy cards no pod holds: what a pod taking whole cards can have
+  int64_t memory_allocated = 0;  // MiB
+  int64_t memory = 0;            // MiB, every card's
+  // The most memory free on one healthy card with a pod slot left: the largest one-card share that still
+  // fits. 0 when no card has a slot left.
+  int64_t largest_free_share = 0;
+  void add(const GpuUse& o);
+};
+
 struct NodeUse {
   std::string name;
   int64_t milli_cpu_requested = 0;
@@ -31,6 +43,7 @@ struct NodeUse {
   int64_t memory_allocatable = 0;
   int64_t pods = 0;
   int64_t allowed_pods = 0;  // allocatable pods
+  GpuUse gpu;
 };
 
 // The cluster at the end of a run: how full it is.
@@ -42,6 +55,7 @@ struct ClusterUse {
   int64_t memory_requested = 0;
   int64_t memory_allocatable = 0;
   std::vector<NodeUse> per_node;  // in the cluster's node order
+  GpuUse gpu;                     // no cards when no node registered any
 };
 
 ClusterUse cluster_use(const sim::SimCluster& cluster);
@@ -163,6 +177,9 @@ struct SimConfig {
   // sample the nodes' usage.
   std::optional<sim::UsageOptions> usage;
   bool scores_usage = false;
+  // GPUShare's sharing configuration, from the configuration whose profile has it (the extender's when
+  // one runs in process): a simulated bind then gives a pod its cards (SimCluster::set_gpu_sharing).
+  std::optional<gpu::SharingConfig> gpu_sharing;
   // The kube-scheduler minor the plugins and preemption reproduce (the extender's configuration decides
   // for the profile it joins), where it came from (source_label), the line that says both
   // (policy/version_choice.h describe), and a warning for the operator (a live cluster's minor outside

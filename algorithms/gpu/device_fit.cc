@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <map>
 
 namespace kext::gpu {
 
@@ -473,6 +474,36 @@ std::string encode_allocation(const PodAllocation& allocation) {
       out += ',' + std::to_string(d.memory) + ',' + std::to_string(d.cores) + ':';
     }
     out += ';';
+  }
+  return out;
+}
+
+PodShares collapse_allocation(const PodAllocation& allocation, size_t init_containers) {
+  // pkg/device/initContainer.go CollapseInitContainerUsage: init containers run one after another (their
+  // peak, one slot), the containers together (their sum, a slot each); a card holds the larger.
+  struct Use {
+    int32_t memory = 0, cores = 0, slots = 0;
+  };
+  std::map<std::string, std::pair<Use, Use>> by_card;  // uuid -> (init peak, containers' sum), UUID order
+  for (size_t i = 0; i < allocation.size(); ++i) {
+    for (const auto& c : allocation[i]) {
+      auto& [init, app] = by_card[c.uuid];
+      if (i < init_containers) {
+        init.memory = std::max(init.memory, c.memory);
+        init.cores = std::max(init.cores, c.cores);
+        init.slots = 1;
+      } else {
+        app.memory += c.memory;
+        app.cores += c.cores;
+        ++app.slots;
+      }
+    }
+  }
+  PodShares out;
+  for (const auto& [uuid, use] : by_card) {
+    const auto& [init, app] = use;
+    out.shares.push_back(DeviceShare{uuid, std::max({init.slots, app.slots, 1}),
+                                     std::max(init.memory, app.memory), std::max(init.cores, app.cores)});
   }
   return out;
 }

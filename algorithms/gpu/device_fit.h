@@ -93,4 +93,8 @@ float node_score(std::span<const DeviceUsage> usage);
 // "UUID,NVIDIA,memory,cores:", a container ends with ";".
 std::string encode_allocation(const PodAllocation& allocation);
 
+// A pod's cards as its node counts them, from each container's (the first `init_containers` entries are
+// init containers): the shares hami.io/vgpu-devices-allocated gives it, and a simulated bind records.
+PodShares collapse_allocation(const PodAllocation& allocation, size_t init_containers);
+
 }  // namespace kext::gpu

@@ -249,8 +249,8 @@ std::string GpuBinder::reserve(const BindingArgs& args, const Pod& pod, StateCac
     return "no GPU for it on node " + args.node + ": " +
            (fit.error.empty() ? fit.failure.reason() : fit.error);
   allocation = fit.allocation;
-  auto shares =
-      std::make_shared<const gpu::PodShares>(collapse_gpu_allocation(allocation, pod.init_containers.size()));
+  auto shares = std::make_shared<const gpu::PodShares>(
+      gpu::collapse_allocation(allocation, pod.init_containers.size()));
   cause = GpuBindFailure::kNotCached;
   if (!cache_.batch().assume_pod(key, args.node, until, std::move(shares)))
     return "pod " + namespaced_key(args.pod_namespace, args.pod_name) + " is not in the extender's cache";

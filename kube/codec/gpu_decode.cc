@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/gpu/device_fit.h"
 #include "algorithms/namespaced_key.h"
 
 namespace kext {
@@ -197,37 +198,6 @@ gpu::PodAllocation parse_gpu_allocation(std::string_view value) {
   return out;
 }
 
-gpu::PodShares collapse_gpu_allocation(const gpu::PodAllocation& allocation, size_t init_containers) {
-  // pkg/device/initContainer.go CollapseInitContainerUsage: init containers run one after another (their
-  // peak, one slot), the containers together (their sum, a slot each); a card holds the larger.
-  struct Use {
-    int32_t memory = 0, cores = 0, slots = 0;
-  };
-  std::map<std::string, std::pair<Use, Use>> by_card;  // uuid -> (init peak, containers' sum), UUID order
-  for (size_t i = 0; i < allocation.size(); ++i) {
-    for (const auto& c : allocation[i]) {
-      auto& [init, app] = by_card[c.uuid];
-      if (i < init_containers) {
-        init.memory = std::max(init.memory, c.memory);
-        init.cores = std::max(init.cores, c.cores);
-        init.slots = 1;
-      } else {
-        app.memory += c.memory;
-        app.cores += c.cores;
-        ++app.slots;
-      }
-    }
-  }
-  gpu::PodShares out;
-  for (const auto& [uuid, use] : by_card) {
-    const auto& [init, app] = use;
-    out.shares.push_back(gpu::DeviceShare{uuid, std::max({init.slots, app.slots, 1}),
-                                          std::max(init.memory, app.memory),
-                                          std::max(init.cores, app.cores)});
-  }
-  return out;
-}
-
 std::shared_ptr<const gpu::NodeDevices> decode_node_gpus(const Value* annotations) {
   const Value* reg = annotation(annotations, gpu::kRegisterAnnotation);
   if (!reg) return nullptr;
@@ -292,7 +262,7 @@ std::shared_ptr<const gpu::PodShares> decode_gpu_shares(const Value* annotations
   if (!v) return nullptr;
   try {
     return std::make_shared<const gpu::PodShares>(
-        collapse_gpu_allocation(parse_gpu_allocation(json::view(*v)), init_containers));
+        gpu::collapse_allocation(parse_gpu_allocation(json::view(*v)), init_containers));
   } catch (const DecodeError&) {
     return nullptr;
   }

@@ -29,6 +29,5 @@ gpu::NodeDevices parse_gpu_register(std::string_view value);                 // 
 void parse_gpu_pair_scores(std::string_view value, gpu::NodeDevices& into);  // throws DecodeError
 gpu::Weights parse_gpu_weights(std::string_view value);                      // throws DecodeError
 gpu::PodAllocation parse_gpu_allocation(std::string_view value);             // throws DecodeError
-gpu::PodShares collapse_gpu_allocation(const gpu::PodAllocation& allocation, size_t init_containers);
 
 }  // namespace kext

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "algorithms/gpu/devices.h"
 #include "algorithms/model.h"
 #include "algorithms/plugin.h"
 #include "sim/core/pod_group_index.h"
@@ -101,7 +102,11 @@ class SimCluster {
     for (const auto& [uid, e] : pods_) f(e.pod);
   }
 
-  // Assume + bind: sets spec.nodeName and status.startTime (now) and adds the pod to its node.
+  // With GPU sharing (the profile's GPUShare): a bound pod that asks for GPUs gets its cards, as the
+  // extender's bind chooses them (extender/gpu/gpu_binder.h), so that the next cycles count them.
+  void set_gpu_sharing(std::optional<gpu::SharingConfig> sharing) { gpu_sharing_ = std::move(sharing); }
+  // Assume + bind: sets spec.nodeName and status.startTime (now) and adds the pod to its node; with GPU
+  // sharing, records the pod's cards on it (none when they no longer fit: the filter did not check them).
   void bind(std::string_view uid, std::string_view node_name, int64_t now_unix_seconds);
   // Undoes bind: the pod leaves its node and is pending again (an assumed pod forgotten: a gang member
   // whose group timed out at permit). Throws ClusterError for a pod that is not bound.
@@ -116,6 +121,7 @@ class SimCluster {
 
  private:
   KubeVersion version_;
+  std::optional<gpu::SharingConfig> gpu_sharing_;
   std::set<std::string, std::less<>> dra_extended_resources_;
   struct Entry {
     std::shared_ptr<const Pod> pod;

@@ -327,7 +327,7 @@ Utilisation utilisation(const std::vector<NodeShare>& nodes, const std::optional
     // A node whose pod slots the watch did not give has no slot limit here.
     const int64_t slots = n.pods_allocatable > 0 ? n.pods_allocatable : INT64_MAX;
     use.per_node.push_back(NodeUse{n.name, n.milli_cpu_requested, n.milli_cpu_allocatable, n.memory_requested,
-                                   n.memory_allocatable, n.pods, slots});
+                                   n.memory_allocatable, n.pods, slots, GpuUse{}});
   }
   Utilisation u;
   u.nodes = use.nodes;

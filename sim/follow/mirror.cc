@@ -8,6 +8,17 @@
 
 namespace kext::simtool::follow {
 
+namespace {
+
+// An empty cluster whose binds give pods their cards when the policy shares GPUs.
+sim::SimCluster cluster_for(const SimConfig& config) {
+  sim::SimCluster cluster;
+  cluster.set_gpu_sharing(config.gpu_sharing);
+  return cluster;
+}
+
+}  // namespace
+
 sim::SimulatorOptions follow_options(const SimCommand& command, const SimConfig& config,
                                      int64_t epoch_unix_seconds) {
   // The policy was loaded with the flags that give an extender's configuration its scheduler profile
@@ -35,7 +46,7 @@ PolicyMirror::PolicyMirror(size_t index, std::string name, SimConfig config, sim
     : index_(index),
       name_(std::move(name)),
       config_(std::move(config)),
-      simulator_(sim::SimCluster{}, *config_.engine, options),
+      simulator_(cluster_for(config_), *config_.engine, options),
       divergence_(divergence),
       log_(log),
       tombstone_limit_(tombstone_limit) {}

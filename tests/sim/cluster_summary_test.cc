@@ -17,7 +17,7 @@ using kext::testing::MiB;
 
 NodeUse node(std::string name, int64_t cpu_req, int64_t cpu_alloc, int64_t mem_req, int64_t mem_alloc,
              int64_t pods, int64_t allowed = 110) {
-  return NodeUse{std::move(name), cpu_req, cpu_alloc, mem_req, mem_alloc, pods, allowed};
+  return NodeUse{std::move(name), cpu_req, cpu_alloc, mem_req, mem_alloc, pods, allowed, {}};
 }
 
 ClusterUse use_of(std::vector<NodeUse> nodes) {

@@ -864,7 +864,7 @@ TEST(SimHtml, PlacedDifferentlyIsSortedAndCounted) {
 // Long node names are cut in the middle on the bars; moves beyond the ten most common are summed.
 TEST(SimHtml, LongNamesAndManyMoves) {
   SimResult a, b;
-  a.use.per_node.push_back(NodeUse{"ip-10-0-1-15.eu-west-1.compute.internal", 1, 2, 1, 2, 1, 110});
+  a.use.per_node.push_back(NodeUse{"ip-10-0-1-15.eu-west-1.compute.internal", 1, 2, 1, 2, 1, 110, {}});
   for (int i = 0; i < 12; ++i) {
     const std::string pod = "ns/p-" + std::to_string(i);
     a.placements[pod] = "a" + std::to_string(i);
@@ -900,8 +900,8 @@ TEST(SimHtml, NaturalOrderAndLineDiff) {
 TEST(SimHtml, ManyNodesNameTheFullest) {
   SimResult r;
   for (size_t i = 0; i < kLabelledBarsMax + 10; ++i) {
-    r.use.per_node.push_back(NodeUse{"node-" + std::to_string(i), static_cast<int64_t>(i), 100,
-                                     static_cast<int64_t>(i), 100, 1, 110});
+    r.use.per_node.push_back(NodeUse{
+        "node-" + std::to_string(i), static_cast<int64_t>(i), 100, static_cast<int64_t>(i), 100, 1, 110, {}});
   }
   const std::string html = html_report({{"big", &r}}, {});
   expect_self_contained_and_balanced(html);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/gpu/device_fit.h"
 #include "kube/codec/k8s_decode.h"
 
 namespace kext {
@@ -139,7 +140,7 @@ TEST(GpuDecode, SharesCollapseInitContainersAsHAMi) {
       {"an empty container keeps its place", ";GPU-a,NVIDIA,2000,10:;", 1, {{"GPU-a", 1, 2000, 10}}},
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(collapse_gpu_allocation(parse_gpu_allocation(c.allocated), c.init_containers).shares, c.want)
+    EXPECT_EQ(gpu::collapse_allocation(parse_gpu_allocation(c.allocated), c.init_containers).shares, c.want)
         << c.name;
   }
   EXPECT_THROW(parse_gpu_allocation("GPU-a,NVIDIA,1000:;"), DecodeError);
