@@ -105,6 +105,12 @@ std::vector<FilterCode> Engine::filter_codes(const PodContext& unprepared,
   return out;
 }
 
+std::shared_ptr<const Pod> Engine::reserve(std::shared_ptr<const Pod> pod, const NodeInfo& node) const {
+  for (const auto& f : filters_)
+    if (std::shared_ptr<const Pod> reserved = f->reserve(*pod, node)) pod = std::move(reserved);
+  return pod;
+}
+
 bool Engine::fits(const PodContext& unprepared, const NodeInfo& node) const {
   std::optional<PodContext> own;
   if (!unprepared.prepared) {

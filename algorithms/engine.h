@@ -79,6 +79,9 @@ class Engine {
   // they are made, so that filtering every node of a large cluster keeps no string per failing node
   // alive (extender-sim --follow judges each of production's decisions over every node).
   std::vector<FilterCode> filter_codes(const PodContext& pod, std::span<const NodeInfo* const> nodes) const;
+  // `pod` as placed on `node` before its bind: each filter's reserve in turn (FilterPlugin::reserve);
+  // `pod` itself when none records anything.
+  std::shared_ptr<const Pod> reserve(std::shared_ptr<const Pod> pod, const NodeInfo& node) const;
   // Runs only the filters: true if the pod fits the node (used by preemption's dry runs).
   bool fits(const PodContext& pod, const NodeInfo& node) const;
   // raw and reduced hold each plugin's scores on `scale`'s scale (the reply's 0..10, or 0..100).

@@ -154,6 +154,13 @@ class FilterPlugin {
                                                   std::span<const NodeInfo* const> /*nodes*/) const {
     return nullptr;
   }
+  // Reserve, for a placement made before its bind (a gang member's held room, admission's trial): a
+  // copy of `pod` recording what it takes of `node` that its requests do not say (the GPU cards it would
+  // get), so that pods placed on that node after it see those taken. nullptr: nothing to record, as for
+  // most filters, whose room the requests already count.
+  virtual std::shared_ptr<const Pod> reserve(const Pod& /*pod*/, const NodeInfo& /*node*/) const {
+    return nullptr;
+  }
   // check() as one status, for callers outside the engine's loop.
   FilterStatus filter(const PodContext& pod, const NodeInfo& node) const {
     FilterStatus s;

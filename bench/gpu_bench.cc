@@ -77,7 +77,7 @@ Fixture& fixture() {
           p.phase = "Running";
           p.containers.push_back(gpu_container(1, 10000, 25));
           p.gpu_shares = std::make_shared<const kext::gpu::PodShares>(
-              kext::gpu::PodShares{{kext::gpu::DeviceShare{card(i, (i + k) % kCards), 1, 10000, 25}}});
+              kext::gpu::PodShares{{kext::gpu::DeviceShare{card(i, (i + k) % kCards), 1, 10000, 25}}, ""});
           b.upsert_pod(std::move(p));
         }
       }

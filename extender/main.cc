@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/read_file.h"
 #include "common/shutdown_signals.h"
+#include "extender/gpu/gpu_requeue.h"
 #include "extender/malloc_arenas.h"
 #include "extender/options.h"
 #include "extender/server/server.h"
@@ -134,6 +135,7 @@ void load_snapshots(const kext::Options& opts, kext::StateStore& store, kext::Ku
 // Destroyed from the last member up, as the locals they replace in main were.
 struct ClusterClients {
   std::unique_ptr<kext::kube::ApiClient> api;
+  std::unique_ptr<kext::GpuRequeue> gpu_requeue;  // before `live`, whose watch calls it: it outlives it
   std::unique_ptr<kext::kube::LiveState> live;
   std::unique_ptr<kext::kube::LeaderElector> elector;
   std::unique_ptr<kext::BindForwarder> forwarder;
@@ -203,6 +205,13 @@ ClusterClients connect_cluster(const kext::Options& opts, std::unique_ptr<kext::
   live_opts.report_lag = [&metrics](const std::string& resource, double s) {
     metrics.set_watch_lag_seconds(resource, s);
   };
+  // GPUShare allocates at bind: a pod's cards freed sends the GPU pods just refused back to the queue.
+  if (profile.gpu_sharing && opts.api.bind) {
+    c.gpu_requeue = std::make_unique<kext::GpuRequeue>(*c.api, &metrics);
+    live_opts.on_pod_gone = [r = c.gpu_requeue.get()](const kext::kube::PodGone& gone) {
+      if (gone.held_gpus) r->cards_freed();
+    };
+  }
   c.live = std::make_unique<kext::kube::LiveState>(*c.api, store, live_opts);
   if (opts.api.leader_elect) {
     c.elector = make_elector(*c.api, opts, metrics);
@@ -213,9 +222,11 @@ ClusterClients connect_cluster(const kext::Options& opts, std::unique_ptr<kext::
     c.gangs = std::make_unique<kext::GangCoordinator>(profile.engine, store,
                                                       gang_config(opts, c.elector.get(), profile), &metrics);
     // GPUShare in the profile: the pods' GPUs are allocated at bind, as HAMi's device plugin expects.
-    if (profile.gpu_sharing)
+    if (profile.gpu_sharing) {
       c.gpus = std::make_unique<kext::GpuBinder>(*c.api, c.live->cache(),
                                                  kext::GpuBindOptions{*profile.gpu_sharing}, &metrics);
+      metrics.set_gpu_allocations_undecoded([gpus = c.gpus.get()] { return gpus->undecoded_allocations(); });
+    }
     c.binder = std::make_unique<kext::BindVerb>(*c.api, c.live->cache(), opts.api.assume_ttl, c.elector.get(),
                                                 c.forwarder.get(), c.gangs.get(), c.gpus.get());
     if (c.elector)
@@ -349,6 +360,7 @@ int main(int argc, char** argv) {
 
     kext::Verbs verbs(profile, store, opts.node_cache_entries, cluster.binder.get(), cluster.gangs.get(),
                       cluster.gang_replicas.get());
+    verbs.set_gpu_requeue(cluster.gpu_requeue.get());
     kext::Server server(opts.server, verbs, store,
                         kext::ServerObservers{&metrics, decisions.get(), cluster.elector.get()});
     std::string error;

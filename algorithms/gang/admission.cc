@@ -76,8 +76,8 @@ std::string prefilter_reason(const PodGroupSpec& group, size_t pending, size_t n
 // victim), the others as given.
 class TrialNodes {
  public:
-  explicit TrialNodes(std::span<const NodeInfo* const> nodes)
-      : nodes_(nodes), view_(nodes.begin(), nodes.end()), copies_(nodes.size()) {}
+  TrialNodes(const Engine& engine, std::span<const NodeInfo* const> nodes)
+      : engine_(engine), nodes_(nodes), view_(nodes.begin(), nodes.end()), copies_(nodes.size()) {}
 
   std::span<const NodeInfo* const> view() const { return view_; }
 
@@ -89,12 +89,16 @@ class TrialNodes {
     for (const auto& [info, i] : placed_) ctx.add_pod(*info, *view_[i]);
   }
 
-  // Puts `member` on node `i`; the node's name.
-  std::string place(const std::shared_ptr<const Pod>& member, size_t i) {
-    auto info = std::make_shared<const PodInfo>(make_pod_info(member));
+  // Puts `member` on node `i`, with what the filters reserve for it there (Engine::reserve: its GPU
+  // cards), so that the members after it see that taken.
+  MemberPlacement place(const std::shared_ptr<const Pod>& member, size_t i) {
+    std::shared_ptr<const Pod> reserved = engine_.reserve(member, *view_[i]);
+    auto info = std::make_shared<const PodInfo>(make_pod_info(reserved));
     copy_of(i)->add_pod(info);
     placed_.emplace_back(std::move(info), i);
-    return view_[i]->name();
+    MemberPlacement out{member->uid, view_[i]->name(), {}, 0, {}};
+    if (reserved != member) out.reserved = std::move(reserved);
+    return out;
   }
 
   // Puts `member` where its preemption `c` makes room, evicting the candidate's victims there.
@@ -109,7 +113,10 @@ class TrialNodes {
       node->remove_pod(v->pod->uid);
       evicted_.emplace_back(v, i);
     }
-    return {member->uid, place(member, i), std::move(victims), c.num_pdb_violations};
+    MemberPlacement out = place(member, i);
+    out.victims = std::move(victims);
+    out.pdb_violations = c.num_pdb_violations;
+    return out;
   }
 
  private:
@@ -121,6 +128,7 @@ class TrialNodes {
     return copies_[i].get();
   }
 
+  const Engine& engine_;
   std::span<const NodeInfo* const> nodes_;
   std::vector<const NodeInfo*> view_;
   std::vector<std::unique_ptr<NodeInfo>> copies_;
@@ -177,7 +185,7 @@ Admission admit(const Engine& engine, const PodGroupSpec& group,
   const size_t need = static_cast<size_t>(std::max(group.min_member, 1));
   out.reason = prefilter_reason(group, members.size(), need, nodes, evictions != nullptr);
   if (!out.reason.empty()) return out;
-  TrialNodes trial(nodes);
+  TrialNodes trial(engine, nodes);
   std::vector<const NodeInfo*> subset;
   for (size_t m = 0; m < need; ++m) {
     const Pod& pod = *members[m];
@@ -209,7 +217,7 @@ Admission admit(const Engine& engine, const PodGroupSpec& group,
       return out;
     }
     const size_t best = select_host(engine, ctx, view, feasible);
-    out.placements.push_back({pod.uid, trial.place(members[m], only ? (*only)[best] : best), {}, 0});
+    out.placements.push_back(trial.place(members[m], only ? (*only)[best] : best));
   }
   out.admitted = true;
   return out;

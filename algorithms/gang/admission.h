@@ -26,6 +26,9 @@ struct MemberPlacement {
   // The pods evicted from `node` to make room for this member (admission with Evictions only).
   std::vector<std::shared_ptr<const PodInfo>> victims;
   int64_t pdb_violations = 0;  // of those victims' evictions
+  // The member as the filters reserved it on `node` (Engine::reserve: the GPU cards it would get), null
+  // when they reserved nothing beyond its requests. Its held room counts this.
+  std::shared_ptr<const Pod> reserved;
   bool operator==(const MemberPlacement&) const = default;
 };
 

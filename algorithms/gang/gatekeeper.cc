@@ -128,7 +128,9 @@ bool Gatekeeper::try_admit(const Engine& engine, const Waiting& w, const GroupMe
   for (const auto& p : pods) by_uid.emplace(p->uid, &p);
   std::vector<HeldMember> held;
   for (const MemberPlacement& p : a.placements) {
-    held.push_back({std::make_shared<const PodInfo>(make_pod_info(*by_uid.at(p.uid))), p.node});
+    held.push_back(
+        {std::make_shared<const PodInfo>(make_pod_info(p.reserved ? p.reserved : *by_uid.at(p.uid))),
+         p.node});
     member_group_[p.uid] = w.spec.key();
     if (!p.victims.empty()) {
       auto& victims = evictions_[w.spec.key()][p.node];

@@ -478,6 +478,32 @@ std::string encode_allocation(const PodAllocation& allocation) {
   return out;
 }
 
+std::string undecoded_sharer(const NodeInfo& node) {
+  for (const auto& p : node.pods)
+    if (p->pod->gpu_shares && !p->pod->gpu_shares->error.empty())
+      return p->pod->namespace_ + "/" + p->pod->name + ": " + p->pod->gpu_shares->error;
+  return "";
+}
+
+NodeFit fit_on_node(const PodRequest& request, const NodeInfo& node) {
+  if (std::string bad = undecoded_sharer(node); !bad.empty()) {
+    NodeFit out;
+    out.error = "node(s) had a pod whose GPU allocation did not decode: " + bad;
+    out.use_unknown = true;
+    return out;
+  }
+  return fit_pod(request, *node.node->gpus, node_usage(*node.node->gpus, node.pods));
+}
+
+std::shared_ptr<const PodShares> shares_on_node(const Pod& pod, const NodeInfo& node,
+                                                const SharingConfig& config) {
+  const PodRequest request = pod_request(pod, config);
+  if (!request.asks() || !node.node || !node.node->gpus) return nullptr;
+  const NodeFit fit = fit_on_node(request, node);
+  if (!fit.fits) return nullptr;
+  return std::make_shared<const PodShares>(collapse_allocation(fit.allocation, pod.init_containers.size()));
+}
+
 PodShares collapse_allocation(const PodAllocation& allocation, size_t init_containers) {
   // pkg/device/initContainer.go CollapseInitContainerUsage: init containers run one after another (their
   // peak, one slot), the containers together (their sum, a slot each); a card holds the larger.

@@ -79,11 +79,29 @@ struct NodeFit {
   PodAllocation allocation;  // per container, init containers first; empty for one that asks none
   FitFailure failure;        // when !fits
   std::string error;         // a node or pod whose annotations did not decode
+  // Of `error`: a pod on the node whose cards did not decode (undecoded_sharer), not the pod asking or
+  // the node itself; it passes once that pod is gone or mended.
+  bool use_unknown = false;
 };
 
 // Fit every container of the pod on the node as HAMi's scoreNode does (pkg/scheduler/score.go): each
 // init container alone on the node's use, then the containers one after another on the same use.
 NodeFit fit_pod(const PodRequest& request, const NodeDevices& devices, std::vector<DeviceUsage> usage);
+
+// A pod on the node whose hami.io/vgpu-devices-allocated did not decode: "namespace/name: why", or "".
+std::string undecoded_sharer(const NodeInfo& node);
+
+// fit_pod on the node as its pods use it: HAMi's Filter for one node. The node has cards (node.node->gpus).
+// Where a pod's cards did not decode (undecoded_sharer) no card's use is known, so none is given. HAMi
+// logs the error and leaves the pod out of its usage (pkg/scheduler/scheduler.go onAddPod), counting
+// its cards free: a card given twice.
+NodeFit fit_on_node(const PodRequest& request, const NodeInfo& node);
+
+// The shares the pod takes on the node as a bind would choose them (fit_on_node, collapsed), for a
+// placement that is not bound yet: a simulated bind, a gang member's held room. nullptr when the pod
+// asks for no card, or the node has none that fit.
+std::shared_ptr<const PodShares> shares_on_node(const Pod& pod, const NodeInfo& node,
+                                                const SharingConfig& config);
 
 // HAMi's node score before placing (policy/node_policy.go ComputeDefaultScore): 10 × (slots used /
 // slots + cores used / cores + memory used / memory), float32 as HAMi computes it; 0..30.

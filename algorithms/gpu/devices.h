@@ -82,6 +82,9 @@ struct DeviceShare {
 // A pod's cards, from hami.io/vgpu-devices-allocated.
 struct PodShares {
   std::vector<DeviceShare> shares;
+  // Why hami.io/vgpu-devices-allocated did not decode (then `shares` is empty): the node's card use is
+  // unknown while this pod is on it.
+  std::string error;
   bool operator==(const PodShares&) const = default;
 };
 

@@ -77,14 +77,24 @@ class GpuShareFilter : public FilterPlugin {
       reasons.push_back(std::string(kSettingUp));
       return FilterCode::kUnschedulable;
     }
-    const gpu::NodeFit fit = gpu::fit_pod(r, *node.node->gpus, gpu::node_usage(*node.node->gpus, node.pods));
+    const gpu::NodeFit fit = gpu::fit_on_node(r, node);
     if (fit.fits) return FilterCode::kSuccess;
     if (!fit.error.empty()) {
       reasons.push_back(fit.error);
-      return FilterCode::kUnresolvable;
+      return fit.use_unknown ? FilterCode::kUnschedulable : FilterCode::kUnresolvable;
     }
     reasons.push_back(fit.failure.reason());
     return fit.failure.unresolvable() ? FilterCode::kUnresolvable : FilterCode::kUnschedulable;
+  }
+  // The cards a bind would give it there (GpuBinder::reserve chooses the same way), so that the members
+  // of a gang held on one node, or placed one after another in admission's trial, do not count one card
+  // free for each of them.
+  std::shared_ptr<const Pod> reserve(const Pod& pod, const NodeInfo& node) const override {
+    std::shared_ptr<const gpu::PodShares> shares = gpu::shares_on_node(pod, node, config_);
+    if (!shares) return nullptr;
+    auto out = std::make_shared<Pod>(pod);
+    out->gpu_shares = std::move(shares);
+    return out;
   }
   // bench/gpu_bench.cc BM_GpuSharePluginCost (8 cards a node).
   uint64_t cost_per_node_ns() const override { return 1100; }

@@ -7,6 +7,7 @@
 #include "algorithms/gpu/device_fit.h"
 #include "algorithms/namespaced_key.h"
 #include "common/rfc3339.h"
+#include "extender/gpu/api_objects.h"
 #include "json/json.h"
 #include "kube/codec/gpu_decode.h"
 #include "kube/codec/k8s_decode.h"
@@ -14,12 +15,6 @@
 namespace kext {
 
 namespace {
-
-std::string pod_path(const std::string& ns, const std::string& name) {
-  return "/api/v1/namespaces/" + ns + "/pods/" + name;
-}
-
-std::string node_path(const std::string& node) { return "/api/v1/nodes/" + node; }
 
 // An object the API returned, parsed; nullopt (and `why` set) when it is not JSON.
 std::optional<rapidjson::Document> parse_object(const kube::ApiResponse& r, std::string& why) {
@@ -43,30 +38,6 @@ std::string annotation(const json::Value& object, std::string_view key) {
 std::string resource_version(const json::Value& object) {
   const json::Value* md = json::find_non_null(object, "metadata");
   return md && md->IsObject() ? json::get_string(*md, "resourceVersion", "metadata") : std::string();
-}
-
-// {"metadata":{"annotations":{...},"resourceVersion":rv}}; a nullopt value removes the annotation.
-std::string annotations_patch(const std::vector<std::pair<std::string_view, std::optional<std::string>>>& set,
-                              const std::string& rv) {
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  w.StartObject();
-  w.Key("metadata");
-  w.StartObject();
-  w.Key("annotations");
-  w.StartObject();
-  for (const auto& [key, value] : set) {
-    json::write_string(w, key);
-    if (value)
-      json::write_string(w, *value);
-    else
-      w.Null();
-  }
-  w.EndObject();
-  if (!rv.empty()) json::write_member(w, "resourceVersion", rv);
-  w.EndObject();
-  w.EndObject();
-  return {sb.GetString(), sb.GetSize()};
 }
 
 // nodelock.go ParseNodeLock: "RFC3339,namespace,name" (or a bare time from older HAMi).
@@ -97,8 +68,8 @@ constexpr std::chrono::milliseconds kLockPoll{100};
 
 }  // namespace
 
-GpuBinder::Prepared GpuBinder::prepare(const BindingArgs& args,
-                                       StateCache::Clock::time_point assume_until) const {
+GpuBinder::Prepared GpuBinder::lock_reserve_annotate(const BindingArgs& args,
+                                                     StateCache::Clock::time_point assume_until) const {
   Prepared out;
   const kube::ApiResponse got = api_.get(pod_path(args.pod_namespace, args.pod_name));
   if (!got.ok()) {
@@ -135,11 +106,20 @@ GpuBinder::Prepared GpuBinder::prepare(const BindingArgs& args,
   return out;
 }
 
-GpuBinder::Prepared GpuBinder::prepare_counted(const BindingArgs& args,
-                                               StateCache::Clock::time_point assume_until) const {
-  Prepared out = prepare(args, assume_until);
+GpuBinder::Prepared GpuBinder::prepare(const BindingArgs& args,
+                                       StateCache::Clock::time_point assume_until) const {
+  Prepared out = lock_reserve_annotate(args, assume_until);
   if (!out.error.empty() && metrics_) metrics_->count_gpu_bind_failure(out.cause);
   return out;
+}
+
+uint64_t GpuBinder::undecoded_allocations() const {
+  uint64_t n = 0;
+  cache_.view()->nodes.for_each([&](const auto&, const std::shared_ptr<const NodeInfo>& node) {
+    for (const auto& p : node->pods)
+      if (p->pod->gpu_shares && !p->pod->gpu_shares->error.empty()) ++n;
+  });
+  return n;
 }
 
 void GpuBinder::abandon(const BindingArgs& args) const {
@@ -243,8 +223,7 @@ std::string GpuBinder::reserve(const BindingArgs& args, const Pod& pod, StateCac
   cause = GpuBindFailure::kNoCard;
   if (!node->node->gpus || node->node->gpus->devices.empty())
     return "node " + args.node + " has no GPU registered by HAMi's device plugin";
-  const gpu::NodeFit fit = gpu::fit_pod(gpu::pod_request(pod, opts_.sharing), *node->node->gpus,
-                                        gpu::node_usage(*node->node->gpus, node->pods));
+  const gpu::NodeFit fit = gpu::fit_on_node(gpu::pod_request(pod, opts_.sharing), *node);
   if (!fit.fits)
     return "no GPU for it on node " + args.node + ": " +
            (fit.error.empty() ? fit.failure.reason() : fit.error);

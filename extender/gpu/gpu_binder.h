@@ -50,14 +50,18 @@ class GpuBinder {
     GpuBindFailure cause = GpuBindFailure::kApi;  // with an error: its kind
   };
   // Before the Binding: lock the node, choose and reserve the pod's cards (assumed in the cache until
-  // `assume_until`), and annotate the pod. On error, everything done is undone.
+  // `assume_until`), and annotate the pod. On error, everything done is undone, and the failure is
+  // counted in the metrics by its cause.
   Prepared prepare(const BindingArgs& args, StateCache::Clock::time_point assume_until) const;
-  // The same, with a failure counted in the metrics by its cause.
-  Prepared prepare_counted(const BindingArgs& args, StateCache::Clock::time_point assume_until) const;
   // The Binding failed after prepare: the lock back and the reservation forgotten.
   void abandon(const BindingArgs& args) const;
+  // The bound pods in the cache whose hami.io/vgpu-devices-allocated did not decode: each closes its
+  // node to GPU pods (gpu::fit_on_node).
+  uint64_t undecoded_allocations() const;
 
  private:
+  // prepare's steps, uncounted.
+  Prepared lock_reserve_annotate(const BindingArgs& args, StateCache::Clock::time_point assume_until) const;
   // "" with the lock taken; else why not, with `held` set when a pod still being set up kept it.
   std::string lock_node(const BindingArgs& args, bool& held) const;
   std::string try_lock_node(const BindingArgs& args, std::string& busy) const;

@@ -224,8 +224,21 @@ void Metrics::set_api_errors(std::function<std::vector<ApiErrorSeries>()> read) 
   api_errors_ = std::move(read);
 }
 
+void Metrics::set_gpu_allocations_undecoded(std::function<uint64_t()> read) {
+  std::lock_guard lock(lag_mutex_);
+  gpu_allocations_undecoded_ = std::move(read);
+}
+
 void Metrics::render_api_errors(std::string& out) const {
   std::lock_guard lock(lag_mutex_);
+  if (gpu_allocations_undecoded_) {
+    header(
+        out, "kube_extender_gpu_allocations_undecoded", "gauge",
+        "Bound pods whose hami.io/vgpu-devices-allocated did not decode; each closes its node to GPU pods.");
+    out.append("kube_extender_gpu_allocations_undecoded ")
+        .append(std::to_string(gpu_allocations_undecoded_()))
+        .append("\n");
+  }
   if (!api_errors_) return;
   header(out, "kube_extender_api_errors_total", "counter",
          "Failed calls to the Kubernetes API, by resource and status (an HTTP code, or refused, unreachable, "
@@ -380,6 +393,15 @@ void Metrics::render_bind_forwards(std::string& out) const {
                   "Binds of pods that ask for GPUs that failed before their Binding (the scheduler retries "
                   "them), by cause.",
                   kGpuBindFailureNames, gpu_bind_failures_);
+  header(
+      out, "kube_extender_gpu_requeues_total", "counter",
+      "GPU pods the filter found no node for, sent back to kube-scheduler's queue when a pod's cards freed.");
+  out.append("kube_extender_gpu_requeues_total ").append(std::to_string(gpu_requeues())).append("\n");
+  header(out, "kube_extender_gpu_requeue_failures_total", "counter",
+         "Updates that would have sent a GPU pod back to kube-scheduler's queue and failed (logged).");
+  out.append("kube_extender_gpu_requeue_failures_total ")
+      .append(std::to_string(gpu_requeue_failures()))
+      .append("\n");
 }
 
 void Metrics::render_gangs(std::string& out) const {

@@ -125,6 +125,9 @@ class Metrics {
     uint64_t count = 0;
   };
   void set_api_errors(std::function<std::vector<ApiErrorSeries>()> read);
+  // With GPU sharing: the bound pods whose GPU allocation did not decode (GpuBinder::
+  // undecoded_allocations), read at each scrape.
+  void set_gpu_allocations_undecoded(std::function<uint64_t()> read);
   // With --leader-elect: a /bind passed on to the Lease holder, how long it took (retry included),
   // and each failed attempt.
   void observe_forward(double seconds) {
@@ -144,6 +147,13 @@ class Metrics {
   uint64_t gpu_bind_failures(GpuBindFailure cause) const {
     return gpu_bind_failures_[static_cast<size_t>(cause)].load(std::memory_order_relaxed);
   }
+  // GPU pods sent back to kube-scheduler's queue when room freed (extender/gpu/gpu_requeue.h): each
+  // update sent, and each that failed.
+  void count_gpu_requeue(bool ok) {
+    (ok ? gpu_requeues_ : gpu_requeue_failures_).fetch_add(1, std::memory_order_relaxed);
+  }
+  uint64_t gpu_requeues() const { return gpu_requeues_.load(std::memory_order_relaxed); }
+  uint64_t gpu_requeue_failures() const { return gpu_requeue_failures_.load(std::memory_order_relaxed); }
   // Gang scheduling (extender/gang): groups admitted and timed out, the time from a group's admission
   // to its minMember bound, and, when rendered, the groups waiting and the binds held.
   void count_gang_admitted() { gangs_admitted_.fetch_add(1, std::memory_order_relaxed); }
@@ -211,6 +221,7 @@ class Metrics {
   Histogram forward_seconds_;
   std::array<std::atomic<uint64_t>, kForwardFailureCount> forward_failures_{};
   std::array<std::atomic<uint64_t>, kGpuBindFailureCount> gpu_bind_failures_{};
+  std::atomic<uint64_t> gpu_requeues_{0}, gpu_requeue_failures_{0};
   std::atomic<uint64_t> gangs_admitted_{0};
   std::atomic<uint64_t> gangs_timed_out_{0};
   std::atomic<int64_t> gangs_waiting_{0};
@@ -233,6 +244,7 @@ class Metrics {
   std::function<std::optional<double>()> usage_sample_age_;  // under lag_mutex_
   std::atomic<uint64_t> usage_fetch_errors_{0};
   std::function<std::vector<ApiErrorSeries>()> api_errors_;  // under lag_mutex_
+  std::function<uint64_t()> gpu_allocations_undecoded_;      // under lag_mutex_
 };
 
 }  // namespace kext

@@ -97,7 +97,7 @@ std::string BindVerb::bind_pod(const BindingArgs& args, bool done_if_there) cons
       "binding pod " + namespaced_key(args.pod_namespace, args.pod_name) + " to node " + args.node;
   const auto until = StateCache::Clock::now() + ttl_;
   // A pod's GPUs are locked, chosen and reserved, and annotated first (gpu_binder.h).
-  const GpuBinder::Prepared gpu = gpus_ ? gpus_->prepare_counted(args, until) : GpuBinder::Prepared{};
+  const GpuBinder::Prepared gpu = gpus_ ? gpus_->prepare(args, until) : GpuBinder::Prepared{};
   if (!gpu.error.empty()) {
     // Counted by cause (kube_extender_gpu_bind_failures_total): a held lock, no card left, a pod the
     // cache lacks, a failed API call (which the client counts too). The scheduler retries the pod; the

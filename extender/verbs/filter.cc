@@ -1,4 +1,5 @@
 // POST /filter: which of the request's nodes the pod fits, and why the others do not.
+#include "algorithms/gpu/device_fit.h"
 #include "algorithms/namespaced_key.h"
 #include "extender/verbs/bind_forward.h"
 #include "extender/verbs/verbs.h"
@@ -117,6 +118,9 @@ Reply Verbs::filter_from(std::string_view body, VerbTrace* trace, Origin origin)
                                          cluster ? &cluster->view : nullptr, profile_.version)
                           : gated_nodes(gate, nodes);
   r.clock.end(Phase::kCompute);
+  if (gpu_requeue_ && reply.passed.empty() && profile_.gpu_sharing &&
+      gpu::pod_request(*r.args.pod, *profile_.gpu_sharing).asks())
+    gpu_requeue_->rejected(r.args.pod->namespace_, r.args.pod->name);
   Reply out{200, encode_filter_reply(r.args, reply)};
   r.clock.end(Phase::kEncode);
   if (r.decision) {

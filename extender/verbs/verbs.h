@@ -9,11 +9,12 @@
 #include <string_view>
 #include <vector>
 
-#include "kube/codec/decode_cache.h"
 #include "extender/gang/coordinator.h"
+#include "extender/gpu/gpu_requeue.h"
 #include "extender/observe/verb_trace.h"
-#include "kube/state/cluster_state.h"
 #include "extender/verbs/preamble.h"
+#include "kube/codec/decode_cache.h"
+#include "kube/state/cluster_state.h"
 #include "policy/policy.h"
 
 namespace kext {
@@ -75,6 +76,9 @@ class Verbs {
         node_cache_(node_cache_entries),
         algorithms_(algorithm_infos(profile.engine)) {}
 
+  // With GPU sharing: told of each GPU pod the filter finds no node for (gpu_requeue.h). Set before serving.
+  void set_gpu_requeue(GpuRequeue* requeue) { gpu_requeue_ = requeue; }
+
   Reply filter(std::string_view body) const { return filter_traced(body, nullptr); }
   Reply prioritize(std::string_view body) const { return prioritize_traced(body, nullptr); }
   Reply preempt(std::string_view body) const { return preempt_traced(body, nullptr); }
@@ -106,6 +110,7 @@ class Verbs {
   const Binder* bind_;
   GangCoordinator* gangs_;
   const GangReplicas* replicas_;
+  GpuRequeue* gpu_requeue_ = nullptr;
   // The server's caches of decoded node objects and pods (thread-safe): the mutable members.
   mutable NodeDecodeCache node_cache_;
   mutable PodDecodeCache pod_cache_{kPodCacheEntries};

@@ -3,6 +3,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/log.h"
 #include "kube/codec/device_class_decode.h"
 #include "kube/codec/k8s_decode.h"
 #include "kube/codec/pod_group_decode.h"
@@ -23,7 +24,15 @@ struct NodeKind {
 
 struct PodKind {
   using Object = Pod;
-  static Pod decode(const json::Value& v) { return decode_pod(v, "pod"); }
+  static Pod decode(const json::Value& v) {
+    Pod p = decode_pod(v, "pod");
+    // Kept (its requests still count), but its node takes no GPU pod while it is there
+    // (gpu::fit_on_node): said at each event of it, and counted by kube_extender_gpu_allocations_undecoded.
+    if (p.gpu_shares && !p.gpu_shares->error.empty())
+      log_line("pod " + p.namespace_ + "/" + p.name + ": " + p.gpu_shares->error +
+               "; its node takes no GPU pod until the annotation is mended or the pod is gone");
+    return p;
+  }
   static void upsert(StateCache::Batch& b, Pod o) { b.upsert_pod(std::move(o)); }
   static void remove(StateCache::Batch& b, const Pod& o) { b.delete_pod(StateCache::pod_key(o)); }
   static void replace(StateCache::Batch& b, std::vector<Pod> all) { b.replace_pods(std::move(all)); }
@@ -33,8 +42,12 @@ struct PdbKind {
   using Object = PodDisruptionBudget;
   static PodDisruptionBudget decode(const json::Value& v) { return decode_pdb(v, "poddisruptionbudget"); }
   static void upsert(StateCache::Batch& b, PodDisruptionBudget o) { b.upsert_pdb(std::move(o)); }
-  static void remove(StateCache::Batch& b, const PodDisruptionBudget& o) { b.delete_pdb(o.namespace_, o.name); }
-  static void replace(StateCache::Batch& b, std::vector<PodDisruptionBudget> all) { b.replace_pdbs(std::move(all)); }
+  static void remove(StateCache::Batch& b, const PodDisruptionBudget& o) {
+    b.delete_pdb(o.namespace_, o.name);
+  }
+  static void replace(StateCache::Batch& b, std::vector<PodDisruptionBudget> all) {
+    b.replace_pdbs(std::move(all));
+  }
 };
 
 struct NamespaceKind {
@@ -129,8 +142,10 @@ class KindSink final : public ResourceSink {
     if (pending_.empty()) return;
     auto b = cache_.batch();
     for (auto& [type, obj] : pending_) {
-      if (type == EventType::Deleted) Kind::remove(b, obj);
-      else Kind::upsert(b, std::move(obj));
+      if (type == EventType::Deleted)
+        Kind::remove(b, obj);
+      else
+        Kind::upsert(b, std::move(obj));
     }
     pending_.clear();
   }
@@ -143,9 +158,15 @@ class KindSink final : public ResourceSink {
 
 }  // namespace
 
-std::unique_ptr<ResourceSink> make_node_sink(StateCache& cache) { return std::make_unique<KindSink<NodeKind>>(cache); }
-std::unique_ptr<ResourceSink> make_pod_sink(StateCache& cache) { return std::make_unique<KindSink<PodKind>>(cache); }
-std::unique_ptr<ResourceSink> make_pdb_sink(StateCache& cache) { return std::make_unique<KindSink<PdbKind>>(cache); }
+std::unique_ptr<ResourceSink> make_node_sink(StateCache& cache) {
+  return std::make_unique<KindSink<NodeKind>>(cache);
+}
+std::unique_ptr<ResourceSink> make_pod_sink(StateCache& cache) {
+  return std::make_unique<KindSink<PodKind>>(cache);
+}
+std::unique_ptr<ResourceSink> make_pdb_sink(StateCache& cache) {
+  return std::make_unique<KindSink<PdbKind>>(cache);
+}
 std::unique_ptr<ResourceSink> make_namespace_sink(StateCache& cache) {
   return std::make_unique<KindSink<NamespaceKind>>(cache);
 }

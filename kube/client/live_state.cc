@@ -1,14 +1,60 @@
 #include "kube/client/live_state.h"
 
+#include "algorithms/gpu/devices.h"
 #include "kube/client/cache_sinks.h"
 
 namespace kext::kube {
+namespace {
+
+std::string member_text(const json::Value& object, const char* key) {
+  auto it = object.FindMember(key);
+  return it != object.MemberEnd() && it->value.IsString() ? std::string(it->value.GetString()) : "";
+}
+
+// The pods' sink, telling `gone` of each pod a batch removed or ended once the batch is applied.
+class PodGoneSink final : public ResourceSink {
+ public:
+  PodGoneSink(std::unique_ptr<ResourceSink> inner, std::function<void(const PodGone&)> gone)
+      : inner_(std::move(inner)), gone_(std::move(gone)) {}
+  void list_begin() override { inner_->list_begin(); }
+  void list_item(const json::Value& object) override { inner_->list_item(object); }
+  void list_end() override { inner_->list_end(); }
+  void event(EventType type, const json::Value& object) override {
+    inner_->event(type, object);
+    if (!object.IsObject()) return;
+    auto status = object.FindMember("status");
+    const std::string phase =
+        status != object.MemberEnd() && status->value.IsObject() ? member_text(status->value, "phase") : "";
+    if (type != EventType::Deleted && phase != "Succeeded" && phase != "Failed") return;
+    auto md = object.FindMember("metadata");
+    if (md == object.MemberEnd() || !md->value.IsObject()) return;
+    PodGone g{member_text(md->value, "namespace"), member_text(md->value, "name"), false};
+    if (auto a = md->value.FindMember("annotations"); a != md->value.MemberEnd() && a->value.IsObject())
+      g.held_gpus = a->value.HasMember(gpu::kAllocatedAnnotation.data());
+    pending_.push_back(std::move(g));
+  }
+  void flush() override {
+    inner_->flush();
+    for (const PodGone& g : pending_) gone_(g);
+    pending_.clear();
+  }
+
+ private:
+  std::unique_ptr<ResourceSink> inner_;
+  std::function<void(const PodGone&)> gone_;
+  std::vector<PodGone> pending_;
+};
+
+}  // namespace
 
 LiveState::LiveState(ApiClient& api, StateStore& store, LiveStateOptions opts)
     : api_(api), store_(store), cache_(&store, opts.version), opts_(std::move(opts)) {
   watching_ = std::make_unique<std::atomic<bool>[]>(watched_resources().size());
   for (const WatchedResource& r : watched_resources()) {
-    sinks_.push_back(r.make_sink(cache_));
+    std::unique_ptr<ResourceSink> sink = r.make_sink(cache_);
+    if (r.name == "pods" && opts_.on_pod_gone)
+      sink = std::make_unique<PodGoneSink>(std::move(sink), opts_.on_pod_gone);
+    sinks_.push_back(std::move(sink));
     ReflectorOptions o = opts_.reflector;
     o.resource = std::string(r.name);
     o.path = std::string(r.path);

@@ -21,6 +21,12 @@
 
 namespace kext::kube {
 
+// A pod the watch shows gone or ended (deleted, or its phase Succeeded or Failed): room freed on its node.
+struct PodGone {
+  std::string namespace_, name;
+  bool held_gpus = false;  // it had cards (hami.io/vgpu-devices-allocated)
+};
+
 struct LiveStateOptions {
   ReflectorOptions reflector;  // resource and path are filled in per resource
   std::chrono::milliseconds housekeeping_interval{500};
@@ -31,6 +37,9 @@ struct LiveStateOptions {
   // restart): a list's text and DOM, as large as the objects' JSON, are freed in pieces that glibc keeps
   // unless asked to hand them back. Tests replace it to count.
   std::function<void()> release_memory = [] { malloc_trim(0); };
+  // Called from the pods' watch once the cache shows a pod gone or ended (after its batch is applied, so
+  // that a filter asked then sees the room). Optional.
+  std::function<void(const PodGone&)> on_pod_gone;
   // The kube-scheduler minor whose rules count the pods' requests (StateCache).
   KubeVersion version = KubeVersion::newest();
 };

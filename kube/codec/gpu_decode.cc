@@ -263,8 +263,11 @@ std::shared_ptr<const gpu::PodShares> decode_gpu_shares(const Value* annotations
   try {
     return std::make_shared<const gpu::PodShares>(
         gpu::collapse_allocation(parse_gpu_allocation(json::view(*v)), init_containers));
-  } catch (const DecodeError&) {
-    return nullptr;
+  } catch (const DecodeError& e) {
+    gpu::PodShares undecoded;
+    undecoded.error =
+        std::string(gpu::kAllocatedAnnotation) + " \"" + std::string(json::view(*v)) + "\": " + e.what();
+    return std::make_shared<const gpu::PodShares>(std::move(undecoded));
   }
 }
 

@@ -111,24 +111,6 @@ void SimCluster::replace_pod(Entry& e, std::shared_ptr<const Pod> next) {
   e.info = std::move(info);
 }
 
-namespace {
-
-// The cards a bind gives the pod on `node`: HAMi's Fit against the node's use (the extender's
-// GpuBinder::reserve), collapsed over its init containers. Null for a pod that asks for none, or whose
-// cards no longer fit.
-std::shared_ptr<const gpu::PodShares> choose_gpus(const Pod& pod, const NodeInfo& node,
-                                                  const gpu::SharingConfig& sharing) {
-  const gpu::PodRequest request = gpu::pod_request(pod, sharing);
-  if (!request.asks() || !node.node->gpus) return nullptr;
-  const gpu::NodeFit fit =
-      gpu::fit_pod(request, *node.node->gpus, gpu::node_usage(*node.node->gpus, node.pods));
-  if (!fit.fits) return nullptr;
-  return std::make_shared<const gpu::PodShares>(
-      gpu::collapse_allocation(fit.allocation, pod.init_containers.size()));
-}
-
-}  // namespace
-
 void SimCluster::bind(std::string_view uid, std::string_view node_name, int64_t now_unix_seconds) {
   auto it = pods_.find(std::string(uid));
   if (it == pods_.end()) throw ClusterError("bind: unknown pod " + std::string(uid));
@@ -142,7 +124,8 @@ void SimCluster::bind(std::string_view uid, std::string_view node_name, int64_t 
   next->nominated_node_name.clear();
   next->start_time = now_unix_seconds;
   next->phase = "Running";
-  if (gpu_sharing_) next->gpu_shares = choose_gpus(*next, *n, *gpu_sharing_);
+  // The cards as the extender's GpuBinder::reserve chooses them; none when they no longer fit.
+  if (gpu_sharing_) next->gpu_shares = gpu::shares_on_node(*next, *n, *gpu_sharing_);
   auto info = std::make_shared<PodInfo>(*it->second.info);
   info->pod = next;
   place(*n, info);

@@ -139,14 +139,17 @@ e2e_start_extender() { # port [extra flags]
   "$BUILD/kube-extender" --kubeconfig "$KUBECONFIG" --enable-bind --port "$port" "${version_flags[@]}" "$@" \
     >"$WORK/extender-$port.log" 2>&1 &
   PIDS+=($!)
+  E2E_EXTENDER_PIDS+=($!)
   e2e_wait_ready "$port" || fail "the extender on port $port is not ready"
 }
 
 # REPLICAS extenders from the build, each with the flags given, serving the scheduler on PORT. One:
 # e2e_start_extender on PORT. More: replica I on PORT+I with --leader-elect (its Lease in the script's
 # namespace), behind haproxy on PORT in TCP mode, which pins a connection to one replica as a Service
-# does. Sets E2E_EXTENDER_PORTS to the replicas' own ports, for what must ask each (/debug/decisions).
+# does. Sets E2E_EXTENDER_PORTS to the replicas' own ports, for what must ask each (/debug/decisions),
+# and E2E_EXTENDER_PIDS to their processes, in the same order.
 E2E_EXTENDER_PORTS=()
+E2E_EXTENDER_PIDS=()
 e2e_start_extenders() { # replicas port [extra flags]
   local replicas=$1 port=$2 i backends=""
   shift 2
@@ -180,6 +183,18 @@ CFG
   haproxy -f "$WORK/haproxy.cfg" -db >"$WORK/haproxy.log" 2>&1 &
   PIDS+=($!)
   e2e_wait_ready "$port" || fail "haproxy on port $port does not reach the extenders"
+}
+
+# The index in E2E_EXTENDER_PORTS of the replica holding the bind Lease, from each one's /metrics
+# (kube_extender_leader); fails when none holds it.
+e2e_leader_index() {
+  local i metrics
+  for i in "${!E2E_EXTENDER_PORTS[@]}"; do
+    # Read whole before grep -q stops reading: with pipefail, curl's broken pipe would fail the test.
+    metrics=$(curl -sf "http://127.0.0.1:${E2E_EXTENDER_PORTS[$i]}/metrics") || continue
+    grep -q '^kube_extender_leader{.*} 1$' <<<"$metrics" && { echo "$i"; return 0; }
+  done
+  return 1
 }
 
 # The head of every KubeSchedulerConfiguration the scripts run: the cluster of KUBECONFIG, and no
@@ -222,24 +237,77 @@ e2e_kwok_annotation() {
 # The YAML of node NAME with CPU and MEMORY allocatable, labelled (kubernetes.io/hostname,
 # kube-extender.io/e2e and any LABEL "key: value" given), tainted so that only the script's pods land on
 # it, and Ready: a kubelet registers its node with its status, and so does this (or kwok keeps it Ready,
-# with E2E_KWOK=1).
+# with E2E_KWOK=1). E2E_NODE_ANNOTATIONS and E2E_NODE_RESOURCES ("key: value, ...") add annotations and
+# resources to capacity and allocatable.
 e2e_node_yaml() { # name cpu memory [label...]
-  local name=$1 cpu=$2 mem=$3 labels ts l
+  local name=$1 cpu=$2 mem=$3 labels ts l annotations
   shift 3
   labels="kubernetes.io/hostname: $name, kube-extender.io/e2e: $E2E_LABEL"
   for l in "$@"; do labels+=", $l"; done
+  annotations=$(e2e_kwok_annotation)
+  [ -z "${E2E_NODE_ANNOTATIONS:-}" ] || annotations+="${annotations:+, }$E2E_NODE_ANNOTATIONS"
   ts=$(date -u +%FT%TZ)
   cat <<YAML
 ---
 apiVersion: v1
 kind: Node
-metadata: {name: $name, labels: {$labels}, annotations: {$(e2e_kwok_annotation)}}
+metadata: {name: $name, labels: {$labels}, annotations: {$annotations}}
 spec: {taints: [{key: kube-extender.io/e2e, value: $E2E_LABEL, effect: NoSchedule}]}
 status:
-  capacity: {cpu: "$cpu", memory: $mem, pods: "110"}
-  allocatable: {cpu: "$cpu", memory: $mem, pods: "110"}
+  capacity: {cpu: "$cpu", memory: $mem, pods: "110"${E2E_NODE_RESOURCES:+, $E2E_NODE_RESOURCES}}
+  allocatable: {cpu: "$cpu", memory: $mem, pods: "110"${E2E_NODE_RESOURCES:+, $E2E_NODE_RESOURCES}}
   conditions: [{type: Ready, status: "True", reason: KubeletReady, message: e2e, lastHeartbeatTime: "$ts", lastTransitionTime: "$ts"}]
 YAML
+}
+
+# e2e_node_yaml's node of 64 CPU and 256Gi with CARDS GPUs of MEMORY MiB, 100 cores and 10 slots each
+# (GPU-NAME-I, NUMA node I / 2), as HAMi's device plugin registers them: hami.io/node-nvidia-register,
+# and nvidia.com/gpu allocatable, 10 a card.
+e2e_hami_node_yaml() { # name cards memory [label...]
+  local name=$1 n=$2 mem=$3 cards="" i
+  shift 3
+  for i in $(seq 0 $((n - 1))); do
+    cards+="${cards:+,}{\\\"id\\\":\\\"GPU-$name-$i\\\",\\\"index\\\":$i,\\\"count\\\":10,\\\"devmem\\\":$mem,\\\"devcore\\\":100,\\\"type\\\":\\\"NVIDIA-A10\\\",\\\"numa\\\":$((i / 2)),\\\"health\\\":true,\\\"mode\\\":\\\"hami-core\\\"}"
+  done
+  E2E_NODE_ANNOTATIONS="hami.io/node-nvidia-register: \"[$cards]\"" E2E_NODE_RESOURCES="nvidia.com/gpu: \"$((n * 10))\"" \
+    e2e_node_yaml "$name" 64 256Gi "$@"
+}
+
+# manifests/overlays/gpu-sharing as the GPU scripts run it: REPLICAS extenders (e2e_start_extenders) on
+# PORT with the overlay's policy (the ConfigMap's text as the Deployment mounts it) and any FLAG given,
+# and, with KUBE_SCHEDULER, the scheduler on the overlay's profile pointed at them.
+e2e_start_gpu_sharing() { # replicas port [extender flag...]
+  local overlay=manifests/overlays/gpu-sharing replicas=$1 port=$2
+  shift 2
+  sed -n '/config.yaml: |/,$p' $overlay/policy-patch.yaml | tail -n +2 | sed 's/^    //' >"$WORK/policy.yaml"
+  e2e_start_extenders "$replicas" "$port" --config "$WORK/policy.yaml" "$@"
+  [ -n "${KUBE_SCHEDULER:-}" ] || return 0
+  {
+    e2e_scheduler_config_head
+    sed -n '/^    profiles:/,$p' $overlay/scheduler-config-patch.yaml | sed 's/^    //' |
+      sed "s|urlPrefix: .*|urlPrefix: http://127.0.0.1:$port|"
+  } >"$WORK/scheduler-config.yaml"
+  e2e_start_scheduler "$WORK/scheduler-config.yaml" 2
+}
+
+# HAMi's device plugin's bookkeeping once Allocate is done, for every pod of the namespace bound while
+# allocating (pkg/util/util.go PodAllocationTrySuccess: bind-phase success, the node's lock removed); HAMi's
+# device plugin cannot run without GPUs. Runs until killed.
+e2e_hami_device_plugin_standin() {
+  local pods ns name node
+  while true; do
+    pods=$(curl -sS "$E2E_API/api/v1/namespaces/$NS/pods" | jq -r '.items[] |
+      select(.spec.nodeName != null and .metadata.annotations["hami.io/bind-phase"] == "allocating") |
+      "\(.metadata.namespace) \(.metadata.name) \(.spec.nodeName)"') || true
+    while read -r ns name node; do
+      [ -n "$name" ] || continue
+      curl -sS -o /dev/null -X PATCH -H 'Content-Type: application/merge-patch+json' \
+        -d '{"metadata":{"annotations":{"hami.io/bind-phase":"success"}}}' "$E2E_API/api/v1/namespaces/$ns/pods/$name"
+      curl -sS -o /dev/null -X PATCH -H 'Content-Type: application/merge-patch+json' \
+        -d '{"metadata":{"annotations":{"hami.io/mutex.lock":null}}}' "$E2E_API/api/v1/nodes/$node"
+    done <<<"$pods"
+    sleep 0.1
+  done
 }
 
 # Creates the nodes of e2e_node_yaml documents read from stdin in one request, then removes the

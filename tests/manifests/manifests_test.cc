@@ -722,6 +722,34 @@ MtlsOverlay load_mtls(const Manifests& base) {
   return o;
 }
 
+// GPU sharing's bind patches the node (its lock) and the pod (its cards, and the requeue when cards free):
+// the overlay grants get and patch on those two, to the extender's account, and nothing more.
+TEST(GpuSharingOverlay, GrantsThePatchesGpuSharingWritesAndNothingMore) {
+  const fs::path dir = kRoot / "overlays" / "gpu-sharing";
+  auto kustomization = parse_all(read_file((dir / "kustomization.yaml").string()));
+  ASSERT_EQ(kustomization.size(), 1u);
+  EXPECT_EQ(strings(kustomization[0].get("resources")),
+            (std::vector<std::string>{"../../base", "rbac-gpu.yaml"}));
+  Manifests m;
+  for (auto& doc : parse_all(read_file((dir / "rbac-gpu.yaml").string())))
+    m.objects.push_back(std::move(doc));
+  ASSERT_EQ(m.objects.size(), 2u);
+  const Node* role = m.find("ClusterRole", "kube-extender-gpu");
+  ASSERT_TRUE(role);
+  std::map<std::string, std::vector<std::string>> granted;  // group/resource -> verbs
+  for (const auto& rule : role->get("rules")->seq)
+    for (const auto& g : strings(rule.get("apiGroups")))
+      for (const auto& r : strings(rule.get("resources"))) granted[g + "/" + r] = strings(rule.get("verbs"));
+  const std::vector<std::string> get_patch = {"get", "patch"};
+  EXPECT_EQ(granted,
+            (std::map<std::string, std::vector<std::string>>{{"/nodes", get_patch}, {"/pods", get_patch}}));
+  const Node* binding = m.find("ClusterRoleBinding", "kube-extender-gpu");
+  ASSERT_TRUE(binding);
+  EXPECT_EQ(binding->at({"roleRef"})->str("name"), "kube-extender-gpu");
+  EXPECT_EQ(binding->get("subjects")->seq[0].str("name"), "kube-extender");
+  EXPECT_EQ(binding->get("subjects")->seq[0].str("namespace"), "kube-extender");
+}
+
 TEST(MtlsOverlay, BuildsOnTheBaseAndPatchesOnlyItsObjects) {
   Manifests base = load();
   MtlsOverlay o = load_mtls(base);

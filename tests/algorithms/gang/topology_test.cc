@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "algorithms/gang/gatekeeper.h"
+#include "algorithms/gpu/gpu_share.h"
 #include "policy/config.h"
 #include "tests/support/test_builders.h"
 
@@ -546,6 +547,96 @@ TEST(GatekeeperTopology, StatesAndReasonsNameTheDomain) {
   const Gate refused = gates.gate(engine, *pods["train/g1"][0], bad, members_of, nodes_of, nullptr, Time{3});
   EXPECT_EQ(refused.kind, Gate::Kind::kRefuse);
   EXPECT_EQ(refused.reason, "pod group train/g1: annotation x: \"a/b/c\" is not a node label key");
+}
+
+// Eight cards of 80 GiB, whole ones only in this test.
+std::shared_ptr<const gpu::NodeDevices> eight_cards(const std::string& node) {
+  gpu::NodeDevices d;
+  for (uint32_t i = 0; i < 8; ++i)
+    d.devices.push_back(gpu::Device{
+        node + "-gpu-" + std::to_string(i), i, 10, 81920, 100, "NVIDIA-H100", 0, true, "hami-core", {}});
+  return std::make_shared<const gpu::NodeDevices>(std::move(d));
+}
+
+// A member asking `cards` whole GPUs.
+Pod gpu_member(const std::string& group, int i, int64_t cards) {
+  Container c = testing::make_container(1000, GiB);
+  c.requests.set_scalar("nvidia.com/gpu", cards);
+  Pod p = testing::make_pod_with(group + "-" + std::to_string(i), {c});
+  p.namespace_ = "train";
+  p.uid = p.name;
+  p.labels = Labels{{std::string(kPodGroupLabel), group}};
+  return p;
+}
+
+// Gangs see devices: members are placed one after another with the cards each takes (the GPU filter's
+// reserve), so a group of 8 × 4 GPUs goes to the rack with 32 cards free, two members a node, not to
+// the rack whose nodes each pass one member's filter but have 28 cards in all. The room held for it
+// counts those cards for every other pod.
+TEST(GatekeeperTopology, GpuMembersCountTheCardsOfThoseBeforeThem) {
+  std::vector<NodeInfo> infos;
+  for (const std::string rack : {"r1", "r2"}) {
+    for (int i = 0; i < 4; ++i) {
+      const std::string name = rack + "-n" + std::to_string(i);
+      Node n = testing::make_node(name, 64000, 512 * GiB);
+      n.labels = Labels{{"kubernetes.io/hostname", name}, {std::string(kRack), rack}};
+      n.allocatable.set_scalar("nvidia.com/gpu", 80);
+      n.gpus = eight_cards(name);
+      std::vector<Pod> running;
+      if (rack == "r1" && i == 0) {  // four of r1-n0's cards are in use
+        Pod p = testing::make_pod("holder", 1000, GiB);
+        auto shares = std::make_shared<gpu::PodShares>();
+        for (int c = 0; c < 4; ++c)
+          shares->shares.push_back(gpu::DeviceShare{name + "-gpu-" + std::to_string(c), 1, 81920, 100});
+        p.gpu_shares = std::move(shares);
+        running.push_back(std::move(p));
+      }
+      infos.push_back(testing::node_info(std::move(n), std::move(running)));
+    }
+  }
+  std::vector<const NodeInfo*> nodes;
+  for (const NodeInfo& n : infos) nodes.push_back(&n);
+  std::vector<std::unique_ptr<FilterPlugin>> filters;
+  filters.push_back(make_gpu_share_filter(gpu::SharingConfig{}));
+  const Engine engine(std::move(filters), {});
+
+  GroupMap groups;
+  std::map<std::string, std::vector<std::shared_ptr<const Pod>>> pods;
+  for (const std::string name : {"g1", "g2"}) {
+    PodGroupSpec g = job(8, std::string(kRack));
+    g.name = name;
+    groups[g.key()] = g;
+    for (int i = 0; i < 8; ++i) pods[g.key()].push_back(std::make_shared<const Pod>(gpu_member(name, i, 4)));
+  }
+  const MembersOf members_of = [&](std::string_view group, const Pod&) {
+    return GroupMembers{pods[std::string(group)], 0, {}};
+  };
+  const NodesOf nodes_of = [&] { return nodes; };
+  Gatekeeper gates;
+  const Gate first = gates.gate(engine, *pods["train/g1"][0], groups, members_of, nodes_of, nullptr, Time{0});
+  EXPECT_EQ(first.state, "admitted now in rack r2") << first.reason;
+  std::map<std::string, int> per_node;
+  for (const auto& member : pods["train/g1"]) {
+    const Gate g = gates.gate(engine, *member, groups, members_of, nodes_of, nullptr, Time{1});
+    ASSERT_EQ(g.kind, Gate::Kind::kOnlyNode) << g.reason;
+    ++per_node[g.node];
+  }
+  EXPECT_EQ(per_node, (std::map<std::string, int>{{"r2-n0", 2}, {"r2-n1", 2}, {"r2-n2", 2}, {"r2-n3", 2}}));
+
+  // r1 has 28 cards free: seven members of g2, not eight.
+  const Gate second =
+      gates.gate(engine, *pods["train/g2"][0], groups, members_of, nodes_of, nullptr, Time{2});
+  EXPECT_EQ(second.kind, Gate::Kind::kRefuse) << second.state;
+
+  // A pod of no group asking one card: every r2 card is held for g1.
+  Pod one = gpu_member("none", 0, 1);
+  one.labels = Labels{};
+  std::vector<const NodeInfo*> seen = nodes;
+  std::deque<NodeInfo> copies;
+  apply_held_room(gates.held_room(), seen, copies, "");
+  const std::vector<FilterStatus> statuses = engine.filter(PodContext(one), seen);
+  for (size_t i = 0; i < seen.size(); ++i)
+    EXPECT_EQ(statuses[i].ok(), seen[i]->name().starts_with("r1")) << seen[i]->name();
 }
 
 }  // namespace

@@ -54,7 +54,7 @@ Container gpu_container(int64_t cards, std::optional<int64_t> memory = std::null
 // A pod holding `memory` MiB and `cores` of one card, as hami.io/vgpu-devices-allocated gives it.
 Pod holder(const std::string& name, const std::string& uuid, int32_t memory, int32_t cores) {
   Pod p = make_pod_with(name, {make_container(100, 0)});
-  p.gpu_shares = std::make_shared<const PodShares>(PodShares{{DeviceShare{uuid, 1, memory, cores}}});
+  p.gpu_shares = std::make_shared<const PodShares>(PodShares{{DeviceShare{uuid, 1, memory, cores}}, ""});
   return p;
 }
 
@@ -444,6 +444,27 @@ TEST(DeviceFit, PodsWithoutGpusPassAndNodesWithoutCardsFail) {
 
 // Preemption counts the victims' shares: the dry run takes lower-priority sharers off their cards, and
 // evicts only as many as the pod needs, the least important first.
+// A pod on the node whose cards did not decode: no card's use is known, so the node takes no GPU pod
+// (unschedulable: it passes again once that pod is gone), and pods without GPUs are not affected.
+TEST(DeviceFit, APodWhoseCardsDidNotDecodeClosesItsNodeToGpuPods) {
+  Node n = make_node("n", 64000, 256LL << 30);
+  n.gpus = std::make_shared<const NodeDevices>(four_cards());
+  Pod broken = make_pod_with("broken", {make_container(100, 0)});
+  broken.namespace_ = "ml";
+  PodShares undecoded;
+  undecoded.error = "hami.io/vgpu-devices-allocated \"x\": not a card";
+  broken.gpu_shares = std::make_shared<const PodShares>(undecoded);
+  const NodeInfo node = node_info(n, {broken});
+  const auto filter = make_gpu_share_filter(SharingConfig{});
+  const FilterStatus s = filter->filter(PodContext(make_pod_with("wants", {gpu_container(1, 1000)})), node);
+  EXPECT_EQ(s.code, FilterCode::kUnschedulable);
+  EXPECT_EQ(s.reasons,
+            std::vector<std::string>{"node(s) had a pod whose GPU allocation did not decode: ml/broken: "
+                                     "hami.io/vgpu-devices-allocated \"x\": not a card"});
+  EXPECT_TRUE(filter->filter(PodContext(make_pod_with("cpu", {make_container(100, 0)})), node).ok());
+  EXPECT_EQ(shares_on_node(make_pod_with("wants", {gpu_container(1, 1000)}), node, SharingConfig{}), nullptr);
+}
+
 TEST(DeviceFit, PreemptionFreesTheSharesOfLowerPrioritySharers) {
   NodeDevices one = four_cards();
   one.devices.resize(1);

@@ -217,9 +217,8 @@ TEST_F(GpuBind, EveryFailureAfterTheLockGivesItBackAndCountsNothing) {
   add_pod(gpu_pod("p1", 1, 4000), "uid-ml-p1");
   const GpuBinder gpus = binder();
   api_.fail_patches(500, "pods");
-  EXPECT_NE(
-      error_of(verb(gpus).bind(bind_body("p1", "n1"))).find("writing the pod's GPU annotations: HTTP 500"),
-      std::string::npos);
+  const std::string patch_failed = error_of(verb(gpus).bind(bind_body("p1", "n1")));
+  EXPECT_NE(patch_failed.find("writing the pod's GPU annotations: HTTP 500"), std::string::npos) << patch_failed;
   EXPECT_EQ(annotation_of(api_.object("nodes", "n1"), "hami.io/mutex.lock"), "");
   EXPECT_EQ(memory_on("n1"), (std::vector<int32_t>{0, 0}));
   EXPECT_EQ(failed(GpuBindFailure::kApi), 1u);
@@ -269,6 +268,34 @@ TEST_F(GpuBind, ADeletedPodsCardIsFreeAtTheNextEvent) {
   api_.remove("pods", "ml/a");
   ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_pod("uid-ml-a") == nullptr; }));
   EXPECT_EQ(error_of(verb(gpus).bind(bind_body("b", "solo"))), "");
+}
+
+// A bound pod whose hami.io/vgpu-devices-allocated does not decode: HAMi leaves it out and counts its
+// cards free. Here its node takes no GPU pod while it is there, the bind says why, and /metrics counts it.
+TEST_F(GpuBind, APodWhoseCardsDoNotDecodeClosesItsNodeAndIsCounted) {
+  api_.put("pods", R"({"metadata":{"name":"broken","namespace":"ml","uid":"uid-ml-broken","annotations":{
+      "hami.io/vgpu-devices-allocated":"GPU-n1-0,NVIDIA,4000:;"}},"spec":{"nodeName":"n1","containers":[
+      {"name":"c","resources":{"requests":{"cpu":"100m","nvidia.com/gpu":"1"}}}]},"status":{"phase":"Running"}})");
+  ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_pod("uid-ml-broken") != nullptr; }));
+  add_pod(gpu_pod("p1", 1, 1000), "uid-ml-p1");
+  const GpuBinder gpus = binder();
+  EXPECT_EQ(gpus.undecoded_allocations(), 1u);
+  metrics_.set_gpu_allocations_undecoded([&] { return gpus.undecoded_allocations(); });
+  EXPECT_NE(metrics_.render(nullptr).find("\nkube_extender_gpu_allocations_undecoded 1\n"),
+            std::string::npos);
+
+  const std::string refused = error_of(verb(gpus).bind(bind_body("p1", "n1")));
+  EXPECT_NE(refused.find(
+                "had a pod whose GPU allocation did not decode: ml/broken: hami.io/vgpu-devices-allocated"),
+            std::string::npos)
+      << refused;
+  EXPECT_EQ(failed(GpuBindFailure::kNoCard), 1u);
+  EXPECT_EQ(annotation_of(api_.object("nodes", "n1"), "hami.io/mutex.lock"), "") << "the lock given back";
+
+  api_.remove("pods", "ml/broken");
+  ASSERT_TRUE(wait_until([&] { return live_->cache().view()->find_pod("uid-ml-broken") == nullptr; }));
+  EXPECT_EQ(gpus.undecoded_allocations(), 0u);
+  EXPECT_EQ(error_of(verb(gpus).bind(bind_body("p1", "n1"))), "");
 }
 
 TEST_F(GpuBind, APodWithoutGpusBindsAsBefore) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "kube/client/api_config.h"
@@ -179,6 +180,42 @@ TEST_F(Watch, PodGroupsAreWatchedWhereServedAndLeftOutWhereRefused) {
 
 // Namespaces, Services, ReplicationControllers, ReplicaSets and StatefulSets: listed, then each
 // added, modified and deleted by events, as ClusterState shows them.
+// on_pod_gone: each pod deleted or ended, once its batch is in the cache (so that a filter asked from the
+// callback sees the room), with whether it held GPU cards.
+TEST_F(Watch, PodsGoneOrEndedAreToldAfterTheCacheShowsThem) {
+  seed();
+  std::mutex mu;
+  std::vector<std::string> told;
+  auto opts = fast_live_options();
+  opts.on_pod_gone = [&](const kube::PodGone& g) {
+    // The cache already shows the pod gone or ended: p1 off n1.
+    const bool applied = g.name != "p1" || requested_cpu(store_, "n1") == 250;
+    std::lock_guard lock(mu);
+    told.push_back(g.namespace_ + "/" + g.name + (g.held_gpus ? " gpus" : "") + (applied ? "" : " early"));
+  };
+  start(opts);
+  ASSERT_TRUE(converges());
+  EXPECT_EQ(requested_cpu(store_, "n1"), 500);
+  api_.remove("pods", "default/p1");
+  api_.put("pods", pod_json("default", "p2", "n2", "250m", "Failed"));
+  std::string with_cards = pod_json("default", "p3", "n3", "250m");
+  with_cards.replace(
+      with_cards.find("\"metadata\":{"), 12,
+      R"("metadata":{"annotations":{"hami.io/vgpu-devices-allocated":"GPU-a,NVIDIA,1000,0:;"},)");
+  api_.put("pods", with_cards);
+  ASSERT_TRUE(wait_until([&] {
+    std::lock_guard lock(mu);
+    return told.size() >= 2;
+  }));
+  api_.remove("pods", "default/p3");
+  ASSERT_TRUE(wait_until([&] {
+    std::lock_guard lock(mu);
+    return told.size() >= 3;
+  }));
+  std::lock_guard lock(mu);
+  EXPECT_EQ(told, (std::vector<std::string>{"default/p1", "default/p2", "default/p3 gpus"}));
+}
+
 TEST_F(Watch, NamespacesServicesAndControllersFollowListAndEvents) {
   seed();
   api_.put("namespaces", namespace_json("shop", "a"));

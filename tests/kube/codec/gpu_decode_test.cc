@@ -157,6 +157,18 @@ TEST(GpuDecode, PodAndNodeObjectsCarryThem) {
   ASSERT_TRUE(pod.gpu_preferences);
   EXPECT_EQ(pod.gpu_preferences->use_uuids, "GPU-a");
 
+  // An allocation that does not decode is kept as such: its node's card use is unknown, not free.
+  rapidjson::Document bad;
+  bad.Parse(
+      R"({"metadata":{"name":"p","namespace":"d","uid":"u","annotations":{)"
+      R"("hami.io/vgpu-devices-allocated":"GPU-a,NVIDIA,1000:;"}},"spec":{"containers":[{"name":"c"}]}})");
+  const Pod undecoded = decode_pod(bad, "pod");
+  ASSERT_TRUE(undecoded.gpu_shares);
+  EXPECT_TRUE(undecoded.gpu_shares->shares.empty());
+  EXPECT_EQ(undecoded.gpu_shares->error.rfind("hami.io/vgpu-devices-allocated \"GPU-a,NVIDIA,1000:;\": ", 0),
+            0u)
+      << undecoded.gpu_shares->error;
+
   rapidjson::Document node_doc;
   node_doc.Parse(
       R"({"metadata":{"name":"n","annotations":{"hami.io/node-nvidia-register":"GPU-a,10,16384,100,T4,0,true:"}}})");
