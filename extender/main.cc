@@ -360,7 +360,8 @@ int main(int argc, char** argv) {
 
     kext::Verbs verbs(profile, store, opts.node_cache_entries, cluster.binder.get(), cluster.gangs.get(),
                       cluster.gang_replicas.get());
-    verbs.set_gpu_requeue(cluster.gpu_requeue.get());
+    if (kext::GpuRequeue* r = cluster.gpu_requeue.get())
+      verbs.set_gpu_rejected([r](const std::string& ns, const std::string& name) { r->rejected(ns, name); });
     kext::Server server(opts.server, verbs, store,
                         kext::ServerObservers{&metrics, decisions.get(), cluster.elector.get()});
     std::string error;

@@ -118,9 +118,9 @@ Reply Verbs::filter_from(std::string_view body, VerbTrace* trace, Origin origin)
                                          cluster ? &cluster->view : nullptr, profile_.version)
                           : gated_nodes(gate, nodes);
   r.clock.end(Phase::kCompute);
-  if (gpu_requeue_ && reply.passed.empty() && profile_.gpu_sharing &&
+  if (gpu_rejected_ && reply.passed.empty() && profile_.gpu_sharing &&
       gpu::pod_request(*r.args.pod, *profile_.gpu_sharing).asks())
-    gpu_requeue_->rejected(r.args.pod->namespace_, r.args.pod->name);
+    gpu_rejected_(r.args.pod->namespace_, r.args.pod->name);
   Reply out{200, encode_filter_reply(r.args, reply)};
   r.clock.end(Phase::kEncode);
   if (r.decision) {

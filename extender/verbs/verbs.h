@@ -3,6 +3,7 @@
 // decode (preamble.h) -> compute -> encode, in a file of its own: filter.cc, prioritize.cc, preempt.cc,
 // bind.cc.
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,7 +11,6 @@
 #include <vector>
 
 #include "extender/gang/coordinator.h"
-#include "extender/gpu/gpu_requeue.h"
 #include "extender/observe/verb_trace.h"
 #include "extender/verbs/preamble.h"
 #include "kube/codec/decode_cache.h"
@@ -76,8 +76,10 @@ class Verbs {
         node_cache_(node_cache_entries),
         algorithms_(algorithm_infos(profile.engine)) {}
 
-  // With GPU sharing: told of each GPU pod the filter finds no node for (gpu_requeue.h). Set before serving.
-  void set_gpu_requeue(GpuRequeue* requeue) { gpu_requeue_ = requeue; }
+  // With GPU sharing: told of each GPU pod the filter finds no node for (extender/gpu/gpu_requeue.h
+  // GpuRequeue::rejected), by namespace and name. Set before serving.
+  using GpuRejected = std::function<void(const std::string& namespace_, const std::string& name)>;
+  void set_gpu_rejected(GpuRejected rejected) { gpu_rejected_ = std::move(rejected); }
 
   Reply filter(std::string_view body) const { return filter_traced(body, nullptr); }
   Reply prioritize(std::string_view body) const { return prioritize_traced(body, nullptr); }
@@ -110,7 +112,7 @@ class Verbs {
   const Binder* bind_;
   GangCoordinator* gangs_;
   const GangReplicas* replicas_;
-  GpuRequeue* gpu_requeue_ = nullptr;
+  GpuRejected gpu_rejected_;
   // The server's caches of decoded node objects and pods (thread-safe): the mutable members.
   mutable NodeDecodeCache node_cache_;
   mutable PodDecodeCache pod_cache_{kPodCacheEntries};

@@ -44,13 +44,39 @@ fail() {
 }
 
 # Ends the processes the script started and deletes what it created in the cluster: its pods
-# (force-deleted, as no kubelet may be there to end them), its namespace and its nodes. Run on exit.
+# (force-deleted, as no kubelet may be there to end them), its namespace, its nodes and the cluster
+# roles of e2e_extenders_as_manifests_account. Run on exit.
 e2e_cleanup() {
   local p
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   K -n "$NS" delete pods --all --force --grace-period=0 >/dev/null 2>&1 || true
   K delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
   K delete nodes -l "kube-extender.io/e2e=$E2E_LABEL" --wait=false >/dev/null 2>&1 || true
+  K delete clusterrolebindings,clusterroles -l "kube-extender.io/e2e-namespace=$NS" --wait=false >/dev/null 2>&1 || true
+}
+
+# The extenders started after this run as the manifests' service account, with exactly the RBAC that
+# FILEs (manifests/base/rbac.yaml and an overlay's) grant it, not as the admin of KUBECONFIG: a call
+# the manifests do not allow fails here as it would in a cluster. The objects are made the script's
+# own: the account and the Lease's Role in its namespace, the cluster roles under names prefixed with
+# it (deleted by e2e_cleanup), so that a cluster's own kube-extender is left alone.
+E2E_EXTENDER_KUBECONFIG=
+e2e_extenders_as_manifests_account() { # file...
+  local f token
+  for f in "$@"; do K create -f "$f" --dry-run=client -o json; done |
+    jq -s --arg ns "$NS" '[.[] | (.items // [.])[]] | map(
+      .metadata.labels["kube-extender.io/e2e-namespace"] = $ns |
+      if .kind == "ClusterRole" then .metadata.name = $ns + "-" + .metadata.name
+      elif .kind == "ClusterRoleBinding" then .metadata.name = $ns + "-" + .metadata.name |
+        .roleRef.name = $ns + "-" + .roleRef.name | .subjects[].namespace = $ns
+      elif .kind == "RoleBinding" then .metadata.namespace = $ns | .subjects[].namespace = $ns
+      else .metadata.namespace = $ns end) | {apiVersion: "v1", kind: "List", items: .}' |
+    K apply -f - >/dev/null || fail "creating the manifests' RBAC objects in namespace $NS"
+  token=$(K -n "$NS" create token kube-extender --duration 2h) || fail "no token for $NS/kube-extender"
+  E2E_EXTENDER_KUBECONFIG=$WORK/extender.kubeconfig
+  K config view --raw --minify >"$E2E_EXTENDER_KUBECONFIG"
+  KUBECONFIG=$E2E_EXTENDER_KUBECONFIG kubectl config set-credentials e2e-extender --token "$token" >/dev/null
+  KUBECONFIG=$E2E_EXTENDER_KUBECONFIG kubectl config set-context --current --user e2e-extender >/dev/null
 }
 
 # The script's namespace, with the service account "default" that a controller manager would add
@@ -136,7 +162,7 @@ e2e_start_extender() { # port [extra flags]
   local port=$1 version_flags
   shift
   read -r -a version_flags <<<"$(e2e_version_flags)"
-  "$BUILD/kube-extender" --kubeconfig "$KUBECONFIG" --enable-bind --port "$port" "${version_flags[@]}" "$@" \
+  "$BUILD/kube-extender" --kubeconfig "${E2E_EXTENDER_KUBECONFIG:-$KUBECONFIG}" --enable-bind --port "$port" "${version_flags[@]}" "$@" \
     >"$WORK/extender-$port.log" 2>&1 &
   PIDS+=($!)
   E2E_EXTENDER_PIDS+=($!)
@@ -274,12 +300,14 @@ e2e_hami_node_yaml() { # name cards memory [label...]
 }
 
 # manifests/overlays/gpu-sharing as the GPU scripts run it: REPLICAS extenders (e2e_start_extenders) on
-# PORT with the overlay's policy (the ConfigMap's text as the Deployment mounts it) and any FLAG given,
-# and, with KUBE_SCHEDULER, the scheduler on the overlay's profile pointed at them.
+# PORT with the overlay's policy (the ConfigMap's text as the Deployment mounts it), its RBAC
+# (e2e_extenders_as_manifests_account) and any FLAG given, and, with KUBE_SCHEDULER, the scheduler on
+# the overlay's profile pointed at them.
 e2e_start_gpu_sharing() { # replicas port [extender flag...]
   local overlay=manifests/overlays/gpu-sharing replicas=$1 port=$2
   shift 2
   sed -n '/config.yaml: |/,$p' $overlay/policy-patch.yaml | tail -n +2 | sed 's/^    //' >"$WORK/policy.yaml"
+  e2e_extenders_as_manifests_account manifests/base/rbac.yaml $overlay/rbac-gpu.yaml
   e2e_start_extenders "$replicas" "$port" --config "$WORK/policy.yaml" "$@"
   [ -n "${KUBE_SCHEDULER:-}" ] || return 0
   {
