@@ -5,6 +5,8 @@
 #include <climits>
 #include <map>
 
+#include "algorithms/namespaced_key.h"
+
 namespace kext::gpu {
 
 namespace {
@@ -480,8 +482,8 @@ std::string encode_allocation(const PodAllocation& allocation) {
 
 std::string undecoded_sharer(const NodeInfo& node) {
   for (const auto& p : node.pods)
-    if (p->pod->gpu_shares && !p->pod->gpu_shares->error.empty())
-      return p->pod->namespace_ + "/" + p->pod->name + ": " + p->pod->gpu_shares->error;
+    if (cards_undecoded(p->pod->gpu_shares))
+      return namespaced_key(p->pod->namespace_, p->pod->name) + ": " + p->pod->gpu_shares->error;
   return "";
 }
 

@@ -3,6 +3,7 @@
 // them each pod holds, and what a pod asks for. Plain value types, decoded from annotations by
 // kube/codec/gpu_decode.h; the fit and the scores are algorithms/gpu/device_fit.h.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -87,6 +88,11 @@ struct PodShares {
   std::string error;
   bool operator==(const PodShares&) const = default;
 };
+
+// A pod's shares that did not decode: its node's card use is unknown (device_fit.h fit_on_node).
+inline bool cards_undecoded(const std::shared_ptr<const PodShares>& shares) {
+  return shares && !shares->error.empty();
+}
 
 // The cards one container asks for (pkg/device/nvidia/device.go GenerateResourceRequests).
 struct ContainerRequest {

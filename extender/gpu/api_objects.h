@@ -8,11 +8,11 @@
 
 namespace kext {
 
-inline std::string pod_path(const std::string& ns, const std::string& name) {
-  return "/api/v1/namespaces/" + ns + "/pods/" + name;
+inline std::string pod_path(std::string_view ns, std::string_view name) {
+  return std::string("/api/v1/namespaces/").append(ns).append("/pods/").append(name);
 }
 
-inline std::string node_path(const std::string& node) { return "/api/v1/nodes/" + node; }
+inline std::string node_path(std::string_view node) { return std::string("/api/v1/nodes/").append(node); }
 
 // A JSON merge patch {"metadata":{"annotations":{...},"resourceVersion":rv}} (no resourceVersion when `rv`
 // is empty); a nullopt value removes the annotation.

@@ -117,7 +117,7 @@ uint64_t GpuBinder::undecoded_allocations() const {
   uint64_t n = 0;
   cache_.view()->nodes.for_each([&](const auto&, const std::shared_ptr<const NodeInfo>& node) {
     for (const auto& p : node->pods)
-      if (p->pod->gpu_shares && !p->pod->gpu_shares->error.empty()) ++n;
+      if (gpu::cards_undecoded(p->pod->gpu_shares)) ++n;
   });
   return n;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "algorithms/namespaced_key.h"
 #include "common/log.h"
 #include "common/rfc3339.h"
 #include "extender/gpu/api_objects.h"
@@ -23,7 +24,7 @@ GpuRequeue::~GpuRequeue() {
 
 void GpuRequeue::rejected(const std::string& namespace_, const std::string& name, Clock::time_point at) {
   std::lock_guard lock(mu_);
-  rejected_[namespace_ + "/" + name] = at;
+  rejected_[namespaced_key(namespace_, name)] = at;
   if (rejected_.size() <= opts_.max_remembered) return;
   auto oldest = std::min_element(rejected_.begin(), rejected_.end(),
                                  [](const auto& a, const auto& b) { return a.second < b.second; });
@@ -70,13 +71,13 @@ void GpuRequeue::run() {
 }
 
 void GpuRequeue::send(const std::string& key) {
-  const size_t slash = key.find('/');
-  const std::string ns = key.substr(0, slash), name = key.substr(slash + 1);
+  const NamespacedName pod = split_namespaced_key(key);
   const std::string at =
       rfc3339(std::chrono::duration_cast<std::chrono::microseconds>(now_().time_since_epoch()).count(), 6);
   // A pod deleted or bound since is no longer waiting: 404 is no failure.
-  const kube::ApiResponse r = api_.patch(
-      pod_path(ns, name), annotations_patch({{kGpuRequeuedAnnotation, at}}, ""), kube::Expected{404});
+  const kube::ApiResponse r =
+      api_.patch(pod_path(pod.namespace_, pod.name), annotations_patch({{kGpuRequeuedAnnotation, at}}, ""),
+                 kube::Expected{404});
   const bool ok = r.ok() || r.status == 404;
   if (!ok)
     log_line("sending pod " + key + " back to kube-scheduler's queue once GPU room freed: " + r.describe());

@@ -3,6 +3,7 @@
 #include <variant>
 #include <vector>
 
+#include "algorithms/namespaced_key.h"
 #include "common/log.h"
 #include "kube/codec/device_class_decode.h"
 #include "kube/codec/k8s_decode.h"
@@ -28,8 +29,8 @@ struct PodKind {
     Pod p = decode_pod(v, "pod");
     // Kept (its requests still count), but its node takes no GPU pod while it is there
     // (gpu::fit_on_node): said at each event of it, and counted by kube_extender_gpu_allocations_undecoded.
-    if (p.gpu_shares && !p.gpu_shares->error.empty())
-      log_line("pod " + p.namespace_ + "/" + p.name + ": " + p.gpu_shares->error +
+    if (gpu::cards_undecoded(p.gpu_shares))
+      log_line("pod " + namespaced_key(p.namespace_, p.name) + ": " + p.gpu_shares->error +
                "; its node takes no GPU pod until the annotation is mended or the pod is gone");
     return p;
   }

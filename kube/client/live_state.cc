@@ -1,15 +1,11 @@
 #include "kube/client/live_state.h"
 
 #include "algorithms/gpu/devices.h"
+#include "json/json.h"
 #include "kube/client/cache_sinks.h"
 
 namespace kext::kube {
 namespace {
-
-std::string member_text(const json::Value& object, const char* key) {
-  auto it = object.FindMember(key);
-  return it != object.MemberEnd() && it->value.IsString() ? std::string(it->value.GetString()) : "";
-}
 
 // The pods' sink, telling `gone` of each pod a batch removed or ended once the batch is applied.
 class PodGoneSink final : public ResourceSink {
@@ -20,18 +16,19 @@ class PodGoneSink final : public ResourceSink {
   void list_item(const json::Value& object) override { inner_->list_item(object); }
   void list_end() override { inner_->list_end(); }
   void event(EventType type, const json::Value& object) override {
+    // The pod decoded there (or this threw): the fields read below are present and typed as decode_pod
+    // read them, and are looked up by the same rules.
     inner_->event(type, object);
-    if (!object.IsObject()) return;
-    auto status = object.FindMember("status");
-    const std::string phase =
-        status != object.MemberEnd() && status->value.IsObject() ? member_text(status->value, "phase") : "";
+    const json::Value* status = json::find_non_null(object, "status");
+    const std::string phase = status ? json::get_string(*status, "phase", "status") : "";
     if (type != EventType::Deleted && phase != "Succeeded" && phase != "Failed") return;
-    auto md = object.FindMember("metadata");
-    if (md == object.MemberEnd() || !md->value.IsObject()) return;
-    PodGone g{member_text(md->value, "namespace"), member_text(md->value, "name"), false};
-    if (auto a = md->value.FindMember("annotations"); a != md->value.MemberEnd() && a->value.IsObject())
-      g.held_gpus = a->value.HasMember(gpu::kAllocatedAnnotation.data());
-    pending_.push_back(std::move(g));
+    const json::Value* md = json::find_non_null(object, "metadata");
+    if (!md) return;
+    const json::Value* annotations = json::find_non_null(*md, "annotations");
+    const json::Value* cards =
+        annotations ? json::find_non_null(*annotations, gpu::kAllocatedAnnotation) : nullptr;
+    pending_.push_back({json::get_string(*md, "namespace", "metadata"),
+                        json::get_string(*md, "name", "metadata"), cards && cards->IsString()});
   }
   void flush() override {
     inner_->flush();
