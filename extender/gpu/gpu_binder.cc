@@ -91,14 +91,15 @@ GpuBinder::Prepared GpuBinder::lock_reserve_annotate(const BindingArgs& args,
   }
   if (!gpu::pod_request(pod, opts_.sharing).asks()) return out;
   out.asks = true;
+  // The cards are reserved before the wait for the node's lock: while the device plugin sets up the
+  // pod before this one, the filter already counts them, and the scheduler sends no more pods to a
+  // node whose cards wait for binds (it would, and each would fail after the wait).
+  gpu::PodAllocation allocation;
+  if (out.error = reserve(args, pod, assume_until, allocation, out.cause); !out.error.empty()) return out;
   bool held = false;
   if (out.error = lock_node(args, held); !out.error.empty()) {
-    if (held) out.cause = GpuBindFailure::kLockHeld;
-    return out;
-  }
-  gpu::PodAllocation allocation;
-  if (out.error = reserve(args, pod, assume_until, allocation, out.cause); !out.error.empty()) {
-    release_node(args);
+    out.cause = held ? GpuBindFailure::kLockHeld : GpuBindFailure::kApi;
+    forget_reservation(args);
     return out;
   }
   out.cause = GpuBindFailure::kApi;
@@ -122,8 +123,12 @@ uint64_t GpuBinder::undecoded_allocations() const {
   return n;
 }
 
-void GpuBinder::abandon(const BindingArgs& args) const {
+void GpuBinder::forget_reservation(const BindingArgs& args) const {
   cache_.batch().forget_assumed(StateCache::pod_key(args.pod_uid, args.pod_namespace, args.pod_name));
+}
+
+void GpuBinder::abandon(const BindingArgs& args) const {
+  forget_reservation(args);
   release_node(args);
 }
 

@@ -64,6 +64,7 @@ class GpuBinder {
   Prepared lock_reserve_annotate(const BindingArgs& args, StateCache::Clock::time_point assume_until) const;
   // "" with the lock taken; else why not, with `held` set when a pod still being set up kept it.
   std::string lock_node(const BindingArgs& args, bool& held) const;
+  void forget_reservation(const BindingArgs& args) const;
   std::string try_lock_node(const BindingArgs& args, std::string& busy) const;
   std::string check_lock_owner(const BindingArgs& args, std::string_view held, std::string& busy) const;
   void release_node(const BindingArgs& args) const;

@@ -319,22 +319,45 @@ e2e_start_gpu_sharing() { # replicas port [extender flag...]
 }
 
 # HAMi's device plugin's bookkeeping once Allocate is done, for every pod of the namespace bound while
-# allocating (pkg/util/util.go PodAllocationTrySuccess: bind-phase success, the node's lock removed); HAMi's
-# device plugin cannot run without GPUs. Runs until killed.
+# allocating (pkg/util/util.go PodAllocationTrySuccess: bind-phase success, then the node's lock released
+# if it is still the pod's, nodelock.go ReleaseNodeLock); HAMi's device plugin cannot run without GPUs.
+# As the plugins of a cluster's nodes do, it serves each pod as the watch shows it, the pods of several
+# nodes at once. Runs until killed.
 e2e_hami_device_plugin_standin() {
-  local pods ns name node
+  local pick='select(.spec.nodeName != null and .metadata.annotations["hami.io/bind-phase"] == "allocating") |
+    "\(.metadata.namespace) \(.metadata.name) \(.spec.nodeName)"' list rv
   while true; do
-    pods=$(curl -sS "$E2E_API/api/v1/namespaces/$NS/pods" | jq -r '.items[] |
-      select(.spec.nodeName != null and .metadata.annotations["hami.io/bind-phase"] == "allocating") |
-      "\(.metadata.namespace) \(.metadata.name) \(.spec.nodeName)"') || true
-    while read -r ns name node; do
-      [ -n "$name" ] || continue
-      curl -sS -o /dev/null -X PATCH -H 'Content-Type: application/merge-patch+json' \
-        -d '{"metadata":{"annotations":{"hami.io/bind-phase":"success"}}}' "$E2E_API/api/v1/namespaces/$ns/pods/$name"
-      curl -sS -o /dev/null -X PATCH -H 'Content-Type: application/merge-patch+json' \
-        -d '{"metadata":{"annotations":{"hami.io/mutex.lock":null}}}' "$E2E_API/api/v1/nodes/$node"
-    done <<<"$pods"
-    sleep 0.1
+    # What is allocating now, then what the watch shows from there on, until the server ends the watch.
+    list=$(curl -sS "$E2E_API/api/v1/namespaces/$NS/pods") || { sleep 0.1; continue; }
+    rv=$(jq -r .metadata.resourceVersion <<<"$list")
+    jq -r ".items[] | $pick" <<<"$list" | e2e_hami_allocated_each
+    curl -sSN "$E2E_API/api/v1/namespaces/$NS/pods?watch=true&resourceVersion=$rv" |
+      jq --unbuffered -r "select(.type == \"ADDED\" or .type == \"MODIFIED\") | .object | $pick" |
+      e2e_hami_allocated_each
+  done
+}
+
+# e2e_hami_device_plugin_standin's bookkeeping for each "namespace name node" read, each in the background.
+e2e_hami_allocated_each() {
+  local ns name node
+  while read -r ns name node; do
+    [ -n "$name" ] && e2e_hami_allocated "$ns" "$name" "$node" &
+  done
+  wait
+}
+
+e2e_hami_allocated() { # namespace name node
+  local node_json lock
+  curl -sS -o /dev/null -X PATCH -H 'Content-Type: application/merge-patch+json' \
+    -d '{"metadata":{"annotations":{"hami.io/bind-phase":"success"}}}' "$E2E_API/api/v1/namespaces/$1/pods/$2"
+  for _ in 1 2 3 4 5; do
+    node_json=$(curl -sS "$E2E_API/api/v1/nodes/$3") || return 0
+    lock=$(jq -r '.metadata.annotations["hami.io/mutex.lock"] // ""' <<<"$node_json")
+    [[ $lock == *",$1,$2" ]] || return 0
+    # The node's resourceVersion as precondition: a lock taken since is left alone.
+    curl -sS -o /dev/null -w '%{http_code}' -X PATCH -H 'Content-Type: application/merge-patch+json' \
+      -d "{\"metadata\":{\"resourceVersion\":\"$(jq -r .metadata.resourceVersion <<<"$node_json")\",\"annotations\":{\"hami.io/mutex.lock\":null}}}" \
+      "$E2E_API/api/v1/nodes/$3" | grep -q 409 || return 0
   done
 }
 

@@ -150,8 +150,9 @@ TEST_F(GpuBind, ALockWaitingForAllocateIsNeverTakenOverHoweverOld) {
 }
 
 // HAMi's device plugin serves one allocation per node at a time: a bind to a node whose lock is held waits
-// a moment for Allocate to finish rather than fail and go through the scheduler's backoff.
-TEST_F(GpuBind, ABindWaitsBrieflyForTheDevicePluginToFinish) {
+// a moment for Allocate to finish rather than fail and go through the scheduler's backoff. Its cards
+// count from before the wait, so that the filter sends no more pods to a node whose cards are promised.
+TEST_F(GpuBind, ABindWaitsBrieflyForTheDevicePluginToFinishWithItsCardsCounted) {
   add_pod(gpu_pod("p1", 1, 4000), "uid-ml-p1");
   add_pod(gpu_pod("p2", 1, 4000), "uid-ml-p2");
   GpuBindOptions o;
@@ -167,11 +168,15 @@ TEST_F(GpuBind, ABindWaitsBrieflyForTheDevicePluginToFinish) {
   };
   const int before = node_reads();
   // The device plugin finishes once the bind has read the held lock twice.
+  std::vector<int32_t> while_waiting;
   std::thread device_plugin([&] {
-    if (wait_until([&] { return node_reads() >= before + 2; }, 20s)) device_plugin_allocates("p1", "n1");
+    if (!wait_until([&] { return node_reads() >= before + 2; }, 20s)) return;
+    while_waiting = memory_on("n1");
+    device_plugin_allocates("p1", "n1");
   });
   EXPECT_EQ(error_of(verb(gpus).bind(bind_body("p2", "n1"))), "");
   device_plugin.join();
+  EXPECT_EQ(while_waiting, (std::vector<int32_t>{4000, 4000})) << "p2's card counted during the wait";
   EXPECT_EQ(annotation_of(api_.object("nodes", "n1"), "hami.io/mutex.lock"), "2027-01-15T08:00:00Z,ml,p2");
 }
 
@@ -218,7 +223,8 @@ TEST_F(GpuBind, EveryFailureAfterTheLockGivesItBackAndCountsNothing) {
   const GpuBinder gpus = binder();
   api_.fail_patches(500, "pods");
   const std::string patch_failed = error_of(verb(gpus).bind(bind_body("p1", "n1")));
-  EXPECT_NE(patch_failed.find("writing the pod's GPU annotations: HTTP 500"), std::string::npos) << patch_failed;
+  EXPECT_NE(patch_failed.find("writing the pod's GPU annotations: HTTP 500"), std::string::npos)
+      << patch_failed;
   EXPECT_EQ(annotation_of(api_.object("nodes", "n1"), "hami.io/mutex.lock"), "");
   EXPECT_EQ(memory_on("n1"), (std::vector<int32_t>{0, 0}));
   EXPECT_EQ(failed(GpuBindFailure::kApi), 1u);
