@@ -148,6 +148,11 @@ class FilterPlugin {
   virtual bool can_fail(const PodContext& /*pod*/) const { return true; }
   // Whether pre_filter reads pod.cluster: callers build a ClusterView only for engines that need one.
   virtual bool reads_cluster() const { return false; }
+  // Whether check()'s verdict for `pod` on a node can change as copies of `pod` are placed on other
+  // nodes: the pod's own required pod (anti-)affinity and hard spread constraints count pods per
+  // topology domain. False for a filter that reads only the node and what copies of the pod cannot
+  // change; extender-sim capacity then fills each node on its own (sim/capacity/how_many_fit.h).
+  virtual bool counts_other_nodes(const PodContext& /*pod*/) const { return false; }
   // PreFilter: what check() reads about the cluster, computed once per request; `nodes` are the
   // cluster when pod.cluster is null. nullptr: the filter keeps none.
   virtual std::unique_ptr<FilterState> pre_filter(const PodContext& /*pod*/,

@@ -3,8 +3,10 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <string_view>
 
 #include "common/shutdown_signals.h"
+#include "sim/capacity/capacity_command.h"
 #include "sim/cluster_summary.h"
 #include "sim/core/simulator.h"
 #include "sim/follow/follower.h"
@@ -48,9 +50,36 @@ int follow(const kext::simtool::SimCommand& cmd) {
   }
 }
 
+// extender-sim capacity ... (argv[0] is "capacity"): the answer on stdout.
+int capacity(int argc, char** argv) {
+  kext::simtool::CapacityCommand cmd;
+  try {
+    cmd = kext::simtool::parse_capacity_options(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "extender-sim capacity: " << e.what()
+              << "\n(extender-sim capacity --help lists the flags)\n";
+    return 2;
+  }
+  if (cmd.help) {
+    std::cout << kext::simtool::capacity_usage();
+    return 0;
+  }
+  try {
+    std::cout << kext::simtool::capacity_output(cmd);
+    return 0;
+  } catch (const kext::simtool::InputError& e) {
+    std::cerr << "extender-sim capacity: " << e.what() << std::endl;
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "extender-sim capacity: " << e.what() << std::endl;
+    return 1;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "capacity") return capacity(argc - 1, argv + 1);
   kext::simtool::SimCommand cmd;
   try {
     cmd = kext::simtool::parse_sim_options(argc, argv);

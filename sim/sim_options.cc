@@ -114,21 +114,9 @@ void define_usage_flags(CLI::App& app, SimCommand& c) {
 // The one definition of extender-sim's flags, bound to `c`.
 void define_flags(CLI::App& app, SimCommand& c) {
   cli::configure(app);
-  CLI::Option* cluster =
-      cli::non_empty(app.add_option("--cluster", c.cluster_file,
-                                    "the cluster: what `kubectl get nodes,pods,pdb -A -o json` prints; its "
-                                    "pods without a node arrive at time 0"))
-          ->type_name("FILE");
-  CLI::Option* kubeconfig =
-      cli::non_empty(app.add_option("--kubeconfig", c.kubeconfig,
-                                    "instead of --cluster: the cluster listed once (GET only) from this "
-                                    "kubeconfig's API server, as kube-extender --kubeconfig"))
-          ->type_name("FILE")
-          ->excludes(cluster);
-  cli::non_empty(app.add_option("--context", c.kube_context,
-                                "the kubeconfig context to use (default: its current-context)"))
-      ->type_name("NAME")
-      ->needs(kubeconfig);
+  CLI::Option* kubeconfig = define_cluster_flags(app, c,
+                                                 "the cluster: what `kubectl get nodes,pods,pdb -A -o json` "
+                                                 "prints; its pods without a node arrive at time 0");
   cli::non_empty(app.add_option("--record-dir", c.record_dir,
                                 "pending pods from a kube-extender --record-dir recording: each pod of its "
                                 "filter (else prioritize, preempt) requests once, arriving at its first "
@@ -191,6 +179,26 @@ void define_flags(CLI::App& app, SimCommand& c) {
   define_extender_flags(app, c);
   define_follow_flags(app, c, kubeconfig);
 }
+
+}  // namespace
+
+CLI::Option* define_cluster_flags(CLI::App& app, SimCommand& c, const std::string& cluster_help) {
+  CLI::Option* cluster =
+      cli::non_empty(app.add_option("--cluster", c.cluster_file, cluster_help))->type_name("FILE");
+  CLI::Option* kubeconfig =
+      cli::non_empty(app.add_option("--kubeconfig", c.kubeconfig,
+                                    "instead of --cluster: the cluster listed once (GET only) from this "
+                                    "kubeconfig's API server, as kube-extender --kubeconfig"))
+          ->type_name("FILE")
+          ->excludes(cluster);
+  cli::non_empty(app.add_option("--context", c.kube_context,
+                                "the kubeconfig context to use (default: its current-context)"))
+      ->type_name("NAME")
+      ->needs(kubeconfig);
+  return kubeconfig;
+}
+
+namespace {
 
 CLI::App make_app() {
   return CLI::App("extender-sim: simulates kube-scheduler's loop around the extender's algorithms",

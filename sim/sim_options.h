@@ -9,6 +9,11 @@
 #include "algorithms/kube_version.h"
 #include "sim/core/simulator.h"
 
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
+
 namespace kext::simtool {
 
 struct SimCommand {
@@ -77,6 +82,10 @@ struct SimCommand {
   double duration_seconds = 0;             // --duration: stop after this long; 0: at SIGINT or SIGTERM
   bool help = false;
 };
+
+// --cluster (described by `cluster_help`), --kubeconfig and --context into `c`, for each command that
+// reads a cluster (extender-sim, extender-sim capacity). Returns --kubeconfig's option.
+CLI::Option* define_cluster_flags(CLI::App& app, SimCommand& c, const std::string& cluster_help);
 
 // Throws std::invalid_argument naming the flag.
 SimCommand parse_sim_options(int argc, char** argv);

@@ -147,6 +147,12 @@ class InterPodAffinity final : public FilterPlugin {
   }
 
   bool reads_cluster() const override { return true; }
+  // The pod's own required terms count the pods of a domain, copies of it included. Existing pods'
+  // anti-affinity against it does not change as copies (which carry no terms) are placed.
+  bool counts_other_nodes(const PodContext& pod) const override {
+    const auto& rules = pod.pod.affinity;
+    return rules && (!rules->required_affinity.empty() || !rules->required_anti_affinity.empty());
+  }
   // check() per node once PreFilter has run: bench/topology_bench.cc BM_TopologyPluginCost (one
   // required anti-affinity term, existing pods' terms against the node's labels).
   uint64_t cost_per_node_ns() const override { return 133; }

@@ -124,6 +124,9 @@ class PodTopologySpreadFilter final : public FilterPlugin {
     return !build_spread_constraints(pod.pod, pod.cluster, args_, rules_, kDoNotSchedule).empty();
   }
 
+  // A copy placed anywhere counts in its domain against the next copy's skew.
+  bool counts_other_nodes(const PodContext& pod) const override { return can_fail(pod); }
+
   // filtering.go calPreFilterState, over every node of the cluster.
   std::unique_ptr<FilterState> pre_filter(const PodContext& pod,
                                           std::span<const NodeInfo* const> nodes) const override {

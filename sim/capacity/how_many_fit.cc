@@ -1,0 +1,117 @@
+#include "sim/capacity/how_many_fit.h"
+
+#include <chrono>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+
+#include "algorithms/gang/pod_group.h"
+#include "algorithms/namespaced_key.h"
+
+namespace kext::sim::capacity {
+
+Pod copy_of(const Pod& pod, size_t index) {
+  Pod copy = pod;
+  const std::string name = pod.name.empty() ? "pod" : pod.name;
+  copy.name = name + "-" + std::to_string(index);
+  copy.uid = "capacity-" + namespaced_key(pod.namespace_, copy.name);
+  copy.node_name.clear();
+  copy.nominated_node_name.clear();
+  copy.phase = "Pending";
+  copy.preemption_policy = "Never";
+  return copy;
+}
+
+bool copies_fill_nodes_alone(const Engine& engine, const SimCluster& cluster, const Pod& pod) {
+  if (gang::pod_group_key(pod)) return false;
+  const ClusterView view = cluster.view();
+  const PodContext ctx(pod, &view, cluster.version());
+  for (const auto& filter : engine.filters())
+    if (filter->counts_other_nodes(ctx)) return false;
+  return true;
+}
+
+namespace {
+
+// Where the copies went, and how many there are so far.
+struct Placed {
+  std::unordered_map<std::string, size_t> by_node;
+  size_t copies = 0;
+};
+
+// Each node takes copies until the next does not fit there: PreFilter once (nothing it computes changes
+// as copies without terms are placed), then one filter of one node per copy, each copy bound as the
+// cycle binds it (SimCluster::bind: its GPU cards too).
+void fill_each_node(SimCluster& cluster, const Engine& engine, const Pod& pod, int64_t now_unix,
+                    Placed& placed) {
+  const ClusterView view = cluster.view();
+  const Pod probe = copy_of(pod, 0);
+  PodContext ctx(probe, &view, cluster.version());
+  engine.prepare(ctx, cluster.nodes());
+  for (size_t i = 0; i < cluster.nodes().size(); ++i) {
+    const NodeInfo& node = *cluster.nodes()[i];
+    while (engine.fits(ctx, node)) {
+      Pod copy = copy_of(pod, placed.copies);
+      const std::string uid = copy.uid;
+      cluster.add_pod(std::move(copy));
+      cluster.bind(uid, node.node->name, now_unix);
+      ++placed.by_node[node.node->name];
+      ++placed.copies;
+    }
+  }
+}
+
+// The rest through whole cycles, a copy at a time at the next microsecond, until one does not fit or
+// the limit: each copy's cycle as kube-scheduler's scheduleOne runs it.
+void place_by_cycles(Simulator& simulator, const Pod& pod, size_t max_pods, Placed& placed,
+                     CapacityAnswer& out) {
+  RunSummary summary;
+  SimTime at = simulator.now();
+  for (;; at += std::chrono::microseconds(1)) {
+    if (max_pods != 0 && placed.copies == max_pods) {
+      out.stopped_at_max = true;
+      return;
+    }
+    Pod copy = copy_of(pod, placed.copies);
+    const std::string uid = copy.uid;
+    simulator.add_pending(std::move(copy), at);
+    std::optional<CycleRecord> decided;
+    simulator.run_until(at, summary, [&](const CycleRecord& d) {
+      if (d.uid == uid) decided = d;
+    });
+    ++out.cycles;
+    if (!decided || decided->outcome != Outcome::kScheduled) {
+      out.reasons = decided ? decided->reasons : std::map<std::string, size_t>{};
+      out.message = decided ? decided->message : "the copy was not scheduled: it had no scheduling cycle";
+      // The simulator left as the copies placed left it.
+      simulator.delete_pod(uid, at);
+      simulator.run_until(at, summary, [](const CycleRecord&) {});
+      return;
+    }
+    ++placed.by_node[decided->node];
+    ++placed.copies;
+  }
+}
+
+}  // namespace
+
+CapacityAnswer how_many_fit(SimCluster cluster, const Engine& engine, const SimulatorOptions& options,
+                            const Pod& pod, size_t max_pods) {
+  CapacityAnswer out;
+  out.pod = namespaced_key(pod.namespace_, pod.name);
+  Placed placed;
+  if (max_pods == 0 && copies_fill_nodes_alone(engine, cluster, pod)) {
+    fill_each_node(cluster, engine, pod, options.epoch_unix_seconds, placed);
+    out.filled = placed.copies;
+  }
+  Simulator simulator(std::move(cluster), engine, options);
+  place_by_cycles(simulator, pod, max_pods, placed, out);
+  out.fit = placed.copies;
+  for (const NodeInfo* n : simulator.cluster().nodes()) {
+    if (auto it = placed.by_node.find(n->node->name); it != placed.by_node.end())
+      out.per_node.push_back({it->first, it->second});
+  }
+  return out;
+}
+
+}  // namespace kext::sim::capacity

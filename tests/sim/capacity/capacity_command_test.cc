@@ -1,0 +1,138 @@
+// extender-sim capacity: its flags (and the docs' table of them), the worked example of
+// docs/capacity.md, the JSON answer, and the command's exit codes and errors.
+#include "sim/capacity/capacity_command.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "json/json.h"
+#include "sim/run.h"
+#include "tests/sim/core/sim_fixtures.h"
+#include "tests/support/command_line.h"
+#include "tests/support/doc_flags.h"
+#include "tests/support/temp_dir.h"
+
+namespace kext::simtool {
+namespace capacity_command_test {
+namespace {
+
+using sim::testing::SimFiles;
+
+CapacityCommand parse(std::vector<std::string> args) {
+  return testing::parse_command_line("capacity", std::move(args), parse_capacity_options);
+}
+
+std::string error_of(std::vector<std::string> args) {
+  return testing::command_line_error([&] { parse(std::move(args)); });
+}
+
+const std::string kExamples = std::string(KEXT_SOURCE_DIR) + "/examples/";
+
+TEST(CapacityOptions, ValuesDefaultsAndErrors) {
+  const CapacityCommand c = parse({"--cluster", "c.json", "--pod", "p.yaml", "--config=x.yaml", "--max", "7",
+                                   "--json", "--seed", "3", "--kubernetes-version", "1.31"});
+  EXPECT_EQ(c.inputs.cluster_file, "c.json");
+  EXPECT_EQ(c.pod_file, "p.yaml");
+  EXPECT_EQ(c.inputs.config_file, "x.yaml");
+  EXPECT_EQ(c.max_pods, 7u);
+  EXPECT_TRUE(c.json);
+  EXPECT_EQ(c.inputs.seed, 3u);
+  ASSERT_TRUE(c.inputs.kubernetes_version.has_value());
+  EXPECT_EQ(c.inputs.kubernetes_version->str(), "1.31");
+  EXPECT_EQ(parse({"--cluster", "c.json", "--pod", "p.yaml"}).max_pods, 0u) << "no limit";
+
+  EXPECT_NE(error_of({"--pod", "p.yaml"}).find("--cluster FILE and --kubeconfig FILE"), std::string::npos);
+  EXPECT_NE(error_of({"--cluster", "c.json"}).find("one of --pod FILE and --drain NODES is required"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--cluster", "c.json", "--pod", "p.yaml", "--drain", "n1"}).find("one of --pod"),
+            std::string::npos);
+  EXPECT_EQ(parse({"--cluster", "c.json", "--drain", "n1,n2"}).drain, "n1,n2");
+  EXPECT_NE(error_of({"--cluster", "c.json", "--pod", "p.yaml", "--max", "-1"}).find("--max"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--cluster", "c.json", "--pod", "p.yaml", "--workload", "w.json"}).find("--workload"),
+            std::string::npos);
+}
+
+TEST(CapacityOptions, HelpAndTheDocsListEveryFlag) {
+  EXPECT_NE(capacity_usage().find("--pod FILE"), std::string::npos) << capacity_usage();
+  testing::expect_documents_exactly(capacity_flag_names(), "docs/capacity.md",
+                                    "**`extender-sim capacity`** flags", "Exit codes");
+}
+
+// docs/capacity.md's example: ten 4-CPU nodes with 3, 1 and 4 CPU requested on the first three, a
+// 1-CPU pod: 1 + 3 + 0 + 7 x 4 = 32.
+TEST(Capacity, TheDocsWorkedExample) {
+  const CapacityCommand c =
+      parse({"--cluster", kExamples + "cluster.json", "--pod", kExamples + "capacity-pod.yaml"});
+  const sim::capacity::CapacityAnswer a = run_capacity(c);
+  EXPECT_EQ(a.fit, 32u);
+  std::vector<sim::capacity::NodeCount> want = {{"node-a", 1}, {"node-b", 3}};
+  for (const char* n : {"node-d", "node-e", "node-f", "node-g", "node-h", "node-i", "node-j"})
+    want.push_back({n, 4});
+  EXPECT_EQ(a.per_node, want);
+  EXPECT_EQ(a.message, "0/10 nodes are available: 10 Insufficient cpu.");
+  const std::string text = format_capacity(a);
+  EXPECT_TRUE(text.starts_with("32 more of default/web fit\n  node    pods\n  node-a  1\n")) << text;
+  EXPECT_TRUE(text.ends_with("the next one does not fit: 0/10 nodes are available: 10 Insufficient cpu.\n"))
+      << text;
+
+  rapidjson::Document d;
+  d.Parse(capacity_json(a).c_str());
+  ASSERT_TRUE(d.IsObject()) << capacity_json(a);
+  EXPECT_STREQ(d["pod"].GetString(), "default/web");
+  EXPECT_EQ(d["fit"].GetUint64(), 32u);
+  EXPECT_FALSE(d["stoppedAtMax"].GetBool());
+  ASSERT_EQ(d["perNode"].Size(), 9u);
+  EXPECT_STREQ(d["perNode"][0]["node"].GetString(), "node-a");
+  EXPECT_EQ(d["perNode"][0]["pods"].GetUint64(), 1u);
+  EXPECT_EQ(d["reasons"]["Insufficient cpu"].GetUint64(), 10u);
+}
+
+TEST(Capacity, AFileOfTwoPodsOrNoneIsRefusedNamingTheFlag) {
+  SimFiles f("capacity-pods");
+  const std::string two =
+      f.write("two.json", R"([{"kind":"Pod","metadata":{"name":"a"},"spec":{"containers":[]}},
+      {"kind":"Pod","metadata":{"name":"b"},"spec":{"containers":[]}}])");
+  try {
+    read_capacity_pod(two, {});
+    FAIL() << "two pods were taken";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--pod " + two + ": a Pod is asked about one at a time; the file has 2 pods");
+  }
+  EXPECT_THROW(read_capacity_pod(f.path("missing.yaml"), {}), InputError);
+}
+
+TEST(Capacity, TheCommandsExitCodesAndOutput) {
+  SimFiles f("capacity-binary");
+  const std::string out = f.path("out.txt"), err = f.path("err.txt");
+  auto run = [&](const std::string& args) {
+    const int status =
+        std::system((std::string(KEXT_SIM_BINARY) + " capacity " + args + " >" + out + " 2>" + err).c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  const std::string cluster = kExamples + "cluster.json", pod = kExamples + "capacity-pod.yaml";
+  ASSERT_EQ(run("--cluster " + cluster + " --pod " + pod + " --max 5 --json"), 0) << testing::slurp(err);
+  EXPECT_EQ(testing::slurp(out).substr(0, 49), R"({"pod":"default/web","fit":5,"stoppedAtMax":true,)")
+      << testing::slurp(out);
+  EXPECT_EQ(run("--cluster " + cluster), 2);
+  EXPECT_NE(testing::slurp(err).find("one of --pod FILE and --drain NODES is required"), std::string::npos)
+      << testing::slurp(err);
+  EXPECT_EQ(run("--cluster " + cluster + " --drain node-x"), 2);
+  EXPECT_NE(testing::slurp(err).find("--drain: no node \"node-x\" in the cluster"), std::string::npos)
+      << testing::slurp(err);
+  EXPECT_EQ(run("--cluster " + cluster + " --pod " + f.path("missing.yaml")), 2);
+  EXPECT_NE(testing::slurp(err).find("--pod " + f.path("missing.yaml") + ": cannot read the file"),
+            std::string::npos)
+      << testing::slurp(err);
+  ASSERT_EQ(run("--help"), 0);
+  EXPECT_NE(testing::slurp(out).find("--pod FILE"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace capacity_command_test
+}  // namespace kext::simtool
