@@ -38,8 +38,9 @@ struct CapacityAnswer {
   // The copies stopped at the limit, with room perhaps left; otherwise the next copy did not fit.
   bool stopped_at_max = false;
   // Why the next copy did not fit: how many nodes gave each reason, and FitError's text of it
-  // ("0/40 nodes are available: 31 Insufficient cpu, 9 node(s) had untolerated taint {k: v}."),
-  // as kube-scheduler's FailedScheduling event says it. Empty when stopped at the limit.
+  // ("0/40 nodes are available: 31 Insufficient cpu, 9 node(s) had untolerated taint {k: v}."), the
+  // first sentence of kube-scheduler's FailedScheduling event (its preemption sentence is left out:
+  // copies never preempt). Empty when stopped at the limit.
   std::map<std::string, size_t> reasons;
   std::string message;
   // How many copies were placed by filling nodes alone, and how many by whole cycles.
