@@ -278,18 +278,27 @@ void ApiClient::report(const char* method, const std::string& path, const ApiRes
 
 // A pooled keep-alive connection may have been closed by the server while it sat idle (an API server
 // closes idle connections, and all of them when it restarts); cpp-httplib then fails the request with
-// Error::Write (Bind.ABindAfterTheServerClosedTheIdleConnectionSucceeds). A request whose write failed
-// never reached the server whole, so it cannot have been acted on: it goes again, once, on a new
-// connection. Any other failure may have reached the server (a bind may have happened) and is returned.
+// Error::Write (Bind.ABindAfterTheServerClosedTheIdleConnectionSucceeds), or with Error::Read when the
+// close crossed the request on the wire (ApiClient.AGetTheServerClosedItsConnectionOnGoesAgain). As Go's
+// net/http Transport does (transport.go, persistConn.shouldRetryRequest): a request whose write failed
+// never reached the server whole and goes again, once, on a new connection; a GET also goes again when
+// the connection closed without an answer, since reading twice changes nothing. Any other failure may
+// have reached the server (a bind may have happened) and is returned.
 ApiResponse ApiClient::send_pooled(const std::function<httplib::Result(httplib::ClientImpl&)>& send,
-                                   std::chrono::milliseconds read_timeout) {
+                                   std::chrono::milliseconds read_timeout, Replay replay) {
   bool reused = false;
   auto c = take_pooled(&reused);
   set_timeout(*c, timeouts_.connect, read_timeout);
   clear_tls_errors();
   auto started = std::chrono::steady_clock::now();
   auto r = send(*c);
-  if (!r && r.error() == httplib::Error::Write && reused) {
+  const auto closed_unanswered = [&] {
+    // A read that failed well before its timeout: the connection closed, it did not time out.
+    return r.error() == httplib::Error::Read &&
+           std::chrono::steady_clock::now() - started + std::chrono::milliseconds(100) < read_timeout;
+  };
+  if (!r && reused &&
+      (r.error() == httplib::Error::Write || (replay == Replay::kIfNoResponse && closed_unanswered()))) {
     c = make_client(read_timeout);
     clear_tls_errors();
     started = std::chrono::steady_clock::now();
@@ -307,7 +316,7 @@ ApiResponse ApiClient::send_pooled(const std::function<httplib::Result(httplib::
 ApiResponse ApiClient::get(const std::string& path, Expected expected) {
   ApiResponse out = send_pooled(
       [&](httplib::ClientImpl& c) { return c.Get(full_path(path), headers_with(bearer_token())); },
-      timeouts_.request);
+      timeouts_.request, Replay::kIfNoResponse);
   report("GET", path, out, expected);
   return out;
 }
@@ -319,7 +328,7 @@ ApiResponse ApiClient::post(const std::string& path, std::string_view json_body,
         return c.Post(full_path(path), headers_with(bearer_token()), json_body.data(), json_body.size(),
                       "application/json");
       },
-      read_timeout);
+      read_timeout, Replay::kIfUnsent);
   report("POST", path, out, expected);
   return out;
 }
@@ -329,7 +338,7 @@ ApiResponse ApiClient::put(const std::string& path, const std::string& json_body
       [&](httplib::ClientImpl& c) {
         return c.Put(full_path(path), headers_with(bearer_token()), json_body, "application/json");
       },
-      timeouts_.request);
+      timeouts_.request, Replay::kIfUnsent);
   report("PUT", path, out, expected);
   return out;
 }
@@ -340,7 +349,7 @@ ApiResponse ApiClient::patch(const std::string& path, const std::string& json_bo
         return c.Patch(full_path(path), headers_with(bearer_token()), json_body,
                        "application/merge-patch+json");
       },
-      timeouts_.request);
+      timeouts_.request, Replay::kIfUnsent);
   report("PATCH", path, out, expected);
   return out;
 }

@@ -123,8 +123,13 @@ class ApiClient {
   std::unique_ptr<httplib::ClientImpl> make_client(std::chrono::milliseconds read_timeout) const;
   // reused: whether it comes from the pool (the server may have closed it since).
   std::unique_ptr<httplib::ClientImpl> take_pooled(bool* reused);
+  // Which failures on a reused connection send the request again on a new one.
+  enum class Replay {
+    kIfUnsent,      // only a request that was not written whole (it cannot have been acted on)
+    kIfNoResponse,  // also one the server closed the connection on without answering (a GET)
+  };
   ApiResponse send_pooled(const std::function<httplib::Result(httplib::ClientImpl&)>& send,
-                          std::chrono::milliseconds read_timeout);
+                          std::chrono::milliseconds read_timeout, Replay replay);
   // A result without a response in words (transport_error.h), from what c and this thread know of it.
   void explain_failure(const httplib::Result& r, httplib::ClientImpl& c, std::chrono::milliseconds timeout,
                        std::chrono::steady_clock::duration took, ApiResponse& out) const;

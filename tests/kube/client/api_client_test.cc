@@ -2,9 +2,14 @@
 // keep-alive connections the server has closed.
 #include "kube/client/api_client.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <thread>
 
 #include "common/read_file.h"
@@ -59,6 +64,97 @@ TEST(ApiClient, DoesNotReuseAConnectionTheServerClosed) {
   ASSERT_TRUE(wait_until([&] { return all_closed(pooled, api.port()); }));
   auto r = client.get("/api/v1/nodes");
   EXPECT_EQ(r.status, 200) << r.error;
+}
+
+// A plain-HTTP server on loopback that answers the first request of its first connection with a
+// keep-alive 200, then reads the next request on that connection and closes it unanswered: the close
+// crossing a request on the wire, which no poll before the write can see. Later connections get a 200.
+class ClosesOnSecondRequest {
+ public:
+  ClosesOnSecondRequest() {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (::bind(listener_, reinterpret_cast<sockaddr*>(&a), len) != 0 || ::listen(listener_, 8) != 0 ||
+        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+      throw std::runtime_error("cannot listen on loopback");
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~ClosesOnSecondRequest() {
+    ::shutdown(listener_, SHUT_RDWR);
+    ::close(listener_);
+    thread_.join();
+  }
+  kube::ApiConfig config() const {
+    kube::ApiConfig cfg;
+    kube::set_server_url(cfg, "http://127.0.0.1:" + std::to_string(port_));
+    return cfg;
+  }
+  int requests() const { return requests_; }
+
+ private:
+  // One request's bytes: its head and, when it has one, its body.
+  bool read_request(int fd) {
+    std::string in;
+    char buf[4096];
+    size_t head_end = std::string::npos;
+    size_t need = 0;
+    while (head_end == std::string::npos || in.size() < head_end + 4 + need) {
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n <= 0) return false;
+      in.append(buf, static_cast<size_t>(n));
+      if (head_end == std::string::npos && (head_end = in.find("\r\n\r\n")) != std::string::npos) {
+        const size_t cl = in.find("Content-Length: ");
+        if (cl != std::string::npos && cl < head_end) need = std::stoul(in.substr(cl + 16));
+      }
+    }
+    ++requests_;
+    return true;
+  }
+  static void answer(int fd) {
+    static const std::string ok = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
+                                  "Connection: keep-alive\r\n\r\n{}";
+    (void)!::write(fd, ok.data(), ok.size());
+  }
+  void serve() {
+    for (int connection = 0;; ++connection) {
+      const int fd = ::accept(listener_, nullptr, nullptr);
+      if (fd < 0) return;
+      if (read_request(fd)) answer(fd);
+      if (connection == 0 && read_request(fd)) ::shutdown(fd, SHUT_RDWR);  // read, never answered
+      ::close(fd);
+    }
+  }
+  int listener_ = -1;
+  int port_ = 0;
+  std::atomic<int> requests_{0};
+  std::thread thread_;
+};
+
+// The server closed the pooled connection as the request went out: a GET goes again on a new
+// connection (reading twice changes nothing), as Go's net/http does for replayable requests.
+TEST(ApiClient, AGetTheServerClosedItsConnectionOnGoesAgain) {
+  ClosesOnSecondRequest server;
+  kube::ApiClient client(server.config(), kube::ApiClient::Timeouts{10000ms, 10000ms});
+  ASSERT_EQ(client.get("/api/v1/pods/a").status, 200);
+  auto r = client.get("/api/v1/pods/a");
+  EXPECT_EQ(r.status, 200) << r.describe();
+  EXPECT_EQ(server.requests(), 3);
+}
+
+// The same close under a POST: the server read it and may have acted on it (a Binding), so it is not
+// sent twice; the caller gets the failure in words.
+TEST(ApiClient, APostTheServerClosedItsConnectionOnIsNotSentTwice) {
+  ClosesOnSecondRequest server;
+  kube::ApiClient client(server.config(), kube::ApiClient::Timeouts{10000ms, 10000ms});
+  ASSERT_EQ(client.get("/api/v1/pods/a").status, 200);
+  auto r = client.post("/api/v1/namespaces/ml/pods/a/binding", "{}", 10000ms);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.describe().find("connection closed"), std::string::npos) << r.describe();
+  EXPECT_EQ(server.requests(), 2);
 }
 
 }  // namespace
