@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/read_file.h"
 #include "common/shutdown_signals.h"
+#include "extender/capacity/capacity_service.h"
 #include "extender/gpu/gpu_requeue.h"
 #include "extender/malloc_arenas.h"
 #include "extender/options.h"
@@ -25,6 +26,7 @@
 #include "kube/client/live_state.h"
 #include "kube/state/snapshot_loader.h"
 #include "policy/config.h"
+#include "sim/run.h"
 #include "usage/service.h"
 
 namespace {
@@ -48,6 +50,7 @@ void log_start_up_notices(const kext::Options& opts) {
 
 struct Configuration {
   std::string name;  // how errors and notices name it: "--config FILE" or the embedded one
+  std::string text;  // as read
   kext::LoadedFile loaded;
 };
 
@@ -94,7 +97,7 @@ Configuration load_configuration(const kext::Options& opts, const kext::VersionC
     }
   }();
   if (!loaded.notice.empty()) kext::log_line(name + ": " + loaded.notice);
-  return Configuration{name, std::move(loaded)};
+  return Configuration{name, policy_text, std::move(loaded)};
 }
 
 void write_effective_config(const Configuration& c) {
@@ -311,6 +314,22 @@ void log_listening(const kext::Options& opts, const kext::LoadedFile& loaded, co
 
 }  // namespace
 
+// POST /capacity (docs/capacity.md): questions answered under kube-scheduler's default profile of the
+// minor in force with this extender's configuration beside it, as extender-sim answers them. Null with
+// --no-capacity.
+std::unique_ptr<kext::capacity::CapacityService> serve_capacity(const kext::Options& opts,
+                                                                const Configuration& config,
+                                                                const kext::StateStore& store,
+                                                                kext::Metrics& metrics,
+                                                                kext::Server& server) {
+  if (!opts.capacity) return nullptr;
+  auto service = std::make_unique<kext::capacity::CapacityService>(
+      kext::simtool::sim_config_of_text(config.text, config.name, config.loaded.profile.version), store,
+      opts.capacity_limits, &metrics);
+  server.add_route("POST", "/capacity", kext::capacity::capacity_handler(*service));
+  return service;
+}
+
 // cmd/kube-scheduler/app/server.go in two steps: Setup (flags, the configuration, the clients) and
 // Run (the informers, leader election, serving until a signal drains it).
 int main(int argc, char** argv) {
@@ -364,6 +383,8 @@ int main(int argc, char** argv) {
       verbs.set_gpu_rejected([r](const std::string& ns, const std::string& name) { r->rejected(ns, name); });
     kext::Server server(opts.server, verbs, store,
                         kext::ServerObservers{&metrics, decisions.get(), cluster.elector.get()});
+    const std::unique_ptr<kext::capacity::CapacityService> capacity =
+        serve_capacity(opts, config, store, metrics, server);
     std::string error;
     if (!server.bind(&error)) throw std::runtime_error(error);
     if (cluster.live) cluster.live->start();

@@ -171,6 +171,24 @@ void add_gang_flags(CLI::App& app, Options& o) {
       ->group(gang);
 }
 
+// POST /capacity's bounds (docs/capacity.md, "From the running extender").
+void add_capacity_flags(CLI::App& app, Options& o) {
+  const std::string group = "Capacity questions (POST /capacity; docs/capacity.md)";
+  app.add_flag("!--no-capacity", o.capacity, "do not serve POST /capacity (it answers 404)")->group(group);
+  cli::add_duration(app, "--capacity-max-time", o.capacity_limits.max_time, std::chrono::milliseconds(1),
+                    std::chrono::minutes(10),
+                    "a capacity question's time budget; one that runs out answers what it placed so far "
+                    "(a lower bound)")
+      ->type_name("D")
+      ->group(group);
+  app.add_option("--capacity-max-node-checks", o.capacity_limits.max_node_checks,
+                 "a capacity question's node budget: nodes checked, one per copy tried on a node, every "
+                 "node per scheduling cycle")
+      ->check(CLI::Range(size_t{1}, size_t{1'000'000'000}))
+      ->type_name("N")
+      ->group(group);
+}
+
 // The one definition of kube-extender's flags, bound to `o` (whose values are the defaults --help shows),
 // in the order --help lists them.
 void define_flags(CLI::App& app, Options& o) {
@@ -184,6 +202,7 @@ void define_flags(CLI::App& app, Options& o) {
   add_operation_flags(app, o);
   kube::add_api_flags(app, o.api);
   add_gang_flags(app, o);
+  add_capacity_flags(app, o);
   app.add_flag("--version", o.version, "print the version and exit");
   // The old names, still accepted so that deployments and scripts that use them keep working.
   cli::deprecate(cli::non_empty(app.add_option("--address", o.server.address))->type_name("ADDR"),

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "algorithms/kube_version.h"
+#include "extender/capacity/capacity_service.h"
 #include "extender/gang/coordinator.h"
 #include "extender/server/server.h"
 #include "kube/client/api_flags.h"
@@ -28,6 +29,8 @@ struct Options {
   kube::ApiFlags api;               // --in-cluster / --kubeconfig / --api-server, --enable-bind
   GangConfig gang;                  // with --enable-bind: --gang-bind-hold, --gang-backoff, ...
   size_t gang_max_held_binds = 0;   // 0: half of --threads
+  bool capacity = true;             // POST /capacity (--no-capacity turns it off)
+  capacity::CapacityLimits capacity_limits;
   bool help = false;
   bool write_config = false;  // --write-config: print the effective configuration and exit
   bool version = false;       // --version: print "kube-extender VERSION" and exit

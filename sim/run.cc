@@ -69,11 +69,13 @@ int64_t extender_weight(const std::vector<SchedulerExtender>& entries, const std
 struct LoadedConfig {
   std::string text;
   std::shared_ptr<const LoadedFile> loaded;
+  std::string file;  // where the text came from ("" for the embedded document)
 };
 
 LoadedConfig load_config_file(std::string_view flag, const std::string& file, std::string_view embedded,
                               const VersionChoice& version) {
   LoadedConfig c;
+  c.file = file;
   c.text = file.empty() ? std::string(embedded) : read_input(std::string(flag), file);
   try {
     c.loaded = std::make_shared<const LoadedFile>(load_scheduling_file(c.text, {}, version));
@@ -202,24 +204,17 @@ sim::SimDuration seconds_to_sim(double seconds) {
       std::chrono::duration<double>(std::round(seconds * 1e6) / 1e6));
 }
 
-SimConfig load_sim_config(const SimCommand& command, const std::string& file, std::string_view flag) {
+namespace {
+
+// A loaded configuration as a run's: a KubeSchedulerConfiguration's profile alone, or an extender's
+// configuration beside the scheduler profile (in process, as kube-scheduler calls an extender).
+SimConfig sim_config_of(const SimCommand& command, const LoadedConfig& own, std::string_view flag) {
   SimConfig out;
-  out.file = file;
+  out.file = own.file;
   out.scheduler_config_file = command.scheduler_config_file;
   out.extender_weight_flag = command.extender_weight;
   out.scoring.scale = command.score_scale;
-  const VersionChoice version = version_choice(command);
-  if (!command.extender_url.empty()) {
-    load_beside_remote(command, file, flag, version, out);
-    return out;
-  }
-  if (file.empty()) {
-    // kube-scheduler's default profile, or --scheduler-config's, with no extender.
-    take_profile(out, load_scheduler_profile(command, version));
-    check_nothing_to_weigh(command, flag, "no " + std::string(flag) + " runs the scheduler profile alone");
-    return out;
-  }
-  const LoadedConfig own = load_config_file(flag, file, {}, version);
+  const std::string& file = own.file;
   if (own.loaded->scheduler_configuration) {
     if (!command.scheduler_config_file.empty()) {
       throw InputError(std::string(flag) + " " + file + " is a KubeSchedulerConfiguration, and so is " +
@@ -253,8 +248,45 @@ SimConfig load_sim_config(const SimCommand& command, const std::string& file, st
   return out;
 }
 
+}  // namespace
+
+SimConfig load_sim_config(const SimCommand& command, const std::string& file, std::string_view flag) {
+  SimConfig out;
+  out.file = file;
+  out.scheduler_config_file = command.scheduler_config_file;
+  out.extender_weight_flag = command.extender_weight;
+  out.scoring.scale = command.score_scale;
+  const VersionChoice version = version_choice(command);
+  if (!command.extender_url.empty()) {
+    load_beside_remote(command, file, flag, version, out);
+    return out;
+  }
+  if (file.empty()) {
+    // kube-scheduler's default profile, or --scheduler-config's, with no extender.
+    take_profile(out, load_scheduler_profile(command, version));
+    check_nothing_to_weigh(command, flag, "no " + std::string(flag) + " runs the scheduler profile alone");
+    return out;
+  }
+  return sim_config_of(command, load_config_file(flag, file, {}, version), flag);
+}
+
 SimConfig load_sim_config(const std::string& file, std::string_view flag) {
   return load_sim_config(SimCommand{}, file, flag);
+}
+
+SimConfig sim_config_of_text(const std::string& text, std::string_view name, KubeVersion version) {
+  LoadedConfig own;
+  own.text = text;
+  own.file = std::string(name);
+  try {
+    own.loaded =
+        std::make_shared<const LoadedFile>(load_scheduling_file(text, {}, VersionChoice{version, {}}));
+  } catch (const PolicyError& e) {
+    throw InputError(std::string(name) + ": " + e.what());
+  }
+  SimCommand command;
+  command.kubernetes_version = version;
+  return sim_config_of(command, own, name);
 }
 
 void apply(const SimConfig& config, sim::SimulatorOptions& options) {

@@ -201,6 +201,10 @@ SimConfig load_sim_config(const SimCommand& command, const std::string& file,
                           std::string_view flag = "--config");
 // The same with no other flag: in process, kube-scheduler's default profile.
 SimConfig load_sim_config(const std::string& file, std::string_view flag = "--config");
+// A running kube-extender's configuration `text` (`name` says where it came from, for errors) as a run
+// of kube-scheduler's default profile of `version` with this extender beside it in process (or, for a
+// KubeSchedulerConfiguration, its own profile): what its capacity endpoint answers under.
+SimConfig sim_config_of_text(const std::string& text, std::string_view name, KubeVersion version);
 
 // What the simulator's cycles take from a configuration: preemption's options, the in-process
 // extender, the scoring and the topology levels. run_sim, --compare's run and --follow's follow_options all

@@ -47,8 +47,9 @@ HeapBytes heap_bytes() {
 }
 
 std::string_view route_name(Route r) {
-  static constexpr std::string_view kNames[kRouteCount] = {
-      "filter", "prioritize", "preempt", "bind", "healthz", "readyz", "metrics", "debug", "other"};
+  static constexpr std::string_view kNames[kRouteCount] = {"filter",   "prioritize", "preempt", "bind",
+                                                           "healthz",  "readyz",     "metrics", "debug",
+                                                           "capacity", "other"};
   const auto i = static_cast<size_t>(r);
   return i < kRouteCount ? kNames[i] : "other";
 }
@@ -148,6 +149,7 @@ Metrics::RouteStats::RouteStats()
 Metrics::Metrics(std::string version)
     : version_(std::move(version)),
       forward_seconds_(kSecondsBuckets),
+      capacity_seconds_(kGangSecondsBuckets),
       gang_bound_seconds_(kGangSecondsBuckets) {}
 
 void Metrics::observe_request(Route route, int status, double seconds, size_t request_bytes) {
@@ -294,7 +296,31 @@ std::string Metrics::render(const ClusterState* state) const {
   render_bind_forwards(out);
   render_gangs(out);
   render_usage(out);
+  render_capacity(out);
   return out;
+}
+
+void Metrics::render_capacity(std::string& out) const {
+  static constexpr std::string_view kOutcomeNames[kCapacityOutcomeCount] = {"answered", "partial", "busy",
+                                                                            "invalid", "not_ready"};
+  header(out, "kube_extender_capacity_questions_total", "counter",
+         "Questions to POST /capacity, by outcome (partial: a budget ran out; busy: refused with 429).");
+  for (size_t i = 0; i < kCapacityOutcomeCount; ++i) {
+    out.append("kube_extender_capacity_questions_total{outcome=\"").append(kOutcomeNames[i]).append("\"} ");
+    out.append(std::to_string(capacity_outcomes_[i].load(std::memory_order_relaxed))).append("\n");
+  }
+  header(out, "kube_extender_capacity_questions_running", "gauge", "Capacity questions being answered now.");
+  out.append("kube_extender_capacity_questions_running ")
+      .append(std::to_string(capacity_running_.load(std::memory_order_relaxed)))
+      .append("\n");
+  header(out, "kube_extender_capacity_duration_seconds", "histogram",
+         "Time to answer a capacity question, the copy of the cluster included.");
+  capacity_seconds_.render(out, "kube_extender_capacity_duration_seconds", {});
+  header(out, "kube_extender_capacity_node_checks_total", "counter",
+         "Nodes checked by capacity questions: one per copy tried on a node alone, every node per cycle.");
+  out.append("kube_extender_capacity_node_checks_total ")
+      .append(std::to_string(capacity_node_checks_.load(std::memory_order_relaxed)))
+      .append("\n");
 }
 
 void Metrics::render_requests(std::string& out) const {

@@ -31,10 +31,21 @@ enum class Route : uint8_t {
   kReadyz,
   kMetrics,
   kDebug,
+  kCapacity,  // POST /capacity (extender/capacity)
   kOther
 };
-inline constexpr size_t kRouteCount = 9;
+inline constexpr size_t kRouteCount = 10;
 std::string_view route_name(Route r);
+
+// How a capacity question (POST /capacity) ended (the `outcome` label).
+enum class CapacityOutcome : uint8_t {
+  kAnswered,  // the answer is whole
+  kPartial,   // the time or node budget ran out first: a lower bound
+  kBusy,      // another question was being answered: 429
+  kInvalid,   // a body or parameter it could not use: 400
+  kNotReady,  // the watch had not listed the cluster yet: 503
+};
+inline constexpr size_t kCapacityOutcomeCount = 5;
 
 // Why the transport refused a connection or a request without running it (the `cause` label).
 enum class Refusal : uint8_t {
@@ -172,6 +183,20 @@ class Metrics {
   uint64_t gang_topology_admissions(std::string_view level) const;
   uint64_t gang_topology_preemptions(std::string_view level) const;
 
+  // The capacity endpoint (extender/capacity): each question by outcome, the time its answer took (the
+  // cluster's copy included) and the node checks it spent.
+  void observe_capacity(CapacityOutcome outcome, double seconds, uint64_t node_checks) {
+    capacity_outcomes_[static_cast<size_t>(outcome)].fetch_add(1, std::memory_order_relaxed);
+    if (outcome == CapacityOutcome::kAnswered || outcome == CapacityOutcome::kPartial) {
+      capacity_seconds_.observe(seconds);
+      capacity_node_checks_.fetch_add(node_checks, std::memory_order_relaxed);
+    }
+  }
+  void add_capacity_running(int64_t delta) { capacity_running_.fetch_add(delta, std::memory_order_relaxed); }
+  uint64_t capacity_questions(CapacityOutcome outcome) const {
+    return capacity_outcomes_[static_cast<size_t>(outcome)].load(std::memory_order_relaxed);
+  }
+
   // The transport's bounds at work.
   void count_refusal(Refusal cause) {
     refusals_[static_cast<size_t>(cause)].fetch_add(1, std::memory_order_relaxed);
@@ -209,6 +234,7 @@ class Metrics {
   void render_gangs(std::string& out) const;
   void render_gang_topology(std::string& out) const;  // render_gangs' by topology level
   void render_usage(std::string& out) const;
+  void render_capacity(std::string& out) const;
   void render_api_errors(std::string& out) const;
   void render_info(std::string& out) const;  // the info gauges: build, kube-scheduler semantics
 
@@ -222,6 +248,10 @@ class Metrics {
   std::array<std::atomic<uint64_t>, kForwardFailureCount> forward_failures_{};
   std::array<std::atomic<uint64_t>, kGpuBindFailureCount> gpu_bind_failures_{};
   std::atomic<uint64_t> gpu_requeues_{0}, gpu_requeue_failures_{0};
+  std::array<std::atomic<uint64_t>, kCapacityOutcomeCount> capacity_outcomes_{};
+  Histogram capacity_seconds_;
+  std::atomic<uint64_t> capacity_node_checks_{0};
+  std::atomic<int64_t> capacity_running_{0};
   std::atomic<uint64_t> gangs_admitted_{0};
   std::atomic<uint64_t> gangs_timed_out_{0};
   std::atomic<int64_t> gangs_waiting_{0};

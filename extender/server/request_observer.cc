@@ -31,6 +31,7 @@ Route RequestObserver::route_of(std::string_view path) const {
   if (path == "/readyz") return Route::kReadyz;
   if (path == "/metrics") return Route::kMetrics;
   if (path.starts_with("/debug/")) return Route::kDebug;
+  if (path == "/capacity") return Route::kCapacity;
   return Route::kOther;
 }
 

@@ -39,6 +39,11 @@ class Server {
 
   // The verbs' path prefix as served: "" or "/path", without a trailing slash.
   std::string path_prefix() const;
+  // A route of another capacity on the verbs' listener (POST /capacity), observed as every route is.
+  // Before serve(): the route table is read without a lock while serving.
+  void add_route(std::string method, std::string path, Handler handler) {
+    router_->add(std::move(method), std::move(path), std::move(handler));
+  }
   // Binds the socket; returns false (with the reason in *error) if it cannot.
   bool bind(std::string* error);
   int port() const { return transport_->port(0); }

@@ -107,17 +107,22 @@ std::vector<std::string> capacity_flag_names() {
   return cli::flag_names(app);
 }
 
+Pod decode_capacity_pod(const std::string& text) {
+  WorkloadInput in = decode_workload(as_json_text(text));
+  if (in.pods.size() != 1) {
+    throw DecodeError("a Pod is asked about one at a time, not " + std::to_string(in.pods.size()));
+  }
+  return std::move(in.pods.front().pod);
+}
+
 Pod read_capacity_pod(const std::string& path, const std::vector<PriorityClass>& classes) {
   std::string text;
   if (!read_whole_file(path, text)) throw InputError("--pod " + path + ": cannot read the file");
   try {
-    WorkloadInput in = decode_workload(as_json_text(text));
-    if (in.pods.size() != 1) {
-      throw DecodeError("a Pod is asked about one at a time; the file has " + std::to_string(in.pods.size()) +
-                        " pods");
-    }
-    resolve_priorities(in.pods, classes);
-    return std::move(in.pods.front().pod);
+    std::vector<InputPod> pods(1);
+    pods.front().pod = decode_capacity_pod(text);
+    resolve_priorities(pods, classes);
+    return std::move(pods.front().pod);
   } catch (const DecodeError& e) {
     throw InputError("--pod " + path + ": " + e.what());
   }
@@ -181,6 +186,8 @@ std::string format_capacity(const sim::capacity::CapacityAnswer& answer) {
   std::ostringstream out;
   out << answer.fit << " more of " << answer.pod << " fit";
   if (answer.stopped_at_max) out << " (stopped at --max; there may be room for more)";
+  if (!answer.stopped_by_budget.empty())
+    out << " at least (the " << (answer.stopped_by_budget == "time" ? "time" : "node") << " budget ran out)";
   out << "\n";
   size_t width = 4;
   for (const auto& n : answer.per_node) width = std::max(width, n.node.size());
@@ -189,7 +196,8 @@ std::string format_capacity(const sim::capacity::CapacityAnswer& answer) {
     for (const auto& n : answer.per_node)
       out << "  " << n.node << std::string(width - n.node.size() + 2, ' ') << n.pods << "\n";
   }
-  if (!answer.stopped_at_max) out << "the next one does not fit: " << answer.message << "\n";
+  if (!answer.stopped_at_max && answer.stopped_by_budget.empty())
+    out << "the next one does not fit: " << answer.message << "\n";
   return out.str();
 }
 
@@ -200,6 +208,9 @@ std::string capacity_json(const sim::capacity::CapacityAnswer& answer) {
   json::write_member(w, "pod", answer.pod);
   json::write_member(w, "fit", answer.fit);
   json::write_member(w, "stoppedAtMax", answer.stopped_at_max);
+  // "", or which budget ran out (the extender's endpoint): then `fit` is a lower bound.
+  json::write_member(w, "stoppedByBudget", answer.stopped_by_budget);
+  json::write_member(w, "nodeChecks", answer.node_checks);
   w.Key("perNode");
   w.StartArray();
   for (const auto& n : answer.per_node) {

@@ -31,6 +31,9 @@ std::string capacity_usage();
 // Every flag's long name, for the docs check (tests/support/doc_flags.h).
 std::vector<std::string> capacity_flag_names();
 
+// A Pod's text (YAML or JSON; a Pod, or a List of one), as the question's pod. Throws DecodeError.
+Pod decode_capacity_pod(const std::string& text);
+
 // The pod of --pod's file (a Pod, or a List of one), its priority resolved against `classes` as the
 // Priority admission plugin would. Throws InputError naming --pod and the file.
 Pod read_capacity_pod(const std::string& path, const std::vector<PriorityClass>& classes);

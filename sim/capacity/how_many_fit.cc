@@ -39,18 +39,42 @@ struct Placed {
   size_t copies = 0;
 };
 
+// The budget as the work goes: each step asks before it spends `checks` node checks.
+class Spending {
+ public:
+  Spending(const Budget& budget, CapacityAnswer& out) : budget_(budget), out_(out) {}
+  // False once the deadline has passed or the checks would go over the budget; the answer says which.
+  bool allow(size_t checks) {
+    if (std::chrono::steady_clock::now() >= budget_.deadline) {
+      out_.stopped_by_budget = "time";
+      return false;
+    }
+    if (budget_.max_node_checks != 0 && out_.node_checks + checks > budget_.max_node_checks) {
+      out_.stopped_by_budget = "nodes";
+      return false;
+    }
+    out_.node_checks += checks;
+    return true;
+  }
+  bool spent() const { return !out_.stopped_by_budget.empty(); }
+
+ private:
+  const Budget& budget_;
+  CapacityAnswer& out_;
+};
+
 // Each node takes copies until the next does not fit there: PreFilter once (nothing it computes changes
 // as copies without terms are placed), then one filter of one node per copy, each copy bound as the
 // cycle binds it (SimCluster::bind: its GPU cards too).
 void fill_each_node(SimCluster& cluster, const Engine& engine, const Pod& pod, int64_t now_unix,
-                    Placed& placed) {
+                    Placed& placed, Spending& spending) {
   const ClusterView view = cluster.view();
   const Pod probe = copy_of(pod, 0);
   PodContext ctx(probe, &view, cluster.version());
   engine.prepare(ctx, cluster.nodes());
   for (size_t i = 0; i < cluster.nodes().size(); ++i) {
     const NodeInfo& node = *cluster.nodes()[i];
-    while (engine.fits(ctx, node)) {
+    while (spending.allow(1) && engine.fits(ctx, node)) {
       Pod copy = copy_of(pod, placed.copies);
       const std::string uid = copy.uid;
       cluster.add_pod(std::move(copy));
@@ -58,13 +82,14 @@ void fill_each_node(SimCluster& cluster, const Engine& engine, const Pod& pod, i
       ++placed.by_node[node.node->name];
       ++placed.copies;
     }
+    if (spending.spent()) return;
   }
 }
 
 // The rest through whole cycles, a copy at a time at the next microsecond, until one does not fit or
 // the limit: each copy's cycle as kube-scheduler's scheduleOne runs it.
 void place_by_cycles(Simulator& simulator, const Pod& pod, size_t max_pods, Placed& placed,
-                     CapacityAnswer& out) {
+                     CapacityAnswer& out, Spending& spending) {
   RunSummary summary;
   SimTime at = simulator.now();
   for (;; at += std::chrono::microseconds(1)) {
@@ -72,6 +97,7 @@ void place_by_cycles(Simulator& simulator, const Pod& pod, size_t max_pods, Plac
       out.stopped_at_max = true;
       return;
     }
+    if (!spending.allow(simulator.cluster().nodes().size())) return;
     Pod copy = copy_of(pod, placed.copies);
     const std::string uid = copy.uid;
     simulator.add_pending(std::move(copy), at);
@@ -96,16 +122,17 @@ void place_by_cycles(Simulator& simulator, const Pod& pod, size_t max_pods, Plac
 }  // namespace
 
 CapacityAnswer how_many_fit(SimCluster cluster, const Engine& engine, const SimulatorOptions& options,
-                            const Pod& pod, size_t max_pods) {
+                            const Pod& pod, size_t max_pods, const Budget& budget) {
   CapacityAnswer out;
   out.pod = namespaced_key(pod.namespace_, pod.name);
   Placed placed;
+  Spending spending(budget, out);
   if (max_pods == 0 && copies_fill_nodes_alone(engine, cluster, pod)) {
-    fill_each_node(cluster, engine, pod, options.epoch_unix_seconds, placed);
+    fill_each_node(cluster, engine, pod, options.epoch_unix_seconds, placed, spending);
     out.filled = placed.copies;
   }
   Simulator simulator(std::move(cluster), engine, options);
-  place_by_cycles(simulator, pod, max_pods, placed, out);
+  if (!spending.spent()) place_by_cycles(simulator, pod, max_pods, placed, out, spending);
   out.fit = placed.copies;
   for (const NodeInfo* n : simulator.cluster().nodes()) {
     if (auto it = placed.by_node.find(n->node->name); it != placed.by_node.end())

@@ -11,6 +11,7 @@
 // instead of a whole cycle, and one cycle after them confirms that the next copy fits nowhere and says
 // why. With a limit (--max) the cycle places every copy, since which nodes take the copies before the
 // limit then depends on the scores.
+#include <chrono>
 #include <cstddef>
 #include <map>
 #include <string>
@@ -46,7 +47,19 @@ struct CapacityAnswer {
   // How many copies were placed by filling nodes alone, and how many by whole cycles.
   size_t filled = 0;
   size_t cycles = 0;
+  // Set when the work budget ran out first (Budget): the copies placed are a lower bound, and nothing
+  // is known of the next one. "time" or "nodes".
+  std::string stopped_by_budget;
+  // Nodes checked: one per copy tried on a node alone, every node for a whole cycle.
+  size_t node_checks = 0;
   bool operator==(const CapacityAnswer&) const = default;
+};
+
+// How much work one question may take: a deadline, and a number of node checks (CapacityAnswer::
+// node_checks). Defaults: no bound (the command line's questions).
+struct Budget {
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  size_t max_node_checks = 0;  // 0: no bound
 };
 
 // The copy `index` (from 0) of `pod`: named "<name>-<index>" as cluster-capacity names its copies,
@@ -60,8 +73,8 @@ bool copies_fill_nodes_alone(const Engine& engine, const SimCluster& cluster, co
 
 // Places copies of `pod` in `cluster` (its running pods stay; its pending pods are left out), under
 // `engine` and `options` as a Simulator runs them, until one does not fit or `max_pods` are placed
-// (0: no limit).
+// (0: no limit), or the budget runs out.
 CapacityAnswer how_many_fit(SimCluster cluster, const Engine& engine, const SimulatorOptions& options,
-                            const Pod& pod, size_t max_pods = 0);
+                            const Pod& pod, size_t max_pods = 0, const Budget& budget = {});
 
 }  // namespace kext::sim::capacity

@@ -70,6 +70,23 @@ void SimCluster::add_pod(Pod pod) {
   pods_.emplace(shared->uid, Entry{shared, info});
 }
 
+void SimCluster::add_running(std::shared_ptr<const PodInfo> info, std::string_view node_name) {
+  const PodMeta& meta = *info->pod;
+  if (meta.uid.empty())
+    throw ClusterError("pod " + namespaced_key(meta.namespace_, meta.name) + ": metadata.uid is empty");
+  if (pods_.count(meta.uid) != 0) throw ClusterError("pod " + meta.uid + ": added twice");
+  NodeInfo* target = node(node_name);
+  if (target == nullptr) {
+    throw ClusterError("pod " + namespaced_key(meta.namespace_, meta.name) + ": node " +
+                       std::string(node_name) + " is not a node of the cluster");
+  }
+  auto pod = std::make_shared<Pod>();
+  static_cast<PodMeta&>(*pod) = meta;
+  pod->node_name = std::string(node_name);
+  place(*target, info);
+  pods_.emplace(meta.uid, Entry{std::move(pod), std::move(info)});
+}
+
 std::shared_ptr<const Pod> SimCluster::pod(std::string_view uid) const {
   auto it = pods_.find(std::string(uid));
   return it == pods_.end() ? nullptr : it->second.pod;

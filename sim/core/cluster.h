@@ -84,6 +84,13 @@ class SimCluster {
   // an unknown node.
   void add_pod(Pod pod);
 
+  // A running pod known only by what kube-scheduler's cache keeps of it (a PodInfo whose pod is a
+  // PodMeta, with its requests as counted when it was cached), on `node_name`: the extender's live
+  // state, an assumed pod included. The node must exist (ClusterError otherwise); the PodInfo is
+  // shared, not copied. pod() of it has the meta's fields and no containers: nothing reads a running
+  // pod's containers.
+  void add_running(std::shared_ptr<const PodInfo> info, std::string_view node_name);
+
   // The pod object, or nullptr; a later change (bind, nomination) replaces it, this one stays valid.
   std::shared_ptr<const Pod> pod(std::string_view uid) const;
   // The pod's requests, computed once when it was added.

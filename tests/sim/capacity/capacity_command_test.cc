@@ -101,8 +101,7 @@ TEST(Capacity, AFileOfTwoPodsOrNoneIsRefusedNamingTheFlag) {
     read_capacity_pod(two, {});
     FAIL() << "two pods were taken";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "--pod " + two + ": a Pod is asked about one at a time; the file has 2 pods");
+    EXPECT_EQ(std::string(e.what()), "--pod " + two + ": a Pod is asked about one at a time, not 2");
   }
   EXPECT_THROW(read_capacity_pod(f.path("missing.yaml"), {}), InputError);
 }

@@ -142,6 +142,43 @@ TEST(HowManyFit, ALimitStopsEarlyWithNoReason) {
   EXPECT_EQ(placed, 3u);
 }
 
+// The extender's endpoint bounds each question: the answer stops where the budget ran out, says which,
+// and is a lower bound with nothing known of the next copy.
+TEST(HowManyFit, ABudgetStopsTheQuestionAndSaysWhich) {
+  const Case c{.name = "three empty nodes", .nodes = {{.name = "n1"}, {.name = "n2"}, {.name = "n3"}}};
+  const simtool::SimConfig config = simtool::load_sim_config("");
+  SimulatorOptions options;
+  simtool::apply(config, options);
+  options.epoch_unix_seconds = kEpoch;
+  // Filled alone: one check per copy tried, so 6 checks place 4 on n1 (its fifth try fails), 1 on n2.
+  Budget nodes;
+  nodes.max_node_checks = 6;
+  CapacityAnswer a = how_many_fit(cluster_of(c), *config.engine, options, pod_of(c), 0, nodes);
+  EXPECT_EQ(a.stopped_by_budget, "nodes");
+  EXPECT_EQ(a.node_checks, 6u);
+  EXPECT_EQ(a.fit, 5u);
+  EXPECT_EQ(a.per_node, (std::vector<NodeCount>{{"n1", 4}, {"n2", 1}}));
+  EXPECT_EQ(a.message, "");
+  // Whole cycles: three checks a cycle, so 7 checks are two cycles.
+  nodes.max_node_checks = 7;
+  a = how_many_fit(cluster_of(c), *config.engine, options, pod_of(c), 100, nodes);
+  EXPECT_EQ(a.stopped_by_budget, "nodes");
+  EXPECT_EQ(a.fit, 2u);
+  EXPECT_EQ(a.node_checks, 6u);
+  EXPECT_FALSE(a.stopped_at_max);
+  // A deadline already passed: nothing is tried.
+  Budget late;
+  late.deadline = std::chrono::steady_clock::now();
+  a = how_many_fit(cluster_of(c), *config.engine, options, pod_of(c), 0, late);
+  EXPECT_EQ(a.stopped_by_budget, "time");
+  EXPECT_EQ(a.fit, 0u);
+  // Unbounded, the same question: 12 copies, and every check counted.
+  a = how_many_fit(cluster_of(c), *config.engine, options, pod_of(c));
+  EXPECT_EQ(a.stopped_by_budget, "");
+  EXPECT_EQ(a.fit, 12u);
+  EXPECT_EQ(a.node_checks, 12u + 3u + 3u) << "each node's 4 copies and its fifth try, then one cycle";
+}
+
 // Capacity is room that is free: a copy of a high-priority pod never evicts the low-priority pods that
 // fill the nodes, as a pending pod of that priority would.
 TEST(HowManyFit, CopiesNeverPreempt) {
