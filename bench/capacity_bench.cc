@@ -13,6 +13,7 @@
 #include <string>
 #include <utility>
 
+#include "bench/synthetic_cluster.h"
 #include "load/gen/cluster.h"
 #include "sim/capacity/capacity_command.h"
 #include "sim/capacity/how_many_fit.h"
@@ -24,9 +25,8 @@ namespace {
 
 using namespace kext;
 
-constexpr const char* kPod =
-    R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"bench"},)"
-    R"("spec":{"containers":[{"name":"c","image":"nginx:1.25","resources":{"requests":{"cpu":"1","memory":"1Gi"}}}]}})";
+// The pod capacity questions ask about (bench/synthetic_cluster.h).
+constexpr const char* kPod = bench::kCapacityPod;
 
 struct Files {
   std::unique_ptr<testing::TempDir> dir;

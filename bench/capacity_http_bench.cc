@@ -25,9 +25,8 @@ namespace {
 
 using namespace kext;
 
-constexpr const char* kPod =
-    R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"bench"},)"
-    R"("spec":{"containers":[{"name":"c","image":"nginx:1.25","resources":{"requests":{"cpu":"1","memory":"1Gi"}}}]}})";
+// The pod capacity questions ask about (bench/synthetic_cluster.h).
+constexpr const char* kPod = bench::kCapacityPod;
 
 // The extender as kube-extender runs it on the embedded configuration, with POST /capacity.
 struct Extender {

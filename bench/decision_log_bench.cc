@@ -6,8 +6,8 @@
 #include "bench/synthetic_cluster.h"
 #include "extender/observe/decision_log.h"
 #include "extender/observe/metrics.h"
-#include "kube/state/snapshot_loader.h"
 #include "extender/verbs/verbs.h"
+#include "kube/state/snapshot_loader.h"
 
 namespace {
 

@@ -109,8 +109,8 @@ void BM_SelectCandidates(benchmark::State& state) {
     benchmark::DoNotOptimize(got);
   }
   state.counters["candidates"] = static_cast<double>(found);
-  state.counters["nodes/s"] = benchmark::Counter(static_cast<double>(n) * static_cast<double>(state.iterations()),
-                                                 benchmark::Counter::kIsRate);
+  state.counters["nodes/s"] = benchmark::Counter(
+      static_cast<double>(n) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
 BENCHMARK(BM_SelectCandidates)

@@ -13,6 +13,11 @@
 
 namespace kext::bench {
 
+// The pod the capacity benchmarks ask about: 1 CPU and 1Gi, in no group.
+inline constexpr const char* kCapacityPod =
+    R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"bench"},)"
+    R"("spec":{"containers":[{"name":"c","image":"nginx:1.25","resources":{"requests":{"cpu":"1","memory":"1Gi"}}}]}})";
+
 struct Workload {
   std::string snapshot;                 // extender-gen's cluster.json: a List of nodes, pods and PDBs
   std::vector<std::string> node_names;  // every node, in the cluster's order

@@ -22,9 +22,18 @@ namespace {
 constexpr int kQuestionNice = 10;
 
 struct Question {
-  Pod pod;
-  size_t max_pods = 0;
+  simtool::PodQuestion pods;  // one Pod, or one group answered in whole groups
+  size_t max_pods = 0;        // ?max=: copies, or groups
   sim::capacity::Budget budget;
+};
+
+// One question's answer: its JSON, the name the access log gives it, whether a budget cut it short,
+// and the node checks it spent.
+struct Answered {
+  std::string json;
+  std::string name;
+  bool partial = false;
+  size_t node_checks = 0;
 };
 
 void refuse(HttpResponse& res, int status, std::string_view message) {
@@ -71,6 +80,36 @@ void run_beside_the_verbs(F&& work) {
   if (failed) std::rethrow_exception(failed);
 }
 
+// The question on the state's current view: extender-sim capacity's answer, one Pod's or one group's.
+Answered answer_on(const ClusterState& now, const UsageView* usage, const simtool::SimConfig& config,
+                   const Question& q) {
+  sim::SimCluster cluster = cluster_of(now, config.version, usage);
+  cluster.set_gpu_sharing(config.gpu_sharing);
+  // The question's own workload selects its copies for the system default spreading, as extender-sim
+  // capacity adds it beside the cluster's.
+  if (!q.pods.replica_sets.empty() || !q.pods.stateful_sets.empty()) {
+    std::vector<WorkloadSelector> replica_sets = *now.replica_sets, stateful_sets = *now.stateful_sets;
+    replica_sets.insert(replica_sets.end(), q.pods.replica_sets.begin(), q.pods.replica_sets.end());
+    stateful_sets.insert(stateful_sets.end(), q.pods.stateful_sets.begin(), q.pods.stateful_sets.end());
+    cluster.set_workloads(*now.services, *now.replication_controllers, std::move(replica_sets),
+                          std::move(stateful_sets));
+  }
+  sim::SimulatorOptions options;
+  simtool::apply(config, options);
+  options.epoch_unix_seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  if (q.pods.is_group()) {
+    const sim::capacity::GroupQuestion group{q.pods.pods, q.pods.gang, *now.gangs};
+    const sim::capacity::GroupAnswer a = sim::capacity::how_many_groups(std::move(cluster), *config.engine,
+                                                                        options, group, q.max_pods, q.budget);
+    return {simtool::groups_json(a), a.group, !a.stopped_by_budget.empty(), a.node_checks};
+  }
+  const sim::capacity::CapacityAnswer a = sim::capacity::how_many_fit(
+      std::move(cluster), *config.engine, options, q.pods.pods.front(), q.max_pods, q.budget);
+  return {simtool::capacity_json(a), a.pod, !a.stopped_by_budget.empty(), a.node_checks};
+}
+
 }  // namespace
 
 CapacityService::CapacityService(simtool::SimConfig config, const StateStore& state, CapacityLimits limits,
@@ -91,12 +130,13 @@ void CapacityService::serve(Exchange& x) const {
     return refuse(x.response, 400, *bad);
   }
   try {
-    q.pod = simtool::decode_capacity_pod(std::string(x.request.body));
+    q.pods = simtool::decode_pod_question(std::string(x.request.body));
   } catch (const DecodeError& e) {
     count(CapacityOutcome::kInvalid);
     return refuse(x.response, 400, std::string("the body: ") + e.what());
   }
-  if (q.pod.namespace_.empty()) q.pod.namespace_ = "default";
+  for (Pod& pod : q.pods.pods)
+    if (pod.namespace_.empty()) pod.namespace_ = "default";
   if (!state_.ready()) {
     count(CapacityOutcome::kNotReady);
     return refuse(x.response, 503, "the cluster is not listed yet (the watch is starting): ask again");
@@ -116,25 +156,16 @@ void CapacityService::serve(Exchange& x) const {
     }
   } release{busy_, metrics_};
   if (metrics_) metrics_->add_capacity_running(1);
-  sim::capacity::CapacityAnswer answer;
+  Answered answer;
   run_beside_the_verbs([&] {
     const std::shared_ptr<const ClusterState> now = state_.current();
     const std::shared_ptr<const UsageView> usage = state_.usage();
-    sim::SimCluster cluster = cluster_of(*now, config_.version, usage.get());
-    cluster.set_gpu_sharing(config_.gpu_sharing);
-    sim::SimulatorOptions options;
-    simtool::apply(config_, options);
-    options.epoch_unix_seconds =
-        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-            .count();
-    answer = sim::capacity::how_many_fit(std::move(cluster), *config_.engine, options, q.pod, q.max_pods,
-                                         q.budget);
+    answer = answer_on(*now, usage.get(), config_, q);
   });
-  count(answer.stopped_by_budget.empty() ? CapacityOutcome::kAnswered : CapacityOutcome::kPartial,
-        answer.node_checks);
-  x.pod = answer.pod;
+  count(answer.partial ? CapacityOutcome::kPartial : CapacityOutcome::kAnswered, answer.node_checks);
+  x.pod = answer.name;
   x.nodes = answer.node_checks;
-  x.response.set(200, std::string(kJsonContentType), simtool::capacity_json(answer));
+  x.response.set(200, std::string(kJsonContentType), std::move(answer.json));
 }
 
 Handler capacity_handler(const CapacityService& service) {

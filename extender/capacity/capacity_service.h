@@ -37,7 +37,8 @@ class CapacityService {
   CapacityService(simtool::SimConfig config, const StateStore& state, CapacityLimits limits,
                   Metrics* metrics);
 
-  // POST /capacity[?max=N][&timeoutSeconds=S], the body a Pod (JSON or YAML): 200 with the answer as
+  // POST /capacity[?max=N][&timeoutSeconds=S], the body a Pod, or a group (a workload's pods, or a
+  // PodGroup and its members) answered in whole groups, JSON or YAML: 200 with the answer as
   // `extender-sim capacity --json` writes it; 400 for a body or parameter it cannot use, 429 while
   // another question runs, 503 before the watch has listed the cluster.
   void serve(Exchange& x) const;

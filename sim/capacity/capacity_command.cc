@@ -2,10 +2,13 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
 
+#include "algorithms/gang/pod_group.h"
+#include "algorithms/namespaced_key.h"
 #include "common/cli.h"
 #include "common/read_file.h"
 #include "json/json.h"
@@ -107,25 +110,63 @@ std::vector<std::string> capacity_flag_names() {
   return cli::flag_names(app);
 }
 
-Pod decode_capacity_pod(const std::string& text) {
+PodQuestion decode_pod_question(const std::string& text) {
   WorkloadInput in = decode_workload(as_json_text(text));
-  if (in.pods.size() != 1) {
-    throw DecodeError("a Pod is asked about one at a time, not " + std::to_string(in.pods.size()));
+  if (in.pods.empty())
+    throw DecodeError("no pod in it: a Pod, a workload or a PodGroup's members are asked about");
+  if (in.pod_groups.size() > 1)
+    throw DecodeError("a group is asked about one at a time, not " + std::to_string(in.pod_groups.size()) +
+                      " PodGroups");
+  PodQuestion q;
+  if (!in.pod_groups.empty()) q.gang = in.pod_groups.begin()->second;
+  for (InputPod& p : in.pods) {
+    if (q.gang && gang::pod_group_key(p.pod) != q.gang->key()) {
+      throw DecodeError("pod " + namespaced_key(p.pod.namespace_, p.pod.name) +
+                        " is not a member of PodGroup " + namespaced_key(q.gang->namespace_, q.gang->name) +
+                        ": the file asks about one group");
+    }
+    q.pods.push_back(std::move(p.pod));
   }
-  return std::move(in.pods.front().pod);
+  q.replica_sets = std::move(in.replica_sets);
+  q.stateful_sets = std::move(in.stateful_sets);
+  return q;
 }
 
-Pod read_capacity_pod(const std::string& path, const std::vector<PriorityClass>& classes) {
+namespace {
+
+// --pod's file as a question, its pods' priorities resolved against `classes` as the Priority admission
+// plugin would. Throws InputError naming --pod and the file.
+PodQuestion read_pod_question(const std::string& path) {
   std::string text;
   if (!read_whole_file(path, text)) throw InputError("--pod " + path + ": cannot read the file");
   try {
-    std::vector<InputPod> pods(1);
-    pods.front().pod = decode_capacity_pod(text);
-    resolve_priorities(pods, classes);
-    return std::move(pods.front().pod);
+    return decode_pod_question(text);
   } catch (const DecodeError& e) {
     throw InputError("--pod " + path + ": " + e.what());
   }
+}
+
+void resolve_question_priorities(PodQuestion& q, const std::string& path,
+                                 const std::vector<PriorityClass>& classes) {
+  std::vector<InputPod> pods(q.pods.size());
+  for (size_t i = 0; i < q.pods.size(); ++i) pods[i].pod = std::move(q.pods[i]);
+  try {
+    resolve_priorities(pods, classes);
+  } catch (const DecodeError& e) {
+    throw InputError("--pod " + path + ": " + e.what());
+  }
+  for (size_t i = 0; i < q.pods.size(); ++i) q.pods[i] = std::move(pods[i].pod);
+}
+
+}  // namespace
+
+Pod read_capacity_pod(const std::string& path, const std::vector<PriorityClass>& classes) {
+  PodQuestion q = read_pod_question(path);
+  if (q.pods.size() != 1)
+    throw InputError("--pod " + path + ": a Pod is asked about one at a time, not " +
+                     std::to_string(q.pods.size()));
+  resolve_question_priorities(q, path, classes);
+  return std::move(q.pods.front());
 }
 
 namespace {
@@ -137,7 +178,9 @@ struct Question {
   sim::SimulatorOptions options;
 };
 
-Question read_question(const CapacityCommand& command) {
+// `pods` (may be null): the question's workload, whose selectors join the cluster's for the system
+// default spreading of its copies.
+Question read_question(const CapacityCommand& command, const PodQuestion* pods = nullptr) {
   Question q{load_sim_config(command.inputs, command.inputs.config_file), read_cluster(command.inputs), {}};
   std::clog << "extender-sim capacity: " << q.loaded.version_line << "\n";
   q.options.seed = command.inputs.seed;
@@ -146,6 +189,10 @@ Question read_question(const CapacityCommand& command) {
   q.options.epoch_unix_seconds = q.in.epoch_unix_seconds;
   // What selects pods (PodTopologySpread's default constraints, InterPodAffinity's namespaceSelector).
   ClusterInput& in = q.in;
+  if (pods) {
+    in.replica_sets.insert(in.replica_sets.end(), pods->replica_sets.begin(), pods->replica_sets.end());
+    in.stateful_sets.insert(in.stateful_sets.end(), pods->stateful_sets.begin(), pods->stateful_sets.end());
+  }
   in.cluster.set_namespace_labels(std::move(in.namespace_labels));
   in.cluster.set_workloads(std::move(in.services), std::move(in.replication_controllers),
                            std::move(in.replica_sets), std::move(in.stateful_sets));
@@ -160,6 +207,15 @@ sim::capacity::CapacityAnswer run_capacity(const CapacityCommand& command) {
   const Pod pod = read_capacity_pod(command.pod_file, q.in.priority_classes);
   return sim::capacity::how_many_fit(std::move(q.in.cluster), *q.loaded.engine, q.options, pod,
                                      command.max_pods);
+}
+
+sim::capacity::GroupAnswer run_capacity_groups(const CapacityCommand& command) {
+  PodQuestion pods = read_pod_question(command.pod_file);
+  Question q = read_question(command, &pods);
+  resolve_question_priorities(pods, command.pod_file, q.in.priority_classes);
+  sim::capacity::GroupQuestion group{std::move(pods.pods), std::move(pods.gang), std::move(q.in.pod_groups)};
+  return sim::capacity::how_many_groups(std::move(q.in.cluster), *q.loaded.engine, q.options, group,
+                                        command.max_pods);
 }
 
 sim::capacity::DrainAnswer run_drain(const CapacityCommand& command) {
@@ -178,9 +234,45 @@ std::string capacity_output(const CapacityCommand& command) {
     const auto answer = run_drain(command);
     return command.json ? drain_json(answer) + "\n" : format_drain(answer);
   }
+  if (read_pod_question(command.pod_file).is_group()) {
+    const auto answer = run_capacity_groups(command);
+    return command.json ? groups_json(answer) + "\n" : format_groups(answer);
+  }
   const auto answer = run_capacity(command);
   return command.json ? capacity_json(answer) + "\n" : format_capacity(answer);
 }
+
+namespace {
+
+// "node-a 4, node-b 4".
+std::string nodes_text(const std::vector<sim::capacity::NodeCount>& per_node) {
+  std::string out;
+  for (const auto& n : per_node) out += (out.empty() ? "" : ", ") + n.node + " " + std::to_string(n.pods);
+  return out;
+}
+
+void write_per_node(rapidjson::Writer<rapidjson::StringBuffer>& w,
+                    const std::vector<sim::capacity::NodeCount>& nodes) {
+  w.Key("perNode");
+  w.StartArray();
+  for (const auto& n : nodes) {
+    w.StartObject();
+    json::write_member(w, "node", n.node);
+    json::write_member(w, "pods", n.pods);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void write_reasons(rapidjson::Writer<rapidjson::StringBuffer>& w,
+                   const std::map<std::string, size_t>& reasons) {
+  w.Key("reasons");
+  w.StartObject();
+  for (const auto& [reason, nodes] : reasons) json::write_member(w, reason.c_str(), nodes);
+  w.EndObject();
+}
+
+}  // namespace
 
 std::string format_capacity(const sim::capacity::CapacityAnswer& answer) {
   std::ostringstream out;
@@ -211,19 +303,8 @@ std::string capacity_json(const sim::capacity::CapacityAnswer& answer) {
   // "", or which budget ran out (the extender's endpoint): then `fit` is a lower bound.
   json::write_member(w, "stoppedByBudget", answer.stopped_by_budget);
   json::write_member(w, "nodeChecks", answer.node_checks);
-  w.Key("perNode");
-  w.StartArray();
-  for (const auto& n : answer.per_node) {
-    w.StartObject();
-    json::write_member(w, "node", n.node);
-    json::write_member(w, "pods", n.pods);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("reasons");
-  w.StartObject();
-  for (const auto& [reason, nodes] : answer.reasons) json::write_member(w, reason.c_str(), nodes);
-  w.EndObject();
+  write_per_node(w, answer.per_node);
+  write_reasons(w, answer.reasons);
   json::write_member(w, "message", answer.message);
   w.EndObject();
   return buf.GetString();
@@ -262,6 +343,53 @@ void write_evicted(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* ke
 }
 
 }  // namespace
+
+std::string format_groups(const sim::capacity::GroupAnswer& answer) {
+  std::ostringstream out;
+  out << answer.fit << " more group" << (answer.fit == 1 ? "" : "s") << " of " << answer.size << " ("
+      << answer.group << ") fit";
+  if (!answer.each_in_one.empty())
+    out << ", " << (answer.fit == 1 ? "in one " : "each in one ") << answer.each_in_one;
+  if (answer.stopped_at_max) out << " (stopped at --max; there may be room for more)";
+  if (!answer.stopped_by_budget.empty())
+    out << " at least (the " << (answer.stopped_by_budget == "time" ? "time" : "node") << " budget ran out)";
+  out << "\n";
+  for (size_t i = 0; i < answer.groups.size(); ++i) {
+    const auto& g = answer.groups[i];
+    out << "  group " << i << ": " << nodes_text(g.per_node);
+    if (!g.domains.empty()) out << " (" << joined(g.domains) << ")";
+    out << "\n";
+  }
+  if (!answer.stopped_at_max && answer.stopped_by_budget.empty())
+    out << "the next group does not complete: " << answer.message << "\n";
+  return out.str();
+}
+
+std::string groups_json(const sim::capacity::GroupAnswer& answer) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  json::write_member(w, "group", answer.group);
+  json::write_member(w, "size", answer.size);
+  json::write_member(w, "fit", answer.fit);
+  json::write_member(w, "eachInOne", answer.each_in_one);
+  w.Key("groups");
+  w.StartArray();
+  for (const auto& g : answer.groups) {
+    w.StartObject();
+    write_per_node(w, g.per_node);
+    write_strings(w, "domains", g.domains);
+    w.EndObject();
+  }
+  w.EndArray();
+  json::write_member(w, "stoppedAtMax", answer.stopped_at_max);
+  json::write_member(w, "stoppedByBudget", answer.stopped_by_budget);
+  json::write_member(w, "nodeChecks", answer.node_checks);
+  write_reasons(w, answer.reasons);
+  json::write_member(w, "message", answer.message);
+  w.EndObject();
+  return buf.GetString();
+}
 
 std::string format_drain(const sim::capacity::DrainAnswer& a) {
   std::ostringstream out;

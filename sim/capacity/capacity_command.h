@@ -3,11 +3,13 @@
 // (docs/capacity.md). `--pod FILE`: how many more of this pod fit, per node, and why the next does not.
 // `--drain NODES`: what draining those nodes does to their pods and the budgets that cover them.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/capacity/drain.h"
 #include "sim/capacity/how_many_fit.h"
+#include "sim/capacity/how_many_groups.h"
 #include "sim/inputs.h"
 #include "sim/sim_options.h"
 
@@ -31,8 +33,18 @@ std::string capacity_usage();
 // Every flag's long name, for the docs check (tests/support/doc_flags.h).
 std::vector<std::string> capacity_flag_names();
 
-// A Pod's text (YAML or JSON; a Pod, or a List of one), as the question's pod. Throws DecodeError.
-Pod decode_capacity_pod(const std::string& text);
+// What --pod's file asks about: one Pod; or one group, the pods of one workload (a Deployment, a
+// ReplicaSet, a StatefulSet, a Job) or of one PodGroup (given in the file beside them), which is then
+// answered in whole groups.
+struct PodQuestion {
+  std::vector<Pod> pods;
+  std::optional<gang::PodGroupSpec> gang;
+  std::vector<WorkloadSelector> replica_sets, stateful_sets;  // the workload's, for default spreading
+  bool is_group() const { return pods.size() > 1 || gang.has_value(); }
+};
+// `text` is YAML or JSON (one object, a List, or several documents). Throws DecodeError naming what is
+// wrong: no pod, two PodGroups, a pod not of the PodGroup.
+PodQuestion decode_pod_question(const std::string& text);
 
 // The pod of --pod's file (a Pod, or a List of one), its priority resolved against `classes` as the
 // Priority admission plugin would. Throws InputError naming --pod and the file.
@@ -40,6 +52,8 @@ Pod read_capacity_pod(const std::string& path, const std::vector<PriorityClass>&
 
 // Reads the cluster and the configuration, and answers --pod. Throws InputError (extender-sim exits 2).
 sim::capacity::CapacityAnswer run_capacity(const CapacityCommand& command);
+// The same for a group in --pod's file (PodQuestion): how many more whole groups fit.
+sim::capacity::GroupAnswer run_capacity_groups(const CapacityCommand& command);
 // The same for --drain.
 sim::capacity::DrainAnswer run_drain(const CapacityCommand& command);
 // The answer, as format_capacity or capacity_json (--json) print it, for either question.
@@ -50,6 +64,11 @@ std::string format_capacity(const sim::capacity::CapacityAnswer& answer);
 // For tools: {"pod", "fit", "stoppedAtMax", "perNode": [{"node", "pods"}], "reasons": {reason: nodes},
 // "message"}.
 std::string capacity_json(const sim::capacity::CapacityAnswer& answer);
+// For a terminal: the count of whole groups, where each went, and why the next does not complete.
+std::string format_groups(const sim::capacity::GroupAnswer& answer);
+// For tools: {"group", "size", "fit", "eachInOne", "groups": [{"perNode": [{"node", "pods"}], "domains"}],
+// "stoppedAtMax", "stoppedByBudget", "nodeChecks", "reasons", "message"}.
+std::string groups_json(const sim::capacity::GroupAnswer& answer);
 // For a terminal: the verdict, each evicted pod and where it lands, the pending ones and why, the budgets.
 std::string format_drain(const sim::capacity::DrainAnswer& answer);
 // For tools: {"nodes", "safe", "placed": [{"pod", "from", "to", "priority"}], "pending": [{"pod", "from",

@@ -10,6 +10,19 @@
 
 namespace kext::sim::capacity {
 
+bool Spending::allow(size_t checks) {
+  if (std::chrono::steady_clock::now() >= budget_.deadline) {
+    out_.stopped_by_budget = "time";
+    return false;
+  }
+  if (budget_.max_node_checks != 0 && out_.node_checks + checks > budget_.max_node_checks) {
+    out_.stopped_by_budget = "nodes";
+    return false;
+  }
+  out_.node_checks += checks;
+  return true;
+}
+
 Pod copy_of(const Pod& pod, size_t index) {
   Pod copy = pod;
   const std::string name = pod.name.empty() ? "pod" : pod.name;
@@ -37,30 +50,6 @@ namespace {
 struct Placed {
   std::unordered_map<std::string, size_t> by_node;
   size_t copies = 0;
-};
-
-// The budget as the work goes: each step asks before it spends `checks` node checks.
-class Spending {
- public:
-  Spending(const Budget& budget, CapacityAnswer& out) : budget_(budget), out_(out) {}
-  // False once the deadline has passed or the checks would go over the budget; the answer says which.
-  bool allow(size_t checks) {
-    if (std::chrono::steady_clock::now() >= budget_.deadline) {
-      out_.stopped_by_budget = "time";
-      return false;
-    }
-    if (budget_.max_node_checks != 0 && out_.node_checks + checks > budget_.max_node_checks) {
-      out_.stopped_by_budget = "nodes";
-      return false;
-    }
-    out_.node_checks += checks;
-    return true;
-  }
-  bool spent() const { return !out_.stopped_by_budget.empty(); }
-
- private:
-  const Budget& budget_;
-  CapacityAnswer& out_;
 };
 
 // Each node takes copies until the next does not fit there: PreFilter once (nothing it computes changes

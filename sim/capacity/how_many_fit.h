@@ -62,6 +62,20 @@ struct Budget {
   size_t max_node_checks = 0;  // 0: no bound
 };
 
+// The budget as the work goes: each step asks before it spends `checks` node checks, and the answer
+// (its stopped_by_budget and node_checks) keeps the account.
+class Spending {
+ public:
+  Spending(const Budget& budget, CapacityAnswer& out) : budget_(budget), out_(out) {}
+  // False once the deadline has passed or the checks would go over the budget; the answer says which.
+  bool allow(size_t checks);
+  bool spent() const { return !out_.stopped_by_budget.empty(); }
+
+ private:
+  const Budget& budget_;
+  CapacityAnswer& out_;
+};
+
 // The copy `index` (from 0) of `pod`: named "<name>-<index>" as cluster-capacity names its copies,
 // with a UID of its own, pending, and never preempting (preemptionPolicy Never): capacity is the room
 // that is free, not the room that evicting others would make.

@@ -65,6 +65,57 @@ TEST(CapacityOptions, HelpAndTheDocsListEveryFlag) {
 
 // docs/capacity.md's example: ten 4-CPU nodes with 3, 1 and 4 CPU requested on the first three, a
 // 1-CPU pod: 1 + 3 + 0 + 7 x 4 = 32.
+// docs/capacity.md's group example: eight racks of four 4-CPU nodes, a PodGroup of eight 2-CPU workers
+// that must share a rack: one group a rack, eight in all; 64 pods would fit one by one.
+TEST(Capacity, TheDocsGroupExample) {
+  const CapacityCommand c =
+      parse({"--cluster", kExamples + "rack-cluster.json", "--pod", kExamples + "capacity-group.yaml"});
+  const sim::capacity::GroupAnswer a = run_capacity_groups(c);
+  EXPECT_EQ(a.group, "ml/train");
+  EXPECT_EQ(a.size, 8u);
+  EXPECT_EQ(a.fit, 8u);
+  EXPECT_EQ(a.each_in_one, "rack");
+  ASSERT_EQ(a.groups.size(), 8u);
+  EXPECT_EQ(a.groups[0].domains, (std::vector<std::string>{"rack r1"}));
+  const std::string text = format_groups(a);
+  EXPECT_TRUE(
+      text.starts_with("8 more groups of 8 (ml/train) fit, each in one rack\n"
+                       "  group 0: r1-n1 2, r1-n2 2, r1-n3 2, r1-n4 2 (rack r1)\n"))
+      << text;
+  EXPECT_TRUE(
+      text.ends_with("the next group does not complete: 0/32 nodes are available: 32 pod group "
+                     "ml/train-8: no rack has room for 8 × 2 CPU: best rack r1 fits 0.\n"))
+      << text;
+  rapidjson::Document d;
+  d.Parse(groups_json(a).c_str());
+  ASSERT_TRUE(d.IsObject()) << groups_json(a);
+  EXPECT_EQ(d["fit"].GetUint64(), 8u);
+  EXPECT_STREQ(d["eachInOne"].GetString(), "rack");
+  EXPECT_STREQ(d["groups"][7]["domains"][0].GetString(), "rack r8");
+
+  // A file of two PodGroups, or of a pod outside its PodGroup, asks no one question.
+  SimFiles f("capacity-group-errors");
+  const std::string two = f.write("two.yaml", R"({"kind":"List","items":[
+      {"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"PodGroup","metadata":{"name":"a"},"spec":{"minMember":1}},
+      {"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"PodGroup","metadata":{"name":"b"},"spec":{"minMember":1}},
+      {"kind":"Pod","metadata":{"name":"p","labels":{"scheduling.x-k8s.io/pod-group":"a"}},"spec":{"containers":[{"name":"c"}]}}]})");
+  const auto refused = [&](const std::string& pod) -> std::string {
+    try {
+      run_capacity_groups(parse({"--cluster", kExamples + "rack-cluster.json", "--pod", pod}));
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(refused(two).find("a group is asked about one at a time, not 2 PodGroups"), std::string::npos)
+      << refused(two);
+  const std::string outside = f.write("outside.yaml", R"({"kind":"List","items":[
+      {"apiVersion":"scheduling.x-k8s.io/v1alpha1","kind":"PodGroup","metadata":{"name":"a"},"spec":{"minMember":1}},
+      {"kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c"}]}}]})");
+  EXPECT_NE(refused(outside).find("pod default/p is not a member of PodGroup default/a"), std::string::npos)
+      << refused(outside);
+}
+
 TEST(Capacity, TheDocsWorkedExample) {
   const CapacityCommand c =
       parse({"--cluster", kExamples + "cluster.json", "--pod", kExamples + "capacity-pod.yaml"});

@@ -32,7 +32,8 @@ rapidjson::Document parse(const std::string& body) {
 const std::string kExamples = std::string(KEXT_SOURCE_DIR) + "/examples/";
 
 // Pods that take each of how_many_fit's paths: nodes filled alone (plain requests, a nodeSelector),
-// and whole cycles (per-host anti-affinity, a hard zone spread).
+// and whole cycles (per-host anti-affinity, a hard zone spread); and a Deployment, answered in whole
+// groups.
 const std::vector<std::pair<std::string, std::string>> kPods = {
     {"plain", R"({"kind":"Pod","metadata":{"name":"web","namespace":"default"},"spec":{"containers":[
        {"name":"c","resources":{"requests":{"cpu":"700m","memory":"1Gi"}}}]}})"},
@@ -43,6 +44,9 @@ const std::vector<std::pair<std::string, std::string>> kPods = {
        "labels":{"app":"solo"}},"spec":{"affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[
        {"labelSelector":{"matchLabels":{"app":"solo"}},"topologyKey":"kubernetes.io/hostname"}]}},
        "containers":[{"name":"c","resources":{"requests":{"cpu":"100m"}}}]}})"},
+    {"group", R"({"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"api","namespace":"shop"},
+       "spec":{"replicas":3,"selector":{"matchLabels":{"app":"api"}},"template":{"metadata":{"labels":{"app":"api"}},
+       "spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"900m"}}}]}}}})"},
     {"spread", R"({"kind":"Pod","metadata":{"name":"spread","namespace":"default","labels":{"app":"s"}},
        "spec":{"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone",
        "whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchLabels":{"app":"s"}}}],
@@ -132,7 +136,7 @@ TEST_F(CapacityEndpoint, BadQuestionsAre400AndTheServerKeepsServing) {
   };
   const std::vector<Case> cases = {
       {"{", "", "the body: "},
-      {R"({"kind":"List","items":[]})", "", "a Pod is asked about one at a time, not 0"},
+      {R"({"kind":"List","items":[]})", "", "no pod in it"},
       {kPods[0].second, "?max=-1", "max: expected a non-negative integer, got"},
       {kPods[0].second, "?timeoutSeconds=soon", "timeoutSeconds: expected a positive number of seconds"},
       {kPods[0].second, "?timeoutSeconds=0", "timeoutSeconds: expected a positive number of seconds"},
