@@ -54,7 +54,9 @@ std::optional<std::string> read_parameters(const HttpRequest& req, const Capacit
     auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), seconds);
     if (ec != std::errc() || p != v->data() + v->size() || !(seconds > 0))
       return "timeoutSeconds: expected a positive number of seconds, got \"" + *v + "\"";
-    time = std::min(time, std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000 + 0.5)));
+    // Clamped before the conversion: "inf" or 1e300 parse, and do not fit an integer.
+    const double ms = std::min(seconds * 1000 + 0.5, static_cast<double>(time.count()));
+    time = std::chrono::milliseconds(static_cast<int64_t>(ms));
   }
   q.budget.deadline = std::chrono::steady_clock::now() + time;
   q.budget.max_node_checks = limits.max_node_checks;

@@ -124,6 +124,12 @@ TEST_F(CapacityEndpoint, ABudgetThatRunsOutAnswersALowerBoundAndSaysSo) {
   EXPECT_EQ(counted(R"(kube_extender_capacity_questions_total{outcome="partial"})"), 1u);
 
   // A question's own time bound may only be shorter than the extender's; with none left, nothing runs.
+  // However long it asks for, the extender's own bound holds ("inf" parses as a number).
+  for (const char* forever : {"?timeoutSeconds=inf", "?timeoutSeconds=1e300"}) {
+    auto r = ask(kPods[0].second, forever);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200) << forever << ": " << r->body;
+  }
   auto timed = ask(kPods[2].second, "?timeoutSeconds=0.0001");
   ASSERT_TRUE(timed);
   EXPECT_STREQ(parse(timed->body)["stoppedByBudget"].GetString(), "time") << timed->body;
