@@ -251,6 +251,15 @@ std::string nodes_text(const std::vector<sim::capacity::NodeCount>& per_node) {
   return out;
 }
 
+// What the count's first line adds when the count stopped early: at --max, or at a budget.
+std::string why_stopped(bool at_max, const std::string& budget) {
+  std::string out;
+  if (at_max) out += " (stopped at --max; there may be room for more)";
+  if (!budget.empty())
+    out += std::string(" at least (the ") + (budget == "time" ? "time" : "node") + " budget ran out)";
+  return out;
+}
+
 void write_per_node(rapidjson::Writer<rapidjson::StringBuffer>& w,
                     const std::vector<sim::capacity::NodeCount>& nodes) {
   w.Key("perNode");
@@ -277,9 +286,7 @@ void write_reasons(rapidjson::Writer<rapidjson::StringBuffer>& w,
 std::string format_capacity(const sim::capacity::CapacityAnswer& answer) {
   std::ostringstream out;
   out << answer.fit << " more of " << answer.pod << " fit";
-  if (answer.stopped_at_max) out << " (stopped at --max; there may be room for more)";
-  if (!answer.stopped_by_budget.empty())
-    out << " at least (the " << (answer.stopped_by_budget == "time" ? "time" : "node") << " budget ran out)";
+  out << why_stopped(answer.stopped_at_max, answer.stopped_by_budget);
   out << "\n";
   size_t width = 4;
   for (const auto& n : answer.per_node) width = std::max(width, n.node.size());
@@ -350,9 +357,7 @@ std::string format_groups(const sim::capacity::GroupAnswer& answer) {
       << answer.group << ") fit";
   if (!answer.each_in_one.empty())
     out << ", " << (answer.fit == 1 ? "in one " : "each in one ") << answer.each_in_one;
-  if (answer.stopped_at_max) out << " (stopped at --max; there may be room for more)";
-  if (!answer.stopped_by_budget.empty())
-    out << " at least (the " << (answer.stopped_by_budget == "time" ? "time" : "node") << " budget ran out)";
+  out << why_stopped(answer.stopped_at_max, answer.stopped_by_budget);
   out << "\n";
   for (size_t i = 0; i < answer.groups.size(); ++i) {
     const auto& g = answer.groups[i];
