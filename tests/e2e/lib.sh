@@ -111,6 +111,9 @@ YAML
 # one kubectl start-up, for scripts that create and poll pods one at a time.
 E2E_API=
 e2e_start_proxy() {
+  # The log is made here, not by the background job's redirection, which may come after the first
+  # read below.
+  : >"$WORK/proxy.log"
   K proxy --port=0 --address=127.0.0.1 >"$WORK/proxy.log" 2>&1 &
   PIDS+=($!)
   local port=
