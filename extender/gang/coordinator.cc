@@ -1,6 +1,8 @@
 #include "extender/gang/coordinator.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -53,6 +55,27 @@ std::vector<const NodeInfo*> cluster_nodes(const ClusterState& state) {
   std::sort(nodes.begin(), nodes.end(),
             [](const NodeInfo* a, const NodeInfo* b) { return a->name() < b->name(); });
   return nodes;
+}
+
+// A member the cache shows on a node already: bound, or its Binding on its way. The bind that completes
+// a group makes the Bindings of its members whose calls were answered before (BindPermit::detached),
+// and the cache counts each on its node from the moment it is sent (StateCache's assume_pod), before the
+// scheduler's own cache shows it. The scheduler, which had that member's bind call answered with an
+// Error, may try it again meanwhile: any node but that one would race the Binding on its way, and take
+// the member out of its group's room and topology domain. nullopt for a pod not on a node, or not of
+// an all-or-nothing group.
+std::optional<GangGate> on_its_node(const Pod& pod, const std::string& group, const ClusterState& state) {
+  const PodInfo* self = state.find_pod(pod.uid);
+  if (!self || self->pod->node_name.empty()) return std::nullopt;
+  const auto spec = state.gangs->find(group);
+  if (spec == state.gangs->end() || !spec->second.all_or_nothing) return std::nullopt;
+  GangGate g;
+  g.kind = GangGate::Kind::kOnlyNode;
+  g.group = group;
+  g.node = self->pod->node_name;
+  g.reason = "pod group " + group + ": this member is bound to node " + g.node + " already";
+  g.state = "member bound to node " + g.node;
+  return g;
 }
 
 }  // namespace
@@ -154,7 +177,9 @@ void GangCoordinator::publish() {
 }
 
 GangGate GangCoordinator::gate(const Pod& pod, const ClusterState& state, const ClusterView* cluster) {
-  if (!gang::pod_group_key(pod)) return {};
+  const std::optional<std::string> group = gang::pod_group_key(pod);
+  if (!group) return {};
+  if (std::optional<GangGate> there = on_its_node(pod, *group, state)) return std::move(*there);
   auto members = [&state](std::string_view group, const Pod& like) {
     return members_in(state, group, &like);
   };
@@ -199,6 +224,13 @@ BindPermit GangCoordinator::permit(std::string_view uid, std::string_view namesp
     out.group.clear();  // upstream's basic policy: its pods bind as any pod
   if (out.group.empty()) return out;
   const std::string pod = namespaced_key(namespace_, name);
+  if (const PodInfo* p = state.find_pod(uid);
+      p && !node.empty() && !p->pod->node_name.empty() && p->pod->node_name != node) {
+    // Bound, or its Binding on its way (on_its_node): a second Binding elsewhere would race it.
+    out.error = "not binding pod " + pod + " to node " + std::string(node) + ": it is bound to node " +
+                p->pod->node_name + " already";
+    return out;
+  }
   if (std::optional<std::string> held = gates_.placement(out.group, uid);
       held && !node.empty() && *held != node) {
     // Only a scheduler that filtered without this extender, or on a stale answer, asks for another

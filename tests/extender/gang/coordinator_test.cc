@@ -278,6 +278,41 @@ TEST_F(Gangs, ADeferredMemberKeepsToItsNodeThroughEveryRetry) {
   EXPECT_TRUE(coordinator_.held_room()->empty());
 }
 
+// The bind that completes a group makes the Bindings of its members whose calls were answered before
+// (BindPermit::detached); the cache counts each on its node from the moment it is sent. The scheduler,
+// which had that member's call answered with an Error and has not seen its Binding yet, may try it
+// again meanwhile: its filter passes only that node, and a bind anywhere else is refused. Passing
+// every node let the scheduler bind a member outside its group's rack, before the Binding on its way.
+TEST_F(Gangs, AMemberWhoseBindingIsOnItsWayKeepsToItsNode) {
+  group_a(2, 2);
+  GangCoordinator c(profile_.engine, store_, GangConfig{10s, gang::Time(0), 0});  // no call is held
+  auto gate_c = [&](int i) {
+    auto pod = pod_of(gang_pod_json("train", "a-" + std::to_string(i), "a", "1"));
+    return c.gate(*pod, *store_.current(), nullptr);
+  };
+  const std::string node = gate_c(0).node;
+  const std::string node1 = gate_c(1).node;
+  ASSERT_NE(c.permit(uid("a", 0), "train", "a-0", node).error, "") << "deferred: answered at once";
+  const BindPermit last = c.permit(uid("a", 1), "train", "a-1", node1);
+  ASSERT_EQ(last.error, "");
+  ASSERT_EQ(last.detached.size(), 1u);
+  c.bound(last, uid("a", 1), true);
+  // a-0's Binding is sent: the cache counts it on its node.
+  load({gang_pod_json("train", "a-0", "a", "1", node), gang_pod_json("train", "a-1", "a", "1", node1),
+        pod_group_json("train", "a", 2)});
+
+  const GangGate again = gate_c(0);
+  EXPECT_EQ(again.kind, GangGate::Kind::kOnlyNode);
+  EXPECT_EQ(again.node, node);
+  EXPECT_EQ(again.reason, "pod group train/a: this member is bound to node " + node + " already");
+  const std::string other = node == "n3" ? "n2" : "n3";
+  EXPECT_EQ(c.permit(uid("a", 0), "train", "a-0", other).error,
+            "not binding pod train/a-0 to node " + other + ": it is bound to node " + node + " already");
+  const BindPermit there = c.permit(uid("a", 0), "train", "a-0", node);
+  EXPECT_EQ(there.error, "") << "the scheduler's own bind to that node: done when the API says so";
+  EXPECT_TRUE(c.held_room(store_.current().get())->empty());
+}
+
 TEST_F(Gangs, AtTheTimeoutEveryHeldBindFailsAndTheRoomIsReleased) {
   group_a(3, 3, 1);
   auto c = admitted_a(GangConfig{5s, gang::Time(60'000), 16});
