@@ -36,6 +36,7 @@ class InProcessExtender : public sim::CycleBackend {
                                              std::vector<preemption::Candidate> candidates) override;
 
   const Engine& engine() const { return *engine_; }
+  const Engine* filter_engine() const override { return engine_.get(); }
 
  private:
   std::shared_ptr<const Engine> engine_;

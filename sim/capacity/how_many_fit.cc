@@ -12,14 +12,14 @@ namespace kext::sim::capacity {
 
 bool Spending::allow(size_t checks) {
   if (std::chrono::steady_clock::now() >= budget_.deadline) {
-    out_.stopped_by_budget = "time";
+    account_.stopped_by = "time";
     return false;
   }
-  if (budget_.max_node_checks != 0 && out_.node_checks + checks > budget_.max_node_checks) {
-    out_.stopped_by_budget = "nodes";
+  if (budget_.max_node_checks != 0 && account_.node_checks + checks > budget_.max_node_checks) {
+    account_.stopped_by = "nodes";
     return false;
   }
-  out_.node_checks += checks;
+  account_.node_checks += checks;
   return true;
 }
 
@@ -35,12 +35,17 @@ Pod copy_of(const Pod& pod, size_t index) {
   return copy;
 }
 
-bool copies_fill_nodes_alone(const Engine& engine, const SimCluster& cluster, const Pod& pod) {
+bool copies_fill_nodes_alone(const Engine& engine, const CycleBackend* backend, const SimCluster& cluster,
+                             const Pod& pod) {
   if (gang::pod_group_key(pod)) return false;
+  if (backend != nullptr && backend->filter_engine() == nullptr) return false;
   const ClusterView view = cluster.view();
-  const PodContext ctx(pod, &view, cluster.version());
-  for (const auto& filter : engine.filters())
-    if (filter->counts_other_nodes(ctx)) return false;
+  for (const Engine* e : {&engine, backend ? backend->filter_engine() : nullptr}) {
+    if (e == nullptr) continue;
+    const PodContext ctx(pod, &view, cluster.version());
+    for (const auto& filter : e->filters())
+      if (filter->counts_other_nodes(ctx)) return false;
+  }
   return true;
 }
 
@@ -52,18 +57,43 @@ struct Placed {
   size_t copies = 0;
 };
 
+// A copy's filters on one node at a time, each engine's PreFilter run once: the profile's, then the
+// extender's beside it (its context as CycleBackend::filter builds it), as the cycle runs them.
+class NodeFilters {
+ public:
+  NodeFilters(const Engine& engine, const CycleBackend* backend, const ClusterView& view, const Pod& probe,
+              std::span<const NodeInfo* const> nodes, KubeVersion version)
+      : engine_(engine),
+        extender_(backend ? backend->filter_engine() : nullptr),
+        ctx_(probe, &view, version) {
+    engine_.prepare(ctx_, nodes);
+    if (extender_) {
+      extender_ctx_.emplace(probe, extender_->reads_cluster() ? &view : nullptr);
+      extender_->prepare(*extender_ctx_, nodes);
+    }
+  }
+  bool fits(const NodeInfo& node) const {
+    return engine_.fits(ctx_, node) && (!extender_ || extender_->fits(*extender_ctx_, node));
+  }
+
+ private:
+  const Engine& engine_;
+  const Engine* extender_;
+  PodContext ctx_;
+  std::optional<PodContext> extender_ctx_;
+};
+
 // Each node takes copies until the next does not fit there: PreFilter once (nothing it computes changes
 // as copies without terms are placed), then one filter of one node per copy, each copy bound as the
 // cycle binds it (SimCluster::bind: its GPU cards too).
-void fill_each_node(SimCluster& cluster, const Engine& engine, const Pod& pod, int64_t now_unix,
-                    Placed& placed, Spending& spending) {
+void fill_each_node(SimCluster& cluster, const Engine& engine, const CycleBackend* backend, const Pod& pod,
+                    int64_t now_unix, Placed& placed, Spending& spending) {
   const ClusterView view = cluster.view();
   const Pod probe = copy_of(pod, 0);
-  PodContext ctx(probe, &view, cluster.version());
-  engine.prepare(ctx, cluster.nodes());
+  const NodeFilters filters(engine, backend, view, probe, cluster.nodes(), cluster.version());
   for (size_t i = 0; i < cluster.nodes().size(); ++i) {
     const NodeInfo& node = *cluster.nodes()[i];
-    while (spending.allow(1) && engine.fits(ctx, node)) {
+    while (spending.allow(1) && filters.fits(node)) {
       Pod copy = copy_of(pod, placed.copies);
       const std::string uid = copy.uid;
       cluster.add_pod(std::move(copy));
@@ -115,14 +145,16 @@ CapacityAnswer how_many_fit(SimCluster cluster, const Engine& engine, const Simu
   CapacityAnswer out;
   out.pod = namespaced_key(pod.namespace_, pod.name);
   Placed placed;
-  Spending spending(budget, out);
-  if (max_pods == 0 && copies_fill_nodes_alone(engine, cluster, pod)) {
-    fill_each_node(cluster, engine, pod, options.epoch_unix_seconds, placed, spending);
+  Spending spending(budget);
+  if (max_pods == 0 && copies_fill_nodes_alone(engine, options.backend, cluster, pod)) {
+    fill_each_node(cluster, engine, options.backend, pod, options.epoch_unix_seconds, placed, spending);
     out.filled = placed.copies;
   }
   Simulator simulator(std::move(cluster), engine, options);
   if (!spending.spent()) place_by_cycles(simulator, pod, max_pods, placed, out, spending);
   out.fit = placed.copies;
+  out.stopped_by_budget = spending.account().stopped_by;
+  out.node_checks = spending.account().node_checks;
   for (const NodeInfo* n : simulator.cluster().nodes()) {
     if (auto it = placed.by_node.find(n->node->name); it != placed.by_node.end())
       out.per_node.push_back({it->first, it->second});

@@ -62,18 +62,25 @@ struct Budget {
   size_t max_node_checks = 0;  // 0: no bound
 };
 
-// The budget as the work goes: each step asks before it spends `checks` node checks, and the answer
-// (its stopped_by_budget and node_checks) keeps the account.
+// What a question has spent of its budget: the budget that stopped it ("time" or "nodes"; "" while
+// none has), and the node checks made. Both answers report it (stopped_by_budget, node_checks).
+struct Account {
+  std::string stopped_by;
+  size_t node_checks = 0;
+};
+
+// The budget as the work goes: each step asks before it spends `checks` node checks.
 class Spending {
  public:
-  Spending(const Budget& budget, CapacityAnswer& out) : budget_(budget), out_(out) {}
-  // False once the deadline has passed or the checks would go over the budget; the answer says which.
+  explicit Spending(const Budget& budget) : budget_(budget) {}
+  // False once the deadline has passed or the checks would go over the budget; the account says which.
   bool allow(size_t checks);
-  bool spent() const { return !out_.stopped_by_budget.empty(); }
+  bool spent() const { return !account_.stopped_by.empty(); }
+  const Account& account() const { return account_; }
 
  private:
   const Budget& budget_;
-  CapacityAnswer& out_;
+  Account account_;
 };
 
 // The copy `index` (from 0) of `pod`: named "<name>-<index>" as cluster-capacity names its copies,
@@ -81,9 +88,11 @@ class Spending {
 // that is free, not the room that evicting others would make.
 Pod copy_of(const Pod& pod, size_t index);
 
-// Whether each node can be filled on its own (above): no filter of `engine` counts_other_nodes for the
-// pod, and it is in no PodGroup.
-bool copies_fill_nodes_alone(const Engine& engine, const SimCluster& cluster, const Pod& pod);
+// Whether each node can be filled on its own (above): the pod is in no PodGroup, and no filter of
+// `engine` nor of the extender beside it (`backend`, may be null: its CycleBackend::filter_engine)
+// counts_other_nodes for it. An extender whose filters are out of reach (across HTTP) fills none.
+bool copies_fill_nodes_alone(const Engine& engine, const CycleBackend* backend, const SimCluster& cluster,
+                             const Pod& pod);
 
 // Places copies of `pod` in `cluster` (its running pods stay; its pending pods are left out), under
 // `engine` and `options` as a Simulator runs them, until one does not fit or `max_pods` are placed

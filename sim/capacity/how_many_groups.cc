@@ -129,8 +129,7 @@ GroupAnswer how_many_groups(SimCluster cluster, const Engine& engine, const Simu
   if (question.members.empty()) return out;
   out.group = group_name(question);
   out.size = question.members.size();
-  CapacityAnswer spent;  // the budget's account (Spending writes stopped_by_budget and node_checks)
-  Spending spending(budget, spent);
+  Spending spending(budget);
   const size_t checks_a_group = cluster.nodes().size() * question.members.size();
   Simulator simulator(std::move(cluster), engine, options);
   gang::GroupMap groups = question.cluster_groups;
@@ -170,8 +169,8 @@ GroupAnswer how_many_groups(SimCluster cluster, const Engine& engine, const Simu
     }
     break;
   }
-  out.stopped_by_budget = spent.stopped_by_budget;
-  out.node_checks = spent.node_checks;
+  out.stopped_by_budget = spending.account().stopped_by;
+  out.node_checks = spending.account().node_checks;
   out.each_in_one = each_in_one(out.groups, levels);
   return out;
 }

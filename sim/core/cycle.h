@@ -53,6 +53,11 @@ class CycleBackend {
   // One status per node, in input order, as Engine::filter.
   virtual std::vector<FilterStatus> filter(const SimCluster& cluster, const Pod& pod,
                                            std::span<const NodeInfo* const> nodes) = 0;
+  // The engine whose filters filter() runs (on a PodContext of the pod and, when the engine
+  // reads_cluster, the cluster's view), for a caller that filters one node at a time after one
+  // PreFilter (sim/capacity/how_many_fit.h); nullptr when they are out of reach (an extender across
+  // HTTP).
+  virtual const Engine* filter_engine() const { return nullptr; }
   // One reply score per node (0..10), in input order, as the extender's prioritize answers.
   virtual std::vector<int64_t> score(const SimCluster& cluster, const Pod& pod,
                                      std::span<const NodeInfo* const> nodes) = 0;

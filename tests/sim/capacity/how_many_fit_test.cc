@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "policy/config.h"
 #include "sim/run.h"
 #include "tests/sim/core/sim_fixtures.h"
 
@@ -197,17 +198,39 @@ TEST(HowManyFit, OnlyCopiesThatCountOtherNodesTakeACycleEach) {
   const Case plain{.name = "plain", .nodes = {{.name = "n1"}}};
   Case spread = plain;
   spread.one_per_host = true;
-  EXPECT_TRUE(copies_fill_nodes_alone(*config.engine, cluster_of(plain), pod_of(plain)));
-  EXPECT_FALSE(copies_fill_nodes_alone(*config.engine, cluster_of(spread), pod_of(spread)));
+  EXPECT_TRUE(copies_fill_nodes_alone(*config.engine, nullptr, cluster_of(plain), pod_of(plain)));
+  EXPECT_FALSE(copies_fill_nodes_alone(*config.engine, nullptr, cluster_of(spread), pod_of(spread)));
   Pod member = pod_of(plain);
   member.scheduling_group = "train";
-  EXPECT_FALSE(copies_fill_nodes_alone(*config.engine, cluster_of(plain), member));
+  EXPECT_FALSE(copies_fill_nodes_alone(*config.engine, nullptr, cluster_of(plain), member));
   Pod skewed = pod_of(plain);
   TopologySpreadConstraint hard;
   hard.topology_key = std::string(kHostnameLabel);
   hard.label_selector = LabelSelector{{{"app", "web"}}, {}};
   skewed.topology_spread_constraints.push_back(hard);
-  EXPECT_FALSE(copies_fill_nodes_alone(*config.engine, cluster_of(plain), skewed));
+  EXPECT_FALSE(copies_fill_nodes_alone(*config.engine, nullptr, cluster_of(plain), skewed));
+
+  // An extender in process beside the profile: its filters are checked too. One across HTTP: whether
+  // its filters count other nodes is unknown, so every copy takes a cycle.
+  const simtool::SimConfig with_extender = simtool::sim_config_of_text(
+      std::string(default_config_json()), "the embedded configuration", KubeVersion::newest());
+  ASSERT_NE(with_extender.extender, nullptr);
+  EXPECT_TRUE(copies_fill_nodes_alone(*with_extender.engine, with_extender.extender.get(), cluster_of(plain),
+                                      pod_of(plain)));
+  struct AcrossHttp final : CycleBackend {
+    std::vector<FilterStatus> filter(const SimCluster&, const Pod&,
+                                     std::span<const NodeInfo* const>) override {
+      return {};
+    }
+    std::vector<int64_t> score(const SimCluster&, const Pod&, std::span<const NodeInfo* const>) override {
+      return {};
+    }
+    std::vector<preemption::Candidate> preempt(const SimCluster&, const Pod&,
+                                               std::vector<preemption::Candidate> c) override {
+      return c;
+    }
+  } remote;
+  EXPECT_FALSE(copies_fill_nodes_alone(*config.engine, &remote, cluster_of(plain), pod_of(plain)));
 }
 
 TEST(HowManyFit, CopiesAreNamedAsClusterCapacityNamesThem) {
