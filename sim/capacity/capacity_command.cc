@@ -1,9 +1,8 @@
 #include "sim/capacity/capacity_command.h"
 
 #include <CLI/CLI.hpp>
+#include <fstream>
 #include <iostream>
-#include <map>
-#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -13,6 +12,7 @@
 #include "common/read_file.h"
 #include "json/json.h"
 #include "policy/version_choice.h"
+#include "sim/capacity/capacity_html.h"
 #include "sim/live_input.h"
 #include "sim/run.h"
 #include "yaml/yaml.h"
@@ -56,11 +56,22 @@ void define_flags(CLI::App& app, CapacityCommand& c) {
                                 "what if these nodes go: comma-separated node names, or key=value labels "
                                 "a node must all carry; drained as kubectl drain --ignore-daemonsets does"))
       ->type_name("NODES|LABELS");
+  cli::non_empty(app.add_option("--add-node", c.add_node,
+                                "would nodes like this one help: a Node (JSON or YAML) whose copies are "
+                                "added until the cluster's pending pods bind; which each lets bind, and "
+                                "how few place them all"))
+      ->type_name("FILE");
+  app.add_option("--count", c.count, "the most nodes --add-node adds (0: one per pending pod)")
+      ->check(CLI::Range(size_t{0}, size_t{100000}))
+      ->type_name("N");
   app.add_option("--max", c.max_pods,
                  "stop after this many copies (0: no limit); with a limit every copy takes a whole cycle")
       ->check(CLI::Range(size_t{0}, size_t{100000000}))
       ->type_name("N");
   app.add_flag("--json", c.json, "the answer as one JSON object");
+  cli::non_empty(app.add_option("--html", c.html_file,
+                                "the answer as an HTML page too, in the style of extender-sim --html"))
+      ->type_name("FILE");
 }
 
 CLI::App make_app() {
@@ -90,8 +101,11 @@ CapacityCommand parse_capacity_options(int argc, char** argv) {
   }
   if (c.inputs.cluster_file.empty() && c.inputs.kubeconfig.empty())
     throw std::invalid_argument("the cluster: one of --cluster FILE and --kubeconfig FILE is required");
-  if (c.pod_file.empty() == c.drain.empty())
-    throw std::invalid_argument("the question: one of --pod FILE and --drain NODES is required");
+  const int questions = !c.pod_file.empty() + !c.drain.empty() + !c.add_node.empty();
+  if (questions != 1)
+    throw std::invalid_argument(
+        "the question: one of --pod FILE, --drain NODES and --add-node FILE is required");
+  if (c.count != 0 && c.add_node.empty()) throw std::invalid_argument("--count: only with --add-node");
   if (!c.inputs.config_file.empty()) c.inputs.config_files = {c.inputs.config_file};
   return c;
 }
@@ -158,15 +172,19 @@ void resolve_question_priorities(PodQuestion& q, const std::string& path,
   for (size_t i = 0; i < q.pods.size(); ++i) q.pods[i] = std::move(pods[i].pod);
 }
 
-}  // namespace
-
-Pod read_capacity_pod(const std::string& path, const std::vector<PriorityClass>& classes) {
-  PodQuestion q = read_pod_question(path);
+// The one Pod of a question that is not a group, its priority resolved against `classes`.
+Pod only_pod(PodQuestion q, const std::string& path, const std::vector<PriorityClass>& classes) {
   if (q.pods.size() != 1)
     throw InputError("--pod " + path + ": a Pod is asked about one at a time, not " +
                      std::to_string(q.pods.size()));
   resolve_question_priorities(q, path, classes);
   return std::move(q.pods.front());
+}
+
+}  // namespace
+
+Pod read_capacity_pod(const std::string& path, const std::vector<PriorityClass>& classes) {
+  return only_pod(read_pod_question(path), path, classes);
 }
 
 namespace {
@@ -200,22 +218,31 @@ Question read_question(const CapacityCommand& command, const PodQuestion* pods =
   return q;
 }
 
-}  // namespace
-
-sim::capacity::CapacityAnswer run_capacity(const CapacityCommand& command) {
+// --pod's one Pod, read already (read_pod_question), answered.
+sim::capacity::CapacityAnswer pod_answer(const CapacityCommand& command, PodQuestion pods) {
   Question q = read_question(command);
-  const Pod pod = read_capacity_pod(command.pod_file, q.in.priority_classes);
+  const Pod pod = only_pod(std::move(pods), command.pod_file, q.in.priority_classes);
   return sim::capacity::how_many_fit(std::move(q.in.cluster), *q.loaded.engine, q.options, pod,
                                      command.max_pods);
 }
 
-sim::capacity::GroupAnswer run_capacity_groups(const CapacityCommand& command) {
-  PodQuestion pods = read_pod_question(command.pod_file);
+// --pod's group, read already, answered in whole groups.
+sim::capacity::GroupAnswer groups_answer(const CapacityCommand& command, PodQuestion pods) {
   Question q = read_question(command, &pods);
   resolve_question_priorities(pods, command.pod_file, q.in.priority_classes);
   sim::capacity::GroupQuestion group{std::move(pods.pods), std::move(pods.gang), std::move(q.in.pod_groups)};
   return sim::capacity::how_many_groups(std::move(q.in.cluster), *q.loaded.engine, q.options, group,
                                         command.max_pods);
+}
+
+}  // namespace
+
+sim::capacity::CapacityAnswer run_capacity(const CapacityCommand& command) {
+  return pod_answer(command, read_pod_question(command.pod_file));
+}
+
+sim::capacity::GroupAnswer run_capacity_groups(const CapacityCommand& command) {
+  return groups_answer(command, read_pod_question(command.pod_file));
 }
 
 sim::capacity::DrainAnswer run_drain(const CapacityCommand& command) {
@@ -229,221 +256,89 @@ sim::capacity::DrainAnswer run_drain(const CapacityCommand& command) {
   return sim::capacity::drain(std::move(q.in.cluster), *q.loaded.engine, q.options, nodes);
 }
 
+Node read_template_node(const std::string& path) {
+  std::string text;
+  if (!read_whole_file(path, text)) throw InputError("--add-node " + path + ": cannot read the file");
+  ClusterInput in;
+  try {
+    in = decode_cluster(as_json_text(text));
+  } catch (const DecodeError& e) {
+    throw InputError("--add-node " + path + ": " + e.what());
+  } catch (const sim::ClusterError& e) {
+    throw InputError("--add-node " + path + ": " + e.what());
+  }
+  if (in.cluster.nodes().size() != 1)
+    throw InputError("--add-node " + path + ": the template is one Node, not " +
+                     std::to_string(in.cluster.nodes().size()));
+  return *in.cluster.nodes().front()->node;
+}
+
+sim::capacity::AddNodeAnswer run_add_node(const CapacityCommand& command) {
+  const Node template_node = read_template_node(command.add_node);
+  Question q = read_question(command);
+  std::vector<Pod> pending;
+  pending.reserve(q.in.pending.size());
+  for (InputPod& p : q.in.pending) pending.push_back(std::move(p.pod));
+  try {
+    return sim::capacity::add_nodes(q.in.cluster, *q.loaded.engine, q.options, q.in.pod_groups, pending,
+                                    template_node, command.count);
+  } catch (const sim::ClusterError& e) {
+    throw InputError("--add-node " + command.add_node + ": " + e.what());  // a copy's name taken already
+  }
+}
+
+namespace {
+
+// An answer in the three forms the command prints or writes.
+struct Rendered {
+  std::string text, json, html;
+};
+
+template <typename Answer>
+Rendered rendered(const Answer& a, std::string (*text)(const Answer&), std::string (*json)(const Answer&),
+                  std::string (*html)(const Answer&)) {
+  return {text(a), json(a) + "\n", html(a)};
+}
+
+Rendered answer(const CapacityCommand& command) {
+  if (!command.drain.empty()) return rendered(run_drain(command), format_drain, drain_json, drain_html);
+  if (!command.add_node.empty())
+    return rendered(run_add_node(command), format_add_nodes, add_nodes_json, add_nodes_html);
+  PodQuestion pods = read_pod_question(command.pod_file);
+  if (pods.is_group())
+    return rendered(groups_answer(command, std::move(pods)), format_groups, groups_json, groups_html);
+  return rendered(pod_answer(command, std::move(pods)), format_capacity, capacity_json, capacity_html);
+}
+
+// The question as the page shows it: the flags given, with their values.
+std::vector<std::pair<std::string, std::string>> question_rows(const CapacityCommand& c) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  auto add = [&rows](const char* flag, const std::string& value) {
+    if (!value.empty()) rows.emplace_back(flag, value);
+  };
+  add("--cluster", c.inputs.cluster_file);
+  add("--kubeconfig", c.inputs.kubeconfig);
+  add("--config", c.inputs.config_file);
+  add("--scheduler-config", c.inputs.scheduler_config_file);
+  add("--pod", c.pod_file);
+  add("--drain", c.drain);
+  add("--add-node", c.add_node);
+  if (c.count) add("--count", std::to_string(c.count));
+  if (c.max_pods) add("--max", std::to_string(c.max_pods));
+  add("--seed", std::to_string(c.inputs.seed));
+  return rows;
+}
+
+}  // namespace
+
 std::string capacity_output(const CapacityCommand& command) {
-  if (!command.drain.empty()) {
-    const auto answer = run_drain(command);
-    return command.json ? drain_json(answer) + "\n" : format_drain(answer);
+  const Rendered r = answer(command);
+  if (!command.html_file.empty()) {
+    std::ofstream out(command.html_file, std::ios::binary);
+    out << capacity_page(question_rows(command), r.html);
+    if (!out.flush()) throw std::runtime_error("--html " + command.html_file + ": cannot write the file");
   }
-  if (read_pod_question(command.pod_file).is_group()) {
-    const auto answer = run_capacity_groups(command);
-    return command.json ? groups_json(answer) + "\n" : format_groups(answer);
-  }
-  const auto answer = run_capacity(command);
-  return command.json ? capacity_json(answer) + "\n" : format_capacity(answer);
-}
-
-namespace {
-
-// "node-a 4, node-b 4".
-std::string nodes_text(const std::vector<sim::capacity::NodeCount>& per_node) {
-  std::string out;
-  for (const auto& n : per_node) out += (out.empty() ? "" : ", ") + n.node + " " + std::to_string(n.pods);
-  return out;
-}
-
-// What the count's first line adds when the count stopped early: at --max, or at a budget.
-std::string why_stopped(bool at_max, const std::string& budget) {
-  std::string out;
-  if (at_max) out += " (stopped at --max; there may be room for more)";
-  if (!budget.empty())
-    out += std::string(" at least (the ") + (budget == "time" ? "time" : "node") + " budget ran out)";
-  return out;
-}
-
-void write_per_node(rapidjson::Writer<rapidjson::StringBuffer>& w,
-                    const std::vector<sim::capacity::NodeCount>& nodes) {
-  w.Key("perNode");
-  w.StartArray();
-  for (const auto& n : nodes) {
-    w.StartObject();
-    json::write_member(w, "node", n.node);
-    json::write_member(w, "pods", n.pods);
-    w.EndObject();
-  }
-  w.EndArray();
-}
-
-void write_reasons(rapidjson::Writer<rapidjson::StringBuffer>& w,
-                   const std::map<std::string, size_t>& reasons) {
-  w.Key("reasons");
-  w.StartObject();
-  for (const auto& [reason, nodes] : reasons) json::write_member(w, reason.c_str(), nodes);
-  w.EndObject();
-}
-
-}  // namespace
-
-std::string format_capacity(const sim::capacity::CapacityAnswer& answer) {
-  std::ostringstream out;
-  out << answer.fit << " more of " << answer.pod << " fit";
-  out << why_stopped(answer.stopped_at_max, answer.stopped_by_budget);
-  out << "\n";
-  size_t width = 4;
-  for (const auto& n : answer.per_node) width = std::max(width, n.node.size());
-  if (!answer.per_node.empty()) {
-    out << "  " << std::string("node") << std::string(width - 4 + 2, ' ') << "pods\n";
-    for (const auto& n : answer.per_node)
-      out << "  " << n.node << std::string(width - n.node.size() + 2, ' ') << n.pods << "\n";
-  }
-  if (!answer.stopped_at_max && answer.stopped_by_budget.empty())
-    out << "the next one does not fit: " << answer.message << "\n";
-  return out.str();
-}
-
-std::string capacity_json(const sim::capacity::CapacityAnswer& answer) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  w.StartObject();
-  json::write_member(w, "pod", answer.pod);
-  json::write_member(w, "fit", answer.fit);
-  json::write_member(w, "stoppedAtMax", answer.stopped_at_max);
-  // "", or which budget ran out (the extender's endpoint): then `fit` is a lower bound.
-  json::write_member(w, "stoppedByBudget", answer.stopped_by_budget);
-  json::write_member(w, "nodeChecks", answer.node_checks);
-  write_per_node(w, answer.per_node);
-  write_reasons(w, answer.reasons);
-  json::write_member(w, "message", answer.message);
-  w.EndObject();
-  return buf.GetString();
-}
-
-namespace {
-
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
-  return out;
-}
-
-void write_strings(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key,
-                   const std::vector<std::string>& items) {
-  w.Key(key);
-  w.StartArray();
-  for (const auto& i : items) json::write_string(w, i);
-  w.EndArray();
-}
-
-void write_evicted(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key,
-                   const std::vector<sim::capacity::EvictedPod>& pods) {
-  w.Key(key);
-  w.StartArray();
-  for (const auto& p : pods) {
-    w.StartObject();
-    json::write_member(w, "pod", p.pod);
-    json::write_member(w, "from", p.from);
-    json::write_member(w, "priority", p.priority);
-    if (!p.to.empty()) json::write_member(w, "to", p.to);
-    if (!p.reason.empty()) json::write_member(w, "reason", p.reason);
-    w.EndObject();
-  }
-  w.EndArray();
-}
-
-}  // namespace
-
-std::string format_groups(const sim::capacity::GroupAnswer& answer) {
-  std::ostringstream out;
-  out << answer.fit << " more group" << (answer.fit == 1 ? "" : "s") << " of " << answer.size << " ("
-      << answer.group << ") fit";
-  if (!answer.each_in_one.empty())
-    out << ", " << (answer.fit == 1 ? "in one " : "each in one ") << answer.each_in_one;
-  out << why_stopped(answer.stopped_at_max, answer.stopped_by_budget);
-  out << "\n";
-  for (size_t i = 0; i < answer.groups.size(); ++i) {
-    const auto& g = answer.groups[i];
-    out << "  group " << i << ": " << nodes_text(g.per_node);
-    if (!g.domains.empty()) out << " (" << joined(g.domains) << ")";
-    out << "\n";
-  }
-  if (!answer.stopped_at_max && answer.stopped_by_budget.empty())
-    out << "the next group does not complete: " << answer.message << "\n";
-  return out.str();
-}
-
-std::string groups_json(const sim::capacity::GroupAnswer& answer) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  w.StartObject();
-  json::write_member(w, "group", answer.group);
-  json::write_member(w, "size", answer.size);
-  json::write_member(w, "fit", answer.fit);
-  json::write_member(w, "eachInOne", answer.each_in_one);
-  w.Key("groups");
-  w.StartArray();
-  for (const auto& g : answer.groups) {
-    w.StartObject();
-    write_per_node(w, g.per_node);
-    write_strings(w, "domains", g.domains);
-    w.EndObject();
-  }
-  w.EndArray();
-  json::write_member(w, "stoppedAtMax", answer.stopped_at_max);
-  json::write_member(w, "stoppedByBudget", answer.stopped_by_budget);
-  json::write_member(w, "nodeChecks", answer.node_checks);
-  write_reasons(w, answer.reasons);
-  json::write_member(w, "message", answer.message);
-  w.EndObject();
-  return buf.GetString();
-}
-
-std::string format_drain(const sim::capacity::DrainAnswer& a) {
-  std::ostringstream out;
-  out << "drain " << joined(a.nodes) << ": " << (a.safe ? "safe" : "not safe") << "\n";
-  out << "evicted: " << a.placed.size() + a.pending.size() + a.unreplaced.size() << " (" << a.placed.size()
-      << " placed elsewhere, " << a.pending.size() << " pending, " << a.unreplaced.size()
-      << " of no controller)\n";
-  for (const auto& p : a.placed) out << "  " << p.pod << "  " << p.from << " -> " << p.to << "\n";
-  for (const auto& p : a.pending)
-    out << "  " << p.pod << "  " << p.from << " -> pending: " << p.reason << "\n";
-  if (!a.unreplaced.empty())
-    out << "not replaced (no controller; kubectl drain needs --force): " << joined(a.unreplaced) << "\n";
-  if (!a.preempted.empty()) out << "preempted elsewhere for them: " << joined(a.preempted) << "\n";
-  for (const auto& b : a.budgets) {
-    out << "PodDisruptionBudget " << b.pdb << ": " << b.evicted << " evicted, " << b.allowed << " allowed"
-        << (b.blocks  ? ": blocks the drain (some replacements never run)"
-            : b.slows ? ": slows the drain (evictions wait for replacements to run)"
-                      : "")
-        << "\n";
-  }
-  if (!a.daemon_pods.empty()) out << "left to their DaemonSets: " << joined(a.daemon_pods) << "\n";
-  return out.str();
-}
-
-std::string drain_json(const sim::capacity::DrainAnswer& a) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  w.StartObject();
-  write_strings(w, "nodes", a.nodes);
-  json::write_member(w, "safe", a.safe);
-  write_evicted(w, "placed", a.placed);
-  write_evicted(w, "pending", a.pending);
-  write_strings(w, "unreplaced", a.unreplaced);
-  write_strings(w, "daemonPods", a.daemon_pods);
-  write_strings(w, "preempted", a.preempted);
-  w.Key("budgets");
-  w.StartArray();
-  for (const auto& b : a.budgets) {
-    w.StartObject();
-    json::write_member(w, "pdb", b.pdb);
-    json::write_member(w, "evicted", b.evicted);
-    json::write_member(w, "allowed", b.allowed);
-    json::write_member(w, "slows", b.slows);
-    json::write_member(w, "blocks", b.blocks);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  return buf.GetString();
+  return command.json ? r.json : r.text;
 }
 
 }  // namespace kext::simtool

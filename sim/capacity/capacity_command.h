@@ -2,11 +2,14 @@
 // extender-sim capacity: what-if questions on a cluster file, a snapshot or a live cluster read once
 // (docs/capacity.md). `--pod FILE`: how many more of this pod fit, per node, and why the next does not.
 // `--drain NODES`: what draining those nodes does to their pods and the budgets that cover them.
+// `--add-node FILE`: which pending pods nodes like this one let bind, and how few of them place all.
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/capacity/add_node.h"
+#include "sim/capacity/capacity_format.h"
 #include "sim/capacity/drain.h"
 #include "sim/capacity/how_many_fit.h"
 #include "sim/capacity/how_many_groups.h"
@@ -20,10 +23,13 @@ struct CapacityCommand {
   // --cluster or --kubeconfig (--context), --config, --scheduler-config, --kubernetes-version,
   // --seed, --percentage-of-nodes-to-score.
   SimCommand inputs;
-  std::string pod_file;  // --pod: the pod asked about (JSON or YAML)
-  std::string drain;     // --drain: node names or key=value labels, comma-separated
-  size_t max_pods = 0;   // --max (0: no limit)
-  bool json = false;     // --json: the answer as one JSON object
+  std::string pod_file;   // --pod: the pod asked about (JSON or YAML)
+  std::string drain;      // --drain: node names or key=value labels, comma-separated
+  std::string add_node;   // --add-node: the template Node (JSON or YAML)
+  size_t count = 0;       // --count: the most nodes --add-node adds (0: one per pending pod)
+  size_t max_pods = 0;    // --max (0: no limit)
+  bool json = false;      // --json: the answer as one JSON object
+  std::string html_file;  // --html: the answer as an HTML page too
   bool help = false;
 };
 
@@ -56,24 +62,13 @@ sim::capacity::CapacityAnswer run_capacity(const CapacityCommand& command);
 sim::capacity::GroupAnswer run_capacity_groups(const CapacityCommand& command);
 // The same for --drain.
 sim::capacity::DrainAnswer run_drain(const CapacityCommand& command);
-// The answer, as format_capacity or capacity_json (--json) print it, for either question.
+// --add-node's file: the one Node it holds (JSON or YAML; a List of one too). Throws InputError naming
+// --add-node and the file.
+Node read_template_node(const std::string& path);
+// The same for --add-node.
+sim::capacity::AddNodeAnswer run_add_node(const CapacityCommand& command);
+// The answer, as capacity_format.h prints it (text, or JSON with --json), for any question; with --html,
+// written as a page too (capacity_html.h). Throws std::runtime_error when the page cannot be written.
 std::string capacity_output(const CapacityCommand& command);
-
-// For a terminal: the count, one line per node that took copies, and why the next one does not fit.
-std::string format_capacity(const sim::capacity::CapacityAnswer& answer);
-// For tools: {"pod", "fit", "stoppedAtMax", "perNode": [{"node", "pods"}], "reasons": {reason: nodes},
-// "message"}.
-std::string capacity_json(const sim::capacity::CapacityAnswer& answer);
-// For a terminal: the count of whole groups, where each went, and why the next does not complete.
-std::string format_groups(const sim::capacity::GroupAnswer& answer);
-// For tools: {"group", "size", "fit", "eachInOne", "groups": [{"perNode": [{"node", "pods"}], "domains"}],
-// "stoppedAtMax", "stoppedByBudget", "nodeChecks", "reasons", "message"}.
-std::string groups_json(const sim::capacity::GroupAnswer& answer);
-// For a terminal: the verdict, each evicted pod and where it lands, the pending ones and why, the budgets.
-std::string format_drain(const sim::capacity::DrainAnswer& answer);
-// For tools: {"nodes", "safe", "placed": [{"pod", "from", "to", "priority"}], "pending": [{"pod", "from",
-// "priority", "reason"}], "unreplaced", "daemonPods", "preempted", "budgets": [{"pdb", "evicted",
-// "allowed", "slows", "blocks"}]}.
-std::string drain_json(const sim::capacity::DrainAnswer& answer);
 
 }  // namespace kext::simtool

@@ -7,6 +7,28 @@
 
 namespace kext::sim {
 
+SimCluster::SimCluster(const SimCluster& other)
+    : version_(other.version_),
+      gpu_sharing_(other.gpu_sharing_),
+      dra_extended_resources_(other.dra_extended_resources_),
+      node_index_(other.node_index_),
+      pods_(other.pods_),
+      pdbs_(other.pdbs_),
+      namespace_labels_(other.namespace_labels_),
+      services_(other.services_),
+      replication_controllers_(other.replication_controllers_),
+      replica_sets_(other.replica_sets_),
+      stateful_sets_(other.stateful_sets_),
+      usage_(other.usage_) {
+  nodes_.reserve(other.nodes_.size());
+  node_ptrs_.reserve(other.nodes_.size());
+  for (const auto& n : other.nodes_) {
+    nodes_.push_back(std::make_unique<NodeInfo>(*n));
+    node_ptrs_.push_back(nodes_.back().get());
+  }
+  groups_.index = other.groups_.index;
+}
+
 void SimCluster::add_node(Node node) {
   std::string name = node.name;
   if (name.empty()) throw ClusterError("node: metadata.name is empty");

@@ -32,6 +32,12 @@ class SimCluster {
   // Each pod's requests are computed once, when it is added, as `version`'s kube-scheduler counts them
   // (algorithms/pod_requests.h).
   explicit SimCluster(KubeVersion version = KubeVersion::newest()) : version_(version) {}
+  // A copy whose nodes are its own (the pods, immutable, are shared): what-if questions run several
+  // simulations from one cluster (sim/capacity/add_node.h). The usage view stays the one set.
+  SimCluster(const SimCluster& other);
+  SimCluster(SimCluster&&) = default;
+  SimCluster& operator=(const SimCluster&) = delete;
+  SimCluster& operator=(SimCluster&&) = default;
   KubeVersion version() const { return version_; }
 
   // Nodes are evaluated in the order they were added (kube-scheduler walks its snapshot's node list).

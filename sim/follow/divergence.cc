@@ -812,12 +812,8 @@ std::string Divergence::html() const {
     live = state_->live;
   }
   const auto sides = side_names(s);
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  out += "<meta http-equiv=\"refresh\" content=\"5\">\n";
-  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out += "<title>extender-sim --follow</title>\n<style>\n" + std::string(kReportStyle) + kFollowStyle +
-         "</style>\n</head>\n<body>\n";
-  out += "<h1>extender-sim --follow</h1>\n";
+  std::string out =
+      page_start("extender-sim --follow", "<meta http-equiv=\"refresh\" content=\"5\">\n", kFollowStyle);
   out +=
       "<p class=\"note\">Production's placements against each simulated policy, fed by the live "
       "cluster's watch. Up " +
@@ -878,7 +874,7 @@ std::string Divergence::html() const {
         "production's: a different node here is no disagreement (see above).</p>\n" +
         recent_table(s, held);
   }
-  return out + "</body>\n</html>\n";
+  return out + std::string(kPageEnd);
 }
 
 }  // namespace kext::simtool::follow

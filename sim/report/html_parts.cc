@@ -61,6 +61,16 @@ std::string html_escape(std::string_view in) {
   return out;
 }
 
+std::string page_start(std::string_view title, std::string_view head_extra, std::string_view style_extra) {
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += head_extra;
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  out += "<title>" + html_escape(title) + "</title>\n<style>\n" + kReportStyle;
+  out += style_extra;
+  out += "</style>\n</head>\n<body>\n<h1>" + html_escape(title) + "</h1>\n";
+  return out;
+}
+
 std::string fixed(double value, int decimals) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, value);

@@ -17,6 +17,12 @@ std::string html_escape(std::string_view text);
 // The stylesheet both pages start from (fonts, headings, tables, charts' text and axes, notes).
 extern const char* const kReportStyle;
 
+// A page's start up to its heading: the doctype, `head_extra` in <head> (a refresh), the stylesheet with
+// `style_extra` after it, and <h1>`title`</h1>. The page ends with kPageEnd.
+std::string page_start(std::string_view title, std::string_view head_extra = "",
+                       std::string_view style_extra = "");
+inline constexpr std::string_view kPageEnd = "</body>\n</html>\n";
+
 // `value` with `decimals` digits after the point ("12.5").
 std::string fixed(double value, int decimals);
 

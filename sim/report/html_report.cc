@@ -489,11 +489,7 @@ bool natural_less(std::string_view a, std::string_view b) {
 
 std::string html_report(const std::vector<ReportRun>& runs, const std::vector<PlacementDiff>& diffs,
                         const SimCommand& command) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out += "<title>extender-sim report</title>\n<style>\n" + std::string(kReportStyle) +
-         "</style>\n</head>\n<body>\n";
-  out += "<h1>extender-sim report</h1>\n";
+  std::string out = page_start("extender-sim report");
 
   out += "<h2>Run</h2>\n" + inputs_table(command) + configurations(runs);
 
@@ -554,7 +550,7 @@ std::string html_report(const std::vector<ReportRun>& runs, const std::vector<Pl
   for (const ReportRun& r : runs)
     out += pod_groups_table(r.name, *r.result) + topology_fit_table(r.name, *r.result);
   out += placed.list;
-  return out + "</body>\n</html>\n";
+  return out + std::string(kPageEnd);
 }
 
 }  // namespace kext::simtool

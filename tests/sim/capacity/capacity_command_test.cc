@@ -46,7 +46,18 @@ TEST(CapacityOptions, ValuesDefaultsAndErrors) {
   EXPECT_EQ(parse({"--cluster", "c.json", "--pod", "p.yaml"}).max_pods, 0u) << "no limit";
 
   EXPECT_NE(error_of({"--pod", "p.yaml"}).find("--cluster FILE and --kubeconfig FILE"), std::string::npos);
-  EXPECT_NE(error_of({"--cluster", "c.json"}).find("one of --pod FILE and --drain NODES is required"),
+  EXPECT_NE(error_of({"--cluster", "c.json"})
+                .find("one of --pod FILE, --drain NODES and --add-node FILE is required"),
+            std::string::npos);
+  const CapacityCommand add =
+      parse({"--cluster", "c.json", "--add-node", "n.yaml", "--count", "4", "--html", "a.html"});
+  EXPECT_EQ(add.add_node, "n.yaml");
+  EXPECT_EQ(add.count, 4u);
+  EXPECT_EQ(add.html_file, "a.html");
+  EXPECT_NE(error_of({"--cluster", "c.json", "--add-node", "n.yaml", "--drain", "n1"}).find("one of --pod"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--cluster", "c.json", "--pod", "p.yaml", "--count", "2"})
+                .find("--count: only with --add-node"),
             std::string::npos);
   EXPECT_NE(error_of({"--cluster", "c.json", "--pod", "p.yaml", "--drain", "n1"}).find("one of --pod"),
             std::string::npos);
@@ -143,6 +154,60 @@ TEST(Capacity, TheDocsWorkedExample) {
   EXPECT_EQ(d["reasons"]["Insufficient cpu"].GetUint64(), 10u);
 }
 
+// docs/capacity.md's --add-node example: three full 4-CPU nodes of rack r1; pending, four 1-CPU web
+// pods, a PodGroup of four 2-CPU workers that must share a rack, and a 16-CPU pod; 4-CPU nodes of rack
+// r2 as the template. The web pods arrive first and the scores spread them, one a node: on three new
+// nodes that leaves 3, 3 and 2 CPUs (one node taking the fourth), room for three workers, so the gang
+// needs a fourth node; the 16-CPU pod fits no node of 4.
+TEST(Capacity, TheDocsAddNodeExample) {
+  const CapacityCommand c = parse(
+      {"--cluster", kExamples + "scale-up-cluster.json", "--add-node", kExamples + "node-template.yaml"});
+  const sim::capacity::AddNodeAnswer a = run_add_node(c);
+  EXPECT_EQ(a.template_node, "r2");
+  EXPECT_EQ(a.pending, 9u);
+  EXPECT_TRUE(a.fit_already.empty());
+  EXPECT_EQ(a.needed, 4u);
+  ASSERT_EQ(a.added.size(), 4u);
+  size_t placed = 0;
+  for (const auto& n : a.added) placed += n.pods.size();
+  EXPECT_EQ(placed, 8u);
+  ASSERT_EQ(a.still_pending.size(), 1u);
+  EXPECT_EQ(a.still_pending[0].pod, "ml/huge");
+  EXPECT_EQ(a.still_pending[0].reason, "0/7 nodes are available: 7 Insufficient cpu.");
+  EXPECT_FALSE(a.stopped_at_max);
+  const std::string text = format_add_nodes(a);
+  EXPECT_EQ(text.substr(0, text.find('\n')), "add nodes like r2: 4 nodes; 8 of 9 pending pods bind") << text;
+
+  SimFiles f("capacity-add-node");
+  CapacityCommand page = c;
+  page.html_file = f.path("answer.html");
+  capacity_output(page);
+  const std::string html = testing::slurp(page.html_file);
+  EXPECT_NE(html.find("<h1>extender-sim capacity</h1>"), std::string::npos);
+  EXPECT_NE(html.find("add nodes like r2: 4 nodes; 8 of 9 pending pods bind"), std::string::npos);
+  EXPECT_NE(html.find("r2-new-4"), std::string::npos);
+  EXPECT_NE(html.find("0/7 nodes are available: 7 Insufficient cpu."), std::string::npos);
+  page.html_file = f.path("no-such-dir/answer.html");
+  EXPECT_THROW(capacity_output(page), std::runtime_error);
+}
+
+TEST(Capacity, ATemplateOfNoNodeOrTwoIsRefusedNamingTheFlag) {
+  SimFiles f("capacity-template");
+  const std::string two = f.write("two.yaml", R"(kind: List
+items:
+- {kind: Node, metadata: {name: a}, status: {allocatable: {cpu: "1"}}}
+- {kind: Node, metadata: {name: b}, status: {allocatable: {cpu: "1"}}}
+)");
+  try {
+    read_template_node(two);
+    FAIL() << "two nodes were taken";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "--add-node " + two + ": the template is one Node, not 2");
+  }
+  EXPECT_THROW(read_template_node(f.path("missing.yaml")), InputError);
+  EXPECT_THROW(read_template_node(f.write("bad.yaml", "kind: Node\nmetadata: [")), InputError);
+}
+
 TEST(Capacity, AFileOfTwoPodsOrNoneIsRefusedNamingTheFlag) {
   SimFiles f("capacity-pods");
   const std::string two =
@@ -170,7 +235,8 @@ TEST(Capacity, TheCommandsExitCodesAndOutput) {
   EXPECT_EQ(testing::slurp(out).substr(0, 49), R"({"pod":"default/web","fit":5,"stoppedAtMax":true,)")
       << testing::slurp(out);
   EXPECT_EQ(run("--cluster " + cluster), 2);
-  EXPECT_NE(testing::slurp(err).find("one of --pod FILE and --drain NODES is required"), std::string::npos)
+  EXPECT_NE(testing::slurp(err).find("one of --pod FILE, --drain NODES and --add-node FILE is required"),
+            std::string::npos)
       << testing::slurp(err);
   EXPECT_EQ(run("--cluster " + cluster + " --drain node-x"), 2);
   EXPECT_NE(testing::slurp(err).find("--drain: no node \"node-x\" in the cluster"), std::string::npos)
