@@ -51,8 +51,21 @@ e2e_cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   K -n "$NS" delete pods --all --force --grace-period=0 >/dev/null 2>&1 || true
   K delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
-  K delete nodes -l "kube-extender.io/e2e=$E2E_LABEL" --wait=false >/dev/null 2>&1 || true
+  e2e_delete_nodes
   K delete clusterrolebindings,clusterroles -l "kube-extender.io/e2e-namespace=$NS" --wait=false >/dev/null 2>&1 || true
+}
+
+# Deletes the script's nodes (or the NAMEs given, whether or not they exist) and their Leases: without
+# a controller manager's garbage collector a Lease outlives its node, and kwok, finding the Lease of a
+# node of the same name held, keeps the node's pods Pending for tens of seconds while it retries.
+e2e_delete_nodes() { # [name...]
+  local nodes="$*"
+  [ -n "$nodes" ] || nodes=$(K get nodes -l "kube-extender.io/e2e=$E2E_LABEL" -o name 2>/dev/null | sed 's|^node/||')
+  [ -n "$nodes" ] || return 0
+  # shellcheck disable=SC2086  # one name per word
+  K delete nodes $nodes --wait=false >/dev/null 2>&1 || true
+  # shellcheck disable=SC2086
+  K -n kube-node-lease delete leases $nodes --ignore-not-found >/dev/null 2>&1 || true
 }
 
 # The extenders started after this run as the manifests' service account, with exactly the RBAC that

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the e2e control plane's binaries from pinned Go modules into $CONTROLPLANE_BIN (default: bin/
 # beside this file).
-#   build.sh v1.36 [kube-apiserver] [kube-scheduler] [kubectl]   (default: the first two) -> bin/v1.36/
+#   build.sh v1.36 [kube-apiserver] [kube-scheduler] [kubectl] [kube-controller-manager]
+#                                                                  (default: the first two) -> bin/v1.36/
 #   build.sh kwok                                                  -> bin/kwok/kwok
 # A minor's components come from k8s.io/kubernetes as pinned in minors/vX.Y.mod (+ .sum; pin.sh writes
 # them) and report that release at /version and --version, stamped as upstream's hack/lib/version.sh

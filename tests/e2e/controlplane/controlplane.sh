@@ -2,7 +2,9 @@
 # A real control plane on loopback for tests/e2e: etcd (Debian's etcd-server), a stock kube-apiserver built
 # from the pinned k8s.io/kubernetes module (build.sh), and kwok for the lifecycle of the nodes and pods
 # that carry its annotation. No kube-controller-manager: the e2e scripts make their own nodes and
-# service accounts. Each e2e script starts the kube-scheduler it tests (KUBE_SCHEDULER).
+# service accounts. Each e2e script starts the kube-scheduler it tests (KUBE_SCHEDULER), and the one that
+# needs controllers (drain_real_cluster.sh) a kube-controller-manager running only those
+# (KUBE_CONTROLLER_MANAGER; build.sh builds it).
 #
 #   controlplane.sh up [MINOR]   start (MINOR: the API server's, default the newest pinned); prints the
 #                                KUBECONFIG to use
@@ -96,10 +98,22 @@ start_etcd() {
   wait_for etcd 30 curl -fs "http://127.0.0.1:$etcd_port/health"
 }
 
-start_apiserver() { # binary
+# The API server's feature gates for MINOR. WatchList off from 1.27, where it exists: with it on (the
+# default from 1.34), a watch from resourceVersion 0 is served as a watch-list stream, which needs etcd's
+# progress notifications (RequestWatchProgress), and the API server turns those off on Debian's etcd 3.4.
+# Every such watch then ended at once: kwok, which watches from 0, saw new pods only at its next relist,
+# up to a minute later (k8s.io/apimachinery internalversion SetListOptionsDefaults; apiserver cacher.go).
+apiserver_feature_gates() { # minor
+  local m=${1#v1.}
+  [ "$m" -ge 27 ] && echo "--feature-gates=WatchList=false"
+  return 0
+}
+
+start_apiserver() { # binary minor
   local p=$dir/pki
   # Every request's metadata: follow_real_scheduler.sh checks that the follower only reads (AUDIT_LOG).
   printf 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n' >"$dir/audit-policy.yaml"
+  # shellcheck disable=SC2046,SC2086  # the gates and the extra flags are lists of arguments
   # The flags a kubeadm control plane sets for these, with no cloud, no controller manager (so no
   # endpoints reconciler) and RBAC on, as the extender's manifests assume.
   launch kube-apiserver "$dir/logs/kube-apiserver.log" "$1" \
@@ -111,7 +125,7 @@ start_apiserver() { # binary
     --service-cluster-ip-range 10.0.0.0/24 --endpoint-reconciler-type none \
     --authorization-mode Node,RBAC --allow-privileged=true --cert-dir "$dir/run/apiserver-certs" \
     --audit-log-path "$dir/logs/audit.log" --audit-policy-file "$dir/audit-policy.yaml" \
-    ${CONTROLPLANE_APISERVER_FLAGS:-}
+    $(apiserver_feature_gates "$2") ${CONTROLPLANE_APISERVER_FLAGS:-}
   wait_for kube-apiserver 90 kubectl --kubeconfig "$kubeconfig" get --raw /readyz
   # Namespace default's service account, which a controller manager would create.
   wait_for kube-apiserver 30 kubectl --kubeconfig "$kubeconfig" get namespace default
@@ -137,7 +151,7 @@ up() {
   mkdir -p "$dir/logs" "$dir/run" "$dir/data"
   make_pki
   start_etcd
-  start_apiserver "$bin_root/$minor/kube-apiserver"
+  start_apiserver "$bin_root/$minor/kube-apiserver" "$minor"
   start_kwok "$bin_root/kwok/kwok"
   echo "controlplane: kube-apiserver $("$bin_root/$minor/kube-apiserver" --version | awk '{print $2}') on https://127.0.0.1:$apiserver_port, etcd $(etcd --version | awk 'NR == 1 {print $3}'), kwok"
   echo "KUBECONFIG=$kubeconfig"

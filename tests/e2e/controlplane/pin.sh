@@ -28,6 +28,7 @@ goline=$(sed -n 's/^go \(.*\)$/\1/p' "$upstream")
 } >"$mod"
 rm -f "minors/$minor.sum"
 GOFLAGS=-modfile="$mod" go mod tidy -e >/dev/null 2>&1 || true
-GOFLAGS=-modfile="$mod" go get "k8s.io/kubernetes@$version" ./cmd/kube-apiserver ./cmd/kube-scheduler ./cmd/kubectl
+GOFLAGS=-modfile="$mod" go get "k8s.io/kubernetes@$version" ./cmd/kube-apiserver ./cmd/kube-scheduler ./cmd/kubectl \
+  ./cmd/kube-controller-manager
 GOFLAGS=-modfile="$mod" go mod tidy
 echo "wrote $mod"
