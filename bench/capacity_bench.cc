@@ -4,6 +4,8 @@
 //  - BM_HowManyFit: the question alone, on a cluster already decoded (what the extender's live state
 //    would answer from): copies placed until one does not fit.
 //  - BM_CapacityCommand: the command as it runs, decoding the cluster file first.
+//  - BM_Drain: --drain of the cluster's first nodes: their pods (each of a ReplicaSet) evicted and
+//    their replacements placed through the cycle, preemption included.
 // One iteration per run.
 #include <benchmark/benchmark.h>
 
@@ -12,10 +14,12 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "bench/synthetic_cluster.h"
 #include "load/gen/cluster.h"
 #include "sim/capacity/capacity_command.h"
+#include "sim/capacity/drain.h"
 #include "sim/capacity/how_many_fit.h"
 #include "sim/inputs.h"
 #include "sim/run.h"
@@ -89,6 +93,30 @@ void BM_CapacityCommand(benchmark::State& state) {
   report(state, answer);
 }
 
+// Args: nodes, running pods per node, nodes drained (the cluster's first).
+void BM_Drain(benchmark::State& state) {
+  const Files& f = files(static_cast<size_t>(state.range(0)), static_cast<size_t>(state.range(1)));
+  const auto drained = static_cast<size_t>(state.range(2));
+  const simtool::SimConfig config = simtool::load_sim_config("");
+  sim::capacity::DrainAnswer answer;
+  for (auto _ : state) {
+    state.PauseTiming();
+    simtool::ClusterInput in = simtool::decode_cluster(f.cluster_text);
+    sim::SimulatorOptions options;
+    simtool::apply(config, options);
+    options.epoch_unix_seconds = in.epoch_unix_seconds;
+    std::vector<std::string> nodes;
+    for (size_t i = 0; i < drained && i < in.cluster.nodes().size(); ++i)
+      nodes.push_back(in.cluster.nodes()[i]->node->name);
+    state.ResumeTiming();
+    answer = sim::capacity::drain(std::move(in.cluster), *config.engine, options, nodes);
+  }
+  state.counters["placed"] = static_cast<double>(answer.placed.size());
+  state.counters["pending"] = static_cast<double>(answer.pending.size());
+  state.counters["unreplaced"] = static_cast<double>(answer.unreplaced.size());
+  state.counters["preempted"] = static_cast<double>(answer.preempted.size());
+}
+
 // The size: 5,000 nodes and 150,000 running pods; and a tenth of it. With --max 2000, the
 // copies through whole cycles, for the per-cycle cost.
 void question_sizes(benchmark::internal::Benchmark* b) {
@@ -107,6 +135,8 @@ void command_sizes(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_HowManyFit)->Apply(question_sizes);
 BENCHMARK(BM_CapacityCommand)->Apply(command_sizes);
+// 50 nodes of 5,000 drained (the target: 5 s), and 5 of 500.
+BENCHMARK(BM_Drain)->Unit(benchmark::kMillisecond)->Iterations(1)->Args({500, 30, 5})->Args({5000, 30, 50});
 
 }  // namespace
 
