@@ -54,6 +54,18 @@ const Files& files(size_t nodes, size_t pods_per_node) {
   return f;
 }
 
+// The cluster decoded (outside the timing), and the options a run of `config` on it takes.
+struct Decoded {
+  simtool::ClusterInput in;
+  sim::SimulatorOptions options;
+};
+Decoded decoded(const Files& f, const simtool::SimConfig& config) {
+  Decoded d{simtool::decode_cluster(f.cluster_text), {}};
+  simtool::apply(config, d.options);
+  d.options.epoch_unix_seconds = d.in.epoch_unix_seconds;
+  return d;
+}
+
 void report(benchmark::State& state, const sim::capacity::CapacityAnswer& a) {
   state.counters["fit"] = static_cast<double>(a.fit);
   state.counters["nodes_used"] = static_cast<double>(a.per_node.size());
@@ -70,12 +82,9 @@ void BM_HowManyFit(benchmark::State& state) {
   sim::capacity::CapacityAnswer answer;
   for (auto _ : state) {
     state.PauseTiming();
-    simtool::ClusterInput in = simtool::decode_cluster(f.cluster_text);
-    sim::SimulatorOptions options;
-    simtool::apply(config, options);
-    options.epoch_unix_seconds = in.epoch_unix_seconds;
+    Decoded d = decoded(f, config);
     state.ResumeTiming();
-    answer = sim::capacity::how_many_fit(std::move(in.cluster), *config.engine, options, pod, max_pods);
+    answer = sim::capacity::how_many_fit(std::move(d.in.cluster), *config.engine, d.options, pod, max_pods);
   }
   report(state, answer);
 }
@@ -101,15 +110,12 @@ void BM_Drain(benchmark::State& state) {
   sim::capacity::DrainAnswer answer;
   for (auto _ : state) {
     state.PauseTiming();
-    simtool::ClusterInput in = simtool::decode_cluster(f.cluster_text);
-    sim::SimulatorOptions options;
-    simtool::apply(config, options);
-    options.epoch_unix_seconds = in.epoch_unix_seconds;
+    Decoded d = decoded(f, config);
     std::vector<std::string> nodes;
-    for (size_t i = 0; i < drained && i < in.cluster.nodes().size(); ++i)
-      nodes.push_back(in.cluster.nodes()[i]->node->name);
+    for (size_t i = 0; i < drained && i < d.in.cluster.nodes().size(); ++i)
+      nodes.push_back(d.in.cluster.nodes()[i]->node->name);
     state.ResumeTiming();
-    answer = sim::capacity::drain(std::move(in.cluster), *config.engine, options, nodes);
+    answer = sim::capacity::drain(std::move(d.in.cluster), *config.engine, d.options, nodes);
   }
   state.counters["placed"] = static_cast<double>(answer.placed.size());
   state.counters["pending"] = static_cast<double>(answer.pending.size());
