@@ -9,8 +9,9 @@
 #      controller the budgets' status, and the real kube-scheduler places the replacements.
 # Checked: the budgets predicted to block the drain are those of the pods kubectl could not evict; the
 # pods predicted to stay pending, those of a blocking budget aside (never evicted), are those whose
-# replacements stay pending; every other replacement is bound; a budget predicted to slow the drain
-# had an eviction refused and retried.
+# replacements stay pending; every other replacement is bound. (A budget predicted to slow the drain is
+# not checked for a refused eviction: kubectl evicts in parallel, and whether a second eviction comes
+# before the first one's replacement is Ready, which allows it again, is a matter of timing.)
 #
 # Needs KUBECONFIG naming a cluster whose credentials may create nodes, ReplicaSets, budgets and pods,
 # and jq; skipped when it names none. KUBE_SCHEDULER: as follow_real_scheduler.sh (the default profile).
@@ -146,12 +147,6 @@ expected_pending=$(comm -23 <(tr ' ' '\n' <<<"$predicted_pending" | sed '/^$/d')
 for app in $predicted_placed; do
   [ "$(awk -v a="$app" -v n0="$(node_name 0)" '$1 == a && $2 != "-" && $2 != n0' "$WORK/after.tsv" | wc -l)" -gt 0 ] ||
     fail "$app predicted placed elsewhere; not bound for real"
-done
-for app in $predicted_slows; do
-  # kubectl's words: error when evicting pods/"web-x7k2p" -n "NS" (will retry after 5s): Cannot evict pod
-  # as it would violate the pod's disruption budget.
-  grep -Eq "evicting pods/\"$app-[a-z0-9]{5}\" -n \"$NS\".*disruption budget" "$WORK/drain.log" ||
-    fail "budget $app predicted to slow the drain; kubectl drain never had an eviction refused ($(tail -5 "$WORK/drain.log"))"
 done
 echo "prediction and drain agree: blocking budgets '$predicted_blocks', pending '$real_pending'"
 echo "drain_real_cluster: PASS"
