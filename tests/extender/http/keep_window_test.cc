@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -79,10 +80,14 @@ TEST(KeepWindow, AConnectionsNextRequestRunsOnTheWorkerThatAnsweredItsLast) {
   Served kept(limits);
   EXPECT_EQ(threads_of(kept.port(), 40).size(), 1u);
 
-  // Without the window every request is handed to whichever worker the reactor wakes.
+  // Without the window every request is handed to whichever worker the reactor wakes. Which one that
+  // is, the kernel decides: on a loaded machine it may wake the same one 40 times running (seen once in
+  // a CI run), so the contrast is looked for over up to five connections.
   limits.keep_window = 0ms;
   Served handed(limits);
-  EXPECT_GT(threads_of(handed.port(), 40).size(), 1u);
+  size_t most = 0;
+  for (int i = 0; i < 5 && most <= 1; ++i) most = std::max(most, threads_of(handed.port(), 40).size());
+  EXPECT_GT(most, 1u);
 }
 
 TEST(KeepWindow, AKeptConnectionGivesItsWorkerBackWhenARequestWaits) {
