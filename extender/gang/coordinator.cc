@@ -183,7 +183,9 @@ GangGate GangCoordinator::gate(const Pod& pod, const ClusterState& state, const 
   auto members = [&state](std::string_view group, const Pod& like) {
     return members_in(state, group, &like);
   };
-  auto nodes = [&state] { return cluster_nodes(state); };
+  std::shared_ptr<const ClusterState> live;
+  std::deque<NodeInfo> copies;
+  auto nodes = [this, &live, &copies] { return admission_nodes(live, copies); };
 
   std::lock_guard<std::mutex> lock(mu_);
   const gang::Time t = now();
@@ -198,11 +200,14 @@ gang::GroupPreemption GangCoordinator::preempt(const Pod& pod, const ClusterStat
   auto members = [&state](std::string_view group, const Pod& like) {
     return members_in(state, group, &like);
   };
+  std::shared_ptr<const ClusterState> live;
+  std::deque<NodeInfo> copies;
   std::lock_guard<std::mutex> lock(mu_);
   const gang::Time t = now();
   sweep(t, &state);
   gang::GroupPreemption p = gates_.preempt(
-      engine_, pod, *state.gangs, members, [&state] { return cluster_nodes(state); }, cluster, t, evictions);
+      engine_, pod, *state.gangs, members, [&] { return admission_nodes(live, copies); }, cluster, t,
+      evictions);
   publish();
   return p;
 }
@@ -333,8 +338,10 @@ void GangCoordinator::admit_at_bind(std::string_view uid, const std::shared_ptr<
   const std::shared_ptr<const Pod> like = member_like(Pod{}, *info);
   auto members = [&state](std::string_view group, const Pod& l) { return members_in(*state, group, &l); };
   const auto cluster = engine_.reads_cluster() ? cluster_view_of(state, store_.usage()) : nullptr;
+  std::shared_ptr<const ClusterState> live;
+  std::deque<NodeInfo> copies;
   gates_.gate(
-      engine_, *like, *state->gangs, members, [&state] { return cluster_nodes(*state); },
+      engine_, *like, *state->gangs, members, [&] { return admission_nodes(live, copies); },
       cluster ? &cluster->view : nullptr, t);
   publish();
 }
@@ -378,11 +385,47 @@ std::string GangCoordinator::check_bind(std::string_view uid, std::string_view n
                                         std::string_view name, std::string_view node) {
   const std::shared_ptr<const ClusterState> state = store_.current();
   if (!state) return "";
-  const std::shared_ptr<const HeldRoom> room = held_room(state.get());
-  const auto held = room->by_node.find(node);
-  if (held == room->by_node.end()) return "";
-  const PodInfo* info = state->find_pod(uid);
-  const NodeInfo* n = state->find_node(node);
+  for (;;) {
+    const std::shared_ptr<const HeldRoom> room = held_room(state.get());
+    std::string refused = bind_refusal(uid, namespace_, name, node, *state, *room);
+    if (!refused.empty()) return refused;
+    std::lock_guard<std::mutex> lock(mu_);
+    // An admission between the check and now may have taken this room: check again on the new room.
+    if (room_.load(std::memory_order_acquire)->version != room->version) continue;
+    if (const auto* info = state->pods_by_uid.find(uid))
+      binding_.insert_or_assign(std::string(uid), InFlight{std::string(node), *info});
+    return "";
+  }
+}
+
+void GangCoordinator::bind_ended(std::string_view uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = binding_.find(uid); it != binding_.end()) binding_.erase(it);
+}
+
+std::vector<const NodeInfo*> GangCoordinator::admission_nodes(std::shared_ptr<const ClusterState>& live,
+                                                              std::deque<NodeInfo>& copies) const {
+  if (!live) live = store_.current();  // one state for every call of one request
+  std::vector<const NodeInfo*> nodes = cluster_nodes(*live);
+  for (const auto& [uid, b] : binding_) {
+    if (const PodInfo* now = live->find_pod(uid); !now || !now->pod->node_name.empty()) continue;
+    auto it = std::lower_bound(nodes.begin(), nodes.end(), b.node,
+                               [](const NodeInfo* n, const std::string& name) { return n->name() < name; });
+    if (it == nodes.end() || (*it)->name() != b.node) continue;
+    NodeInfo& copy = copies.emplace_back(**it);
+    copy.add_pod(b.pod);
+    *it = &copy;
+  }
+  return nodes;
+}
+
+std::string GangCoordinator::bind_refusal(std::string_view uid, std::string_view namespace_,
+                                          std::string_view name, std::string_view node,
+                                          const ClusterState& state, const HeldRoom& room) {
+  const auto held = room.by_node.find(node);
+  if (held == room.by_node.end()) return "";
+  const PodInfo* info = state.find_pod(uid);
+  const NodeInfo* n = state.find_node(node);
   if (!n || !n->node) return "";
   // The groups whose members hold room there, this pod's own aside.
   auto held_for = [&] {
@@ -415,7 +458,7 @@ std::string GangCoordinator::check_bind(std::string_view uid, std::string_view n
   if (engine_.filter(context, as_is)[0].code != FilterCode::kSuccess) return "";
   std::deque<NodeInfo> copies;
   const NodeInfo* with_room[] = {n};
-  apply_held_room(*room, with_room, copies, uid);
+  apply_held_room(room, with_room, copies, uid);
   if (with_room[0] == n) return "";  // the room there is held for this pod itself
   FilterStatus s = std::move(engine_.filter(context, with_room)[0]);
   if (s.code == FilterCode::kSuccess) return "";

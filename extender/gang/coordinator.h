@@ -16,6 +16,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -110,8 +111,15 @@ class GangCoordinator {
   // a replica whose copy of the Lease holder's room lagged: extender/verbs/gang_replicas.h). A pod the
   // state does not have, or a node it does not fit even without the held room, is left to bind as it
   // would.
+  //
+  // A bind it lets go counts as taking its room on `node` in every admission until bind_ended: the
+  // cache counts the pod there only once its Binding is sent, and an admission on a state taken before
+  // that would give the same room to a member (seen against the real scheduler with two replicas: a
+  // group admitted onto a node a pod was being bound to, its member then unschedulable there).
   std::string check_bind(std::string_view uid, std::string_view namespace_, std::string_view name,
                          std::string_view node);
+  // The bind check_bind let go has ended, made or failed: its room is the cache's to count again.
+  void bind_ended(std::string_view uid);
 
   // Shutting down: every held bind is answered at once, and no more are held.
   void stop();
@@ -130,6 +138,14 @@ class GangCoordinator {
   // binding member would, so that holding stays in the one place binds are made (mu_ held).
   void admit_at_bind(std::string_view uid, const std::shared_ptr<const ClusterState>& state, gang::Time t);
   void observe(gang::GroupEvent e, const std::string& group, gang::Time at);
+  // check_bind's verdict on `room`: why the bind must not go, or "".
+  std::string bind_refusal(std::string_view uid, std::string_view namespace_, std::string_view name,
+                           std::string_view node, const ClusterState& state, const HeldRoom& room);
+  // Every node for an admission, from the newest state (kept in `live`), not the request's: a bind
+  // made since the request's state was taken counts there, and a bind check_bind let go that the newest
+  // state does not show yet is added to its node (copies in `copies`) (mu_ held).
+  std::vector<const NodeInfo*> admission_nodes(std::shared_ptr<const ClusterState>& live,
+                                               std::deque<NodeInfo>& copies) const;
   // The group completed with `uid`'s bind: the held calls of `members` are let go to make their own
   // Bindings; the members whose calls were answered are returned, for `uid`'s caller to bind (mu_ held).
   std::vector<MemberBind> release(const std::string& group, std::string_view uid,
@@ -157,6 +173,13 @@ class GangCoordinator {
   // extender-sim --extender waits on to know every bind it sent is answered or held).
   std::set<std::string, std::less<>> holding_;
   bool stopped_ = false;
+  // Binds of pods of no group that check_bind let go, by UID, until bind_ended: the node, and the pod
+  // as the state had it.
+  struct InFlight {
+    std::string node;
+    std::shared_ptr<const PodInfo> pod;
+  };
+  std::map<std::string, InFlight, std::less<>> binding_;
   std::atomic<std::shared_ptr<const HeldRoom>> room_{std::make_shared<const HeldRoom>()};
   std::atomic<int64_t> next_deadline_ms_{INT64_MAX};  // the earliest timeout of an admitted group
   uint64_t room_version_ = 0;                         // the last HeldRoom::version published (mu_)

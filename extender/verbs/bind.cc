@@ -61,6 +61,8 @@ Reply BindVerb::bind(std::string_view body, VerbTrace* trace, Origin origin) con
     // A member this extender bound when its group completed, whose call the scheduler makes again,
     // is on its node already: done.
     if (error.empty()) error = bind_pod(r.args, !permit.group.empty());
+    // Assumed in the cache by now, or failed: admissions count it from the state again.
+    if (permit.group.empty()) gangs_->bind_ended(r.args.pod_uid);
     gangs_->bound(permit, r.args.pod_uid, error.empty());
     bind_detached(permit);
   } else {

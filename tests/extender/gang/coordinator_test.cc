@@ -411,6 +411,29 @@ TEST_F(Gangs, ARunningGroupsLaterMembersAreOrdinary) {
   EXPECT_EQ(p.error, "");
 }
 
+// A bind check_bind lets go takes its room in every admission until it ends: the cache counts the pod
+// on its node only once its Binding is sent, and an admission on a state taken before that gave the
+// same room to a member (seen against the real scheduler with two replicas: the member was then
+// unschedulable on the node held for it, and its group timed out).
+TEST_F(Gangs, ABindInFlightTakesItsRoomFromAdmissions) {
+  // Group a: four members of 4 CPU need every node whole; pod "web" (4 CPU) is being bound to n0.
+  auto objects = members("a", 4, "4");
+  objects.push_back(pod_group_json("train", "a", 4));
+  objects.push_back(pod_json("default", "web", "", "4", "Pending"));
+  load(objects);
+  const std::shared_ptr<const ClusterState> before_the_assumption = store_.current();
+  ASSERT_EQ(coordinator_.check_bind("uid-default-web", "default", "web", "n0"), "");
+
+  auto a0 = pod_of(gang_pod_json("train", "a-0", "a", "4"));
+  GangGate g = coordinator_.gate(*a0, *before_the_assumption, nullptr);
+  EXPECT_EQ(g.kind, GangGate::Kind::kRefuse) << "admitted onto n0, where web is being bound: " << g.node;
+  EXPECT_EQ(g.state, "waiting for room");
+
+  // The bind failed: the room is free again, and the group is admitted whole.
+  coordinator_.bind_ended("uid-default-web");
+  EXPECT_EQ(coordinator_.gate(*a0, *before_the_assumption, nullptr).kind, GangGate::Kind::kOnlyNode);
+}
+
 // An ordinary pod filtered where a group's room was not yet seen (before its admission, or on a replica
 // whose copy of the holder's room lagged) reaches bind on a node held for the group: refused when it
 // fits there only in the held room, let through otherwise.
@@ -423,6 +446,7 @@ TEST_F(Gangs, AnOrdinaryBindIntoHeldRoomIsRefused) {
   objects.push_back(pod_json("default", "huge", "", "8", "Pending"));
   load(objects);
   EXPECT_EQ(coordinator_.check_bind("uid-default-small", "default", "small", "n0"), "") << "nothing held yet";
+  coordinator_.bind_ended("uid-default-small");  // its Binding failed: the pod is pending again
 
   ASSERT_EQ(gate("a", 0, "4").kind, GangGate::Kind::kOnlyNode);
   for (int i = 0; i < 4; ++i) {
