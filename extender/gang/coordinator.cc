@@ -183,9 +183,8 @@ GangGate GangCoordinator::gate(const Pod& pod, const ClusterState& state, const 
   auto members = [&state](std::string_view group, const Pod& like) {
     return members_in(state, group, &like);
   };
-  std::shared_ptr<const ClusterState> live;
-  std::deque<NodeInfo> copies;
-  auto nodes = [this, &live, &copies] { return admission_nodes(live, copies); };
+  AdmissionNodes from;
+  auto nodes = [this, &from] { return admission_nodes(from); };
 
   std::lock_guard<std::mutex> lock(mu_);
   const gang::Time t = now();
@@ -200,14 +199,12 @@ gang::GroupPreemption GangCoordinator::preempt(const Pod& pod, const ClusterStat
   auto members = [&state](std::string_view group, const Pod& like) {
     return members_in(state, group, &like);
   };
-  std::shared_ptr<const ClusterState> live;
-  std::deque<NodeInfo> copies;
+  AdmissionNodes from;
   std::lock_guard<std::mutex> lock(mu_);
   const gang::Time t = now();
   sweep(t, &state);
   gang::GroupPreemption p = gates_.preempt(
-      engine_, pod, *state.gangs, members, [&] { return admission_nodes(live, copies); }, cluster, t,
-      evictions);
+      engine_, pod, *state.gangs, members, [&] { return admission_nodes(from); }, cluster, t, evictions);
   publish();
   return p;
 }
@@ -338,10 +335,9 @@ void GangCoordinator::admit_at_bind(std::string_view uid, const std::shared_ptr<
   const std::shared_ptr<const Pod> like = member_like(Pod{}, *info);
   auto members = [&state](std::string_view group, const Pod& l) { return members_in(*state, group, &l); };
   const auto cluster = engine_.reads_cluster() ? cluster_view_of(state, store_.usage()) : nullptr;
-  std::shared_ptr<const ClusterState> live;
-  std::deque<NodeInfo> copies;
+  AdmissionNodes from;
   gates_.gate(
-      engine_, *like, *state->gangs, members, [&] { return admission_nodes(live, copies); },
+      engine_, *like, *state->gangs, members, [&] { return admission_nodes(from); },
       cluster ? &cluster->view : nullptr, t);
   publish();
 }
@@ -403,16 +399,15 @@ void GangCoordinator::bind_ended(std::string_view uid) {
   if (auto it = binding_.find(uid); it != binding_.end()) binding_.erase(it);
 }
 
-std::vector<const NodeInfo*> GangCoordinator::admission_nodes(std::shared_ptr<const ClusterState>& live,
-                                                              std::deque<NodeInfo>& copies) const {
-  if (!live) live = store_.current();  // one state for every call of one request
-  std::vector<const NodeInfo*> nodes = cluster_nodes(*live);
+std::vector<const NodeInfo*> GangCoordinator::admission_nodes(AdmissionNodes& from) const {
+  if (!from.live) from.live = store_.current();  // one state for every call of one request
+  std::vector<const NodeInfo*> nodes = cluster_nodes(*from.live);
   for (const auto& [uid, b] : binding_) {
-    if (const PodInfo* now = live->find_pod(uid); !now || !now->pod->node_name.empty()) continue;
+    if (const PodInfo* now = from.live->find_pod(uid); !now || !now->pod->node_name.empty()) continue;
     auto it = std::lower_bound(nodes.begin(), nodes.end(), b.node,
                                [](const NodeInfo* n, const std::string& name) { return n->name() < name; });
     if (it == nodes.end() || (*it)->name() != b.node) continue;
-    NodeInfo& copy = copies.emplace_back(**it);
+    NodeInfo& copy = from.copies.emplace_back(**it);
     copy.add_pod(b.pod);
     *it = &copy;
   }

@@ -141,11 +141,16 @@ class GangCoordinator {
   // check_bind's verdict on `room`: why the bind must not go, or "".
   std::string bind_refusal(std::string_view uid, std::string_view namespace_, std::string_view name,
                            std::string_view node, const ClusterState& state, const HeldRoom& room);
-  // Every node for an admission, from the newest state (kept in `live`), not the request's: a bind
-  // made since the request's state was taken counts there, and a bind check_bind let go that the newest
-  // state does not show yet is added to its node (copies in `copies`) (mu_ held).
-  std::vector<const NodeInfo*> admission_nodes(std::shared_ptr<const ClusterState>& live,
-                                               std::deque<NodeInfo>& copies) const;
+  // What one request's admissions read their nodes from, kept alive while it runs: the newest state,
+  // and the copies of its nodes with binds in flight added.
+  struct AdmissionNodes {
+    std::shared_ptr<const ClusterState> live;
+    std::deque<NodeInfo> copies;
+  };
+  // Every node for an admission, from the newest state (taken once per request), not the request's: a
+  // bind made since the request's state was taken counts there, and a bind check_bind let go that the
+  // newest state does not show yet is added to its node (mu_ held).
+  std::vector<const NodeInfo*> admission_nodes(AdmissionNodes& from) const;
   // The group completed with `uid`'s bind: the held calls of `members` are let go to make their own
   // Bindings; the members whose calls were answered are returned, for `uid`'s caller to bind (mu_ held).
   std::vector<MemberBind> release(const std::string& group, std::string_view uid,
