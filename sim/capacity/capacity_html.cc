@@ -1,6 +1,9 @@
 #include "sim/capacity/capacity_html.h"
 
-#include <sstream>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "sim/capacity/capacity_format.h"
 #include "sim/report/html_parts.h"
@@ -37,7 +40,7 @@ std::string per_node_rows_table(const std::vector<sim::capacity::NodeCount>& per
 std::string reasons_table(const std::string& message, const std::map<std::string, size_t>& reasons) {
   if (message.empty()) return "";
   return "<h3>Why the next does not fit</h3>\n<p>" + html_escape(message) + "</p>\n" +
-         count_table("reason", reasons);
+         count_table("reason", reasons, SIZE_MAX, "nodes");
 }
 
 }  // namespace

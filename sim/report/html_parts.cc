@@ -89,11 +89,12 @@ std::string header_row(const std::vector<std::string>& names) {
 
 // Counts as a two-column table, most first (ties by name); at most `limit` rows, the others summed in a
 // last one.
-std::string count_table(const std::string& what, const std::map<std::string, size_t>& counts, size_t limit) {
+std::string count_table(const std::string& what, const std::map<std::string, size_t>& counts, size_t limit,
+                        const std::string& counted) {
   std::vector<std::pair<std::string, size_t>> rows(counts.begin(), counts.end());
   std::stable_sort(rows.begin(), rows.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::string out = "<table class=\"counts\">\n" + header_row({what, "pods"});
+  std::string out = "<table class=\"counts\">\n" + header_row({what, counted});
   size_t rest = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
     if (i >= limit) {

@@ -33,9 +33,9 @@ std::string cell(const std::string& value, bool number, const std::string& attri
 // A row of <th> cells.
 std::string header_row(const std::vector<std::string>& names);
 
-// Counts as a two-column table, most first (ties by name); at most `limit` rows, the others summed in a
-// last one.
+// Counts as a two-column table (`what`, `counted`), most first (ties by name); at most `limit` rows, the
+// others summed in a last one.
 std::string count_table(const std::string& what, const std::map<std::string, size_t>& counts,
-                        size_t limit = SIZE_MAX);
+                        size_t limit = SIZE_MAX, const std::string& counted = "pods");
 
 }  // namespace kext::simtool

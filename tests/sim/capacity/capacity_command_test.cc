@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "json/json.h"
+#include "sim/capacity/capacity_html.h"
 #include "sim/run.h"
 #include "tests/sim/core/sim_fixtures.h"
 #include "tests/support/command_line.h"
@@ -138,6 +139,8 @@ TEST(Capacity, TheDocsWorkedExample) {
   EXPECT_EQ(a.per_node, want);
   EXPECT_EQ(a.message, "0/10 nodes are available: 10 Insufficient cpu.");
   const std::string text = format_capacity(a);
+  // The page's reasons are counted in nodes, as kube-scheduler's FitError counts them.
+  EXPECT_NE(capacity_html(a).find("<tr><th>reason</th><th>nodes</th></tr>"), std::string::npos);
   EXPECT_TRUE(text.starts_with("32 more of default/web fit\n  node    pods\n  node-a  1\n")) << text;
   EXPECT_TRUE(text.ends_with("the next one does not fit: 0/10 nodes are available: 10 Insufficient cpu.\n"))
       << text;
