@@ -78,6 +78,25 @@ std::optional<GangGate> on_its_node(const Pod& pod, const std::string& group, co
   return g;
 }
 
+// The reasons of the filters that pass `pod` on `as_is` and fail it on `with_room`, the same node with
+// the held room added: what the room takes from the pod. The pod is as the cache keeps it, without its
+// tolerations, selectors or node affinity, so a filter may fail it on the node as it is (a tainted node
+// fails TaintToleration); that is the scheduler's to have checked, and not the room's doing, so each
+// filter is compared with itself rather than the node's verdict as a whole.
+std::vector<std::string> failed_by_room(const Engine& engine, PodContext& pod, const NodeInfo& as_is,
+                                        const NodeInfo& with_room) {
+  const NodeInfo* nodes[] = {&as_is};
+  engine.prepare(pod, nodes);
+  std::vector<std::string> lost;
+  for (const auto& f : engine.filters()) {
+    std::vector<std::string> reasons;
+    if (f->check(pod, as_is, reasons) != FilterCode::kSuccess) continue;
+    if (f->check(pod, with_room, reasons) != FilterCode::kSuccess)
+      lost.insert(lost.end(), reasons.begin(), reasons.end());
+  }
+  return lost;
+}
+
 }  // namespace
 
 namespace {
@@ -448,17 +467,15 @@ std::string GangCoordinator::bind_refusal(std::string_view uid, std::string_view
   Pod pod;
   static_cast<PodMeta&>(pod) = *info->pod;
   pod.containers.assign(1, Container{"pod", "", info->requests, true, true, false, std::nullopt});
-  PodContext context(pod, nullptr);
-  const NodeInfo* as_is[] = {n};
-  if (engine_.filter(context, as_is)[0].code != FilterCode::kSuccess) return "";
   std::deque<NodeInfo> copies;
   const NodeInfo* with_room[] = {n};
   apply_held_room(room, with_room, copies, uid);
   if (with_room[0] == n) return "";  // the room there is held for this pod itself
-  FilterStatus s = std::move(engine_.filter(context, with_room)[0]);
-  if (s.code == FilterCode::kSuccess) return "";
+  PodContext context(pod, nullptr);
+  const std::vector<std::string> lost = failed_by_room(engine_, context, *n, *with_room[0]);
+  if (lost.empty()) return "";
   std::string reasons;
-  for (const std::string& r : s.reasons) reasons += (reasons.empty() ? "" : ", ") + r;
+  for (const std::string& r : lost) reasons += (reasons.empty() ? "" : ", ") + r;
   return refused + held_for() + " (" + reasons + ")";
 }
 

@@ -108,9 +108,10 @@ class GangCoordinator {
   // The bind of pod `uid` (ns/name), with no group to wait for (permit gave no group), to `node`: why
   // it must not go ("" if it may). It must not when the pod fits `node` only in room held for another
   // group's members: filtered where that room was not yet seen (before the group was admitted, or on
-  // a replica whose copy of the Lease holder's room lagged: extender/verbs/gang_replicas.h). A pod the
-  // state does not have, or a node it does not fit even without the held room, is left to bind as it
-  // would.
+  // a replica whose copy of the Lease holder's room lagged: extender/verbs/gang_replicas.h). Each filter is
+  // asked on its own, with and without the held room: one that fails the pod either way (Insufficient
+  // cpu beyond the node's size, or a taint, since the cache keeps no pod's tolerations) is not the
+  // room's doing, and the pod is left to bind as it would.
   //
   // A bind it lets go counts as taking its room on `node` in every admission until bind_ended: the
   // cache counts the pod there only once its Binding is sent, and an admission on a state taken before

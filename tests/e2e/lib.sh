@@ -30,15 +30,27 @@ since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.1f", a - b }'; }
 gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
 
 # A failure prints the end of every log the script kept, so that a CI run, whose machine is gone
-# afterwards, shows why.
+# afterwards, shows why. A CI report keeps only the end of what a run printed, so the order is: the
+# scheduler's log (the longest), the others, each extender's decisions that carry a gang state or an
+# Error (saved whole, with its /metrics, beside the logs), and the failure itself last.
 fail() {
-  echo "$E2E_NAME: FAIL: $*"
-  local f
-  for f in "$WORK"/*.log; do
-    [ -f "$f" ] || continue
-    echo "--- the last 40 lines of $(basename "$f")"
-    tail -n 40 "$f"
+  local f port
+  for port in "${E2E_EXTENDER_PORTS[@]}"; do
+    curl -s -m 5 "http://127.0.0.1:$port/debug/decisions?limit=1000" >"$WORK/decisions-$port.json" || true
+    curl -s -m 5 "http://127.0.0.1:$port/metrics" >"$WORK/metrics-$port.txt" || true
   done
+  for f in "$WORK"/kube-scheduler.log $(ls "$WORK"/*.log 2>/dev/null | grep -v '/kube-scheduler.log$'); do
+    [ -f "$f" ] || continue
+    echo "--- the last 30 lines of $(basename "$f")"
+    tail -n 30 "$f" | cut -c1-300
+  done
+  for f in "$WORK"/decisions-*.json; do
+    [ -s "$f" ] || continue
+    echo "--- the newest 25 decisions with a gang state or an Error in $(basename "$f"), oldest first"
+    jq -r '[.decisions[] | select(.gang != null or .reply != null)][:25] | reverse[] |
+      "\(.time[11:23]) \(.verb) \(.pod) \(.gang // "") \(.reply.Error // "")"' "$f" 2>/dev/null | cut -c1-300 || true
+  done
+  echo "$E2E_NAME: FAIL: $*"
   echo "logs in $WORK"
   exit 1
 }

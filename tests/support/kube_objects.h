@@ -2,6 +2,7 @@
 // Minimal Kubernetes objects for tests and benchmarks that talk to FakeApiServer: the fields the
 // extender reads, with their TypeMeta, written by kubeobjects/.
 #include <string>
+#include <vector>
 
 #include "kubeobjects/objects.h"
 
@@ -9,10 +10,12 @@ namespace kext::testing {
 
 inline std::string node_json(const std::string& name, const std::string& cpu = "4",
                              const std::string& memory = "8Gi",
-                             const kubeobjects::StringMap& extra_labels = {}) {
+                             const kubeobjects::StringMap& extra_labels = {},
+                             const std::vector<kubeobjects::Taint>& taints = {}) {
   kubeobjects::Node n;
   n.metadata.name = name;
   n.metadata.labels = extra_labels;
+  n.taints = taints;
   n.metadata.labels["kubernetes.io/hostname"] = name;
   n.allocatable = {{"cpu", cpu}, {"memory", memory}, {"pods", "110"}};
   return kubeobjects::to_json(n, kubeobjects::TypeMeta::kWrite);

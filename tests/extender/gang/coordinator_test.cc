@@ -466,6 +466,39 @@ TEST_F(Gangs, AnOrdinaryBindIntoHeldRoomIsRefused) {
             "extender's cache does not have the pod yet to check it");
 }
 
+// The e2e cluster's nodes are tainted, and its pods tolerate the taint. The cache keeps no pod's
+// tolerations, so the check cannot ask whether the pod fits the node at all, only whether the held room
+// changes the answer (seen against the real scheduler with two replicas: a pod filtered on a lagging
+// replica was bound into a member's held room, the member was then unschedulable there, and its group
+// timed out).
+TEST_F(Gangs, AnOrdinaryBindIntoHeldRoomIsRefusedOnATaintedNode) {
+  const kubeobjects::Taint taint{"dedicated", "gang", "NoSchedule"};
+  const kubeobjects::Toleration tolerates{"dedicated", "Equal", "gang", "NoSchedule", std::nullopt};
+  std::string items = R"({"kind":"List","items":[)";
+  for (int i = 0; i < 4; ++i)
+    items += (i ? "," : "") + node_json("n" + std::to_string(i), "4", "8Gi", {}, {taint});
+  auto pending = [&](const std::string& ns, const std::string& name, const std::string& group,
+                     const std::string& cpu) {
+    kubeobjects::Pod p = pod_object(ns, name, "", cpu, "c", "trainer");
+    if (!group.empty()) p.metadata.labels = {{"scheduling.x-k8s.io/pod-group", group}};
+    p.phase = "Pending";
+    p.tolerations.push_back(tolerates);
+    return kubeobjects::to_json(p, kubeobjects::TypeMeta::kWrite);
+  };
+  for (int i = 0; i < 4; ++i) items += "," + pending("train", "a-" + std::to_string(i), "a", "4");
+  items += "," + pod_group_json("train", "a", 4) + "," + pending("default", "small", "", "1") + "]}";
+  store_.publish(state_from_json(items));
+
+  auto a0 = pod_of(pending("train", "a-0", "a", "4"));
+  ASSERT_EQ(coordinator_.gate(*a0, *store_.current(), nullptr).kind, GangGate::Kind::kOnlyNode);
+  for (int i = 0; i < 4; ++i) {
+    const std::string node = "n" + std::to_string(i);
+    EXPECT_EQ(coordinator_.check_bind("uid-default-small", "default", "small", node),
+              "not binding pod default/small to node " + node +
+                  ": room there is held for pod group train/a (Insufficient cpu)");
+  }
+}
+
 }  // namespace
 }  // namespace coordinator_test
 }  // namespace kext::testing
