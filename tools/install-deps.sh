@@ -9,7 +9,8 @@ pkgs=(g++ cmake make pkg-config libcpp-httplib-dev rapidjson-dev libtbb-dev libg
   zlib1g-dev  # extender/http: gzip for clients that accept it
   curl  # bench/run: the GET /healthz floor rows
   prometheus  # tests/usage: a real Prometheus scraping the test's exporter (tests/support/prometheus_server.h)
-  etcd-server haproxy jq openssl)  # tests/e2e: the control plane's etcd, two replicas behind one address, JSON
+  etcd-server haproxy jq openssl  # tests/e2e: the control plane's etcd, two replicas behind one address, JSON
+  yq)  # tests/charts: the chart's renderings (YAML through jq; brings python3-yaml, which agree.py reads with)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

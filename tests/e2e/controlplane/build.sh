@@ -4,9 +4,10 @@
 #   build.sh v1.36 [kube-apiserver] [kube-scheduler] [kubectl] [kube-controller-manager]
 #                                                                  (default: the first two) -> bin/v1.36/
 #   build.sh kwok                                                  -> bin/kwok/kwok
+#   build.sh helm                                                  -> bin/helm/helm
 # A minor's components come from k8s.io/kubernetes as pinned in minors/vX.Y.mod (+ .sum; pin.sh writes
 # them) and report that release at /version and --version, stamped as upstream's hack/lib/version.sh
-# does. kwok comes from its own module (kwok/go.mod), as a tool of it.
+# does. kwok and Helm come from their own modules (kwok/go.mod, helm/go.mod), each as a tool of it.
 # Every binary is also kept in $CONTROLPLANE_CACHE (default ~/.cache/kube-extender-controlplane) under the
 # hash of everything it is built from (pins, main, Go version, flags), so a fresh clone on the same machine
 # links nothing again; Go's own build cache keeps the compiled packages.
@@ -44,6 +45,19 @@ build_kwok() {
     sigs.k8s.io/kwok/cmd/kwok -ldflags "-s -w"
 }
 
+# Stamped as Helm's Makefile stamps a release: its version, and the Kubernetes minor of its client-go
+# (v0.37 is 1.37), which `helm template` and `helm lint` take as the cluster's without one to ask.
+build_helm() {
+  local mod=$here/helm/go.mod version client minor
+  version=$(awk '$1 == "helm.sh/helm/v3" { print $2; exit }' "$mod")
+  client=$(awk '$1 == "k8s.io/client-go" { print $2; exit }' "$mod")
+  minor=$(echo "$client" | cut -d. -f2)
+  cached_build "$here/helm" "$out_root/helm/helm" "$mod $here/helm/go.sum" helm.sh/helm/v3/cmd/helm \
+    -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$version \
+      -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$minor \
+      -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$minor"
+}
+
 # The -X flags that make a binary report VERSION (v1.36.3).
 version_stamp() { # version
   local rest=${1#v1.}
@@ -68,6 +82,7 @@ build_minor() { # minor component...
 
 case "${1:-}" in
 kwok) build_kwok ;;
+helm) build_helm ;;
 v1.*) build_minor "$@" ;;
-*) echo "usage: build.sh vX.Y [component...] | kwok" >&2; exit 2 ;;
+*) echo "usage: build.sh vX.Y [component...] | kwok | helm" >&2; exit 2 ;;
 esac
