@@ -350,7 +350,9 @@ void GangCoordinator::admit_at_bind(std::string_view uid, const std::shared_ptr<
                                     gang::Time t) {
   const PodInfo* info = state->find_pod(uid);
   if (!info) return;
-  // Only the cache's fields of the pod: its requests stand for its constraints.
+  // Only the cache's fields of the pod: its requests stand for its constraints. It has no tolerations,
+  // so on tainted nodes this admission fails and the member's bind is refused; the scheduler then
+  // filters the member, here, and the filter admits the group with the whole pod.
   const std::shared_ptr<const Pod> like = member_like(Pod{}, *info);
   auto members = [&state](std::string_view group, const Pod& l) { return members_in(*state, group, &l); };
   const auto cluster = engine_.reads_cluster() ? cluster_view_of(state, store_.usage()) : nullptr;

@@ -23,13 +23,15 @@ cd "$(dirname "$0")/../.."
 
 e2e_init chart_real_scheduler chart
 [ -n "${KUBE_SCHEDULER:-}" ] || { echo "chart_real_scheduler: skipped: KUBE_SCHEDULER is not set"; exit 0; }
-EXTENDER_PORT=${EXTENDER_PORT:-8870}  # the chart's shutdown delay keeps a stopped replica on its port for 10 s
+TLS=${TLS:-0}
+# A port of each mode's own: the chart's --shutdown-delay-seconds keeps a stopped extender on its port
+# for 10 s, and CI runs the two modes one after the other.
+EXTENDER_PORT=${EXTENDER_PORT:-$((8870 + 10 * TLS))}
 METRICS_PORT=$((EXTENDER_PORT + 1))
 trap e2e_cleanup EXIT
 e2e_create_namespace
 tests/e2e/controlplane/build.sh helm >/dev/null
 helm=tests/e2e/controlplane/bin/helm/helm
-TLS=${TLS:-0}
 chart_args=()
 scheme=http
 if [ "$TLS" = 1 ]; then
