@@ -90,8 +90,7 @@ verbs=(--cacert "$WORK/ca.crt" --cert "$WORK/scheduler-tls/tls.crt" --key "$WORK
 
 # helm test's script, its Service names pointed here.
 object Pod kube-extender-test-verbs '.spec.containers[0].command[2]' |
-  sed -e "s|http://kube-extender:8889|http://127.0.0.1:$METRICS_PORT|" \
-    -e "s|$scheme://kube-extender\.$NS\.svc:8888|$scheme://127.0.0.1:$EXTENDER_PORT|" \
+  sed -e "s|$scheme://kube-extender\.$NS\.svc:8888|$scheme://127.0.0.1:$EXTENDER_PORT|" \
     -e "s|/tls/|$WORK/scheduler-tls/|g" -e "s|/tmp/reply|$WORK/test-reply|g" >"$WORK/helm-test.sh"
 sh -e "$WORK/helm-test.sh" >"$WORK/helm-test.log" 2>&1 || { cat "$WORK/helm-test.log"; fail "helm test's script fails"; }
 echo "chart_real_scheduler: helm test's script passes: $(cat "$WORK/test-reply")"
