@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <memory>
@@ -43,34 +44,53 @@ struct HttpRun {
 };
 
 // run_sim with --extender on a thread, the real kube-extender started once the API listens.
-// run_sim(c) on a thread, its exception into out.error; returns once its API answers on api_port.
+// run_sim(c) on a thread, its exception into out.error; returns once its API answers on api_port, or
+// once the run has ended (it could not listen, say).
 inline std::thread start_sim(const SimCommand& c, int api_port, HttpRun& out, std::ostringstream& log) {
-  std::thread sim([c, &out, &log] {
+  auto ended = std::make_shared<std::atomic<bool>>(false);
+  std::thread sim([c, &out, &log, ended] {
     try {
       run_sim(c, &log);
     } catch (const std::exception& e) {
       out.error = e.what();
     }
+    ended->store(true);
   });
   httplib::Client api("127.0.0.1", api_port);
-  kext::testing::wait_until([&] { return static_cast<bool>(api.Get("/api/v1/nodes")); },
+  kext::testing::wait_until([&] { return ended->load() || static_cast<bool>(api.Get("/api/v1/nodes")); },
                             std::chrono::seconds(20));
   return sim;
+}
+
+// start_sim with its API on a port free_port picked. A port picked so is free only when picked: another
+// socket can take it before the simulation listens (an outgoing connection's ephemeral port, with the
+// suites running two at a time), and then another port is picked. Sets c.api_listen and api_port.
+inline std::thread start_sim_on_free_port(SimCommand& c, int& api_port, HttpRun& out,
+                                          std::ostringstream& log) {
+  for (int attempt = 1;; ++attempt) {
+    api_port = free_port();
+    c.api_listen = "127.0.0.1:" + std::to_string(api_port);
+    std::thread sim = start_sim(c, api_port, out, log);
+    const bool taken = out.error.starts_with("--api-listen " + c.api_listen + ": cannot listen");
+    if (!taken || attempt == 5) return sim;
+    sim.join();
+    out.error.clear();
+    log.str("");
+  }
 }
 
 // With `log_file`, the extender's stderr goes there (nothing blocks on an undrained pipe in a long run).
 inline HttpRun run_with_extender(SimCommand c, bool node_cache_capable, const std::string& prefix = "",
                                  const std::vector<std::string>& extender_args = {},
                                  const std::string& log_file = "") {
-  const int api_port = free_port();
+  int api_port = 0;
   const int ext_port = free_port();
   c.extender_url = "http://127.0.0.1:" + std::to_string(ext_port) + prefix;
-  c.api_listen = "127.0.0.1:" + std::to_string(api_port);
   c.node_cache_capable = node_cache_capable;
   c.extender_timeout_seconds = 60;
   HttpRun out;
   std::ostringstream log;
-  std::thread sim = start_sim(c, api_port, out, log);
+  std::thread sim = start_sim_on_free_port(c, api_port, out, log);
   std::vector<std::string> args{"--port", std::to_string(ext_port), "--api-server",
                                 "http://127.0.0.1:" + std::to_string(api_port)};
   args.insert(args.end(), extender_args.begin(), extender_args.end());
@@ -86,15 +106,14 @@ inline HttpRun run_with_extender(SimCommand c, bool node_cache_capable, const st
 // the simulated API) behind a connection-pinning balancer, as the shipped high-availability set-up
 // runs them; NodeNames. Replica i logs to "<log_prefix>-i.log".
 inline HttpRun run_with_replicas(SimCommand c, int replicas, const std::string& log_prefix) {
-  const int api_port = free_port();
+  int api_port = 0;
   kext::testing::Balancer lb;
   c.extender_url = "http://127.0.0.1:" + std::to_string(lb.port());
-  c.api_listen = "127.0.0.1:" + std::to_string(api_port);
   c.node_cache_capable = true;
   c.extender_timeout_seconds = 60;
   HttpRun out;
   std::ostringstream log;
-  std::thread sim = start_sim(c, api_port, out, log);
+  std::thread sim = start_sim_on_free_port(c, api_port, out, log);
   std::vector<std::unique_ptr<kext::testing::ExtenderProcess>> processes;
   std::vector<int> ports;
   for (int i = 0; i < replicas; ++i) {
