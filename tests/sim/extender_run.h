@@ -46,8 +46,11 @@ struct HttpRun {
 // run_sim with --extender on a thread, the real kube-extender started once the API listens.
 // run_sim(c) on a thread, its exception into out.error; returns once its API answers on api_port, or
 // once the run has ended (it could not listen, say).
-inline std::thread start_sim(const SimCommand& c, int api_port, HttpRun& out, std::ostringstream& log) {
-  auto ended = std::make_shared<std::atomic<bool>>(false);
+// `ended` turns true once the run has ended and out.error is written: only then may another thread read
+// out.error.
+inline std::thread start_sim(
+    const SimCommand& c, int api_port, HttpRun& out, std::ostringstream& log,
+    std::shared_ptr<std::atomic<bool>> ended = std::make_shared<std::atomic<bool>>(false)) {
   std::thread sim([c, &out, &log, ended] {
     try {
       run_sim(c, &log);
@@ -70,8 +73,10 @@ inline std::thread start_sim_on_free_port(SimCommand& c, int& api_port, HttpRun&
   for (int attempt = 1;; ++attempt) {
     api_port = free_port();
     c.api_listen = "127.0.0.1:" + std::to_string(api_port);
-    std::thread sim = start_sim(c, api_port, out, log);
-    const bool taken = out.error.starts_with("--api-listen " + c.api_listen + ": cannot listen");
+    auto ended = std::make_shared<std::atomic<bool>>(false);
+    std::thread sim = start_sim(c, api_port, out, log, ended);
+    const bool taken =
+        ended->load() && out.error.starts_with("--api-listen " + c.api_listen + ": cannot listen");
     if (!taken || attempt == 5) return sim;
     sim.join();
     out.error.clear();
