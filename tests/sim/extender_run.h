@@ -48,9 +48,8 @@ struct HttpRun {
 // once the run has ended (it could not listen, say).
 // `ended` turns true once the run has ended and out.error is written: only then may another thread read
 // out.error.
-inline std::thread start_sim(
-    const SimCommand& c, int api_port, HttpRun& out, std::ostringstream& log,
-    std::shared_ptr<std::atomic<bool>> ended = std::make_shared<std::atomic<bool>>(false)) {
+inline std::thread start_sim(const SimCommand& c, int api_port, HttpRun& out, std::ostringstream& log,
+                             std::shared_ptr<std::atomic<bool>> ended) {
   std::thread sim([c, &out, &log, ended] {
     try {
       run_sim(c, &log);
